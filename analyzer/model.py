@@ -1,0 +1,239 @@
+"""The run log file format (`altk_runs.json`), versions 1 and 2, as pydantic models.
+
+Version 1 is what a plain repeated-run script writes: a `summary` and round-major `runs`, five
+fields per result. Version 2 keeps that shape and adds optional fields, so one model reads both.
+Unknown fields are kept (``extra="allow"``) so a load-save round trip loses nothing.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+FORMAT_V2 = "altk-runs/2"
+
+Outcome = Literal[
+    "ok",
+    "rate_limited",
+    "timeout",
+    "auth_error",
+    "not_found",
+    "server_error",
+    "connection_error",
+    "bad_request",
+]
+"""What one HTTP attempt came to."""
+
+ResultStatus = Literal["ok", "error"]
+"""Whether a result produced an answer."""
+
+TaskId = str | int
+"""A task id as written in the file; frames compare it as a string."""
+
+NonNegInt = Annotated[int, Field(ge=0)]
+NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+
+
+class _Record(BaseModel):
+    """Base for every record: keeps unknown fields, rejects NaN and infinities."""
+
+    model_config = ConfigDict(
+        extra="allow", allow_inf_nan=False, populate_by_name=True, use_attribute_docstrings=True
+    )
+
+
+class Summary(_Record):
+    """What the script that wrote the log claims; RerunLens recomputes every figure."""
+
+    model: str | None = None
+    """Model name the script used."""
+    base_url: str | None = None
+    """Base URL the script used."""
+    repeat: NonNegInt | None = None
+    """Number of rounds the script says it ran."""
+    task_count: NonNegInt | None = None
+    """Number of tasks the script says it ran."""
+    consistency_gap_pp: float | None = None
+    """The answer consistency gap in percentage points, as the script computed it."""
+    total_tokens: NonNegInt | None = None
+    """Total tokens over all results, as the script computed it."""
+    avg_tokens_per_task: NonNegFloat | None = None
+    """Average tokens per task, as the script computed it."""
+
+
+class Route(_Record):
+    """The route a call went through: where, with which key (fingerprint only) and parameters."""
+
+    base_url: str | None = None
+    """API root the SDK called (it appends `/chat/completions`)."""
+    key_env: str | None = None
+    """Name of the environment variable that held the key (profiles only)."""
+    key_fingerprint: str | None = None
+    """One-way fingerprint of the key, e.g. `sha256:0123456789ab`; never the key."""
+    model: str | None = None
+    """Model requested."""
+    temperature: float | None = None
+    """Sampling temperature sent."""
+    top_p: float | None = None
+    """Nucleus sampling parameter sent."""
+    seed: int | None = None
+    """Seed sent."""
+    max_tokens: NonNegInt | None = None
+    """Completion token cap sent."""
+    timeout_s: NonNegFloat | None = None
+    """Client timeout per attempt, seconds."""
+    max_retries: NonNegInt | None = None
+    """SDK retries allowed after the first attempt."""
+    concurrency: NonNegInt | None = None
+    """Parallel tasks in the run (profiles only)."""
+    simulator: bool | None = None
+    """True when the embedded simulator served the run."""
+
+
+class ResultError(_Record):
+    """Why a result has no answer."""
+
+    type: str | None = None
+    """Exception or error class, e.g. `RateLimitError`."""
+    message: str | None = None
+    """One-line error message (never containing a key)."""
+    http_status: int | None = None
+    """HTTP status of the last attempt, when there was one."""
+
+
+class Attempt(_Record):
+    """One HTTP attempt, the SDK's own retries included."""
+
+    attempt: NonNegInt
+    """0-based attempt number within the result."""
+    started_at: datetime | None = None
+    """When the request was sent (UTC)."""
+    ended_at: datetime | None = None
+    """When the response or failure arrived (UTC)."""
+    status_code: int | None = None
+    """HTTP status code; null when no response arrived (timeout, connection error)."""
+    outcome: Outcome
+    """What the attempt came to."""
+    retry_after_s: NonNegFloat | None = None
+    """Retry-After the server asked for, seconds."""
+    base_url: str | None = None
+    """API root of this attempt."""
+    key_fingerprint: str | None = None
+    """Fingerprint of the key this attempt used."""
+
+
+class ToolCallStep(_Record):
+    """An agent's tool call."""
+
+    type: Literal["tool_call"]
+    """Step kind."""
+    name: str
+    """Tool name."""
+    arguments: Any = None
+    """Arguments as the agent sent them."""
+
+
+class MessageStep(_Record):
+    """A message in an agent's trajectory."""
+
+    type: Literal["message"]
+    """Step kind."""
+    role: str
+    """Speaker: system, user, assistant or tool."""
+    content: str | None = None
+    """Message text."""
+
+
+Step = Annotated[ToolCallStep | MessageStep, Field(discriminator="type")]
+
+
+class Result(_Record):
+    """One task's result in one round."""
+
+    task_id: TaskId
+    """Task this result answers; results are aligned across rounds by it, never by position."""
+    answer: str | None = None
+    """Final answer text; null when the result errored."""
+    prompt_tokens: NonNegInt | None = None
+    """Prompt tokens; null when the agent did not record usage (unknown, not zero)."""
+    completion_tokens: NonNegInt | None = None
+    """Completion tokens; null when unknown."""
+    total_tokens: NonNegInt | None = None
+    """Total tokens; null when unknown."""
+    round: Annotated[int, Field(ge=1)] | None = None
+    """1-based round number (format 2); the result's position in `runs` decides its round."""
+    status: ResultStatus = "ok"
+    """`ok` or `error`."""
+    error: ResultError | None = None
+    """Why the result errored."""
+    expected: Any = None
+    """Ground truth, where the task has it."""
+    success: bool | None = None
+    """Whether the answer was graded correct."""
+    score: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    """Graded score, compared with a threshold when `success` is absent."""
+    started_at: datetime | None = None
+    """When work on the result began (UTC)."""
+    finished_at: datetime | None = None
+    """When the result was final (UTC)."""
+    latency_ms: NonNegFloat | None = None
+    """Wall time of the whole result, retries included, milliseconds."""
+    route: Route | None = None
+    """Route as actually sent."""
+    served_model: str | None = None
+    """Model name the provider reported."""
+    system_fingerprint: str | None = None
+    """Backend fingerprint the provider reported."""
+    finish_reason: str | None = None
+    """Why generation stopped (`stop`, `length`, ...)."""
+    attempts: list[Attempt] | None = None
+    """Every HTTP attempt behind this result."""
+    trajectory: list[Step] | None = None
+    """Agent steps, where the executor recorded them."""
+
+
+class TaskSpec(_Record):
+    """A task definition as found in a task file and in a format-2 log's `tasks`."""
+
+    task_id: TaskId
+    """Unique task id."""
+    prompt: str
+    """What the agent is asked."""
+    max_tokens: NonNegInt | None = None
+    """Per-task completion cap, overriding the route's."""
+    expected: Any = None
+    """Ground truth for grading, where known."""
+
+
+class RunLog(_Record):
+    """A whole run log: rounds of per-task results plus (format 2) provenance."""
+
+    format: str | None = None
+    """`altk-runs/2` for format 2; absent in format 1."""
+    run_id: str | None = None
+    """Unique id of this run."""
+    created_at: datetime | None = None
+    """When the run started (UTC)."""
+    parent_run_id: str | None = None
+    """For a re-run, the `run_id` of the run it re-ran."""
+    label: str | None = None
+    """Human label, e.g. `C: pinned route`."""
+    route: Route | None = None
+    """The route profile the run used (key fingerprint, never a key)."""
+    tasks: list[TaskSpec] | None = None
+    """Task definitions that were run."""
+    summary: Summary | None = None
+    """The writer's own figures: a claim, recomputed and checked on load."""
+    runs: list[list[Result]]
+    """Round-major results: one list per round."""
+
+    @property
+    def version(self) -> int:
+        """1 for a plain script's log, 2 for a log that declares `altk-runs/2`."""
+        return 2 if self.format == FORMAT_V2 else 1
+
+    def results(self) -> list[tuple[int, Result]]:
+        """Every result with its 1-based round, in file order."""
+        return [(i + 1, r) for i, rnd in enumerate(self.runs) for r in rnd]
