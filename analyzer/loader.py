@@ -1,0 +1,209 @@
+"""Read, list and save run logs.
+
+Every failure is a `LogError` whose one-line message names the file and the place in it
+(`runs[2][5].total_tokens`, `line 3 column 14`), never a traceback. Structural oddities that do not
+stop the analysis (ragged rounds, errored results, unknown tokens) are returned as warnings.
+"""
+
+from __future__ import annotations
+
+import json
+import mmap
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from analyzer.checks import structural_warnings
+from analyzer.errors import LogError
+from analyzer.model import RunLog
+
+MAX_LOG_BYTES = 256 * 1024 * 1024
+"""Largest log accepted (the dashboard's upload limit matches it)."""
+
+# Parts of a pydantic error location that name a union member or a tag, not a place in the file.
+_UNION_TAGS = {"str", "int", "float", "bool", "none", "tool_call", "message", "list", "dict"}
+
+
+@dataclass(frozen=True)
+class LoadedLog:
+    """A validated log, where it came from, and what looked odd while reading it."""
+
+    log: RunLog
+    source: str
+    warnings: list[str] = field(default_factory=list)
+
+
+def load_path(path: str | os.PathLike[str]) -> LoadedLog:
+    """Read a run log from a file.
+
+    Raises:
+        LogError: the file is missing, too large, or not a valid run log.
+    """
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except FileNotFoundError:
+        raise LogError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
+    if p.is_dir():
+        raise LogError(f"{p}: is a folder, not a run log file")
+    _check_size(size, str(p))
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
+    return load_bytes(data, str(p))
+
+
+def load_bytes(data: bytes, source: str = "upload") -> LoadedLog:
+    """Read a run log from bytes (an upload); `source` names it in messages.
+
+    Raises:
+        LogError: the bytes are not a valid run log.
+    """
+    _check_size(len(data), source)
+    text = _decode(data, source)
+    if not text.strip():
+        raise LogError(f"{source}: the file is empty")
+    try:
+        log = RunLog.model_validate_json(text)
+    except ValidationError as exc:
+        raise LogError(_describe(exc, text, source)) from None
+    if not any(log.runs):
+        raise LogError(f"{source}: runs: no results at all")
+    return LoadedLog(log=log, source=source, warnings=structural_warnings(log))
+
+
+def list_logs(folder: str | os.PathLike[str]) -> list[Path]:
+    """The run logs in a folder and its subfolders, sorted by path.
+
+    A file counts when its name ends in `.json`, it starts with `{` and mentions `"runs"`;
+    task files (a JSON list) and journals are left out without reading them whole.
+    """
+    root = Path(folder)
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.rglob("*.json") if p.is_file() and _looks_like_log(p))
+
+
+def save_log(log: RunLog, path: str | os.PathLike[str]) -> Path:
+    """Write a log atomically: a temporary file in the same folder, then a rename.
+
+    A crash mid-write leaves the old file (or none), never half a file.
+    """
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    payload = log.model_dump_json(exclude_unset=True, indent=2)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(payload)
+            fh.write("\n")
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return target
+
+
+def _check_size(size: int, source: str) -> None:
+    if size > MAX_LOG_BYTES:
+        raise LogError(
+            f"{source}: {size / 2**20:.0f} MiB is over the {MAX_LOG_BYTES // 2**20} MiB limit for a run log"
+        )
+
+
+def _decode(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start : exc.start + 1].hex()
+        raise LogError(f"{source}: not UTF-8 text (byte 0x{bad} at offset {exc.start})") from None
+
+
+def _describe(exc: ValidationError, text: str, source: str) -> str:
+    """One line for the first problem pydantic found, with the path where it is."""
+    errors = exc.errors(include_url=False)
+    first = errors[0]
+    if first["type"] == "json_invalid":
+        detail = first["msg"].removeprefix("Invalid JSON: ")
+        if "recursion limit" in detail:
+            detail = detail.replace("recursion limit exceeded", "nesting too deep")
+        return f"{source}: not valid JSON: {detail}"
+    places = {_path(e["loc"]) for e in errors}
+    where = _path(first["loc"])
+    message = _message(first)
+    more = len(places) - 1
+    tail = f" (and {more} more problem{'s' if more != 1 else ''})" if more > 0 else ""
+    return f"{source}: {where}: {message}{tail}"
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    out = ""
+    for part in loc:
+        if isinstance(part, int):
+            out += f"[{part}]"
+        elif part in _UNION_TAGS:
+            continue
+        else:
+            out += f".{part}" if out else str(part)
+    return out or "top level"
+
+
+def _message(error: dict) -> str:
+    kind = error["type"]
+    loc = error["loc"]
+    value = error.get("input")
+    if loc and loc[-1] in _UNION_TAGS:
+        loc = tuple(p for p in loc if p not in _UNION_TAGS)
+    field = loc[-1] if loc else None
+    if kind == "missing":
+        return "required field is missing"
+    if field == "task_id" and value is None:
+        return "task_id is null; every result needs a task id"
+    if kind in {"finite_number"} or (isinstance(value, float) and value != value):
+        return "not a finite number (NaN or infinity)"
+    if kind in {"greater_than_equal", "greater_than"}:
+        return f"must not be negative (got {value!r})"
+    if kind == "model_type" or kind == "dict_type":
+        return f"expected an object, got {_json_type(value)}"
+    if kind == "list_type":
+        return f"expected a list, got {_json_type(value)}"
+    return f"{error['msg']} (got {_short(value)})"
+
+
+def _json_type(value: object) -> str:
+    return {
+        dict: "an object",
+        list: "a list",
+        str: "a string",
+        int: "a number",
+        float: "a number",
+        bool: "true/false",
+        type(None): "null",
+    }.get(type(value), type(value).__name__)
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, default=str) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _looks_like_log(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(64).lstrip()
+            if not head.startswith(b"{"):
+                return False
+            if path.stat().st_size == 0:
+                return False
+            with mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+                return mm.find(b'"runs"') != -1
+    except (OSError, ValueError):
+        return False
