@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# Install everything the test suite needs on a fresh machine (Python 3.11, pip, apt), then run it all:
+# lint, the analyzer/CLI/runner tests, the dashboard through AppTest and in headless Chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "== installing Debian's chromium for the browser tests"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+if [ ! -x .venv/bin/python ]; then
+  echo "== creating .venv"
+  python3 -m venv .venv
+fi
+echo "== installing rerunlens with its dev extra"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+
+echo "== ruff"
+.venv/bin/ruff check analyzer app tests scripts examples
+.venv/bin/ruff format --check analyzer app tests scripts examples
+
+echo "== pytest"
+set +e
+.venv/bin/python -m pytest "$@"
+rc=$?
+set -e
+if [ "$rc" -eq 5 ]; then
+  echo "pytest collected no tests: that is a failure, not a pass" >&2
+  exit 1
+fi
+exit "$rc"
