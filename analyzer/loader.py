@@ -10,12 +10,12 @@ from __future__ import annotations
 import json
 import mmap
 import os
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
 
+from analyzer.atomic import write_text_atomic
 from analyzer.checks import structural_warnings
 from analyzer.errors import LogError
 from analyzer.model import RunLog
@@ -95,21 +95,7 @@ def save_log(log: RunLog, path: str | os.PathLike[str]) -> Path:
 
     A crash mid-write leaves the old file (or none), never half a file.
     """
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    payload = log.model_dump_json(exclude_unset=True, indent=2)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(payload)
-            fh.write("\n")
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target
+    return write_text_atomic(path, log.model_dump_json(exclude_unset=True, indent=2) + "\n")
 
 
 def _check_size(size: int, source: str) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from analyzer import loader
+from analyzer import atomic, loader
 from analyzer.errors import LogError
 from analyzer.loader import list_logs, load_bytes, load_path, save_log
 
@@ -166,7 +166,7 @@ def test_failed_save_leaves_old_file_and_no_temp(monkeypatch: pytest.MonkeyPatch
     def explode(src: str, dst: str) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(loader.os, "replace", explode)
+    monkeypatch.setattr(atomic.os, "replace", explode)
     with pytest.raises(OSError):
         save_log(log, target)
     assert target.read_text() == "old"
