@@ -234,6 +234,10 @@ class RunLog(_Record):
         """1 for a plain script's log, 2 for a log that declares `altk-runs/2`."""
         return 2 if self.format == FORMAT_V2 else 1
 
+    def display_label(self, fallback: str) -> str:
+        """The log's own label, else `fallback` (usually the file name)."""
+        return self.label or fallback
+
     def results(self) -> list[tuple[int, Result]]:
         """Every result with its 1-based round, in file order."""
         return [(i + 1, r) for i, rnd in enumerate(self.runs) for r in rnd]
