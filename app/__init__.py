@@ -1,0 +1,1 @@
+"""RerunLens dashboard (Streamlit). Entry: `streamlit run app/main.py`."""

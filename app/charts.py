@@ -1,0 +1,260 @@
+"""Plotly figure builders for the views. They draw the analyzer's frames; they compute no metric.
+
+Every figure has axis titles with units and leaves background and font colours to Streamlit's
+theme (`st.plotly_chart(..., theme="streamlit")`), so it reads in the light and the dark theme.
+Colours are mid-tones that keep their contrast on both backgrounds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+
+OUTCOME_COLORS: dict[str, str] = {
+    "ok": "#2ca02c",
+    "rate_limited": "#ff7f0e",
+    "timeout": "#9467bd",
+    "server_error": "#d62728",
+    "auth_error": "#8c564b",
+    "not_found": "#e377c2",
+    "connection_error": "#7f7f7f",
+    "bad_request": "#bcbd22",
+}
+OUTCOME_LABELS: dict[str, str] = {
+    "ok": "ok",
+    "rate_limited": "429 rate limited",
+    "timeout": "timeout",
+    "server_error": "5xx server error",
+    "auth_error": "401 auth error",
+    "not_found": "404 not found",
+    "connection_error": "connection error",
+    "bad_request": "400 bad request",
+}
+CLUSTER_COLORS: Sequence[str] = (
+    "#4c78a8",
+    "#f58518",
+    "#e45756",
+    "#72b7b2",
+    "#54a24b",
+    "#eeca3b",
+    "#b279a2",
+    "#ff9da6",
+    "#9d755d",
+    "#bab0ac",
+)
+RETRIED_COLORS = {"no retry": "#4c78a8", "retried": "#f58518"}
+_MARGIN = {"l": 10, "r": 10, "t": 40, "b": 10}
+
+
+def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 360) -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "x": 0, "xanchor": "left"},
+        height=height,
+        margin=_MARGIN,
+        legend={
+            "title": {"text": ""},
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.0,
+            "x": 1,
+            "xanchor": "right",
+        },
+    )
+    fig.update_xaxes(title_text=x)
+    fig.update_yaxes(title_text=y)
+    return fig
+
+
+def pass_k_curve(curve: pd.DataFrame) -> go.Figure:
+    """Pass^k (all k rounds succeed) and Pass@k (at least one of k succeeds) against k.
+
+    Args:
+        curve: columns `k`, `pass_hat_k`, `pass_at_k` (fractions 0..1).
+    """
+    fig = go.Figure()
+    fig.add_scatter(
+        x=curve["k"], y=curve["pass_hat_k"] * 100, mode="lines+markers", name="Pass^k (all k succeed)"
+    )
+    if "pass_at_k" in curve:
+        fig.add_scatter(
+            x=curve["k"],
+            y=curve["pass_at_k"] * 100,
+            mode="lines+markers",
+            name="Pass@k (any of k succeeds)",
+            line={"dash": "dot"},
+        )
+    fig.update_yaxes(range=[0, 102], ticksuffix=" %")
+    fig.update_xaxes(dtick=1)
+    return _layout(fig, "Success as rounds are added", "k (rounds)", "tasks (%)")
+
+
+def cluster_heatmap(matrix: pd.DataFrame, hover: pd.DataFrame | None = None) -> go.Figure:
+    """Task x round grid coloured by answer cluster (0 = the task's largest); blank = no answer.
+
+    Args:
+        matrix: index task ids, columns rounds, values cluster numbers (NaN where no answer).
+        hover: same shape, the text shown on hover (answers, shortened).
+    """
+    n_colors = len(CLUSTER_COLORS)
+    values = matrix.to_numpy(dtype="float64", na_value=float("nan"))
+    z = values % n_colors
+    scale = []
+    for i, color in enumerate(CLUSTER_COLORS):
+        scale += [(i / n_colors, color), ((i + 1) / n_colors, color)]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=[str(c) for c in matrix.columns],
+            y=[str(i) for i in matrix.index],
+            customdata=values,
+            text=None if hover is None else hover.to_numpy(dtype=object),
+            colorscale=scale,
+            zmin=0,
+            zmax=n_colors,
+            showscale=False,
+            xgap=2,
+            ygap=2,
+            hovertemplate="task %{y}<br>round %{x}<br>cluster %{customdata}<br>%{text}<extra></extra>"
+            if hover is not None
+            else "task %{y}<br>round %{x}<br>cluster %{customdata}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(autorange="reversed", type="category")
+    fig.update_xaxes(type="category", side="top")
+    height = max(220, min(1200, 24 * len(matrix) + 90))
+    return _layout(fig, "", "round", "task", height=height)
+
+
+def tokens_by_round(results: pd.DataFrame) -> go.Figure:
+    """Distribution of tokens per result in each round."""
+    frame = results.dropna(subset=["total_tokens"])
+    fig = px.box(frame, x="round", y="total_tokens", points="outliers")
+    fig.update_xaxes(type="category")
+    return _layout(fig, "Tokens per result, by round", "round", "tokens per result")
+
+
+def tokens_per_task(tasks: pd.DataFrame) -> go.Figure:
+    """Histogram of each task's mean tokens per result."""
+    fig = px.histogram(tasks.dropna(subset=["tokens_mean"]), x="tokens_mean", nbins=40)
+    fig.update_traces(marker_color=CLUSTER_COLORS[0])
+    return _layout(fig, "Mean tokens per task", "mean tokens per result", "tasks (count)")
+
+
+def prompt_vs_completion(results: pd.DataFrame) -> go.Figure:
+    """Prompt against completion tokens per result, retried results marked."""
+    frame = results.dropna(subset=["prompt_tokens", "completion_tokens"]).copy()
+    frame["retry"] = frame["retried"].map({True: "retried", False: "no retry"})
+    fig = px.scatter(
+        frame,
+        x="prompt_tokens",
+        y="completion_tokens",
+        color="retry",
+        color_discrete_map=RETRIED_COLORS,
+        hover_data=["task_id", "round"],
+        opacity=0.7,
+    )
+    return _layout(fig, "Prompt vs completion tokens", "prompt tokens", "completion tokens")
+
+
+def token_totals_bar(labels: Sequence[str], values: Sequence[float], title: str, unit: str) -> go.Figure:
+    """A plain bar per named figure (used for token splits and the Compare view)."""
+    fig = go.Figure(go.Bar(x=list(labels), y=list(values), marker_color=CLUSTER_COLORS[0]))
+    fig.update_xaxes(type="category")
+    return _layout(fig, title, "", unit, height=320)
+
+
+def attempt_timeline(attempts: pd.DataFrame) -> go.Figure:
+    """One horizontal bar per HTTP attempt from start to end, coloured by outcome.
+
+    Args:
+        attempts: the analyzer's attempts frame (`started_at`, `ended_at`, `outcome`, ...).
+    """
+    frame = attempts.dropna(subset=["started_at", "ended_at"]).copy()
+    frame["result"] = frame["task_id"].astype(str) + " · r" + frame["round"].astype(str)
+    frame["outcome_label"] = frame["outcome"].map(OUTCOME_LABELS).fillna(frame["outcome"])
+    frame["status"] = frame["status_code"].astype("string").fillna("no response")
+    fig = px.timeline(
+        frame,
+        x_start="started_at",
+        x_end="ended_at",
+        y="result",
+        color="outcome_label",
+        color_discrete_map={OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
+        hover_data={
+            "attempt": True,
+            "status": True,
+            "duration_ms": ":.0f",
+            "base_url": True,
+            "result": False,
+        },
+    )
+    fig.update_yaxes(autorange="reversed", type="category")
+    height = max(260, min(1400, 18 * frame["result"].nunique() + 120))
+    return _layout(fig, "HTTP attempts over time", "time (UTC)", "task · round", height=height)
+
+
+def outcome_counts(counts: pd.DataFrame, by: str) -> go.Figure:
+    """Stacked bars of attempt counts by outcome.
+
+    Args:
+        counts: columns `by`, `outcome`, `attempts` (already counted by the analyzer).
+        by: the column on the x axis (e.g. `base_url` or `outcome`).
+    """
+    frame = counts.copy()
+    frame["outcome_label"] = frame["outcome"].map(OUTCOME_LABELS).fillna(frame["outcome"])
+    fig = px.bar(
+        frame,
+        x=by,
+        y="attempts",
+        color="outcome_label",
+        color_discrete_map={OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
+    )
+    fig.update_xaxes(type="category")
+    return _layout(
+        fig, f"Attempts by outcome and {by.replace('_', ' ')}", by.replace("_", " "), "attempts (count)"
+    )
+
+
+def attempts_by(attempts: pd.DataFrame, by: str) -> go.Figure:
+    """Stacked bars of the analyzer's attempts, one bar per value of `by`, coloured by outcome."""
+    frame = attempts.copy()
+    frame[by] = frame[by].astype("string").fillna("(not recorded)")
+    frame["outcome_label"] = frame["outcome"].map(OUTCOME_LABELS).fillna(frame["outcome"])
+    fig = px.histogram(
+        frame,
+        y=by,
+        color="outcome_label",
+        color_discrete_map={OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
+    )
+    fig.update_yaxes(type="category")
+    name = by.replace("_", " ")
+    return _layout(fig, f"Attempts by {name} and outcome", "attempts (count)", name)
+
+
+def latency_hist(frame: pd.DataFrame, column: str, color: str | None, title: str, x_title: str) -> go.Figure:
+    """Histogram of a latency column (milliseconds), optionally split by a category column."""
+    data = frame.dropna(subset=[column]).copy()
+    data[column] = data[column].astype("float64")
+    kwargs: dict = {}
+    if color == "retried":
+        data["retry"] = data["retried"].map({True: "retried", False: "no retry"})
+        kwargs = {"color": "retry", "color_discrete_map": RETRIED_COLORS}
+    elif color == "outcome":
+        data["outcome_label"] = data["outcome"].map(OUTCOME_LABELS).fillna(data["outcome"])
+        kwargs = {
+            "color": "outcome_label",
+            "color_discrete_map": {OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
+        }
+    fig = px.histogram(data, x=column, nbins=40, barmode="overlay", opacity=0.75, **kwargs)
+    return _layout(fig, title, x_title, "count")
+
+
+def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.Figure:
+    """One bar per experiment group for one column of the analyzer's comparison table."""
+    fig = px.bar(table, x="label", y=column, color="label", color_discrete_sequence=list(CLUSTER_COLORS))
+    fig.update_layout(showlegend=False)
+    fig.update_xaxes(type="category")
+    return _layout(fig, title, "experiment group", unit, height=320)

@@ -1,0 +1,311 @@
+"""Where the dashboard's data comes from: the runs folder, uploads, cached analyzer calls, the sidebar.
+
+Everything cached lives here (`st.cache_data`); the analyzer never knows about caching. Session state
+holds only ids and selections (file names, the answer key, the focused label), namespaced `src.*`,
+and those are mirrored into the URL query (`log`, `key`, `focus`) so a view can be shared.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from analyzer.analysis import Analysis, analyze
+from analyzer.errors import RerunLensError
+from analyzer.loader import MAX_LOG_BYTES, LoadedLog, list_logs, load_bytes, load_path
+from analyzer.model import RunLog
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_RUNS_DIR = ROOT / "sample_runs"
+RUNS_DIR_ENV = "RERUNLENS_RUNS_DIR"
+ANSWER_KEYS: tuple[str, ...] = ("exact", "normalized", "fuzzy")
+KEY_HELP = (
+    "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
+    "white space and trailing punctuation ignored), fuzzy (normalized answers that are nearly equal)."
+)
+
+# Session-state keys (ids and selections only).
+LOGS = "src.logs"
+UPLOADS = "src.uploads"
+KEY = "src.answer_key"
+FOCUS = "src.focus"
+
+
+@dataclass(frozen=True)
+class Group:
+    """One open log: an experiment group with its label, its source and the analyzer's results."""
+
+    label: str
+    source: str
+    loaded: LoadedLog
+    analysis: Analysis
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A log that could not be opened: which file, and the analyzer's one-line message."""
+
+    source: str
+    message: str
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the sidebar picked: open groups, files that failed, the answer key, the focused group."""
+
+    groups: list[Group] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    key: str = "exact"
+    focus: Group | None = None
+
+
+def runs_dir(argv: list[str] | None = None) -> Path:
+    """The runs folder: `-- --runs-dir DIR`, else $RERUNLENS_RUNS_DIR, else `sample_runs/`."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--runs-dir")
+    args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
+    chosen = args.runs_dir or os.environ.get(RUNS_DIR_ENV) or str(DEFAULT_RUNS_DIR)
+    return Path(chosen).expanduser().resolve()
+
+
+@st.cache_data(show_spinner=False, max_entries=64, ttl=5)
+def folder_logs(folder: str) -> list[str]:
+    """Log files in the runs folder, as paths relative to it (re-listed every few seconds)."""
+    root = Path(folder)
+    return [p.relative_to(root).as_posix() for p in list_logs(root)]
+
+
+@st.cache_data(show_spinner="Reading log…", max_entries=32)
+def _read_path(path: str, mtime_ns: int, size: int) -> LoadedLog | Problem:
+    """A log file read by the analyzer; keyed by modification time so an edited file is re-read."""
+    del mtime_ns, size  # cache key only
+    try:
+        return load_path(path)
+    except RerunLensError as exc:
+        return Problem(Path(path).name, exc.message)
+
+
+@st.cache_data(show_spinner="Reading upload…", max_entries=32)
+def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
+    """An uploaded log read by the analyzer; keyed by the upload's id, not its bytes."""
+    del file_id  # cache key only
+    try:
+        return load_bytes(_data, name)
+    except RerunLensError as exc:
+        return Problem(name, exc.message)
+
+
+@st.cache_data(show_spinner="Analysing…", max_entries=64)
+def _analyze(token: str, key: str, _loaded: LoadedLog) -> Analysis | Problem:
+    """The analyzer's results for one opened log under one answer key."""
+    try:
+        return analyze(_loaded.log, key=key)  # type: ignore[arg-type]
+    except RerunLensError as exc:
+        return Problem(_loaded.source, exc.message)
+    except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
+        return Problem(_loaded.source, f"could not be analysed ({type(exc).__name__}: {exc})")
+
+
+def _open(token: str, source: str, loaded: LoadedLog | Problem, key: str) -> Group | Problem:
+    if isinstance(loaded, Problem):
+        return loaded
+    result = _analyze(token, key, loaded)
+    if isinstance(result, Problem):
+        return Problem(source, result.message)
+    label = loaded.log.display_label(Path(source).stem)
+    return Group(label=label, source=source, loaded=loaded, analysis=result)
+
+
+def _unique(label: str, taken: set[str]) -> str:
+    out, n = label, 2
+    while out in taken:
+        out, n = f"{label} ({n})", n + 1
+    return out
+
+
+def _with_label(group: Group, label: str) -> Group:
+    return Group(label=label, source=group.source, loaded=group.loaded, analysis=group.analysis)
+
+
+def current() -> Selection:
+    """Open every picked log (cached) and return the selection; reads session state only."""
+    folder = runs_dir()
+    key = st.session_state.get(KEY) or "exact"
+    opened: list[Group | Problem] = []
+    for rel in st.session_state.get(LOGS) or []:
+        path = folder / rel
+        try:
+            stat = path.stat()
+        except OSError:
+            opened.append(Problem(rel, f"{path}: no such file"))
+            continue
+        token = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
+        opened.append(_open(token, rel, _read_path(str(path), stat.st_mtime_ns, stat.st_size), key))
+    for upload in st.session_state.get(UPLOADS) or []:
+        name = upload.name
+        loaded = _read_upload(upload.file_id, name, upload.getvalue())
+        opened.append(_open(f"upload:{upload.file_id}", f"{name} (upload)", loaded, key))
+
+    groups: list[Group] = []
+    taken: set[str] = set()
+    for item in opened:
+        if isinstance(item, Group):
+            label = _unique(item.label, taken)
+            taken.add(label)
+            groups.append(item if label == item.label else _with_label(item, label))
+    problems = [item for item in opened if isinstance(item, Problem)]
+    wanted = st.session_state.get(FOCUS)
+    focus = next((g for g in groups if g.label == wanted), groups[0] if groups else None)
+    return Selection(groups=groups, problems=problems, key=key, focus=focus)
+
+
+# --- reading the log for display (no metrics) -------------------------------------------------
+
+
+def cluster_grid(results: pd.DataFrame, task_ids: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The analyzer's clusters laid out task x round, with the answers (shortened) for hovering."""
+    rows = results[results["task_id"].astype(str).isin(task_ids)]
+    index = pd.Index(task_ids, name="task_id")
+    rounds = sorted(rows["round"].unique().tolist()) if len(rows) else []
+    key = rows["task_id"].astype(str)
+    matrix = (
+        pd.DataFrame({"task_id": key, "round": rows["round"], "v": rows["cluster"].astype("Float64")})
+        .drop_duplicates(["task_id", "round"])
+        .pivot(index="task_id", columns="round", values="v")
+        .reindex(index=index, columns=rounds)
+    )
+    answers = rows["answer"].astype("string").fillna("(error)").str.slice(0, 80).str.replace("\n", " ⏎ ")
+    hover = (
+        pd.DataFrame({"task_id": key, "round": rows["round"], "v": answers.map(_html_safe)})
+        .drop_duplicates(["task_id", "round"])
+        .pivot(index="task_id", columns="round", values="v")
+        .reindex(index=index, columns=rounds)
+        .fillna("")
+    )
+    return matrix, hover
+
+
+def _html_safe(text: object) -> str:
+    """Plotly hover labels interpret a few HTML tags; show log text literally instead."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def task_prompt(log: RunLog, task_id: str) -> str | None:
+    """The task's prompt where the log carries its task definitions (format 2)."""
+    for spec in log.tasks or []:
+        if str(spec.task_id) == task_id:
+            return spec.prompt
+    return None
+
+
+def trajectories(log: RunLog, task_id: str) -> dict[int, list[Any]]:
+    """The task's recorded trajectory steps, by round (only rounds that recorded some)."""
+    out: dict[int, list[Any]] = {}
+    for rnd, result in log.results():
+        if str(result.task_id) == task_id and result.trajectory:
+            out[rnd] = list(result.trajectory)
+    return out
+
+
+# --- URL mirroring -----------------------------------------------------------------------------
+
+
+def seed_from_url(state_key: str, param: str, default: Any, parse: Callable[[list[str]], Any]) -> None:
+    """Give a widget its value from the URL when the URL changed (a shared link), else keep it.
+
+    Call before creating the widget with `key=state_key`; call `mirror_to_url` after it.
+    """
+    raw = st.query_params.get_all(param)
+    seen = f"_url.{param}"
+    if state_key not in st.session_state or (raw and raw != st.session_state.get(seen)):
+        st.session_state[state_key] = parse(raw) if raw else default
+        st.session_state[seen] = raw
+
+
+def mirror_to_url(param: str, value: str | list[str] | None) -> None:
+    """Write a widget's value into the URL query (removing it when empty)."""
+    values = [] if value is None else [value] if isinstance(value, str) else list(value)
+    if st.query_params.get_all(param) != values:
+        if values:
+            st.query_params[param] = values
+        elif param in st.query_params:
+            del st.query_params[param]
+    st.session_state[f"_url.{param}"] = values
+
+
+# --- sidebar -----------------------------------------------------------------------------------
+
+
+def sidebar() -> Selection:
+    """Pick logs (runs folder and uploads), the answer key and the focused group; mirror to the URL."""
+    folder = runs_dir()
+    available = folder_logs(str(folder))
+    with st.sidebar:
+        st.subheader("Run logs")
+        seed_from_url(
+            LOGS, "log", available[:6], lambda raw: [r for r in raw if r in available] or available[:1]
+        )
+        st.session_state[LOGS] = [r for r in st.session_state[LOGS] if r in available]
+        st.multiselect(
+            "From the runs folder",
+            available,
+            key=LOGS,
+            placeholder="No log picked" if available else "No logs in this folder",
+            help=f"Runs folder: {folder} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}).",
+        )
+        st.caption(f"Folder: `{_code(str(folder))}`")
+        st.file_uploader(
+            "Upload logs",
+            type=["json"],
+            accept_multiple_files=True,
+            key=UPLOADS,
+            max_upload_size=MAX_LOG_BYTES // 2**20,
+            help="Drop one or several altk_runs.json files; each opens as its own experiment group.",
+        )
+        mirror_to_url("log", st.session_state[LOGS])
+
+        seed_from_url(KEY, "key", "exact", lambda raw: raw[-1] if raw[-1] in ANSWER_KEYS else "exact")
+        st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
+        mirror_to_url("key", st.session_state[KEY])
+
+        selection = current()
+        labels = [g.label for g in selection.groups]
+        if len(labels) > 1:
+            seed_from_url(FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0])
+            if st.session_state[FOCUS] not in labels:
+                st.session_state[FOCUS] = labels[0]
+            st.selectbox("Log shown in single-log views", labels, key=FOCUS)
+            mirror_to_url("focus", st.session_state[FOCUS])
+            selection = current()
+        else:
+            mirror_to_url("focus", None)
+    show_problems(selection)
+    return selection
+
+
+def show_problems(selection: Selection) -> None:
+    """One line per log that could not be opened; the other logs keep working."""
+    for problem in selection.problems:
+        st.error(escape(problem.message), icon="⚠️")
+
+
+# --- small formatting helpers ------------------------------------------------------------------
+
+_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$"
+
+
+def escape(text: object) -> str:
+    """Text from a log (labels, file names, messages) made safe to put inside markdown."""
+    return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in str(text))
+
+
+def _code(text: str) -> str:
+    return text.replace("`", "'")

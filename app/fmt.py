@@ -1,0 +1,60 @@
+"""Small display formatting shared by the views (numbers to text, captions, links). No metrics here."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import streamlit as st
+from streamlit.errors import StreamlitAPIException
+
+from app import data
+
+NONE = "—"
+
+
+def _missing(value: object) -> bool:
+    if value is None:
+        return True
+    try:
+        return bool(isinstance(value, float) and math.isnan(value))
+    except TypeError:
+        return False
+
+
+def count(value: int | None) -> str:
+    """An integer with thousands separators."""
+    return NONE if _missing(value) else f"{int(value):,}"  # type: ignore[arg-type]
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    """A number with a fixed number of decimals."""
+    return NONE if _missing(value) else f"{value:,.{digits}f}"
+
+
+def pp(value: float | None) -> str:
+    """Percentage points."""
+    return NONE if _missing(value) else f"{value:.1f} pp"
+
+
+def pct(value: float | None) -> str:
+    """A fraction 0..1 as a percentage."""
+    return NONE if _missing(value) else f"{100 * value:.1f} %"  # type: ignore[operator]
+
+
+def file_stem(label: str) -> str:
+    """A label made safe for a download file name."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "rerunlens"
+
+
+def group_caption(group: data.Group, key: str) -> None:
+    """Which log the view shows and under which answer key (log text escaped, never markup)."""
+    st.caption(f"Log **{data.escape(group.label)}** · {data.escape(group.source)} · answer key **{key}**")
+
+
+def page_link(page: str, label: str, query_params: dict[str, str] | None = None) -> None:
+    """A link to another view; a plain hint where the app runs without navigation (single-view tests)."""
+    try:
+        st.page_link(page, label=label, query_params=query_params)
+    except StreamlitAPIException:
+        st.caption(label)

@@ -1,0 +1,35 @@
+"""RerunLens dashboard entry: only routes. `streamlit run app/main.py [-- --runs-dir DIR]`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+if str(HERE.parent) not in sys.path:  # so `app` and `analyzer` import from any working directory
+    sys.path.insert(0, str(HERE.parent))
+
+import streamlit as st  # noqa: E402
+
+from app import data  # noqa: E402
+
+VIEWS = HERE / "views"
+
+st.set_page_config(page_title="RerunLens", page_icon="🔁", layout="wide")
+page = st.navigation(
+    {
+        "Logs": [
+            st.Page(VIEWS / "overview.py", title="Overview", icon="📋", url_path="overview", default=True),
+            st.Page(VIEWS / "tasks.py", title="Tasks", icon="🧩", url_path="tasks"),
+            st.Page(VIEWS / "tokens.py", title="Tokens", icon="🪙", url_path="tokens"),
+            st.Page(VIEWS / "retries.py", title="Retries", icon="🔁", url_path="retries"),
+            st.Page(VIEWS / "routes.py", title="Routes", icon="🧭", url_path="routes"),
+        ],
+        "Experiments": [
+            st.Page(VIEWS / "compare.py", title="Compare", icon="⚖️", url_path="compare"),
+            # issue 5 adds the re-run view here.
+        ],
+    }
+)
+data.sidebar()
+page.run()

@@ -1,0 +1,124 @@
+"""Overview: the headline figures of the focused log, its route verdict, warnings and downloads."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from analyzer.export import flagged_task_json, tasks_csv
+from app import charts, data, fmt
+
+TASKS_VIEW = "views/tasks.py"
+
+
+def render(selection: data.Selection | None = None) -> None:
+    """Headline numbers, verdict, warnings, the Pass^k curve, flagged-task link and downloads."""
+    sel = selection or data.current()
+    st.title("Overview")
+    group = sel.focus
+    if group is None:
+        st.info("Pick a run log in the sidebar, or drop one or several logs on the upload box.")
+        return
+    h = group.analysis.headline
+    fmt.group_caption(group, sel.key)
+
+    cols = st.columns(5)
+    cols[0].metric("Tasks", fmt.count(h.tasks))
+    cols[1].metric("Rounds", fmt.count(h.rounds))
+    cols[2].metric(
+        "Answer gap",
+        fmt.pp(h.answer_gap_pp),
+        help="Share of tasks (with 2+ answers) whose answers differ between rounds, in percentage points.",
+    )
+    cols[3].metric("Answer consistency", fmt.pct(h.answer_consistency_rate))
+    outcome = h.outcome
+    cols[4].metric(
+        "Outcome gap",
+        fmt.pp(outcome.outcome_gap_pp) if outcome else "no grading",
+        help="Mean@n minus Pass^n: how much success drops when every round must succeed.",
+    )
+
+    cols = st.columns(5)
+    cols[0].metric("Tokens, total", fmt.count(h.tokens.total))
+    cols[1].metric("Tokens per task", fmt.num(h.tokens.per_task_mean))
+    cols[2].metric(
+        "Retries", fmt.count(h.retries.extra_attempts), help="HTTP attempts beyond each result's first."
+    )
+    cols[3].metric("Errored results", fmt.count(h.errors))
+    cols[4].metric("Flagged tasks", fmt.count(len(h.flagged)))
+
+    st.subheader("Route")
+    if h.route.pinned:
+        st.success(data.escape(h.route.verdict), icon="✅")
+    else:
+        st.warning(data.escape(h.route.verdict), icon="🧭")
+
+    if h.flagged:
+        fmt.page_link(TASKS_VIEW, f"See the {len(h.flagged)} flagged tasks →", {"flagged": "1"})
+
+    mismatches = [f"Stored summary disagrees: {m.message}" for m in h.summary_mismatches]
+    warnings = list(dict.fromkeys([*mismatches, *group.loaded.warnings, *h.warnings]))
+    if warnings:
+        st.subheader("Warnings")
+        for warning in warnings:
+            st.warning(data.escape(warning), icon="⚠️")
+
+    if outcome:
+        st.subheader("Outcome consistency")
+        ocols = st.columns(3)
+        ocols[0].metric("Mean@n", fmt.pct(outcome.mean_at_n), help="Mean success rate over rounds.")
+        ocols[1].metric(
+            f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), help="All rounds succeed."
+        )
+        ocols[2].metric(
+            f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds."
+        )
+        if outcome.uneven_n:
+            st.caption(
+                f"Tasks have between {outcome.n_min} and {outcome.n} graded runs; each task uses its own "
+                "count for k = n."
+            )
+        curve = pd.DataFrame(
+            {
+                "k": list(outcome.pass_hat_k),
+                "pass_hat_k": list(outcome.pass_hat_k.values()),
+                "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
+            }
+        )
+        st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
+
+    st.subheader("Downloads")
+    analysis = group.analysis
+    stem = fmt.file_stem(group.label)
+    dcols = st.columns(3)
+    dcols[0].download_button(
+        "Per-task table (CSV)",
+        lambda: tasks_csv(analysis),
+        file_name=f"{stem}-tasks.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="overview.dl.csv",
+    )
+    dcols[1].download_button(
+        "Flagged tasks (task file)",
+        lambda: flagged_task_json(analysis),
+        file_name=f"{stem}-flagged-tasks.json",
+        mime="application/json",
+        on_click="ignore",
+        disabled=not h.flagged,
+        key="overview.dl.flagged",
+    )
+    dcols[2].download_button(
+        "Report (JSON)",
+        lambda: json.dumps(analysis.report(), indent=2, default=str),
+        file_name=f"{stem}-report.json",
+        mime="application/json",
+        on_click="ignore",
+        key="overview.dl.report",
+    )
+
+
+if __name__ == "__main__":
+    render()

@@ -1,0 +1,108 @@
+"""Routes: which routes the calls took, where they changed, base URL lint, and who is to blame."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analyzer.lint import lint_base_url
+from app import data, fmt
+
+SPLIT_COLUMNS = {
+    "task_id": st.column_config.TextColumn("task"),
+    "n_clusters": st.column_config.NumberColumn("clusters"),
+    "majority_share": st.column_config.ProgressColumn(
+        "majority", min_value=0.0, max_value=1.0, format="percent"
+    ),
+    "retries": st.column_config.NumberColumn("retries"),
+    "drift": st.column_config.TextColumn("what changed", width="large"),
+}
+
+
+def render(selection: data.Selection | None = None) -> None:
+    """The route verdict, the route tuples, drifted tasks, lint findings and the blame split."""
+    sel = selection or data.current()
+    st.title("Routes")
+    group = sel.focus
+    if group is None:
+        st.info("Pick a run log in the sidebar to see the routes its calls took.")
+        return
+    fmt.group_caption(group, sel.key)
+    analysis = group.analysis
+    route = analysis.headline.route
+
+    if route.pinned:
+        st.success(data.escape(route.verdict), icon="✅")
+    else:
+        st.warning(data.escape(route.verdict), icon="🧭")
+    cols = st.columns(4)
+    cols[0].metric("Pinned", {True: "yes", False: "no", None: "not recorded"}[route.pinned])
+    cols[1].metric("Route tuples", fmt.count(route.tuples))
+    cols[2].metric("Drifted tasks", fmt.count(len(route.drifted_tasks)))
+    cols[3].metric("Fields that changed", fmt.count(len(route.drifted_fields)))
+    if route.drifted_fields:
+        st.text("Changed during the run: " + ", ".join(f.replace("_", " ") for f in route.drifted_fields))
+
+    st.subheader("Route tuples")
+    st.caption("Every distinct route a result or attempt was sent with, most used first.")
+    st.dataframe(analysis.routes, hide_index=True, key="routes.tuples")
+
+    st.subheader("Where it changed")
+    drifted = analysis.tasks[analysis.tasks["drifted"]]
+    if drifted.empty:
+        st.text("No task changed route, served model or backend between its runs.")
+    else:
+        st.dataframe(
+            drifted[["task_id", "drift"]],
+            column_config=SPLIT_COLUMNS,
+            hide_index=True,
+            key="routes.drifted",
+        )
+
+    st.subheader("Base URL lint")
+    _lint(analysis.routes)
+
+    st.subheader("Inconsistent tasks: route or model?")
+    st.text(route.verdict)
+    left, right = st.columns(2)
+    _split(
+        left,
+        analysis.tasks,
+        route.inconsistent_drifted_or_retried,
+        "Drifted or retried (the route may explain it)",
+    )
+    _split(right, analysis.tasks, route.inconsistent_clean, "Clean route (the model itself varies)")
+
+
+def _lint(routes: pd.DataFrame) -> None:
+    urls = [u for u in pd.unique(routes["base_url"].dropna()) if str(u)] if "base_url" in routes else []
+    if not urls:
+        st.text("This log records no base URL.")
+        return
+    for url in urls:
+        report = lint_base_url(str(url))
+        st.code(f"{url}\n→ calls {report.call_url}", language=None)
+        if report.ok:
+            st.text("No problem found.")
+        for finding in report.findings:
+            text = f"{finding.message} Fix: {finding.fix}"
+            if finding.severity == "error":
+                st.error(data.escape(text))
+            else:
+                st.warning(data.escape(text))
+        if report.suggested:
+            st.text(f"Suggested base URL: {report.suggested}")
+
+
+def _split(where: st.delta_generator.DeltaGenerator, tasks: pd.DataFrame, ids: list[str], title: str) -> None:
+    where.markdown(f"**{title}: {len(ids):,}**")
+    rows = tasks[tasks["task_id"].astype(str).isin(ids)]
+    cols = [c for c in SPLIT_COLUMNS if c in rows.columns]
+    if rows.empty:
+        where.text("None.")
+    else:
+        where.dataframe(rows[cols], column_config=SPLIT_COLUMNS, hide_index=True)
+
+
+if __name__ == "__main__":
+    render()

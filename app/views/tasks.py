@@ -1,0 +1,199 @@
+"""Tasks: the per-task table, and for one task its answer clusters, round grid and trajectory steps.
+
+Answers are log text: they are shown only in dataframes, `st.text` and `st.code`, never as markdown.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from analyzer.export import flagged_task_json, tasks_csv
+from app import charts, data, fmt
+
+FLAGGED = "tasks.flagged"
+SEARCH = "tasks.search"
+TASK = "tasks.task"
+TABLE = "tasks.table"
+HEATMAP_ROWS = 60
+
+TASK_COLUMNS = {
+    "task_id": st.column_config.TextColumn("task"),
+    "n_results": st.column_config.NumberColumn("results", help="Results recorded (errors included)."),
+    "n_clusters": st.column_config.NumberColumn("clusters", help="Distinct answers under the answer key."),
+    "consistent": st.column_config.CheckboxColumn("consistent"),
+    "majority_share": st.column_config.ProgressColumn(
+        "majority", help="Largest cluster / answers.", min_value=0.0, max_value=1.0, format="percent"
+    ),
+    "entropy": st.column_config.NumberColumn("entropy", help="Normalized entropy, 0..1.", format="%.2f"),
+    "success_rate": st.column_config.NumberColumn("success", format="percent"),
+    "tokens_total": st.column_config.NumberColumn("tokens", format="localized"),
+    "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f"),
+    "retries": st.column_config.NumberColumn("retries"),
+    "n_errors": st.column_config.NumberColumn("errors"),
+    "drifted": st.column_config.CheckboxColumn("drifted"),
+    "flag_reasons": st.column_config.TextColumn("flagged because"),
+}
+CLUSTER_COLUMNS = {
+    "cluster": st.column_config.NumberColumn("cluster", help="0 is the largest."),
+    "size": st.column_config.NumberColumn("answers"),
+    "share": st.column_config.ProgressColumn("share", min_value=0.0, max_value=1.0, format="percent"),
+    "representative": st.column_config.TextColumn("representative answer", width="large"),
+    "rounds": st.column_config.TextColumn("rounds"),
+    "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f"),
+    "successes": st.column_config.NumberColumn("successes"),
+}
+ROUND_COLUMNS = [
+    "round",
+    "cluster",
+    "status",
+    "answer",
+    "total_tokens",
+    "success",
+    "n_attempts",
+    "latency_ms",
+    "served_model",
+    "system_fingerprint",
+    "base_url",
+    "error_message",
+]
+
+
+def _pick_from_table(task_ids: list[str]) -> None:
+    """Table row clicked: make that task the selected one."""
+    rows = st.session_state[TABLE].selection.rows
+    if rows and rows[0] < len(task_ids):
+        st.session_state[TASK] = task_ids[rows[0]]
+
+
+def render(selection: data.Selection | None = None) -> None:
+    """Filter and pick a task; show its clusters, the task x round grid and its trajectory."""
+    sel = selection or data.current()
+    st.title("Tasks")
+    group = sel.focus
+    if group is None:
+        st.info("Pick a run log in the sidebar to see its tasks.")
+        return
+    fmt.group_caption(group, sel.key)
+    analysis = group.analysis
+
+    # pick
+    data.seed_from_url(FLAGGED, "flagged", False, lambda raw: raw[-1] == "1")
+    data.seed_from_url(SEARCH, "q", "", lambda raw: raw[-1])
+    left, right = st.columns([1, 2])
+    left.toggle("Flagged tasks only", key=FLAGGED)
+    right.text_input("Task id contains", key=SEARCH, placeholder="e.g. refund")
+    data.mirror_to_url("flagged", "1" if st.session_state[FLAGGED] else None)
+    data.mirror_to_url("q", st.session_state[SEARCH] or None)
+
+    tasks = analysis.tasks
+    shown = tasks
+    if st.session_state[FLAGGED]:
+        shown = shown[shown["flagged"]]
+    if st.session_state[SEARCH]:
+        shown = shown[shown["task_id"].str.contains(st.session_state[SEARCH], case=False, regex=False)]
+    shown = shown.reset_index(drop=True)
+    task_ids = shown["task_id"].astype(str).tolist()
+
+    # show: the table
+    st.caption(f"{len(shown):,} of {len(tasks):,} tasks · click a row to open it · click a header to sort")
+    columns = [c for c in TASK_COLUMNS if c in shown.columns]
+    st.dataframe(
+        shown[columns],
+        column_config=TASK_COLUMNS,
+        hide_index=True,
+        on_select=lambda: _pick_from_table(task_ids),
+        selection_mode="single-row",
+        key=TABLE,
+        height=min(420, 38 + 35 * max(len(shown), 1)),
+    )
+    dcols = st.columns(2)
+    dcols[0].download_button(
+        "Per-task table (CSV)",
+        lambda: tasks_csv(analysis),
+        file_name=f"{fmt.file_stem(group.label)}-tasks.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="tasks.dl.csv",
+    )
+    dcols[1].download_button(
+        "Flagged tasks (task file)",
+        lambda: flagged_task_json(analysis),
+        file_name=f"{fmt.file_stem(group.label)}-flagged-tasks.json",
+        mime="application/json",
+        on_click="ignore",
+        disabled=not bool(tasks["flagged"].any()),
+        key="tasks.dl.flagged",
+    )
+    if not task_ids:
+        st.info("No task matches the filter.")
+        return
+
+    # the round grid of the shown tasks
+    st.subheader("Answers by round")
+    grid_ids = task_ids[:HEATMAP_ROWS]
+    matrix, hover = data.cluster_grid(analysis.results, grid_ids)
+    if len(task_ids) > HEATMAP_ROWS:
+        st.caption(f"First {HEATMAP_ROWS} of {len(task_ids):,} tasks in table order; filter to see others.")
+    st.caption("Each cell is one result, coloured by its answer cluster (0 = the task's most common answer).")
+    st.plotly_chart(charts.cluster_heatmap(matrix, hover), key="tasks.heatmap")
+
+    # one task
+    data.seed_from_url(TASK, "task", task_ids[0], lambda raw: raw[-1])
+    if st.session_state[TASK] not in task_ids:
+        st.session_state[TASK] = task_ids[0]
+    st.subheader("One task")
+    task_id = st.selectbox("Task", task_ids, key=TASK)
+    data.mirror_to_url("task", task_id)
+    row = shown[shown["task_id"].astype(str) == task_id].iloc[0]
+    if row.get("flag_reasons"):
+        st.text(f"Flagged: {row['flag_reasons']}")
+    if row.get("drifted"):
+        st.text(f"Route drift: {row['drift']}")
+
+    prompt = data.task_prompt(group.loaded.log, task_id)
+    if prompt is not None:
+        st.text("Prompt")
+        st.code(prompt, language=None, wrap_lines=True)
+
+    clusters = analysis.clusters[analysis.clusters["task_id"].astype(str) == task_id]
+    st.markdown("**Answer clusters**")
+    st.dataframe(
+        clusters.drop(columns=["task_id"]),
+        column_config=CLUSTER_COLUMNS,
+        hide_index=True,
+        key="tasks.clusters",
+    )
+
+    results = analysis.results[analysis.results["task_id"].astype(str) == task_id]
+    st.markdown("**Every round**")
+    st.dataframe(
+        results[[c for c in ROUND_COLUMNS if c in results.columns]],
+        hide_index=True,
+        column_config={"answer": st.column_config.TextColumn("answer", width="large")},
+        key="tasks.rounds",
+    )
+
+    _trajectory(group, task_id)
+
+
+def _trajectory(group: data.Group, task_id: str) -> None:
+    steps_by_round = data.trajectories(group.loaded.log, task_id)
+    if not steps_by_round:
+        return
+    st.markdown("**Trajectory**")
+    rnd = st.selectbox(
+        "Round", list(steps_by_round), key="tasks.traj_round", format_func=lambda r: f"round {r}"
+    )
+    for i, step in enumerate(steps_by_round[rnd], start=1):
+        if step.type == "tool_call":
+            st.text(f"{i}. tool call: {step.name}")
+            st.code(json.dumps(step.arguments, indent=2, ensure_ascii=False, default=str), language="json")
+        else:
+            st.text(f"{i}. {step.role} message")
+            st.code(step.content or "", language=None, wrap_lines=True)
+
+
+if __name__ == "__main__":
+    render()
