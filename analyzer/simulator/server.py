@@ -1,0 +1,404 @@
+"""The simulator's HTTP server: an OpenAI-compatible API on loopback, stdlib only.
+
+Serves `POST /v1/chat/completions` and `GET /v1/models`; anything else is a 404 in OpenAI's error
+shape. Keys are checked, never logged or echoed. Start it in-process with `Simulator().start()`.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from analyzer.simulator.engine import choose_answer, count_tokens, stable_int
+from analyzer.simulator.scenario import Backend, RateLimit, Scenario, ScriptRule
+
+LOOPBACK = "127.0.0.1"
+
+
+class _Bucket:
+    """Token bucket for one key."""
+
+    def __init__(self, limit: RateLimit) -> None:
+        self.limit = limit
+        self.tokens = float(limit.burst)
+        self.stamp = time.monotonic()
+
+    def take(self) -> float:
+        """0 when a request may pass, else seconds until it may."""
+        now = time.monotonic()
+        self.tokens = min(self.limit.burst, self.tokens + (now - self.stamp) * self.limit.requests_per_s)
+        self.stamp = now
+        if self.tokens >= 1:
+            self.tokens -= 1
+            return 0.0
+        return (1 - self.tokens) / self.limit.requests_per_s
+
+
+class SimulatorState:
+    """Mutable state shared by request threads: counters, buckets, sticky backends, statistics."""
+
+    def __init__(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.prompt_counts: dict[str, int] = {}
+        self.script_counts: dict[int, int] = {}
+        self.buckets: dict[str, _Bucket] = {}
+        self.status_counts: dict[int, int] = {}
+        self.requests = 0
+
+    def count(self, status: int) -> None:
+        with self.lock:
+            self.status_counts[status] = self.status_counts.get(status, 0) + 1
+
+    def next_for_prompt(self, prompt: str) -> int:
+        with self.lock:
+            self.requests += 1
+            n = self.prompt_counts.get(prompt, 0)
+            self.prompt_counts[prompt] = n + 1
+            return n
+
+    def scripted(self, prompt: str) -> tuple[str, ScriptRule] | None:
+        with self.lock:
+            for i, rule in enumerate(self.scenario.script):
+                if rule.match in prompt:
+                    n = self.script_counts.get(i, 0)
+                    self.script_counts[i] = n + 1
+                    if n < len(rule.actions):
+                        return rule.actions[n], rule
+        return None
+
+    def key_allowed(self, key: str) -> bool:
+        return bool(key) and (self.scenario.accept_any_key or key in self.scenario.keys)
+
+    def rate_wait(self, key: str) -> float:
+        cfg = self.scenario.keys.get(key)
+        limit = (cfg.rate_limit if cfg else None) or self.scenario.rate_limit
+        if limit is None:
+            return 0.0
+        with self.lock:
+            bucket = self.buckets.setdefault(key, _Bucket(limit))
+            return bucket.take()
+
+    def backend_for(self, key: str, retry: int, draw: random.Random) -> Backend:
+        """The key's own backend, unless the load balancer spills or a retry lands elsewhere."""
+        backends = self.scenario.backends
+        cfg = self.scenario.keys.get(key)
+        by_name = {b.name: b for b in backends}
+        if cfg and cfg.backend in by_name:
+            own = by_name[cfg.backend]
+        else:
+            own = backends[stable_int(self.scenario.seed, "key", key) % len(backends)]
+        others = [b for b in backends if b is not own]
+        faults = self.scenario.faults
+        switch = faults.retry_switch_rate if retry > 0 else faults.spill_rate
+        if others and draw.random() < switch:
+            return draw.choice(others)
+        return own
+
+
+def _error_body(message: str, kind: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        """Silent: request lines could carry secrets in a misconfigured client's query string."""
+
+    # --- plumbing -------------------------------------------------------------------------------
+    def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode("utf-8")
+        self.server.state.count(status)
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.send_header("x-request-id", f"req_sim_{self.server.state.requests:06d}")
+            for k, v in (headers or {}).items():
+                self.send_header(k, v)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _retry_headers(self, seconds: float) -> dict[str, str]:
+        return {"retry-after": f"{seconds:.3f}", "retry-after-ms": str(max(1, round(seconds * 1000)))}
+
+    def _path(self) -> str:
+        return self.path.split("?", 1)[0].rstrip("/")
+
+    def _key(self) -> str:
+        auth = self.headers.get("Authorization", "")
+        return auth[7:].strip() if auth.lower().startswith("bearer ") else ""
+
+    def _not_found(self) -> None:
+        self._send(
+            404,
+            _error_body(
+                f"Unknown request URL: {self.command} {self._path()}.", "invalid_request_error", "unknown_url"
+            ),
+        )
+
+    def _auth_ok(self) -> bool:
+        key = self._key()
+        if not key:
+            self._send(401, _error_body("You didn't provide an API key.", "invalid_request_error"))
+            return False
+        if not self.server.state.key_allowed(key):
+            self._send(
+                401, _error_body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+            )
+            return False
+        return True
+
+    # --- endpoints ------------------------------------------------------------------------------
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        if self._path() != "/v1/models":
+            self._not_found()
+            return
+        if not self._auth_ok():
+            return
+        models = [
+            {"id": m, "object": "model", "created": 0, "owned_by": "rerunlens-simulator"}
+            for m in self.server.state.scenario.models
+        ]
+        self._send(200, {"object": "list", "data": models})
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        if self._path() != "/v1/chat/completions":
+            self._not_found()
+            return
+        if not self._auth_ok():
+            return
+        try:
+            body = json.loads(raw or b"null")
+            messages = body["messages"]
+            model = body["model"]
+            if not isinstance(messages, list) or not messages or not isinstance(model, str):
+                raise ValueError
+        except (ValueError, KeyError, TypeError):
+            self._send(
+                400,
+                _error_body("'model' and a non-empty 'messages' list are required.", "invalid_request_error"),
+            )
+            return
+        self._complete(body, model, messages)
+
+    def _complete(self, body: dict[str, Any], model: str, messages: list[Any]) -> None:
+        state = self.server.state
+        scenario = state.scenario
+        if not scenario.accept_any_model and model not in scenario.models:
+            self._send(
+                404,
+                _error_body(
+                    f"The model `{model}` does not exist or you do not have access to it.",
+                    "invalid_request_error",
+                    "model_not_found",
+                ),
+            )
+            return
+        prompt = _last_user_text(messages)
+        key = self._key()
+        retry = _int(self.headers.get("x-stainless-retry-count"), 0)
+        n = state.next_for_prompt(prompt)
+        draw = random.Random(stable_int(scenario.seed, "req", prompt, n))
+        faults = scenario.faults
+
+        scripted = state.scripted(prompt)
+        action = scripted[0] if scripted else None
+        retry_after = faults.retry_after_s
+        if scripted and scripted[1].retry_after_s is not None:
+            retry_after = scripted[1].retry_after_s
+        if action is None:
+            wait = state.rate_wait(key)
+            if wait > 0:
+                self._send(
+                    429,
+                    _error_body("Rate limit reached for requests.", "requests", "rate_limit_exceeded"),
+                    self._retry_headers(wait),
+                )
+                return
+            roll = draw.random()
+            if roll < faults.rate_limit_rate:
+                action = "429"
+            elif roll < faults.rate_limit_rate + faults.server_error_rate:
+                action = draw.choice(("500", "502", "503"))
+            elif roll < faults.rate_limit_rate + faults.server_error_rate + faults.timeout_rate:
+                action = "timeout"
+        if action == "429":
+            self._send(
+                429,
+                _error_body("Rate limit reached for requests.", "requests", "rate_limit_exceeded"),
+                self._retry_headers(retry_after),
+            )
+            return
+        if action in ("500", "502", "503"):
+            self._send(
+                int(action),
+                _error_body("The server had an error while processing your request.", "server_error"),
+                self._retry_headers(retry_after),
+            )
+            return
+        if action == "401":
+            self._send(
+                401, _error_body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+            )
+            return
+        if action == "400":
+            self._send(400, _error_body("Invalid request (scripted).", "invalid_request_error"))
+            return
+        if action == "timeout" and state.stop.wait(faults.hang_s):
+            return
+        low, high = scenario.latency_ms
+        if high > 0 and state.stop.wait(draw.uniform(low, high) / 1000.0):
+            return
+        backend = state.backend_for(key, retry, draw)
+        seed = body.get("seed")
+        text = choose_answer(
+            prompt,
+            backend,
+            scenario,
+            temperature=float(body.get("temperature", 1.0) if body.get("temperature") is not None else 1.0),
+            top_p=float(body.get("top_p") if body.get("top_p") is not None else 1.0),
+            seed=seed if isinstance(seed, int) else None,
+            draw=draw,
+        )
+        self._send(200, _completion(body, model, messages, text, backend, state.requests))
+
+
+def _int(value: str | None, default: int) -> int:
+    try:
+        return int(value) if value is not None else default
+    except ValueError:
+        return default
+
+
+def _last_user_text(messages: list[Any]) -> str:
+    for m in reversed(messages):
+        if isinstance(m, dict) and m.get("role") == "user":
+            content = m.get("content")
+            if isinstance(content, list):
+                return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+            return str(content or "")
+    return ""
+
+
+def _completion(
+    body: dict[str, Any], model: str, messages: list[Any], text: str, backend: Backend, n: int
+) -> dict[str, Any]:
+    cap = body.get("max_completion_tokens") or body.get("max_tokens")
+    finish = "stop"
+    tokens = count_tokens(text)
+    if isinstance(cap, int) and cap > 0 and tokens > cap:
+        words = text.split()
+        while words and count_tokens(" ".join(words)) > cap:
+            words.pop()
+        text, finish, tokens = (
+            " ".join(words),
+            "length",
+            min(cap, count_tokens(" ".join(words)) if words else 0),
+        )
+    prompt_tokens = sum(count_tokens(str(m.get("content", ""))) + 3 for m in messages if isinstance(m, dict))
+    return {
+        "id": f"chatcmpl-sim{n:08d}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": f"{model}-{backend.snapshot}",
+        "system_fingerprint": backend.system_fingerprint,
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": text, "refusal": None},
+                "logprobs": None,
+                "finish_reason": finish,
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": tokens,
+            "total_tokens": prompt_tokens + tokens,
+        },
+    }
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    allow_reuse_address = True
+    request_queue_size = 128
+
+    def __init__(self, port: int, state: SimulatorState) -> None:
+        self.state = state
+        super().__init__((LOOPBACK, port), _Handler)
+
+
+class Simulator:
+    """An in-process simulator on a loopback port; use as a context manager or start()/stop()."""
+
+    def __init__(self, scenario: Scenario | None = None, port: int = 0) -> None:
+        self.scenario = scenario or Scenario()
+        self.state = SimulatorState(self.scenario)
+        self._port = port
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        """The bound port (after start)."""
+        if self._server is None:
+            raise RuntimeError("simulator not started")
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        """The API root to give the SDK, e.g. `http://127.0.0.1:54321/v1`."""
+        return f"http://{LOOPBACK}:{self.port}/v1"
+
+    @property
+    def status_counts(self) -> dict[int, int]:
+        """How many replies of each HTTP status were sent."""
+        with self.state.lock:
+            return dict(self.state.status_counts)
+
+    def start(self) -> Simulator:
+        """Bind and serve in a daemon thread."""
+        self._server = _Server(self._port, self.state)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, name="rerunlens-simulator", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Bind and serve in this thread until interrupted (the `simulate` command)."""
+        self._server = _Server(self._port, self.state)
+        try:
+            self._server.serve_forever()
+        finally:
+            self.state.stop.set()
+            self._server.server_close()
+
+    def stop(self) -> None:
+        """Stop serving; hanging requests are released."""
+        self.state.stop.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> Simulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
