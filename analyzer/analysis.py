@@ -1,0 +1,238 @@
+"""The one entry point: `analyze(log)` turns a `RunLog` into frames and headline figures.
+
+The CLI, the dashboard and the runner all call this; every figure they show comes from here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+from pydantic import BaseModel
+
+from analyzer.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
+from analyzer.frames import attempts_frame, results_frame
+from analyzer.metrics.consistency import (
+    answer_gap_pp,
+    assign_clusters,
+    cluster_table,
+    consistency_rate,
+    task_consistency,
+)
+from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
+from analyzer.metrics.outcome import OutcomeFigures, graded_counts, outcome_figures, passed
+from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
+from analyzer.metrics.route import RouteFigures, route_figures, route_table, route_usage, task_drift
+from analyzer.metrics.summary_check import SummaryMismatch, check_summary
+from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
+from analyzer.model import RunLog
+
+__all__ = ["Analysis", "AnswerKey", "Headline", "analyze"]
+
+
+class Headline(BaseModel):
+    """The figures a person reads first; `Analysis.report()` is this as JSON."""
+
+    tasks: int
+    """Distinct tasks (ids compared as strings)."""
+    rounds: int
+    """Rounds in the log."""
+    results: int
+    """Results in the log."""
+    errors: int
+    """Results that errored (left out of answer clusters)."""
+    answer_key: AnswerKey
+    """How answers were compared."""
+    tasks_measured: int
+    """Tasks with at least two answers: the ones consistency is measured on."""
+    tasks_single: int
+    """Tasks with fewer than two answers, reported apart."""
+    single_task_ids: list[str]
+    """Those tasks' ids."""
+    consistent_tasks: int
+    """Measured tasks whose answers all fell into one cluster."""
+    answer_consistency_rate: float | None
+    """Consistent tasks / measured tasks (0..1); None when no task was measured."""
+    answer_gap_pp: float | None
+    """(1 - rate) x 100, in points."""
+    outcome: OutcomeFigures | None
+    """Outcome figures where results are graded; None otherwise."""
+    tokens: TokenFigures
+    """Token use."""
+    retries: RetryFigures
+    """Attempts and retries."""
+    route: RouteFigures
+    """Route verdict and drift."""
+    summary_mismatches: list[SummaryMismatch]
+    """Stored summary figures the log does not bear out."""
+    warnings: list[str]
+    """Structural and measurement warnings, one line each."""
+    flagged: list[FlaggedTask]
+    """Tasks worth re-running, with reasons."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """Everything measured about one log. Frames are for reading: copy before changing them."""
+
+    log: RunLog
+    """The log analysed."""
+    key: AnswerKey
+    """Answer key used for clusters."""
+    fuzzy_threshold: float
+    """rapidfuzz ratio used by the `fuzzy` key."""
+    score_threshold: float
+    """Score at or above which a result without `success` counts as a success."""
+    results: pd.DataFrame
+    """One row per result (file order) with answer_key, cluster, passed, retries."""
+    attempts: pd.DataFrame
+    """One row per HTTP attempt."""
+    tasks: pd.DataFrame
+    """One row per task in first-appearance order."""
+    clusters: pd.DataFrame
+    """One row per (task, answer cluster)."""
+    routes: pd.DataFrame
+    """One row per distinct route tuple with result and attempt counts."""
+    token_outliers: pd.DataFrame
+    """Results whose tokens are outliers against their task's own runs."""
+    per_round: pd.DataFrame
+    """One row per round: results, errors, tokens."""
+    headline: Headline
+    """The headline figures."""
+
+    def report(self) -> dict[str, Any]:
+        """The headline as a JSON-ready dict (what `rerunlens analyze --json` prints).
+
+        `pass_hat_k` and `pass_at_k` are maps from k (as a string key, as JSON requires) to 0..1.
+        """
+        out = self.headline.model_dump(mode="json")
+        out["run_id"] = self.log.run_id
+        out["label"] = self.log.label
+        return out
+
+
+def analyze(
+    log: RunLog,
+    key: AnswerKey = "exact",
+    *,
+    fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
+    score_threshold: float = 0.5,
+) -> Analysis:
+    """Measure one log: answer consistency, outcomes, tokens, retries, route drift, summary check.
+
+    Args:
+        log: The parsed run log.
+        key: Answer key for clusters: `exact`, `normalized` or `fuzzy`.
+        fuzzy_threshold: rapidfuzz ratio (0..100) at or above which `fuzzy` joins two answers.
+        score_threshold: Score at or above which a result without `success` counts as a success.
+    """
+    from analyzer.checks import structural_warnings  # the lead's module; imported late on purpose
+
+    base = results_frame(log)
+    attempts = attempts_frame(log)
+    results = base.assign(
+        answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold),
+        passed=passed(base, score_threshold),
+    )
+    results = assign_clusters(results)
+
+    consistency = task_consistency(results)
+    counts = graded_counts(results)
+    retries = task_retries(results)
+    results = results.assign(retries=result_retries(results))
+    usage = route_usage(results, attempts)
+    drift = task_drift(results, usage)
+    tokens = task_tokens(results)
+
+    tasks = consistency.merge(counts, on="task_id", how="left")
+    graded = tasks.pop("n")
+    successes = tasks.pop("c")
+    tasks["graded"] = graded.astype("int64")
+    tasks["successes"] = successes.astype("Int64").mask(graded == 0)
+    tasks["success_rate"] = (tasks["successes"] / graded.where(graded > 0)).astype("Float64")
+    tasks = tasks.merge(tokens, on="task_id", how="left")
+    tasks = tasks.merge(retries, on="task_id", how="left")
+    tasks = tasks.merge(drift, on="task_id", how="left")
+    tasks = flag_tasks(tasks)
+
+    routes = route_table(usage)
+    outliers = token_outliers(results)
+    rate = consistency_rate(tasks)
+    exact_gap = answer_gap_pp(rate) if key == "exact" else _exact_gap(base)
+    outcome = outcome_figures(results)
+    token_fig = token_figures(results, outliers)
+    n_tasks = len(tasks)
+    measured = tasks["consistent"].notna()
+
+    warnings = list(structural_warnings(log))
+    warnings += _metric_warnings(tasks, outcome)
+
+    headline = Headline(
+        tasks=n_tasks,
+        rounds=len(log.runs),
+        results=len(results),
+        errors=int((results["status"] == "error").sum()),
+        answer_key=key,
+        tasks_measured=int(measured.sum()),
+        tasks_single=int((~measured).sum()),
+        single_task_ids=[str(t) for t in tasks.loc[~measured, "task_id"]],
+        consistent_tasks=int(tasks["consistent"].fillna(False).astype(bool).sum()),
+        answer_consistency_rate=rate,
+        answer_gap_pp=answer_gap_pp(rate),
+        outcome=outcome,
+        tokens=token_fig,
+        retries=retry_figures(results, attempts),
+        route=route_figures(results, usage, routes, tasks),
+        summary_mismatches=check_summary(
+            log.summary,
+            gap_exact_pp=exact_gap,
+            total_tokens=token_fig.total,
+            unknown_token_results=token_fig.unknown_results,
+            tasks=n_tasks,
+            rounds=len(log.runs),
+            results=len(results),
+        ),
+        warnings=warnings,
+        flagged=flagged_list(tasks),
+    )
+    return Analysis(
+        log=log,
+        key=key,
+        fuzzy_threshold=fuzzy_threshold,
+        score_threshold=score_threshold,
+        results=results,
+        attempts=attempts,
+        tasks=tasks,
+        clusters=cluster_table(results),
+        routes=routes,
+        token_outliers=outliers,
+        per_round=round_tokens(results),
+        headline=headline,
+    )
+
+
+def _exact_gap(base: pd.DataFrame) -> float | None:
+    """The answer gap under the `exact` key, which the stored summary is compared with."""
+    exact = assign_clusters(base.assign(answer_key=answer_keys(base, "exact")))
+    return answer_gap_pp(consistency_rate(task_consistency(exact)))
+
+
+def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None) -> list[str]:
+    out: list[str] = []
+    single = tasks.loc[tasks["consistent"].isna(), "task_id"].tolist()
+    if single:
+        shown = ", ".join(str(t) for t in single[:5]) + (
+            f" and {len(single) - 5} more" if len(single) > 5 else ""
+        )
+        word = "task has" if len(single) == 1 else "tasks have"
+        out.append(
+            f"{len(single)} {word} fewer than 2 answers and {'is' if len(single) == 1 else 'are'} "
+            f"reported apart from the consistency rate ({shown})"
+        )
+    if outcome is not None and outcome.uneven_n:
+        out.append(
+            f"tasks have different numbers of graded runs ({outcome.n_min} to {outcome.n}); "
+            "Pass^k uses each task's own n where k exceeds it"
+        )
+    return out

@@ -1,0 +1,129 @@
+"""Answer keys: what counts as "the same answer" when results are grouped into clusters.
+
+- `exact`: the answer with surrounding white space stripped.
+- `normalized`: Unicode NFKC, case-folded, inner white space collapsed to one space, trailing
+  punctuation (and white space around it) dropped. An answer that is nothing but punctuation keeps
+  it, so "?" and "..." stay apart.
+- `fuzzy`: normalized answers of one task joined when their rapidfuzz `ratio` (0..100) is at least
+  the threshold. Clustering is greedy and deterministic: a task's distinct normalized answers are
+  visited by frequency (most frequent first, ties by first appearance); each joins the most similar
+  existing cluster representative that passes the threshold, or else starts a new cluster and becomes
+  its representative. So the representative is always the cluster's most frequent normalized answer.
+
+Keys are computed once per distinct answer (not once per result), so a log with 100k results but few
+distinct answers costs little.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Sequence
+from typing import Literal
+
+import pandas as pd
+from rapidfuzz import fuzz, process
+
+AnswerKey = Literal["exact", "normalized", "fuzzy"]
+"""How answers are compared when grouped into clusters."""
+
+ANSWER_KEYS: tuple[AnswerKey, ...] = ("exact", "normalized", "fuzzy")
+"""Every answer key, in order of leniency."""
+
+DEFAULT_FUZZY_THRESHOLD = 90.0
+"""Default rapidfuzz ratio (0..100) at or above which two normalized answers are joined."""
+
+
+def exact_key(answer: str) -> str:
+    """The answer with surrounding white space stripped.
+
+    Args:
+        answer: The answer text as recorded.
+    """
+    return answer.strip()
+
+
+def normalized_key(answer: str) -> str:
+    """NFKC, case-folded, inner white space collapsed, trailing punctuation dropped.
+
+    Args:
+        answer: The answer text as recorded.
+    """
+    text = " ".join(unicodedata.normalize("NFKC", answer).casefold().split())
+    end = len(text)
+    while end > 0 and (text[end - 1].isspace() or unicodedata.category(text[end - 1]).startswith("P")):
+        end -= 1
+    return text[:end] if end > 0 else text
+
+
+def fuzzy_representatives(
+    answers: Sequence[str], threshold: float = DEFAULT_FUZZY_THRESHOLD
+) -> dict[str, str]:
+    """Map each of one task's normalized answers to its fuzzy cluster's representative.
+
+    Args:
+        answers: The task's normalized answers, one per result, in result order (repeats count
+            towards frequency).
+        threshold: rapidfuzz `ratio` (0..100) at or above which an answer joins a representative.
+    """
+    counts: dict[str, int] = {}
+    for a in answers:
+        counts[a] = counts.get(a, 0) + 1
+    # dicts keep first-appearance order and sorted() is stable, so ties go to the earlier answer
+    ordered = sorted(counts, key=lambda a: -counts[a])
+    reps: list[str] = []
+    mapping: dict[str, str] = {}
+    for a in ordered:
+        match = process.extractOne(a, reps, scorer=fuzz.ratio, score_cutoff=threshold) if reps else None
+        if match is None:
+            reps.append(a)
+            mapping[a] = a
+        else:
+            mapping[a] = match[0]
+    return mapping
+
+
+def answer_keys(
+    results: pd.DataFrame, key: AnswerKey = "exact", *, fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD
+) -> pd.Series:
+    """The answer key of every result (a new Series aligned with `results`); `<NA>` for errors.
+
+    An `ok` result with a null answer counts as the empty answer.
+
+    Args:
+        results: Frame from `analyzer.frames.results_frame` (needs `task_id`, `status`, `answer`).
+        key: `exact`, `normalized` or `fuzzy`.
+        fuzzy_threshold: rapidfuzz ratio (0..100) for the `fuzzy` key.
+    """
+    if key not in ANSWER_KEYS:
+        raise ValueError(f"unknown answer key {key!r}; use one of {', '.join(ANSWER_KEYS)}")
+    ok = results["status"] == "ok"
+    answers = results["answer"].where(ok).astype("string")
+    answers = answers.mask(ok & answers.isna(), "")
+    func = exact_key if key == "exact" else normalized_key
+    keyed = _map_unique(answers, func)
+    if key != "fuzzy":
+        return keyed
+    return _fuzzy(results["task_id"], keyed, fuzzy_threshold)
+
+
+def _map_unique(values: pd.Series, func: object) -> pd.Series:
+    uniques = values.dropna().unique()
+    mapping = {u: func(u) for u in uniques}  # type: ignore[operator]
+    return values.map(mapping).astype("string")
+
+
+def _fuzzy(task_ids: pd.Series, normalized: pd.Series, threshold: float) -> pd.Series:
+    frame = pd.DataFrame({"task_id": task_ids, "key": normalized}).dropna()
+    distinct = frame.groupby("task_id", sort=False)["key"].nunique()
+    several = distinct.index[distinct > 1]
+    if len(several) == 0:
+        return normalized.copy()
+    subset = frame[frame["task_id"].isin(several)]
+    pieces: list[pd.Series] = []
+    for _tid, keys in subset.groupby("task_id", sort=False)["key"]:
+        mapping = fuzzy_representatives(keys.tolist(), threshold)
+        pieces.append(keys.map(mapping))
+    out = normalized.copy()
+    joined = pd.concat(pieces)
+    out.loc[joined.index] = joined
+    return out.astype("string")

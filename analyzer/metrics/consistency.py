@@ -1,0 +1,174 @@
+"""Answer clusters and consistency: rate, gap, majority share and normalized entropy per task.
+
+For task t with n_t results that did not error (DESIGN.md, "Metric definitions"):
+consistent when n_t >= 2 and one cluster; rate = consistent / tasks with n_t >= 2;
+gap (pp) = (1 - rate) x 100; majority share = largest cluster / n_t;
+normalized entropy = -sum p log2 p / log2 n_t (0 when n_t = 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+
+def task_order(results: pd.DataFrame) -> pd.Index:
+    """Task ids in order of first appearance in the log.
+
+    Args:
+        results: Result frame with a `task_id` column.
+    """
+    return pd.Index(pd.unique(results["task_id"]), name="task_id", dtype="string")
+
+
+def assign_clusters(results: pd.DataFrame) -> pd.DataFrame:
+    """A copy of `results` with `cluster`: 0 is the task's largest cluster, `<NA>` for errors.
+
+    Clusters of equal size are numbered by first appearance (earlier round first).
+
+    Args:
+        results: Result frame with `task_id` and `answer_key` (`<NA>` for errored results).
+    """
+    out = results.copy()
+    keyed = pd.DataFrame(
+        {"task_id": results["task_id"], "answer_key": results["answer_key"], "row": np.arange(len(results))}
+    ).dropna(subset=["answer_key"])
+    stats = (
+        keyed.groupby(["task_id", "answer_key"], sort=False)["row"]
+        .agg(size="size", first="min")
+        .reset_index()
+        .sort_values(["task_id", "size", "first"], ascending=[True, False, True], kind="stable")
+    )
+    stats["cluster"] = stats.groupby("task_id", sort=False).cumcount()
+    merged = keyed.merge(
+        stats[["task_id", "answer_key", "cluster"]], on=["task_id", "answer_key"], how="left"
+    )
+    cluster = pd.Series(pd.NA, index=range(len(results)), dtype="Int64")
+    cluster.iloc[merged["row"].to_numpy()] = merged["cluster"].to_numpy()
+    out["cluster"] = cluster.to_numpy()
+    out["cluster"] = out["cluster"].astype("Int64")
+    return out
+
+
+def task_consistency(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per task (first-appearance order) with its consistency figures.
+
+    Columns: task_id, n_results, n_ok, n_errors, n_clusters, consistent (`<NA>` when n_ok < 2),
+    majority_share and entropy (`<NA>` when n_ok = 0).
+
+    Args:
+        results: Result frame with `task_id`, `status` and `cluster` (from `assign_clusters`).
+    """
+    order = task_order(results)
+    ok = results["status"] == "ok"
+    n_results = results.groupby("task_id", sort=False).size().reindex(order, fill_value=0)
+    n_ok = ok.groupby(results["task_id"], sort=False).sum().reindex(order, fill_value=0).astype("int64")
+    sizes = results.loc[ok].groupby(["task_id", "cluster"], sort=False).size().rename("size").reset_index()
+    n_clusters = sizes.groupby("task_id", sort=False).size().reindex(order, fill_value=0)
+    largest = sizes.groupby("task_id", sort=False)["size"].max().reindex(order)
+
+    p = sizes["size"] / sizes["task_id"].map(n_ok).to_numpy()
+    plogp = (p * np.log2(p)).groupby(sizes["task_id"], sort=False).sum().reindex(order, fill_value=0.0)
+    n = n_ok.to_numpy(dtype="float64")
+    with np.errstate(divide="ignore", invalid="ignore"):
+        entropy = np.where(n > 1, -plogp.to_numpy() / np.log2(np.where(n > 1, n, 2.0)), 0.0)
+    entropy = np.where(n == 0, np.nan, np.abs(entropy))  # abs turns -0.0 into 0.0
+
+    consistent = pd.array(np.where(n >= 2, n_clusters.to_numpy() == 1, False), dtype="boolean")
+    consistent[n < 2] = pd.NA
+    majority = largest.to_numpy(dtype="float64", na_value=np.nan) / np.where(n > 0, n, np.nan)
+    return pd.DataFrame(
+        {
+            "task_id": order,
+            "n_results": n_results.to_numpy(dtype="int64"),
+            "n_ok": n_ok.to_numpy(dtype="int64"),
+            "n_errors": (n_results - n_ok).to_numpy(dtype="int64"),
+            "n_clusters": n_clusters.to_numpy(dtype="int64"),
+            "consistent": consistent,
+            "majority_share": pd.array(majority, dtype="Float64"),
+            "entropy": pd.array(entropy, dtype="Float64"),
+        }
+    ).reset_index(drop=True)
+
+
+def consistency_rate(tasks: pd.DataFrame) -> float | None:
+    """Consistent tasks / tasks with at least 2 answers; None when no task has 2.
+
+    Args:
+        tasks: Frame from `task_consistency` (needs `consistent`).
+    """
+    measured = tasks["consistent"].dropna()
+    if measured.empty:
+        return None
+    return float(measured.sum()) / float(len(measured))
+
+
+def answer_gap_pp(rate: float | None) -> float | None:
+    """The answer consistency gap in percentage points: (1 - rate) x 100.
+
+    Args:
+        rate: From `consistency_rate`.
+    """
+    return None if rate is None else (1.0 - rate) * 100.0
+
+
+def cluster_table(results: pd.DataFrame) -> pd.DataFrame:
+    """One row per (task, cluster): size, share of the task's answers, a representative answer, rounds.
+
+    The representative is the cluster's most frequent answer as written (stripped), ties to the
+    earliest; `rounds` lists the rounds it appeared in, e.g. "1, 3, 5". Rows come in task order
+    (first appearance), clusters largest first.
+    Columns: task_id, cluster, size, share, representative, rounds, tokens_mean, successes.
+
+    Args:
+        results: Result frame with `task_id`, `round`, `answer`, `cluster`, `total_tokens`, `passed`.
+    """
+    ok = results.loc[results["cluster"].notna()]
+    order = task_order(results)
+    task = order.get_indexer(ok["task_id"]).astype("int64")
+    cluster = ok["cluster"].to_numpy(dtype="int64")
+    width = int(cluster.max()) + 1 if len(cluster) else 1
+    group = task * width + cluster  # sorts by task order, then cluster
+    keys, inverse, size = np.unique(group, return_inverse=True, return_counts=True)
+    n_groups = len(keys)
+    tokens = ok["total_tokens"].to_numpy(dtype="float64", na_value=np.nan)
+    known = ~np.isnan(tokens)
+    token_sum = np.bincount(inverse[known], weights=tokens[known], minlength=n_groups)
+    token_n = np.bincount(inverse[known], minlength=n_groups)
+    graded = ok["passed"].notna().to_numpy()
+    wins = ok["passed"].fillna(False).to_numpy(dtype=bool)
+    successes = np.bincount(inverse[wins], minlength=n_groups)
+    n_graded = np.bincount(inverse[graded], minlength=n_groups)
+    task_of = keys // width
+    task_total = np.bincount(task_of, weights=size, minlength=len(order))[task_of]
+
+    shown = ok["answer"].fillna("").str.strip()
+    answer_code, answers = pd.factorize(shown)
+    pair = inverse.astype("int64") * (len(answers) + 1) + answer_code
+    pairs, first_row, counts = np.unique(pair, return_index=True, return_counts=True)
+    pair_group = pairs // (len(answers) + 1)
+    best = np.lexsort((first_row, -counts, pair_group))  # per group: most frequent, then earliest
+    pick = best[np.r_[True, pair_group[best][1:] != pair_group[best][:-1]]] if len(best) else best
+    representative = answers[pairs[pick] % (len(answers) + 1)]
+
+    rounds = ok["round"].to_numpy(dtype="int64")
+    r_pairs = np.unique(inverse.astype("int64") * (int(rounds.max()) + 1 if len(rounds) else 1) + rounds)
+    r_width = int(rounds.max()) + 1 if len(rounds) else 1
+    r_group, r_round = r_pairs // r_width, (r_pairs % r_width).astype(str)
+    cuts = np.flatnonzero(np.diff(r_group)) + 1
+    joined = [", ".join(part) for part in np.split(r_round, cuts)] if len(r_pairs) else []
+
+    with np.errstate(invalid="ignore", divide="ignore"):
+        tokens_mean = np.where(token_n > 0, token_sum / np.maximum(token_n, 1), np.nan)
+    return pd.DataFrame(
+        {
+            "task_id": pd.array(np.asarray(order)[task_of], dtype="string"),
+            "cluster": (keys % width).astype("int64"),
+            "size": size.astype("int64"),
+            "share": size / task_total,
+            "representative": pd.array(np.asarray(representative, dtype=object), dtype="string"),
+            "rounds": pd.array(joined, dtype="string"),
+            "tokens_mean": pd.array(tokens_mean, dtype="Float64"),
+            "successes": pd.array(np.where(n_graded > 0, successes, 0), dtype="Int64").copy(),
+        }
+    ).assign(successes=lambda f: f["successes"].mask(n_graded == 0))

@@ -1,0 +1,82 @@
+"""Attempts and retries: counts by outcome and status code, retries per result, Retry-After seen.
+
+A retry is any attempt after a result's first one (the SDK's own retries included), so a result's
+retries are `n_attempts - 1`. Logs without attempts (format 1) have no retry figures: zero attempts
+recorded, nothing claimed.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+from pydantic import BaseModel
+
+
+class RetryFigures(BaseModel):
+    """Attempts and retries over the whole log."""
+
+    attempts_total: int
+    """HTTP attempts recorded."""
+    results_with_attempts: int
+    """Results that record their attempts."""
+    results_with_retry: int
+    """Results that needed more than one attempt."""
+    extra_attempts: int
+    """Attempts beyond each result's first (retries)."""
+    retries_per_result: dict[int, int]
+    """How many results needed 0, 1, 2, ... retries (results with recorded attempts)."""
+    by_outcome: dict[str, int]
+    """Attempts per outcome (`ok`, `rate_limited`, `timeout`, ...)."""
+    by_status: dict[str, int]
+    """Attempts per HTTP status code; `none` when no response arrived."""
+    retry_after_seen: int
+    """Attempts on which the server sent Retry-After."""
+    retry_after_max_s: float | None
+    """Longest Retry-After asked for, seconds."""
+
+
+def result_retries(results: pd.DataFrame) -> pd.Series:
+    """Retries per result (`n_attempts - 1`, 0 when attempts are not recorded); a new int Series.
+
+    Args:
+        results: Result frame with `n_attempts`.
+    """
+    return (results["n_attempts"] - 1).clip(lower=0).fillna(0).astype("int64")
+
+
+def task_retries(results: pd.DataFrame) -> pd.DataFrame:
+    """Per task (first-appearance order): retries (extra attempts) and retried_results.
+
+    Args:
+        results: Result frame with `task_id`, `n_attempts` and `retried`.
+    """
+    frame = pd.DataFrame(
+        {"task_id": results["task_id"], "retries": result_retries(results), "retried": results["retried"]}
+    )
+    g = frame.groupby("task_id", sort=False)
+    out = pd.DataFrame({"retries": g["retries"].sum(), "retried_results": g["retried"].sum()})
+    out.index.name = "task_id"
+    return out.astype("int64").reset_index()
+
+
+def retry_figures(results: pd.DataFrame, attempts: pd.DataFrame) -> RetryFigures:
+    """Whole-log attempt and retry figures.
+
+    Args:
+        results: Result frame with `n_attempts` and `retried`.
+        attempts: Attempt frame with `outcome`, `status_code` and `retry_after_s`.
+    """
+    recorded = results["n_attempts"].notna()
+    retries = result_retries(results)[recorded]
+    status = attempts["status_code"].astype("string").fillna("none")
+    retry_after = attempts["retry_after_s"].dropna()
+    return RetryFigures(
+        attempts_total=len(attempts),
+        results_with_attempts=int(recorded.sum()),
+        results_with_retry=int(results["retried"].sum()),
+        extra_attempts=int(retries.sum()),
+        retries_per_result={int(k): int(v) for k, v in retries.value_counts().sort_index().items()},
+        by_outcome={str(k): int(v) for k, v in attempts["outcome"].value_counts().items()},
+        by_status={str(k): int(v) for k, v in status.value_counts().items()},
+        retry_after_seen=len(retry_after),
+        retry_after_max_s=float(retry_after.max()) if len(retry_after) else None,
+    )

@@ -1,0 +1,228 @@
+"""Route drift: which routes the calls went through, whether the run was pinned, what drifted per task.
+
+A route tuple is what a result was sent with: base URL, key fingerprint and parameters (model,
+temperature, top_p, seed, max_tokens, timeout, max_retries). An attempt's tuple is its result's with
+the attempt's own base URL and key fingerprint where it recorded them. A run is route-pinned when
+every result and attempt that records a route shares exactly one tuple (DESIGN.md).
+
+A task is route-drifted when its results or attempts use more than one value of any route field, or
+the provider-reported served model or system fingerprint changes between its results. Missing values
+are not a value: an errored result without `served_model` is not drift.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel
+
+from analyzer.frames import ROUTE_FIELDS
+
+ATTEMPT_FIELDS: tuple[str, ...] = ("base_url", "key_fingerprint")
+"""Route fields an attempt records for itself."""
+BACKEND_FIELDS: tuple[str, ...] = ("served_model", "system_fingerprint")
+"""What the provider reported back; a change means the backend changed under the same route."""
+DRIFT_FIELDS: tuple[str, ...] = ROUTE_FIELDS + BACKEND_FIELDS
+"""Every field whose change within a task makes the task route-drifted."""
+
+_SHOW_AT_MOST = 5
+
+
+class RouteFigures(BaseModel):
+    """The route verdict over the whole log."""
+
+    pinned: bool | None
+    """True when exactly one route tuple was used; None when the log records no routes."""
+    tuples: int
+    """Distinct route tuples among results and attempts that record one."""
+    drifted_fields: list[str]
+    """Fields with more than one value anywhere in the run."""
+    drifted_tasks: list[str]
+    """Tasks whose own results or attempts drifted."""
+    inconsistent_drifted_or_retried: list[str]
+    """Inconsistent tasks that drifted or needed retries: the route may explain them."""
+    inconsistent_clean: list[str]
+    """Inconsistent tasks with one route and no retries: the model itself varies."""
+    unrecorded_results: int
+    """Results that record no route at all."""
+    verdict: str
+    """The verdict in plain words."""
+
+
+def route_usage(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
+    """Every route field value per result and attempt: a new long-ish frame with `source`.
+
+    Columns: task_id, source (`result` or `attempt`), and every field of `ROUTE_FIELDS`. Rows whose
+    route fields are all missing (route not recorded) are left out.
+
+    Args:
+        results: Result frame.
+        attempts: Attempt frame with `result_row`.
+    """
+    fields = list(ROUTE_FIELDS)
+    res = results[["task_id", *fields]].copy()
+    res.insert(1, "source", "result")
+    att = results[["task_id", *fields]].iloc[attempts["result_row"].to_numpy()].reset_index(drop=True)
+    for name in ATTEMPT_FIELDS:
+        att[name] = attempts[name].reset_index(drop=True).fillna(att[name])
+    att.insert(1, "source", "attempt")
+    both = pd.concat([res, att], ignore_index=True)
+    recorded = both[fields].notna().any(axis=1)
+    return both.loc[recorded].reset_index(drop=True)
+
+
+def route_table(usage: pd.DataFrame) -> pd.DataFrame:
+    """One row per distinct route tuple, most used first: the fields, `results` and `attempts` counts.
+
+    Args:
+        usage: Frame from `route_usage`.
+    """
+    fields = list(ROUTE_FIELDS)
+    if usage.empty:
+        return pd.DataFrame(columns=[*fields, "results", "attempts"])
+    flags = usage.assign(
+        results=(usage["source"] == "result").astype("int64"),
+        attempts=(usage["source"] == "attempt").astype("int64"),
+    )
+    table = flags.groupby(fields, dropna=False, sort=False)[["results", "attempts"]].sum().reset_index()
+    table = table.sort_values(["results", "attempts"], ascending=False, kind="stable")
+    return table.reset_index(drop=True)
+
+
+def task_drift(results: pd.DataFrame, usage: pd.DataFrame) -> pd.DataFrame:
+    """Per task (first-appearance order): `drifted` and `drift`, e.g. "base_url: https://a, https://b".
+
+    Counting distinct values per task is done on integer codes (factorize + unique pairs), so only
+    the drifted tasks cost any Python work.
+
+    Args:
+        results: Result frame (for task order and the served model / system fingerprint).
+        usage: Frame from `route_usage`.
+    """
+    order = pd.Index(pd.unique(results["task_id"]))
+    usage_tasks = order.get_indexer(usage["task_id"])
+    result_tasks = order.get_indexer(results["task_id"])
+    texts: dict[int, list[str]] = {}
+    sources = [(name, usage_tasks, usage[name]) for name in ROUTE_FIELDS]
+    sources += [(name, result_tasks, results[name]) for name in BACKEND_FIELDS]
+    for name, tasks, values in sources:
+        for task, shown in _drifted_values(tasks, values, len(order)):
+            texts.setdefault(task, []).append(f"{name}: {shown}")
+    drift = [("; ".join(texts[i]) if i in texts else "") for i in range(len(order))]
+    return pd.DataFrame(
+        {
+            "task_id": pd.array(order, dtype="string"),
+            "drifted": np.array([bool(t) for t in drift], dtype=bool),
+            "drift": pd.array(drift, dtype="string"),
+        }
+    )
+
+
+def _drifted_values(tasks: np.ndarray, values: pd.Series, n_tasks: int) -> list[tuple[int, str]]:
+    """(task index, "a, b") for every task with more than one distinct non-missing value."""
+    codes, uniques = pd.factorize(values)
+    keep = codes >= 0
+    if not keep.any():
+        return []
+    width = len(uniques)
+    pairs = np.unique(tasks[keep].astype("int64") * width + codes[keep])
+    pair_task = pairs // width
+    distinct = np.bincount(pair_task, minlength=n_tasks)
+    hit = distinct[pair_task] > 1
+    if not hit.any():
+        return []
+    out: dict[int, list[str]] = {}
+    for task, code in zip(pair_task[hit].tolist(), (pairs[hit] % width).tolist(), strict=True):
+        out.setdefault(task, []).append(str(uniques[code]))
+    return [(task, ", ".join(shown)) for task, shown in out.items()]
+
+
+def run_drifted_fields(results: pd.DataFrame, usage: pd.DataFrame) -> list[str]:
+    """Fields with more than one value anywhere in the run, in `DRIFT_FIELDS` order.
+
+    Args:
+        results: Result frame.
+        usage: Frame from `route_usage`.
+    """
+    out = [name for name in ROUTE_FIELDS if usage[name].nunique(dropna=True) > 1]
+    out += [name for name in BACKEND_FIELDS if results[name].nunique(dropna=True) > 1]
+    return out
+
+
+def route_figures(
+    results: pd.DataFrame, usage: pd.DataFrame, routes: pd.DataFrame, tasks: pd.DataFrame
+) -> RouteFigures:
+    """The pinned verdict, what drifted, and the split of inconsistent tasks.
+
+    Args:
+        results: Result frame.
+        usage: Frame from `route_usage`.
+        routes: Frame from `route_table`.
+        tasks: Task frame with `task_id`, `consistent`, `drifted` and `retries`.
+    """
+    recorded = not usage.empty
+    pinned = (len(routes) == 1) if recorded else None
+    fields = run_drifted_fields(results, usage)
+    drifted_tasks = tasks.loc[tasks["drifted"], "task_id"].tolist()
+    inconsistent = ~tasks["consistent"].fillna(True).astype(bool)
+    explained = tasks["drifted"] | (tasks["retries"] > 0)
+    to_blame = tasks.loc[inconsistent & explained, "task_id"].tolist()
+    clean = tasks.loc[inconsistent & ~explained, "task_id"].tolist()
+    unrecorded = int((~results[list(ROUTE_FIELDS)].notna().any(axis=1)).sum())
+    figures = RouteFigures(
+        pinned=pinned,
+        tuples=len(routes),
+        drifted_fields=fields,
+        drifted_tasks=[str(t) for t in drifted_tasks],
+        inconsistent_drifted_or_retried=[str(t) for t in to_blame],
+        inconsistent_clean=[str(t) for t in clean],
+        unrecorded_results=unrecorded,
+        verdict="",
+    )
+    measured = int(tasks["consistent"].notna().sum())
+    return figures.model_copy(update={"verdict": verdict_sentence(figures, measured)})
+
+
+def verdict_sentence(figures: RouteFigures, measured_tasks: int) -> str:
+    """The route verdict in plain words.
+
+    Args:
+        figures: Route figures (the verdict field is ignored).
+        measured_tasks: Tasks with at least two answers to compare.
+    """
+    route_fields = [f for f in figures.drifted_fields if f in ROUTE_FIELDS]
+    backend = [f for f in figures.drifted_fields if f in BACKEND_FIELDS]
+    if figures.pinned is None:
+        parts = ["This log does not record routes, so route drift cannot be ruled out."]
+    elif figures.pinned:
+        parts = ["Route pinned: every result and attempt went through one route."]
+    else:
+        changed = f"{', '.join(route_fields)} changed" if route_fields else "some leave route fields unset"
+        parts = [f"Route not pinned: {figures.tuples} different routes ({changed})."]
+    if figures.unrecorded_results and figures.pinned is not None:
+        n = figures.unrecorded_results
+        parts.append(f"{n} result{'s' if n != 1 else ''} did not record a route.")
+    if backend:
+        what = " and ".join(f.replace("_", " ") for f in backend)
+        parts.append(f"The provider reported a different {what} during the run.")
+    clean, blamed = figures.inconsistent_clean, figures.inconsistent_drifted_or_retried
+    inconsistent = len(clean) + len(blamed)
+    if measured_tasks == 0:
+        parts.append("No task has two answers to compare.")
+    elif inconsistent == 0:
+        parts.append(f"All {measured_tasks} measured tasks gave consistent answers.")
+    else:
+        task_word = "task" if inconsistent == 1 else "tasks"
+        parts.append(
+            f"Of {inconsistent} inconsistent {task_word}, {len(blamed)} drifted or retried "
+            f"(the route may explain {'it' if len(blamed) == 1 else 'them'}) and {len(clean)} ran clean "
+            f"(the model itself varies{_examples(clean)})."
+        )
+    return " ".join(parts)
+
+
+def _examples(ids: list[str]) -> str:
+    if not ids:
+        return ""
+    shown = ", ".join(ids[:_SHOW_AT_MOST]) + (" ..." if len(ids) > _SHOW_AT_MOST else "")
+    return f": {shown}"

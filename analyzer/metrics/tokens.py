@@ -1,0 +1,141 @@
+"""Token figures: totals, per task and per round statistics, outliers, tokens spent on retried results.
+
+Unknown tokens stay unknown: a result without token counts is left out of sums and means and
+counted in `unknown`, never added as zero.
+
+Outlier rule (against the task's own runs): with at least 3 known totals for the task, a result is
+an outlier when |x - median| / s > 3.5, where s = 1.4826 x MAD (the median absolute deviation,
+scaled to a standard deviation) floored at 10% of the median and at 1 token. This is the robust z
+score of Iglewicz and Hoaglin; the floor keeps near-identical runs (MAD = 0) from flagging a
+difference of a few tokens while a run that costs 10x its siblings is still caught.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel
+
+OUTLIER_Z = 3.5
+"""Robust z score above which a result's tokens are an outlier."""
+OUTLIER_MIN_RUNS = 3
+"""Known totals a task needs before its outliers are judged."""
+OUTLIER_MIN_SPREAD = 0.10
+"""Spread floor as a fraction of the task's median."""
+
+
+class TokenFigures(BaseModel):
+    """Token use over the whole log."""
+
+    total: int
+    """Sum of the known per-result totals."""
+    known_results: int
+    """Results with a known token total."""
+    unknown_results: int
+    """Results without token counts (unknown, not zero)."""
+    per_task_mean: float | None
+    """Mean over tasks of a task's summed tokens across its runs (tasks with any known total)."""
+    per_result_mean: float | None
+    """Mean known total per result."""
+    per_round_total: dict[int, int]
+    """Sum of known totals per round."""
+    retry_tokens: int
+    """Known tokens of results that needed more than one attempt."""
+    outliers: int
+    """Results whose tokens are outliers against their task's own runs."""
+
+
+def task_tokens(results: pd.DataFrame) -> pd.DataFrame:
+    """Per task (first-appearance order): tokens_total, tokens_mean, tokens_std, tokens_known, tokens_unknown.
+
+    Sum, mean and sample standard deviation are over known totals; `<NA>` where none is known
+    (std needs 2).
+
+    Args:
+        results: Result frame with `task_id` and `total_tokens` (nullable).
+    """
+    order = pd.unique(results["task_id"])
+    g = results.groupby("task_id", sort=False)["total_tokens"]
+    out = pd.DataFrame(
+        {
+            "tokens_total": g.sum(min_count=1),
+            "tokens_mean": g.mean(),
+            "tokens_std": g.std(),
+            "tokens_known": g.count(),
+            "tokens_unknown": g.size() - g.count(),
+        }
+    ).reindex(order)
+    out.index.name = "task_id"
+    out = out.reset_index()
+    out["tokens_total"] = out["tokens_total"].astype("Int64")
+    out["tokens_mean"] = out["tokens_mean"].astype("Float64")
+    out["tokens_std"] = out["tokens_std"].astype("Float64")
+    out["tokens_known"] = out["tokens_known"].astype("int64")
+    out["tokens_unknown"] = out["tokens_unknown"].astype("int64")
+    return out
+
+
+def round_tokens(results: pd.DataFrame) -> pd.DataFrame:
+    """Per round: results, errors, tokens_total (known only; `<NA>` when none known), tokens_unknown.
+
+    Args:
+        results: Result frame with `round`, `status` and `total_tokens`.
+    """
+    g = results.groupby("round", sort=True)
+    out = pd.DataFrame(
+        {
+            "results": g.size(),
+            "errors": (results["status"] == "error").groupby(results["round"]).sum(),
+            "tokens_total": g["total_tokens"].sum(min_count=1).astype("Int64"),
+            "tokens_unknown": g.size() - g["total_tokens"].count(),
+        }
+    )
+    out.index.name = "round"
+    return out.reset_index()
+
+
+def token_outliers(results: pd.DataFrame) -> pd.DataFrame:
+    """Results whose token total is far from their task's own runs (rule in the module docstring).
+
+    Columns: task_id, round, total_tokens, task_median, robust_z, direction (`high` or `low`).
+
+    Args:
+        results: Result frame with `task_id`, `round` and `total_tokens`.
+    """
+    known = results.loc[results["total_tokens"].notna(), ["task_id", "round", "total_tokens"]].copy()
+    x = known["total_tokens"].astype("float64")
+    g = x.groupby(known["task_id"], sort=False)
+    median = g.transform("median")
+    mad = (x - median).abs().groupby(known["task_id"], sort=False).transform("median")
+    count = g.transform("size")
+    spread = np.maximum(np.maximum(1.4826 * mad, OUTLIER_MIN_SPREAD * median.abs()), 1.0)
+    z = (x - median) / spread
+    mask = (count >= OUTLIER_MIN_RUNS) & (z.abs() > OUTLIER_Z)
+    out = known.loc[mask].copy()
+    out["task_median"] = median[mask].astype("float64")
+    out["robust_z"] = z[mask].astype("float64")
+    out["direction"] = np.where(out["robust_z"] > 0, "high", "low")
+    return out.reset_index(drop=True)
+
+
+def token_figures(results: pd.DataFrame, outliers: pd.DataFrame) -> TokenFigures:
+    """Whole-log token figures.
+
+    Args:
+        results: Result frame with `task_id`, `round`, `total_tokens` and `retried`.
+        outliers: Frame from `token_outliers`.
+    """
+    tokens = results["total_tokens"]
+    known = int(tokens.count())
+    per_task = results.groupby("task_id", sort=False)["total_tokens"].sum(min_count=1).dropna()
+    per_round = results.groupby("round", sort=True)["total_tokens"].sum()
+    return TokenFigures(
+        total=int(tokens.sum()),
+        known_results=known,
+        unknown_results=len(results) - known,
+        per_task_mean=float(per_task.mean()) if len(per_task) else None,
+        per_result_mean=float(tokens.mean()) if known else None,
+        per_round_total={int(r): int(v) for r, v in per_round.items()},
+        retry_tokens=int(tokens[results["retried"]].sum()),
+        outliers=len(outliers),
+    )
