@@ -1,0 +1,51 @@
+"""The pinned client: an openai SDK client whose every attempt goes through the recording transport."""
+
+from __future__ import annotations
+
+import urllib.request
+from urllib.parse import urlsplit
+
+import httpx2
+import openai
+
+from analyzer.lint import is_loopback
+from analyzer.route import RouteProfile
+from analyzer.runner.transport import SDK_PLACEHOLDER_KEY, KeyRing, RecordingTransport
+
+
+def _proxy_for(base_url: str) -> str | None:
+    """The environment's proxy for a non-loopback URL (the transport ignores env proxies otherwise)."""
+    parts = urlsplit(base_url)
+    if is_loopback(parts.hostname) or urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    return urllib.request.getproxies().get(parts.scheme)
+
+
+def make_client(
+    profile: RouteProfile,
+    base_url: str,
+    keys: KeyRing,
+    *,
+    max_retries: int | None = None,
+    timeout_s: float | None = None,
+) -> tuple[openai.OpenAI, RecordingTransport]:
+    """An SDK client pinned to one base URL, key ring, timeout and retry budget."""
+    timeout = timeout_s if timeout_s is not None else profile.timeout_s
+    inner = httpx2.HTTPTransport(
+        proxy=_proxy_for(base_url),
+        limits=httpx2.Limits(max_connections=max(8, profile.concurrency * 2), max_keepalive_connections=None),
+    )
+    transport = RecordingTransport(inner, base_url, keys)
+    http_client = httpx2.Client(
+        transport=transport,
+        timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
+        follow_redirects=True,
+    )
+    client = openai.OpenAI(
+        api_key=SDK_PLACEHOLDER_KEY,
+        base_url=base_url,
+        max_retries=profile.max_retries if max_retries is None else max_retries,
+        timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
+        http_client=http_client,
+    )
+    return client, transport

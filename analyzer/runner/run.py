@@ -1,0 +1,421 @@
+"""Run tasks for N rounds through one route, recording every attempt, checkpointing every result.
+
+`run_tasks` is the one entry point for the CLI (`rerunlens run`), `rerun` and the dashboard's jobs.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import shlex
+import threading
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import openai
+
+from analyzer.answers import normalized_key
+from analyzer.errors import RerunLensError
+from analyzer.loader import save_log
+from analyzer.model import FORMAT_V2, Result, ResultError, Route, RunLog, Summary, TaskSpec
+from analyzer.route import RouteProfile
+from analyzer.runner.client import make_client
+from analyzer.runner.embedded import Served, key_ring, serving
+from analyzer.runner.executors import Executor, ExecutorResult, coerce_result, load_executor
+from analyzer.runner.journal import JournalState, JournalWriter, journal_path, read_journal
+from analyzer.runner.progress import Progress
+from analyzer.runner.scrub import one_line, scrub
+from analyzer.runner.transport import AttemptRecorder, KeyRing, now_utc, recording
+from analyzer.simulator import Scenario
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass
+class RunOutcome:
+    """How a run ended."""
+
+    run_id: str
+    """The run's id (also in the log and journal)."""
+    path: Path | None
+    """The final log; None when the run was cancelled before finishing."""
+    journal: Path
+    """The journal (removed once the final log is written)."""
+    log: RunLog | None
+    """The final log, when written."""
+    cancelled: bool
+    """True when cancel was set (or Ctrl-C pressed) before every result was done."""
+    progress: Progress
+    """Figures at the end."""
+    notice: str | None = None
+    """The simulator notice, when the embedded simulator served."""
+    resume_hint: str | None = None
+    """How to finish a cancelled run."""
+
+
+def grade(answer: str | None, expected: Any) -> bool | None:
+    """Success: the normalized answer equals the normalized expected answer (or one of a list)."""
+    if expected is None or answer is None:
+        return None
+    options = expected if isinstance(expected, list) else [expected]
+    got = normalized_key(answer)
+    return any(got == normalized_key(str(e)) for e in options)
+
+
+def run_tasks(
+    tasks: Sequence[TaskSpec] | None,
+    profile: RouteProfile,
+    out: str | Path,
+    *,
+    rounds: int | None = None,
+    executor: str | Executor | None = None,
+    resume: bool = False,
+    label: str | None = None,
+    parent_run_id: str | None = None,
+    run_id: str | None = None,
+    progress: ProgressCallback | None = None,
+    cancel: threading.Event | None = None,
+    api_key: str | None = None,
+    api_keys: list[str] | None = None,
+    scenario: Scenario | None = None,
+    echo: Callable[[str], None] | None = None,
+    extra: dict[str, Any] | None = None,
+    resume_command: str | None = None,
+) -> RunOutcome:
+    """Run every task `rounds` times (default: the profile's) and write a format-2 log to `out`.
+
+    Args:
+        tasks: Task definitions; may be None when resuming (the journal has them).
+        profile: The route; with no base URL the embedded simulator serves.
+        out: Final log path; the journal sits beside it (`*.journal.jsonl`).
+        rounds: Rounds per task; None uses `profile.rounds`.
+        executor: `module:function`, a callable, or None for one chat completion per task.
+        resume: Finish the run recorded in the journal instead of starting a new one.
+        label, parent_run_id, run_id: Log provenance (a re-run names its parent).
+        progress: Called after every finished result with a `Progress`.
+        cancel: Set it to stop; finished results stay in the journal for a resume.
+        api_key: A key for this run only (e.g. a dashboard password field); never stored.
+        api_keys: Several keys to rotate over per attempt (the sample logs' key-rotation setups).
+        scenario: Simulator scenario when the embedded simulator serves.
+        echo: Where one-line notices go (default: nowhere).
+        extra: Further top-level fields for the log.
+        resume_command: The command line to print when interrupted (CLI only).
+
+    Raises:
+        RerunLensError: a journal is in the way (or missing on resume), an executor cannot load.
+        KeyboardInterrupt: after Ctrl-C, once the journal is safe and the resume hint is printed.
+    """
+    say = echo or (lambda _msg: None)
+    out = Path(out)
+    jpath = journal_path(out)
+    cancel = cancel or threading.Event()
+    done: dict[tuple[str, int], Result] = {}
+    if resume:
+        if not jpath.exists():
+            if out.exists():
+                raise RerunLensError(f"{out}: already complete; nothing to resume")
+            raise RerunLensError(f"{jpath}: no journal to resume from")
+        state = read_journal(jpath)
+        header = state.header
+        tasks, rounds, run_id, created_at = _from_header(state, tasks, rounds)
+        label = label if label is not None else header.get("label")
+        parent_run_id = parent_run_id or header.get("parent_run_id")
+        extra = extra if extra is not None else header.get("extra")
+        if executor is None:
+            executor = header.get("executor")
+        done = state.results
+        preferred_port = header.get("simulator_port")
+    else:
+        if jpath.exists():
+            raise RerunLensError(
+                f"{jpath}: an unfinished run is recorded there; finish it with --resume or delete the journal"
+            )
+        if not tasks:
+            raise RerunLensError("no tasks to run")
+        run_id = run_id or uuid.uuid4().hex[:12]
+        created_at = now_utc()
+        preferred_port = None
+    assert tasks is not None
+    rounds = rounds or profile.rounds
+    fn, spec = (
+        (executor, getattr(executor, "__name__", "custom")) if callable(executor) else load_executor(executor)
+    )
+
+    with serving(profile, scenario=scenario, preferred_port=preferred_port) as served:
+        if served.notice:
+            say(served.notice)
+        keys = key_ring(profile, served, api_key=api_key, api_keys=api_keys)
+        header = {
+            "run_id": run_id,
+            "created_at": created_at.isoformat(),
+            "label": label,
+            "parent_run_id": parent_run_id,
+            "rounds": rounds,
+            "executor": spec if isinstance(executor, str) or executor is None else None,
+            "profile": profile.model_dump(mode="json"),
+            "route": _log_route(profile, served, keys).model_dump(mode="json", exclude_none=True),
+            "tasks": [t.model_dump(mode="json", exclude_none=True) for t in tasks],
+            "simulator_port": served.simulator.port if served.simulator else None,
+            "extra": extra,
+        }
+        writer = JournalWriter(jpath, None if resume else header)
+        runner = _Runner(tasks, rounds, profile, served, keys, fn, spec, writer, done, progress, cancel)
+        try:
+            runner.run()
+        except KeyboardInterrupt:
+            cancel.set()
+            writer.close()
+            hint = _resume_hint(out, resume_command)
+            say(f"Interrupted: {runner.done_count} of {runner.total} results are saved in {jpath}. {hint}")
+            raise
+        finally:
+            writer.close()
+
+    final = runner.progress()
+    if cancel.is_set() and final.done < final.total:
+        hint = _resume_hint(out, resume_command)
+        say(f"Cancelled: {final.done} of {final.total} results are saved in {jpath}. {hint}")
+        return RunOutcome(run_id, None, jpath, None, True, final, served.notice, hint)
+
+    log = RunLog(
+        format=FORMAT_V2,
+        run_id=run_id,
+        created_at=created_at,
+        **({"parent_run_id": parent_run_id} if parent_run_id else {}),
+        **({"label": label} if label else {}),
+        route=_log_route(profile, served, keys),
+        tasks=list(tasks),
+        runs=runner.rounds_of_results(),
+        **(extra or {}),
+    )
+    log.summary = _summary(log, profile, served)
+    save_log(log, out)
+    jpath.unlink(missing_ok=True)
+    say(
+        f"Wrote {out}: {len(tasks)} tasks x {rounds} rounds, {final.tokens:,} tokens, {final.retries} retries"
+    )
+    return RunOutcome(run_id, out, jpath, log, False, final, served.notice)
+
+
+def _from_header(
+    state: JournalState, tasks: Sequence[TaskSpec] | None, rounds: int | None
+) -> tuple[list[TaskSpec], int, str, datetime]:
+    header = state.header
+    recorded = [TaskSpec.model_validate(t) for t in header.get("tasks", [])]
+    if tasks is not None and [str(t.task_id) for t in tasks] != [str(t.task_id) for t in recorded]:
+        raise RerunLensError("the journal was written for a different task list; resume with the same tasks")
+    if rounds is not None and rounds != header.get("rounds"):
+        raise RerunLensError(f"the journal was written for {header.get('rounds')} rounds, not {rounds}")
+    return (
+        recorded,
+        int(header["rounds"]),
+        str(header["run_id"]),
+        datetime.fromisoformat(header["created_at"]),
+    )
+
+
+def _resume_hint(out: Path, command: str | None) -> str:
+    if command:
+        return f"Resume with: {command}"
+    return f"Resume with: rerunlens run --out {shlex.quote(str(out))} --resume (same tasks and route flags)"
+
+
+def _log_route(profile: RouteProfile, served: Served, keys: KeyRing) -> Route:
+    fps = [fp for fp in keys.fingerprints if fp]
+    route = profile.to_route(base_url=served.base_url, fingerprints=fps)
+    route.simulator = served.simulator is not None
+    return route
+
+
+def _summary(log: RunLog, profile: RouteProfile, served: Served) -> Summary:
+    """The format-1 summary block, computed by the metrics' own analyze() so it never disagrees."""
+    from analyzer.analysis import analyze
+
+    head = analyze(log).headline
+    total = head.tokens.total
+    return Summary(
+        model=profile.model,
+        base_url=served.base_url,
+        repeat=len(log.runs),
+        task_count=head.tasks,
+        consistency_gap_pp=round(head.answer_gap_pp, 2) if head.answer_gap_pp is not None else None,
+        total_tokens=int(total),
+        avg_tokens_per_task=round(total / head.tasks, 2) if head.tasks else 0.0,
+    )
+
+
+class _Runner:
+    """The scheduling loop: a bounded pool, a journal line per result, progress after each."""
+
+    def __init__(
+        self,
+        tasks: Sequence[TaskSpec],
+        rounds: int,
+        profile: RouteProfile,
+        served: Served,
+        keys: KeyRing,
+        fn: Executor,
+        spec: str,
+        writer: JournalWriter,
+        done: dict[tuple[str, int], Result],
+        callback: ProgressCallback | None,
+        cancel: threading.Event,
+    ) -> None:
+        self.tasks, self.rounds, self.profile, self.served = list(tasks), rounds, profile, served
+        self.keys, self.fn, self.spec, self.writer = keys, fn, spec, writer
+        self.results = dict(done)
+        self.callback, self.cancel = callback, cancel
+        self.total = len(self.tasks) * rounds
+        self.lock = threading.Lock()
+        self.started = time.monotonic()
+        self.tokens = sum(r.total_tokens or 0 for r in done.values())
+        self.retries = sum(max(0, len(r.attempts or []) - 1) for r in done.values())
+        self.errors = sum(r.status == "error" for r in done.values())
+        self.client, self.transport = make_client(profile, served.base_url, keys)
+
+    @property
+    def done_count(self) -> int:
+        return len(self.results)
+
+    def progress(self) -> Progress:
+        return Progress(
+            self.done_count,
+            self.total,
+            self.tokens,
+            self.retries,
+            self.errors,
+            time.monotonic() - self.started,
+        )
+
+    def run(self) -> None:
+        todo = [
+            (task, rnd, (rnd - 1) * len(self.tasks) + i)
+            for rnd in range(1, self.rounds + 1)
+            for i, task in enumerate(self.tasks)
+            if (str(task.task_id), rnd) not in self.results
+        ]
+        if self.callback:
+            self.callback(self.progress())
+        pool = cf.ThreadPoolExecutor(max_workers=self.profile.concurrency, thread_name_prefix="rerunlens-run")
+        try:
+            futures = {pool.submit(self._one, task, rnd, seq) for task, rnd, seq in todo}
+            pending = futures
+            while pending:
+                finished, pending = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
+                for fut in finished:
+                    fut.result()  # a bug in the runner itself should surface, not vanish
+                if self.cancel.is_set():
+                    break
+        except BaseException:
+            self.cancel.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        pool.shutdown(wait=True, cancel_futures=True)
+        self.client.close()
+
+    def _one(self, task: TaskSpec, rnd: int, seq: int) -> None:
+        if self.cancel.is_set():
+            return
+        started = now_utc()
+        t0 = time.perf_counter()
+        error: BaseException | None = None
+        value: ExecutorResult | None = None
+        with recording(seq) as rec:
+            try:
+                value = coerce_result(self.fn(task, self.client, self.profile), self.spec)
+            except Exception as exc:  # a failing task becomes an error result; the run goes on
+                error = exc
+        if error is not None and self.cancel.is_set():
+            return  # interrupted rather than failed: a resume will run it again
+        result = self._result(task, rnd, rec, value, error, started, (time.perf_counter() - t0) * 1000)
+        with self.lock:
+            key = (str(task.task_id), rnd)
+            if key in self.results:
+                return
+            self.writer.append(result)
+            self.results[key] = result
+            self.tokens += result.total_tokens or 0
+            self.retries += max(0, len(result.attempts or []) - 1)
+            self.errors += result.status == "error"
+            snapshot = self.progress()
+        if self.callback:
+            self.callback(snapshot)
+
+    def _result(
+        self,
+        task: TaskSpec,
+        rnd: int,
+        rec: AttemptRecorder,
+        value: ExecutorResult | None,
+        error: BaseException | None,
+        started: datetime,
+        latency_ms: float,
+    ) -> Result:
+        p = self.profile
+        last_fp = rec.attempts[-1].key_fingerprint if rec.attempts else self.keys.fingerprints[0]
+        route = Route(
+            base_url=self.served.base_url,
+            key_fingerprint=last_fp,
+            model=p.model,
+            temperature=p.temperature,
+            top_p=p.top_p,
+            seed=p.seed,
+            max_tokens=task.max_tokens if task.max_tokens is not None else p.max_tokens,
+            timeout_s=p.timeout_s,
+            max_retries=p.max_retries,
+        )
+        fields: dict[str, Any] = {
+            "task_id": task.task_id,
+            "round": rnd,
+            "started_at": started,
+            "finished_at": now_utc(),
+            "latency_ms": round(latency_ms, 1),
+            "route": route,
+            "attempts": rec.attempts,
+        }
+        if task.expected is not None:
+            fields["expected"] = task.expected
+        if error is not None:
+            status = getattr(error, "status_code", None) or rec.last_status
+            if isinstance(error, openai.APITimeoutError | openai.APIConnectionError):
+                status = None
+            fields |= {
+                "status": "error",
+                "answer": None,
+                "error": ResultError(
+                    type=type(error).__name__,
+                    message=one_line(scrub(str(error), self.keys.secrets())),
+                    http_status=status if isinstance(status, int) else None,
+                ),
+            }
+            return Result(**fields)
+        assert value is not None
+        served_model = value.served_model or rec.served_model
+        fingerprint = value.system_fingerprint or rec.system_fingerprint
+        fields |= {
+            "status": "ok",
+            "answer": value.answer,
+            "prompt_tokens": value.prompt_tokens,
+            "completion_tokens": value.completion_tokens,
+            "total_tokens": value.total_tokens,
+        }
+        success = grade(value.answer, task.expected)
+        optional = {
+            "success": success,
+            "served_model": served_model,
+            "system_fingerprint": fingerprint,
+            "finish_reason": value.finish_reason,
+            "trajectory": value.trajectory,
+        }
+        fields |= {k: v for k, v in optional.items() if v is not None}
+        return Result(**fields)
+
+    def rounds_of_results(self) -> list[list[Result]]:
+        return [
+            [self.results[(str(t.task_id), rnd)] for t in self.tasks if (str(t.task_id), rnd) in self.results]
+            for rnd in range(1, self.rounds + 1)
+        ]
