@@ -54,14 +54,7 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 360) -> go
         title={"text": title, "x": 0, "xanchor": "left"},
         height=height,
         margin=_MARGIN,
-        legend={
-            "title": {"text": ""},
-            "orientation": "h",
-            "yanchor": "bottom",
-            "y": 1.0,
-            "x": 1,
-            "xanchor": "right",
-        },
+        legend={"title": {"text": ""}},
     )
     fig.update_xaxes(title_text=x)
     fig.update_yaxes(title_text=y)
@@ -205,17 +198,21 @@ def outcome_counts(counts: pd.DataFrame, by: str) -> go.Figure:
     """
     frame = counts.copy()
     frame["outcome_label"] = frame["outcome"].map(OUTCOME_LABELS).fillna(frame["outcome"])
+    x = "outcome_label" if by == "outcome" else by
     fig = px.bar(
         frame,
-        x=by,
+        x=x,
         y="attempts",
         color="outcome_label",
         color_discrete_map={OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
+        text="attempts",
     )
     fig.update_xaxes(type="category")
-    return _layout(
-        fig, f"Attempts by outcome and {by.replace('_', ' ')}", by.replace("_", " "), "attempts (count)"
-    )
+    if by == "outcome":
+        fig.update_layout(showlegend=False)
+        return _layout(fig, "Attempts by outcome", "outcome", "attempts (count)")
+    name = by.replace("_", " ")
+    return _layout(fig, f"Attempts by {name} and outcome", name, "attempts (count)")
 
 
 def attempts_by(attempts: pd.DataFrame, by: str) -> go.Figure:
@@ -231,7 +228,8 @@ def attempts_by(attempts: pd.DataFrame, by: str) -> go.Figure:
     )
     fig.update_yaxes(type="category")
     name = by.replace("_", " ")
-    return _layout(fig, f"Attempts by {name} and outcome", "attempts (count)", name)
+    height = max(220, 60 * frame[by].nunique() + 120)
+    return _layout(fig, f"Attempts by {name} and outcome", "attempts (count)", name, height=height)
 
 
 def latency_hist(frame: pd.DataFrame, column: str, color: str | None, title: str, x_title: str) -> go.Figure:

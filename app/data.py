@@ -294,7 +294,7 @@ def sidebar() -> Selection:
 def show_problems(selection: Selection) -> None:
     """One line per log that could not be opened; the other logs keep working."""
     for problem in selection.problems:
-        st.error(escape(problem.message), icon="⚠️")
+        st.error(escape(problem.message), icon=":material/warning:")
 
 
 # --- small formatting helpers ------------------------------------------------------------------

@@ -15,18 +15,20 @@ from app import data  # noqa: E402
 
 VIEWS = HERE / "views"
 
-st.set_page_config(page_title="RerunLens", page_icon="🔁", layout="wide")
+st.set_page_config(page_title="RerunLens", page_icon=":material/replay:", layout="wide")
 page = st.navigation(
     {
         "Logs": [
-            st.Page(VIEWS / "overview.py", title="Overview", icon="📋", url_path="overview", default=True),
-            st.Page(VIEWS / "tasks.py", title="Tasks", icon="🧩", url_path="tasks"),
-            st.Page(VIEWS / "tokens.py", title="Tokens", icon="🪙", url_path="tokens"),
-            st.Page(VIEWS / "retries.py", title="Retries", icon="🔁", url_path="retries"),
-            st.Page(VIEWS / "routes.py", title="Routes", icon="🧭", url_path="routes"),
+            st.Page(VIEWS / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
+            st.Page(VIEWS / "tasks.py", title="Tasks", icon=":material/checklist:", url_path="tasks"),
+            st.Page(VIEWS / "tokens.py", title="Tokens", icon=":material/toll:", url_path="tokens"),
+            st.Page(VIEWS / "retries.py", title="Retries", icon=":material/replay:", url_path="retries"),
+            st.Page(VIEWS / "routes.py", title="Routes", icon=":material/alt_route:", url_path="routes"),
         ],
         "Experiments": [
-            st.Page(VIEWS / "compare.py", title="Compare", icon="⚖️", url_path="compare"),
+            st.Page(
+                VIEWS / "compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
+            ),
             # issue 5 adds the re-run view here.
         ],
     }

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import streamlit as st
-from analyzer.compare import compare
 
+from analyzer.compare import compare
 from app import charts, data
 
-
-@st.cache_data(show_spinner="Comparing…", max_entries=16)
-def _compare(tokens: tuple[str, ...], _pairs: list[tuple[str, object]]):  # noqa: ANN202 - analyzer type
-    """The analyzer's comparison, cached by the groups' labels, sources and the answer key."""
-    del tokens  # cache key only
-    return compare(_pairs)
+TABLE_COLUMNS = {
+    "label": st.column_config.TextColumn("group"),
+    "answer_key": st.column_config.TextColumn("answer key"),
+    "answer_gap_pp": st.column_config.NumberColumn("answer gap (pp)", format="%.1f"),
+    "outcome_gap_pp": st.column_config.NumberColumn("outcome gap (pp)", format="%.1f"),
+    "mean_at_n": st.column_config.NumberColumn("Mean@n", format="percent"),
+    "pass_hat_n": st.column_config.NumberColumn("Pass^n", format="percent"),
+    "tokens_total": st.column_config.NumberColumn("tokens", format="localized"),
+    "tokens_per_task_mean": st.column_config.NumberColumn("tokens/task", format="%.0f"),
+    "attempts_total": st.column_config.NumberColumn("HTTP attempts"),
+    "extra_attempts": st.column_config.NumberColumn("retries"),
+    "results_with_retry": st.column_config.NumberColumn("results retried"),
+    "route_pinned": st.column_config.CheckboxColumn("route pinned"),
+    "flagged": st.column_config.NumberColumn("flagged tasks"),
+}
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -27,11 +36,10 @@ def render(selection: data.Selection | None = None) -> None:
     st.caption(
         "Groups: " + " · ".join(data.escape(g.label) for g in sel.groups) + f" · answer key **{sel.key}**"
     )
-    tokens = tuple(f"{g.label}|{g.source}|{id(g.loaded)}" for g in sel.groups) + (sel.key,)
-    result = _compare(tokens, [(g.label, g.analysis) for g in sel.groups])
+    result = compare([(g.label, g.analysis) for g in sel.groups])
 
     st.subheader("Side by side")
-    st.dataframe(result.table, hide_index=True, key="compare.table")
+    st.dataframe(result.table, column_config=TABLE_COLUMNS, hide_index=True, key="compare.table")
 
     st.subheader("Charts")
     left, right = st.columns(2)
@@ -48,13 +56,13 @@ def render(selection: data.Selection | None = None) -> None:
         charts.compare_bars(result.table, "tokens_total", "Tokens", "tokens (total)"), key="compare.tokens"
     )
     right.plotly_chart(
-        charts.compare_bars(result.table, "retries", "Retries", "retries (extra HTTP attempts)"),
+        charts.compare_bars(result.table, "extra_attempts", "Retries", "retries (extra HTTP attempts)"),
         key="compare.retries",
     )
 
     st.subheader("Tasks that flip")
     st.caption(
-        "Tasks consistent in one group and inconsistent in another (or whose majority answer changed)."
+        "Tasks consistent in one group and inconsistent in another (✔ consistent, ✘ not, blank: <2 answers)."
     )
     if result.flips.empty:
         st.text("No task flips between these groups.")

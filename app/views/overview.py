@@ -51,9 +51,9 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Route")
     if h.route.pinned:
-        st.success(data.escape(h.route.verdict), icon="✅")
+        st.success(data.escape(h.route.verdict), icon=":material/check_circle:")
     else:
-        st.warning(data.escape(h.route.verdict), icon="🧭")
+        st.warning(data.escape(h.route.verdict), icon=":material/alt_route:")
 
     if h.flagged:
         fmt.page_link(TASKS_VIEW, f"See the {len(h.flagged)} flagged tasks →", {"flagged": "1"})
@@ -62,8 +62,7 @@ def render(selection: data.Selection | None = None) -> None:
     warnings = list(dict.fromkeys([*mismatches, *group.loaded.warnings, *h.warnings]))
     if warnings:
         st.subheader("Warnings")
-        for warning in warnings:
-            st.warning(data.escape(warning), icon="⚠️")
+        st.warning("\n".join(f"- {data.escape(w)}" for w in warnings), icon=":material/warning:")
 
     if outcome:
         st.subheader("Outcome consistency")

@@ -32,9 +32,9 @@ def render(selection: data.Selection | None = None) -> None:
     route = analysis.headline.route
 
     if route.pinned:
-        st.success(data.escape(route.verdict), icon="✅")
+        st.success(data.escape(route.verdict), icon=":material/check_circle:")
     else:
-        st.warning(data.escape(route.verdict), icon="🧭")
+        st.warning(data.escape(route.verdict), icon=":material/alt_route:")
     cols = st.columns(4)
     cols[0].metric("Pinned", {True: "yes", False: "no", None: "not recorded"}[route.pinned])
     cols[1].metric("Route tuples", fmt.count(route.tuples))
