@@ -1,0 +1,58 @@
+"""What leaves RerunLens as files: the flagged tasks as a task file, the per-task table as CSV."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from analyzer.model import RunLog, TaskSpec
+
+if TYPE_CHECKING:
+    from analyzer.analysis import Analysis
+
+
+def flagged_task_file(analysis: Analysis, extra_tasks: list[TaskSpec] | None = None) -> list[dict[str, Any]]:
+    """The flagged tasks as a task file (`[{"task_id", "prompt", "expected"?, "reasons"}]`).
+
+    Prompts come from the log's own `tasks` (format 2) or from `extra_tasks` (a task file the user
+    names); a task whose prompt is known nowhere keeps `"prompt": null` so the user sees the gap.
+
+    Args:
+        analysis: the analysed log.
+        extra_tasks: task definitions to take prompts from when the log has none.
+    """
+    known = _task_index(analysis.log, extra_tasks)
+    out: list[dict[str, Any]] = []
+    for flag in analysis.headline.flagged:
+        spec = known.get(str(flag.task_id))
+        entry: dict[str, Any] = {"task_id": spec.task_id if spec else flag.task_id}
+        entry["prompt"] = spec.prompt if spec else None
+        if spec and spec.max_tokens is not None:
+            entry["max_tokens"] = spec.max_tokens
+        if spec and spec.expected is not None:
+            entry["expected"] = spec.expected
+        entry["reasons"] = list(flag.reasons)
+        out.append(entry)
+    return out
+
+
+def missing_prompts(entries: list[dict[str, Any]]) -> list[str]:
+    """Task ids in a flagged-task file whose prompt is unknown."""
+    return [str(e["task_id"]) for e in entries if e.get("prompt") is None]
+
+
+def flagged_task_json(analysis: Analysis, extra_tasks: list[TaskSpec] | None = None) -> str:
+    """`flagged_task_file` as JSON text, ready to save or download."""
+    return json.dumps(flagged_task_file(analysis, extra_tasks), indent=2, ensure_ascii=False) + "\n"
+
+
+def tasks_csv(analysis: Analysis) -> str:
+    """The per-task table as CSV text."""
+    return analysis.tasks.to_csv(index=False)
+
+
+def _task_index(log: RunLog, extra: list[TaskSpec] | None) -> dict[str, TaskSpec]:
+    index: dict[str, TaskSpec] = {}
+    for spec in [*(extra or []), *(log.tasks or [])]:
+        index[str(spec.task_id)] = spec
+    return index

@@ -1,0 +1,168 @@
+"""Plain-text renderings of an analysis and a comparison, for the terminal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from analyzer.analysis import Analysis
+    from analyzer.compare import Comparison
+
+_LIST_AT_MOST = 20
+
+
+def pct(value: float | None) -> str:
+    """A 0..1 share as a percentage, or an em dash when unknown."""
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def pp(value: float | None) -> str:
+    """Percentage points, or an em dash when unknown."""
+    return "—" if value is None else f"{value:.1f} pp"
+
+
+def num(value: float | None, digits: int = 0) -> str:
+    """A number with thousands separators, or `unknown`."""
+    if value is None or pd.isna(value):
+        return "unknown"
+    return f"{value:,.{digits}f}"
+
+
+def render_report(analysis: Analysis, source: str) -> str:
+    """The report `rerunlens analyze` prints."""
+    h = analysis.headline
+    log = analysis.log
+    lines = [f"RerunLens report: {source}"]
+    ident = [f"format {log.version}"]
+    if log.label:
+        ident.append(f"label {log.label!r}")
+    if log.run_id:
+        ident.append(f"run {log.run_id}")
+    if log.parent_run_id:
+        ident.append(f"re-run of {log.parent_run_id}")
+    lines.append("  " + " · ".join(ident))
+    lines.append(f"  {h.tasks} tasks · {h.rounds} rounds · {h.results} results · {h.errors} errored")
+    lines.append("")
+
+    lines.append(f"Answers (key: {h.answer_key})")
+    rate = h.answer_consistency_rate
+    lines.append(
+        f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
+        f" · answer gap {pp(h.answer_gap_pp)}"
+    )
+    if h.tasks_single:
+        lines.append(
+            f"  fewer than 2 answers (reported apart): {', '.join(h.single_task_ids[:_LIST_AT_MOST])}"
+        )
+
+    lines.append("")
+    if h.outcome is None:
+        lines.append("Outcome: no success or score recorded")
+    else:
+        o = h.outcome
+        lines.append(f"Outcome ({o.tasks} graded tasks, n = {o.n}{', uneven' if o.uneven_n else ''})")
+        lines.append(
+            f"  mean@{o.n} {pct(o.mean_at_n)} · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}"
+            f" · outcome gap {pp(o.outcome_gap_pp)}"
+        )
+        lines.append("  pass^k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_hat_k.items())))
+        lines.append("  pass@k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_at_k.items())))
+
+    t = h.tokens
+    lines.append("")
+    lines.append("Tokens")
+    lines.append(
+        f"  total {num(t.total)} · per task (mean) {num(t.per_task_mean, 1)}"
+        f" · unknown on {t.unknown_results} result(s) · {num(t.retry_tokens)} on results that needed a retry"
+        f" · {t.outliers} outlier(s)"
+    )
+
+    r = h.retries
+    lines.append("")
+    lines.append("Retries")
+    if r.attempts_total == 0:
+        lines.append("  no HTTP attempts recorded (format 1, or the agent did not log them)")
+    else:
+        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(r.by_outcome.items(), key=lambda kv: -kv[1]))
+        lines.append(
+            f"  {r.attempts_total} attempts · {r.results_with_retry} result(s) retried"
+            f" · {r.extra_attempts} extra attempt(s) · {outcomes}"
+        )
+        if r.retry_after_seen:
+            lines.append(
+                f"  Retry-After seen {r.retry_after_seen} time(s), longest {num(r.retry_after_max_s, 1)} s"
+            )
+
+    route = h.route
+    lines.append("")
+    lines.append("Route")
+    lines.append(f"  {route.verdict}")
+    if route.drifted_fields:
+        lines.append(f"  drifted: {', '.join(route.drifted_fields)}")
+    if route.inconsistent_drifted_or_retried or route.inconsistent_clean:
+        lines.append(
+            f"  inconsistent tasks: {len(route.inconsistent_drifted_or_retried)} drifted or retried,"
+            f" {len(route.inconsistent_clean)} clean"
+        )
+
+    if h.summary_mismatches:
+        lines.append("")
+        lines.append("Stored summary disagrees")
+        lines += [f"  - {m.message}" for m in h.summary_mismatches]
+    if h.warnings:
+        lines.append("")
+        lines.append("Warnings")
+        lines += [f"  - {w}" for w in h.warnings]
+
+    lines.append("")
+    lines.append(f"Flagged for a re-run: {len(h.flagged)} task(s)")
+    for flag in h.flagged[:_LIST_AT_MOST]:
+        lines.append(f"  {flag.task_id}: {', '.join(flag.reasons)}")
+    if len(h.flagged) > _LIST_AT_MOST:
+        lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
+    return "\n".join(lines)
+
+
+def render_comparison(comparison: Comparison) -> str:
+    """The tables `rerunlens compare` prints."""
+    table = comparison.table
+    shown = pd.DataFrame(
+        {
+            "group": table["label"],
+            "tasks": table["tasks"],
+            "rounds": table["rounds"],
+            "answer gap": table["answer_gap_pp"].map(_pp_or_dash),
+            "outcome gap": table["outcome_gap_pp"].map(_pp_or_dash),
+            "mean@n": table["mean_at_n"].map(_pct_or_dash),
+            "pass^n": table["pass_hat_n"].map(_pct_or_dash),
+            "tokens": table["tokens_total"].map(lambda v: num(None if pd.isna(v) else int(v))),
+            "retried results": table["results_with_retry"],
+            "extra attempts": table["extra_attempts"],
+            "route pinned": table["route_pinned"].map(
+                lambda v: "—" if pd.isna(v) else ("yes" if v else "no")
+            ),
+        }
+    )
+    lines = [shown.to_string(index=False), ""]
+    flips = comparison.flips
+    if flips.empty:
+        lines.append("No task flips between consistent and inconsistent.")
+    else:
+        lines.append(f"Tasks that flip between consistent and inconsistent: {len(flips)}")
+        cells = flips[["task_id", *comparison.labels]].copy()
+        for label in comparison.labels:
+            cells[label] = cells[label].map(
+                lambda v: "—" if pd.isna(v) else ("consistent" if v else "inconsistent")
+            )
+        lines.append(cells.to_string(index=False))
+    return "\n".join(lines)
+
+
+def _pp_or_dash(value: object) -> str:
+    return "—" if pd.isna(value) else pp(float(value))
+
+
+def _pct_or_dash(value: object) -> str:
+    return "—" if pd.isna(value) else pct(float(value))
