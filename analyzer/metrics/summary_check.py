@@ -36,7 +36,7 @@ def check_summary(
     summary: Summary | None,
     *,
     gap_exact_pp: float | None,
-    total_tokens: int,
+    total_tokens: int | None,
     unknown_token_results: int,
     tasks: int,
     rounds: int,
@@ -47,7 +47,7 @@ def check_summary(
     Args:
         summary: The log's stored summary (None: nothing to check).
         gap_exact_pp: Answer gap under the `exact` key, None when no task has two answers.
-        total_tokens: Sum of known token totals.
+        total_tokens: Sum of known token totals; None when no result records tokens.
         unknown_token_results: Results without token counts.
         tasks: Distinct tasks.
         rounds: Rounds in `runs`.
@@ -81,7 +81,16 @@ def check_summary(
         if unknown_token_results
         else ""
     )
-    if summary.total_tokens is not None and summary.total_tokens != total_tokens:
+    if summary.total_tokens is not None and total_tokens is None:
+        out.append(
+            _mismatch(
+                "total_tokens",
+                summary.total_tokens,
+                None,
+                f"stored total tokens {summary.total_tokens}, but no result records its tokens",
+            )
+        )
+    elif summary.total_tokens is not None and summary.total_tokens != total_tokens:
         out.append(
             _mismatch(
                 "total_tokens",
@@ -90,7 +99,7 @@ def check_summary(
                 f"stored total tokens {summary.total_tokens}, recomputed {total_tokens}{unknown_note}",
             )
         )
-    if summary.avg_tokens_per_task is not None and tasks:
+    if summary.avg_tokens_per_task is not None and tasks and total_tokens is not None:
         per_task = total_tokens / tasks
         per_result = total_tokens / results if results else per_task
         stored = summary.avg_tokens_per_task

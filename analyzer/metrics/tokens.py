@@ -27,8 +27,8 @@ OUTLIER_MIN_SPREAD = 0.10
 class TokenFigures(BaseModel):
     """Token use over the whole log."""
 
-    total: int
-    """Sum of the known per-result totals."""
+    total: int | None
+    """Sum of the known per-result totals; None when no result records tokens (unknown, not zero)."""
     known_results: int
     """Results with a known token total."""
     unknown_results: int
@@ -37,8 +37,8 @@ class TokenFigures(BaseModel):
     """Mean over tasks of a task's summed tokens across its runs (tasks with any known total)."""
     per_result_mean: float | None
     """Mean known total per result."""
-    per_round_total: dict[int, int]
-    """Sum of known totals per round."""
+    per_round_total: dict[int, int | None]
+    """Sum of known totals per round; None for a round where no result records tokens."""
     retry_tokens: int
     """Known tokens of results that needed more than one attempt."""
     outliers: int
@@ -128,14 +128,14 @@ def token_figures(results: pd.DataFrame, outliers: pd.DataFrame) -> TokenFigures
     tokens = results["total_tokens"]
     known = int(tokens.count())
     per_task = results.groupby("task_id", sort=False)["total_tokens"].sum(min_count=1).dropna()
-    per_round = results.groupby("round", sort=True)["total_tokens"].sum()
+    per_round = results.groupby("round", sort=True)["total_tokens"].sum(min_count=1)
     return TokenFigures(
-        total=int(tokens.sum()),
+        total=int(tokens.sum()) if known else None,
         known_results=known,
         unknown_results=len(results) - known,
         per_task_mean=float(per_task.mean()) if len(per_task) else None,
         per_result_mean=float(tokens.mean()) if known else None,
-        per_round_total={int(r): int(v) for r, v in per_round.items()},
+        per_round_total={int(r): (None if pd.isna(v) else int(v)) for r, v in per_round.items()},
         retry_tokens=int(tokens[results["retried"]].sum()),
         outliers=len(outliers),
     )

@@ -1,0 +1,112 @@
+"""Compare analysed logs side by side, and find the tasks that flip between consistent and inconsistent."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+from analyzer.analysis import Analysis
+
+TABLE_COLUMNS: tuple[str, ...] = (
+    "label",
+    "tasks",
+    "rounds",
+    "answer_key",
+    "answer_gap_pp",
+    "outcome_gap_pp",
+    "mean_at_n",
+    "pass_hat_n",
+    "tokens_total",
+    "tokens_per_task_mean",
+    "attempts_total",
+    "extra_attempts",
+    "results_with_retry",
+    "route_pinned",
+    "flagged",
+)
+"""Columns of `Comparison.table`, in order."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Groups side by side."""
+
+    table: pd.DataFrame
+    """One row per group with its headline figures (columns: `TABLE_COLUMNS`)."""
+    consistency: pd.DataFrame
+    """Every task of any group: task_id, one nullable-boolean consistency column per group label
+    (`<NA>` where the group lacks the task or it has fewer than 2 answers), and `flipped`."""
+    flips: pd.DataFrame
+    """The rows of `consistency` whose task is consistent in one group and inconsistent in another."""
+
+    @property
+    def labels(self) -> list[str]:
+        """Group labels, made unique, in the order given."""
+        return self.table["label"].tolist()
+
+
+def compare(groups: Sequence[tuple[str, Analysis]]) -> Comparison:
+    """Put analysed logs side by side.
+
+    A task flips when it is consistent in at least one group and inconsistent in another (groups
+    where it has fewer than two answers do not count). Repeated labels get " (2)", " (3)", ...
+
+    Args:
+        groups: (label, analysis) pairs, e.g. [("A: default", analyze(a)), ("C: pinned", analyze(c))].
+    """
+    labels = _unique_labels([label for label, _ in groups])
+    rows = [_row(label, analysis) for label, (_, analysis) in zip(labels, groups, strict=True)]
+    table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
+    for name in ("answer_gap_pp", "outcome_gap_pp", "mean_at_n", "pass_hat_n", "tokens_per_task_mean"):
+        table[name] = table[name].astype("Float64")
+    table["route_pinned"] = table["route_pinned"].astype("boolean")
+    table["tokens_total"] = table["tokens_total"].astype("Int64")
+
+    order: dict[str, None] = {}
+    for _, analysis in groups:
+        order.update(dict.fromkeys(analysis.tasks["task_id"].tolist()))
+    index = pd.Index(list(order), name="task_id", dtype="string")
+    consistency = pd.DataFrame(index=index)
+    for label, (_, analysis) in zip(labels, groups, strict=True):
+        by_task = analysis.tasks.set_index("task_id")["consistent"]
+        consistency[label] = by_task.reindex(index).astype("boolean").to_numpy()
+    values = consistency[labels] if labels else consistency
+    any_true = values.eq(True).any(axis=1) if labels else pd.Series(False, index=index)
+    any_false = values.eq(False).any(axis=1) if labels else pd.Series(False, index=index)
+    consistency["flipped"] = (any_true & any_false).to_numpy(dtype=bool)
+    consistency = consistency.reset_index()
+    flips = consistency.loc[consistency["flipped"]].reset_index(drop=True)
+    return Comparison(table=table, consistency=consistency, flips=flips)
+
+
+def _row(label: str, analysis: Analysis) -> dict[str, object]:
+    h = analysis.headline
+    outcome = h.outcome
+    return {
+        "label": label,
+        "tasks": h.tasks,
+        "rounds": h.rounds,
+        "answer_key": h.answer_key,
+        "answer_gap_pp": h.answer_gap_pp,
+        "outcome_gap_pp": outcome.outcome_gap_pp if outcome else None,
+        "mean_at_n": outcome.mean_at_n if outcome else None,
+        "pass_hat_n": outcome.pass_hat_k[outcome.n] if outcome else None,
+        "tokens_total": h.tokens.total,
+        "tokens_per_task_mean": h.tokens.per_task_mean,
+        "attempts_total": h.retries.attempts_total,
+        "extra_attempts": h.retries.extra_attempts,
+        "results_with_retry": h.retries.results_with_retry,
+        "route_pinned": h.route.pinned,
+        "flagged": len(h.flagged),
+    }
+
+
+def _unique_labels(labels: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out: list[str] = []
+    for label in labels:
+        seen[label] = seen.get(label, 0) + 1
+        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+    return out

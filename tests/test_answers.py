@@ -1,0 +1,103 @@
+"""Answer keys: what counts as the same answer."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from analyzer.answers import answer_keys, exact_key, fuzzy_representatives, normalized_key
+
+
+def _results(rows: list[tuple[str, str, str | None]]) -> pd.DataFrame:
+    task_id, status, answer = zip(*rows, strict=True)
+    return pd.DataFrame(
+        {
+            "task_id": pd.array(task_id, dtype="string"),
+            "status": pd.array(status, dtype="string"),
+            "answer": pd.array(answer, dtype="string"),
+        }
+    )
+
+
+def test_exact_strips_only_surrounding_white_space() -> None:
+    assert exact_key("  Paris \n") == "Paris"
+    assert exact_key("Paris  France") == "Paris  France"
+    assert exact_key("Paris") != exact_key("paris")
+
+
+@pytest.mark.parametrize(
+    ("raw", "key"),
+    [
+        ("Paris.", "paris"),
+        ("  PARIS !! ", "paris"),
+        ("Paris,\tFrance", "paris, france"),  # inner punctuation stays, white space collapses
+        ("ﬁne", "fine"),  # NFKC folds the ligature
+        ("Straße", "strasse"),  # casefold, not lower
+        ("４２", "42"),  # full-width digits
+        ("?", "?"),  # nothing but punctuation: kept, so "?" and "..." stay apart
+        ("Yes…", "yes"),
+    ],
+)
+def test_normalized_key(raw: str, key: str) -> None:
+    assert normalized_key(raw) == key
+
+
+def test_fuzzy_joins_near_answers_to_the_most_frequent() -> None:
+    # "the capital is paris" twice, a one-letter typo once, an unrelated answer once
+    answers = ["the capital is paris", "the capital is pariss", "the capital is paris", "lyon"]
+    mapping = fuzzy_representatives(answers, threshold=90)
+    assert mapping == {
+        "the capital is paris": "the capital is paris",
+        "the capital is pariss": "the capital is paris",
+        "lyon": "lyon",
+    }
+
+
+def test_fuzzy_threshold_100_is_normalized() -> None:
+    mapping = fuzzy_representatives(["abc", "abd"], threshold=100)
+    assert mapping == {"abc": "abc", "abd": "abd"}
+
+
+def test_fuzzy_tie_goes_to_the_earlier_answer() -> None:
+    # both appear once; the first seen becomes the representative
+    assert fuzzy_representatives(["colour red", "color red"], threshold=80) == {
+        "colour red": "colour red",
+        "color red": "colour red",
+    }
+
+
+def test_answer_keys_per_key_and_errors_are_missing() -> None:
+    frame = _results(
+        [
+            ("1", "ok", "Paris."),
+            ("1", "ok", " paris"),
+            ("1", "error", None),
+            ("1", "ok", None),  # ok with no answer counts as the empty answer
+        ]
+    )
+    exact = answer_keys(frame, "exact")
+    assert exact.tolist()[:2] == ["Paris.", "paris"]
+    assert pd.isna(exact.iloc[2])
+    assert exact.iloc[3] == ""
+    normalized = answer_keys(frame, "normalized")
+    assert normalized.tolist()[:2] == ["paris", "paris"]
+
+
+def test_fuzzy_never_joins_answers_of_different_tasks() -> None:
+    frame = _results([("a", "ok", "forty two"), ("b", "ok", "forty two!"), ("b", "ok", "forty-two")])
+    keys = answer_keys(frame, "fuzzy", fuzzy_threshold=85)
+    # task b: "forty two" and "forty-two" are 88.9 similar -> joined; task a is alone
+    assert keys.tolist() == ["forty two", "forty two", "forty two"]
+    assert answer_keys(frame, "normalized").tolist() == ["forty two", "forty two", "forty-two"]
+
+
+def test_unknown_key_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown answer key"):
+        answer_keys(_results([("1", "ok", "x")]), "semantic")  # type: ignore[arg-type]
+
+
+def test_input_frame_is_not_changed() -> None:
+    frame = _results([("1", "ok", " A "), ("1", "ok", None)])
+    before = frame.copy()
+    answer_keys(frame, "fuzzy")
+    pd.testing.assert_frame_equal(frame, before)

@@ -1,0 +1,138 @@
+"""Route drift: distinct route tuples, the pinned verdict, per-task drift and the inconsistent split."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analyzer.analysis import analyze
+from analyzer.model import RunLog
+
+A = "https://a.example/v1"
+B = "https://b.example/v1"
+KEY1 = "sha256:0123456789ab"
+KEY2 = "sha256:ba9876543210"
+
+
+def _route(base_url: str = A, key: str = KEY1, **params: Any) -> dict[str, Any]:
+    return {
+        "base_url": base_url,
+        "key_fingerprint": key,
+        "model": "m",
+        "temperature": 0.0,
+        "seed": 42,
+        **params,
+    }
+
+
+def _r(task_id: str | int, answer: str, route: dict[str, Any] | None = None, **extra: Any) -> dict[str, Any]:
+    attempts = extra.pop("attempts", [{"attempt": 0, "outcome": "ok", "status_code": 200}])
+    return {
+        "task_id": task_id,
+        "answer": answer,
+        "route": route or _route(),
+        "served_model": "m-2026-01",
+        "system_fingerprint": "fp_1",
+        "attempts": attempts,
+        **extra,
+    }
+
+
+def _log(*rounds: list[dict[str, Any]]) -> RunLog:
+    return RunLog.model_validate({"format": "altk-runs/2", "runs": list(rounds)})
+
+
+def test_one_route_tuple_is_pinned() -> None:
+    a = analyze(_log([_r(1, "x"), _r(2, "y")], [_r(1, "x"), _r(2, "z")]))
+    route = a.headline.route
+    assert route.pinned is True
+    assert route.tuples == 1
+    assert route.drifted_tasks == []
+    assert a.routes[["base_url", "results", "attempts"]].values.tolist() == [[A, 4, 4]]
+    # task 2 is inconsistent on one route with no retries: the model itself varies
+    assert route.inconsistent_clean == ["2"]
+    assert route.verdict.startswith("Route pinned")
+    assert "1 ran clean (the model itself varies: 2)" in route.verdict
+
+
+def test_a_failover_seen_only_in_the_attempts_is_drift() -> None:
+    # round 2, task 1: the first attempt went to B and timed out, the SDK retried on A
+    failover = [
+        {"attempt": 0, "outcome": "timeout", "base_url": B},
+        {"attempt": 1, "outcome": "ok", "status_code": 200, "base_url": A},
+    ]
+    a = analyze(_log([_r(1, "x"), _r(2, "y")], [_r(1, "w", attempts=failover), _r(2, "y")]))
+    route = a.headline.route
+    assert route.pinned is False
+    assert route.tuples == 2
+    assert route.drifted_fields == ["base_url"]
+    assert route.drifted_tasks == ["1"]
+    tasks = a.tasks.set_index("task_id")
+    assert tasks.loc["1", "drift"] == f"base_url: {A}, {B}"
+    assert not tasks.loc["2", "drifted"]
+    # task 1 is inconsistent and drifted: the route may explain it
+    assert route.inconsistent_drifted_or_retried == ["1"]
+    assert route.inconsistent_clean == []
+    assert "Route not pinned: 2 different routes (base_url changed)" in route.verdict
+    assert "1 drifted or retried" in route.verdict
+    routes = a.routes.set_index("base_url")
+    assert routes.loc[A, "results"] == 4 and routes.loc[A, "attempts"] == 4
+    assert routes.loc[B, "results"] == 0 and routes.loc[B, "attempts"] == 1
+
+
+def test_key_and_parameter_drift_across_results() -> None:
+    a = analyze(
+        _log(
+            [_r(1, "x"), _r(2, "y")],
+            [_r(1, "x", _route(key=KEY2)), _r(2, "y", _route(temperature=0.7))],
+        )
+    )
+    tasks = a.tasks.set_index("task_id")
+    assert tasks.loc["1", "drift"] == f"key_fingerprint: {KEY1}, {KEY2}"
+    assert tasks.loc["2", "drift"] == "temperature: 0.0, 0.7"
+    assert a.headline.route.drifted_fields == ["key_fingerprint", "temperature"]
+    assert a.headline.route.tuples == 3
+    # both drifted but both consistent: nothing to split
+    assert a.headline.route.inconsistent_drifted_or_retried == []
+
+
+def test_a_backend_change_drifts_the_task_but_not_the_pin() -> None:
+    a = analyze(_log([_r(1, "x")], [_r(1, "y", system_fingerprint="fp_2")]))
+    route = a.headline.route
+    assert route.pinned is True
+    assert route.drifted_tasks == ["1"]
+    assert a.tasks.loc[0, "drift"] == "system_fingerprint: fp_1, fp_2"
+    assert "different system fingerprint" in route.verdict
+    assert route.inconsistent_drifted_or_retried == ["1"]
+
+
+def test_a_retried_inconsistent_task_counts_as_route_explained() -> None:
+    retried = [{"attempt": 0, "outcome": "rate_limited", "status_code": 429}, {"attempt": 1, "outcome": "ok"}]
+    route = analyze(_log([_r(1, "x")], [_r(1, "y", attempts=retried)])).headline.route
+    assert route.pinned is True
+    assert route.inconsistent_drifted_or_retried == ["1"]
+    assert route.inconsistent_clean == []
+
+
+def test_an_errored_result_without_served_model_is_not_drift() -> None:
+    error = {"task_id": 1, "status": "error", "route": _route(), "error": {"type": "APITimeoutError"}}
+    a = analyze(_log([_r(1, "x")], [error], [_r(1, "x")]))
+    assert a.headline.route.drifted_tasks == []
+    assert a.headline.route.pinned is True
+
+
+def test_a_log_without_routes_cannot_say() -> None:
+    log = RunLog.model_validate({"runs": [[{"task_id": 1, "answer": "x"}], [{"task_id": 1, "answer": "y"}]]})
+    route = analyze(log).headline.route
+    assert route.pinned is None
+    assert route.tuples == 0
+    assert route.unrecorded_results == 2
+    assert route.verdict.startswith("This log does not record routes")
+    # no route evidence and no retries: the inconsistency is put on the model, said plainly
+    assert route.inconsistent_clean == ["1"]
+
+
+def test_all_consistent_verdict() -> None:
+    route = analyze(_log([_r(1, "x"), _r(2, "y")], [_r(1, "x"), _r(2, "y")])).headline.route
+    assert route.verdict == (
+        "Route pinned: every result and attempt went through one route. All 2 measured tasks gave consistent answers."
+    )
