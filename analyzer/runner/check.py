@@ -1,0 +1,248 @@
+"""Preflight: one minimal chat completion through the route, and a diagnosis a person can act on."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+from urllib.parse import urlsplit
+
+import openai
+
+from analyzer.lint import Finding, chat_url, lint_base_url
+from analyzer.model import Attempt
+from analyzer.route import SIMULATOR_KEY, RouteProfile, key_fingerprint, key_problem, resolve_keys
+from analyzer.runner.client import make_client
+from analyzer.runner.embedded import serving
+from analyzer.runner.scrub import one_line, scrub
+from analyzer.runner.transport import KeyRing, recording
+from analyzer.simulator import Scenario
+
+DiagnosisKind = Literal[
+    "ok",
+    "auth",
+    "not_found",
+    "model_not_found",
+    "rate_limited",
+    "timeout",
+    "connection_refused",
+    "unknown_host",
+    "connection",
+    "server_error",
+    "bad_request",
+    "error",
+]
+
+CHECK_PROMPT = "Reply with OK."
+
+
+@dataclass
+class Diagnosis:
+    """What one minimal completion through the route came to, and what to do about it."""
+
+    ok: bool
+    """True when the route answered."""
+    kind: DiagnosisKind
+    """What happened, as a fixed vocabulary."""
+    headline: str
+    """One line: what happened."""
+    fix: str | None
+    """One line: what to do, when something is wrong."""
+    base_url: str
+    """API root called."""
+    call_url: str
+    """Exact URL the SDK called."""
+    simulator: bool
+    """True when the embedded simulator answered."""
+    key_env: str
+    """Environment variable the key was read from."""
+    key_fingerprint: str | None
+    """Fingerprint of that key (never the key)."""
+    key_problem: str | None = None
+    """`empty`, `placeholder` or `whitespace` when the key is obviously unusable."""
+    status_code: int | None = None
+    """HTTP status of the attempt, when one arrived."""
+    latency_ms: float | None = None
+    """Wall time of the call."""
+    served_model: str | None = None
+    """Model the provider reported."""
+    system_fingerprint: str | None = None
+    """Backend fingerprint the provider reported."""
+    retry_after_s: float | None = None
+    """Retry-After on a 429."""
+    details: list[str] = field(default_factory=list)
+    """Further facts, one line each."""
+    lint: list[Finding] = field(default_factory=list)
+    """Base URL lint findings."""
+    attempts: list[Attempt] = field(default_factory=list)
+    """The attempt(s) made."""
+
+    def lines(self) -> list[str]:
+        """The diagnosis as lines for a terminal."""
+        out = [("OK: " if self.ok else "FAILED: ") + self.headline]
+        out.append(f"  called   {self.call_url}" + ("  (built-in simulator)" if self.simulator else ""))
+        out.append(f"  key      {self.key_env} -> {self.key_fingerprint or '(empty)'}")
+        out += [f"  note     {d}" for d in self.details]
+        out += [f"  lint     {f.message} Fix: {f.fix}" for f in self.lint]
+        if self.fix:
+            out.append(f"  fix      {self.fix}")
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready (attempt times as ISO strings)."""
+        data = asdict(self)
+        data["attempts"] = [a.model_dump(mode="json") for a in self.attempts]
+        return data
+
+
+def check_route(
+    profile: RouteProfile,
+    *,
+    api_key: str | None = None,
+    env: Mapping[str, str] | None = None,
+    scenario: Scenario | None = None,
+) -> Diagnosis:
+    """Send one chat completion asking for "OK" (max_tokens 8, no retries) and diagnose the reply."""
+    source = os.environ if env is None else env
+    lint = lint_base_url(profile.base_url).findings if profile.base_url else []
+    with serving(profile, scenario=scenario) as served:
+        key = resolve_keys(profile, source, api_key)[0]
+        problem = key_problem(key) if served.simulator is None else None
+        if served.simulator is not None and not key:
+            key = SIMULATOR_KEY
+        keys = KeyRing([key])
+        client, _transport = make_client(profile, served.base_url, keys, max_retries=0)
+        base = Diagnosis(
+            ok=False,
+            kind="error",
+            headline="",
+            fix=None,
+            base_url=served.base_url,
+            call_url=chat_url(served.base_url),
+            simulator=served.simulator is not None,
+            key_env="(given for this session)" if api_key is not None else profile.key_env,
+            key_fingerprint=key_fingerprint(key),
+            key_problem=problem,
+            lint=lint,
+        )
+        if served.notice:
+            base.details.append(served.notice)
+        t0 = time.perf_counter()
+        with recording() as rec:
+            try:
+                completion = client.chat.completions.create(
+                    model=profile.model,
+                    messages=[{"role": "user", "content": CHECK_PROMPT}],
+                    max_tokens=8,
+                    temperature=0,
+                )
+                error: Exception | None = None
+            except openai.OpenAIError as exc:
+                error = exc
+        client.close()
+    base.latency_ms = round((time.perf_counter() - t0) * 1000, 1)
+    base.attempts = rec.attempts
+    if rec.attempts:
+        base.status_code = rec.attempts[-1].status_code
+        base.retry_after_s = rec.attempts[-1].retry_after_s
+    if error is None:
+        base.ok, base.kind = True, "ok"
+        base.served_model, base.system_fingerprint = completion.model, completion.system_fingerprint
+        reply = (completion.choices[0].message.content or "") if completion.choices else ""
+        base.headline = f"{completion.model} answered {reply.strip()[:20]!r} in {base.latency_ms:.0f} ms"
+        if completion.system_fingerprint:
+            base.details.append(f"system_fingerprint {completion.system_fingerprint}")
+        return base
+    _diagnose(base, error, profile, [key])
+    return base
+
+
+def _diagnose(d: Diagnosis, error: Exception, profile: RouteProfile, secrets: list[str]) -> None:
+    message = one_line(scrub(str(error), secrets), 200)
+    host = urlsplit(d.base_url).netloc or d.base_url
+    suggested = next((f for f in lint_base_url(d.base_url).findings if f.severity == "error"), None)
+    if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
+        d.kind = "auth"
+        d.headline = f"{error.status_code}: {host} refused the key read from {d.key_env}"
+        if d.key_problem == "empty":
+            d.fix = f"{d.key_env} is empty: export the key there (or pick the variable with --key-env)."
+        elif d.key_problem == "placeholder":
+            d.fix = f"{d.key_env} holds a placeholder, not a key: replace it with a real key."
+        elif d.key_problem == "whitespace":
+            d.fix = f"{d.key_env} has spaces or a line break around the key: strip them."
+        elif error.status_code == 403:
+            d.fix = "The key is valid but lacks access to this model or project: check its permissions."
+        else:
+            d.fix = f"The key is not valid for {host}: check it belongs to this provider and is not revoked."
+        d.details.append(f"provider said: {message}")
+    elif isinstance(error, openai.NotFoundError):
+        body = error.body if isinstance(error.body, dict) else {}
+        if (
+            body.get("code") == "model_not_found"
+            or "model" in message.lower()
+            and "does not exist" in message
+        ):
+            d.kind = "model_not_found"
+            d.headline = f"404: {host} does not serve the model '{profile.model}'"
+            d.fix = "Pick a model this endpoint lists (GET /models), with --model or ALTK_MODEL."
+        else:
+            d.kind = "not_found"
+            d.headline = f"404: nothing at {d.call_url}"
+            d.fix = (
+                f"{suggested.fix}"
+                if suggested
+                else "Check the base URL: the SDK appends /chat/completions to it."
+            )
+            if not suggested:
+                fixed = lint_base_url(d.base_url).suggested
+                if fixed:
+                    d.fix = f"Try --base-url {fixed} (the SDK appends /chat/completions to the base URL)."
+        d.details.append(f"provider said: {message}")
+    elif isinstance(error, openai.RateLimitError):
+        d.kind = "rate_limited"
+        wait = f" Retry-After {d.retry_after_s:g} s." if d.retry_after_s is not None else ""
+        d.headline = f"429: {host} is rate limiting this key.{wait}"
+        d.fix = "Wait and retry, lower --concurrency, or check the key's quota and billing."
+    elif isinstance(error, openai.APITimeoutError):
+        d.kind = "timeout"
+        d.headline = f"no reply from {host} within {profile.timeout_s:g} s"
+        d.fix = "Raise --timeout, or check that the server is up and not overloaded."
+    elif isinstance(error, openai.APIConnectionError):
+        cause = _root_cause(error)
+        text = f"{type(cause).__name__}: {cause}".lower()
+        if "refused" in text or "errno 111" in text:
+            d.kind = "connection_refused"
+            d.headline = f"connection refused: nothing listens at {host}"
+            d.fix = "Start the server, or fix the host and port in the base URL."
+        elif any(
+            s in text for s in ("name or service", "nodename", "getaddrinfo", "name resolution", "no address")
+        ):
+            d.kind = "unknown_host"
+            d.headline = f"unknown host: {urlsplit(d.base_url).hostname} does not resolve"
+            d.fix = "Check the spelling of the host in the base URL (and your DNS or VPN)."
+        else:
+            d.kind = "connection"
+            d.headline = f"cannot connect to {host}: {one_line(scrub(str(cause), secrets), 120)}"
+            d.fix = suggested.fix if suggested else "Check the base URL, proxy settings and TLS."
+    elif isinstance(error, openai.InternalServerError):
+        d.kind = "server_error"
+        d.headline = f"{error.status_code}: {host} had a server error"
+        d.fix = "Retry later; if it persists the provider is having trouble."
+    elif isinstance(error, openai.APIStatusError):
+        d.kind = "bad_request"
+        d.headline = f"{error.status_code}: {host} rejected the request"
+        d.fix = "Check the model name and parameters this provider supports."
+        d.details.append(f"provider said: {message}")
+    else:
+        d.kind = "error"
+        d.headline = f"{type(error).__name__}: {message}"
+        d.fix = suggested.fix if suggested else None
+
+
+def _root_cause(error: BaseException) -> BaseException:
+    seen = error
+    while seen.__cause__ is not None or seen.__context__ is not None:
+        seen = seen.__cause__ or seen.__context__  # type: ignore[assignment]
+    return seen
