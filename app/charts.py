@@ -152,11 +152,11 @@ def prompt_vs_completion(results: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Prompt vs completion tokens", "prompt tokens", "completion tokens")
 
 
-def token_totals_bar(labels: Sequence[str], values: Sequence[float], title: str, unit: str) -> go.Figure:
-    """A plain bar per named figure (used for token splits and the Compare view)."""
+def named_bars(labels: Sequence[str], values: Sequence[float], title: str, x: str, unit: str) -> go.Figure:
+    """A plain bar per named figure, e.g. tokens per round."""
     fig = go.Figure(go.Bar(x=list(labels), y=list(values), marker_color=CLUSTER_COLORS[0]))
     fig.update_xaxes(type="category")
-    return _layout(fig, title, "", unit, height=320)
+    return _layout(fig, title, x, unit)
 
 
 def attempt_timeline(attempts: pd.DataFrame) -> go.Figure:
@@ -232,22 +232,30 @@ def attempts_by(attempts: pd.DataFrame, by: str) -> go.Figure:
     return _layout(fig, f"Attempts by {name} and outcome", "attempts (count)", name, height=height)
 
 
-def latency_hist(frame: pd.DataFrame, column: str, color: str | None, title: str, x_title: str) -> go.Figure:
-    """Histogram of a latency column (milliseconds), optionally split by a category column."""
+def latency_box(frame: pd.DataFrame, column: str, by: str, title: str, x_title: str) -> go.Figure:
+    """Distribution of a latency column (milliseconds) per category, on a log axis (timeouts are long).
+
+    Args:
+        frame: the analyzer's results or attempts frame.
+        column: `latency_ms` or `duration_ms`.
+        by: `retried` (results) or `outcome` (attempts).
+    """
     data = frame.dropna(subset=[column]).copy()
-    data[column] = data[column].astype("float64")
-    kwargs: dict = {}
-    if color == "retried":
-        data["retry"] = data["retried"].map({True: "retried", False: "no retry"})
-        kwargs = {"color": "retry", "color_discrete_map": RETRIED_COLORS}
-    elif color == "outcome":
-        data["outcome_label"] = data["outcome"].map(OUTCOME_LABELS).fillna(data["outcome"])
-        kwargs = {
-            "color": "outcome_label",
-            "color_discrete_map": {OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
-        }
-    fig = px.histogram(data, x=column, nbins=40, barmode="overlay", opacity=0.75, **kwargs)
-    return _layout(fig, title, x_title, "count")
+    data[column] = data[column].astype("float64").clip(lower=1.0)
+    if by == "retried":
+        data["group"] = data["retried"].map({True: "retried", False: "no retry"})
+        colors = RETRIED_COLORS
+    else:
+        data["group"] = data["outcome"].map(OUTCOME_LABELS).fillna(data["outcome"])
+        colors = {OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()}
+    fig = px.box(
+        data, x=column, y="group", color="group", color_discrete_map=colors, points="all", log_x=True
+    )
+    fig.update_layout(showlegend=False)
+    fig.update_yaxes(type="category")
+    height = max(240, 70 * data["group"].nunique() + 120)
+    y_title = "results" if by == "retried" else "attempt outcome"
+    return _layout(fig, title, x_title, y_title, height=height)
 
 
 def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.Figure:

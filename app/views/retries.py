@@ -64,14 +64,18 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Latency")
     left, right = st.columns(2)
     left.plotly_chart(
-        charts.latency_hist(
-            analysis.results, "latency_ms", "retried", "Result wall time (retries included)", "latency (ms)"
+        charts.latency_box(
+            analysis.results,
+            "latency_ms",
+            "retried",
+            "Result wall time (retries included)",
+            "latency (ms, log scale)",
         ),
         key="retries.latency",
     )
     right.plotly_chart(
-        charts.latency_hist(
-            attempts, "duration_ms", "outcome", "Attempt duration by outcome", "duration (ms)"
+        charts.latency_box(
+            attempts, "duration_ms", "outcome", "Attempt duration by outcome", "duration (ms, log scale)"
         ),
         key="retries.duration",
     )

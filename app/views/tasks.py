@@ -16,10 +16,12 @@ FLAGGED = "tasks.flagged"
 SEARCH = "tasks.search"
 TASK = "tasks.task"
 TABLE = "tasks.table"
+CLICKED = "tasks.clicked_rows"
 HEATMAP_ROWS = 60
 
 TASK_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
+    "flag_reasons": st.column_config.TextColumn("flagged because"),
     "n_results": st.column_config.NumberColumn("results", help="Results recorded (errors included)."),
     "n_clusters": st.column_config.NumberColumn("clusters", help="Distinct answers under the answer key."),
     "consistent": st.column_config.CheckboxColumn("consistent"),
@@ -33,7 +35,6 @@ TASK_COLUMNS = {
     "retries": st.column_config.NumberColumn("retries"),
     "n_errors": st.column_config.NumberColumn("errors"),
     "drifted": st.column_config.CheckboxColumn("drifted"),
-    "flag_reasons": st.column_config.TextColumn("flagged because"),
 }
 CLUSTER_COLUMNS = {
     "cluster": st.column_config.NumberColumn("cluster", help="0 is the largest."),
@@ -43,6 +44,16 @@ CLUSTER_COLUMNS = {
     "rounds": st.column_config.TextColumn("rounds"),
     "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f"),
     "successes": st.column_config.NumberColumn("successes"),
+}
+ROUND_CONFIG = {
+    "answer": st.column_config.TextColumn("answer", width="large"),
+    "total_tokens": st.column_config.NumberColumn("tokens"),
+    "n_attempts": st.column_config.NumberColumn("HTTP attempts"),
+    "latency_ms": st.column_config.NumberColumn("latency (ms)", format="%.0f"),
+    "served_model": st.column_config.TextColumn("served model"),
+    "system_fingerprint": st.column_config.TextColumn("backend"),
+    "base_url": st.column_config.TextColumn("base URL"),
+    "error_message": st.column_config.TextColumn("error"),
 }
 ROUND_COLUMNS = [
     "round",
@@ -58,13 +69,6 @@ ROUND_COLUMNS = [
     "base_url",
     "error_message",
 ]
-
-
-def _pick_from_table(task_ids: list[str]) -> None:
-    """Table row clicked: make that task the selected one."""
-    rows = st.session_state[TABLE].selection.rows
-    if rows and rows[0] < len(task_ids):
-        st.session_state[TASK] = task_ids[rows[0]]
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -99,15 +103,20 @@ def render(selection: data.Selection | None = None) -> None:
     # show: the table
     st.caption(f"{len(shown):,} of {len(tasks):,} tasks · click a row to open it · click a header to sort")
     columns = [c for c in TASK_COLUMNS if c in shown.columns]
-    st.dataframe(
+    event = st.dataframe(
         shown[columns],
         column_config=TASK_COLUMNS,
         hide_index=True,
-        on_select=lambda: _pick_from_table(task_ids),
+        on_select="rerun",
         selection_mode="single-row",
         key=TABLE,
         height=min(420, 38 + 35 * max(len(shown), 1)),
     )
+    rows = list(event.selection.rows)
+    if rows != st.session_state.get(CLICKED):  # a row was clicked: open that task below
+        st.session_state[CLICKED] = rows
+        if rows and rows[0] < len(task_ids):
+            st.session_state[TASK] = task_ids[rows[0]]
     dcols = st.columns(2)
     dcols[0].download_button(
         "Per-task table (CSV)",
@@ -136,7 +145,10 @@ def render(selection: data.Selection | None = None) -> None:
     matrix, hover = data.cluster_grid(analysis.results, grid_ids)
     if len(task_ids) > HEATMAP_ROWS:
         st.caption(f"First {HEATMAP_ROWS} of {len(task_ids):,} tasks in table order; filter to see others.")
-    st.caption("Each cell is one result, coloured by its answer cluster (0 = the task's most common answer).")
+    st.caption(
+        "Each cell is one result, coloured by its answer cluster (0 = the task's most common answer); "
+        "a blank cell is a result that errored. A row of one colour is a consistent task."
+    )
     st.plotly_chart(charts.cluster_heatmap(matrix, hover), key="tasks.heatmap")
 
     # one task
@@ -171,7 +183,7 @@ def render(selection: data.Selection | None = None) -> None:
     st.dataframe(
         results[[c for c in ROUND_COLUMNS if c in results.columns]],
         hide_index=True,
-        column_config={"answer": st.column_config.TextColumn("answer", width="large")},
+        column_config=ROUND_CONFIG,
         key="tasks.rounds",
     )
 

@@ -51,7 +51,7 @@ def render(selection: data.Selection | None = None) -> None:
     left.plotly_chart(charts.prompt_vs_completion(analysis.results), key="tokens.scatter")
     rounds = [str(r) for r in t.per_round_total]
     right.plotly_chart(
-        charts.token_totals_bar(rounds, list(t.per_round_total.values()), "Tokens per round", "tokens"),
+        charts.named_bars(rounds, list(t.per_round_total.values()), "Tokens per round", "round", "tokens"),
         key="tokens.per_round",
     )
 

@@ -1,0 +1,312 @@
+"""Each dashboard view on its own (AppTest.from_function), fed logs analysed straight by the analyzer.
+
+The assertions read what a person reads (metrics, tables, chart data, verdicts) and check that it is
+exactly the analyzer's figure, formatted; that answers are shown as plain text; and that no view
+raises.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analyzer.analysis import Analysis, analyze
+from analyzer.compare import compare
+from analyzer.loader import load_path
+from app import data, fmt
+
+FIXTURES = Path(__file__).parent / "fixtures" / "app"
+
+
+def group(name: str, key: str = "exact") -> data.Group:
+    loaded = load_path(FIXTURES / name)
+    return data.Group(
+        label=loaded.log.display_label(Path(name).stem),
+        source=name,
+        loaded=loaded,
+        analysis=analyze(loaded.log, key),  # type: ignore[arg-type]
+    )
+
+
+def selection(*names: str, key: str = "exact") -> data.Selection:
+    groups = [group(n, key) for n in names]
+    return data.Selection(groups=groups, key=key, focus=groups[0] if groups else None)
+
+
+def _script(view: str, sel: object) -> None:
+    import importlib
+
+    importlib.import_module(f"app.views.{view}").render(sel)  # type: ignore[arg-type]
+
+
+def run_view(view: str, sel: data.Selection, query: dict[str, Any] | None = None) -> AppTest:
+    at = AppTest.from_function(_script, kwargs={"view": view, "sel": sel}, default_timeout=30)
+    if query:
+        at.query_params.update(query)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def figures(at: AppTest) -> list[dict[str, Any]]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def decode(values: Any) -> np.ndarray:
+    """Plotly's JSON arrays: plain lists or typed arrays (`{"dtype", "bdata", "shape"}`)."""
+    if isinstance(values, dict) and "bdata" in values:
+        arr = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        if "shape" in values:
+            arr = arr.reshape([int(s) for s in str(values["shape"]).split(",")])
+        return arr
+    return np.asarray(values)
+
+
+def frame_with(at: AppTest, *columns: str) -> pd.DataFrame:
+    """The first table shown that has these columns."""
+    for df in at.dataframe:
+        if set(columns) <= set(df.value.columns):
+            return df.value
+    raise AssertionError(f"no table with columns {columns}")
+
+
+def all_text(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [t.value for t in at.text] + [c.value for c in at.caption]
+    parts += [w.value for w in at.warning] + [s.value for s in at.success] + [e.value for e in at.error]
+    return "\n".join(str(p) for p in parts)
+
+
+# --- Overview ------------------------------------------------------------------------------------
+
+
+def test_overview_shows_the_analyzers_headline() -> None:
+    sel = selection("drift_v2.json")
+    h = sel.focus.analysis.headline  # type: ignore[union-attr]
+    at = run_view("overview", sel)
+    shown = metrics(at)
+    assert shown["Tasks"] == fmt.count(h.tasks) == "8"
+    assert shown["Rounds"] == "5"
+    assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp) == "75.0 pp"
+    assert shown["Answer consistency"] == fmt.pct(h.answer_consistency_rate)
+    assert shown["Outcome gap"] == fmt.pp(h.outcome.outcome_gap_pp)  # type: ignore[union-attr]
+    assert shown["Tokens, total"] == fmt.count(h.tokens.total)
+    assert shown["Retries"] == fmt.count(h.retries.extra_attempts)
+    assert shown["Errored results"] == fmt.count(h.errors) == "1"
+    assert shown["Flagged tasks"] == str(len(h.flagged))
+    assert h.route.verdict.split(":")[0] in at.warning[0].value
+    assert any("Stored summary disagrees" in w.value for w in at.warning)
+
+    (curve,) = figures(at)
+    k = decode(curve["data"][0]["x"])
+    pass_hat = decode(curve["data"][0]["y"])
+    assert list(k) == list(h.outcome.pass_hat_k)  # type: ignore[union-attr]
+    assert np.allclose(pass_hat, [v * 100 for v in h.outcome.pass_hat_k.values()])  # type: ignore[union-attr]
+    assert curve["layout"]["xaxis"]["title"]["text"] and curve["layout"]["yaxis"]["title"]["text"]
+
+
+def test_overview_changes_with_the_answer_key() -> None:
+    exact = metrics(run_view("overview", selection("drift_v2.json", key="exact")))
+    normalized = metrics(run_view("overview", selection("drift_v2.json", key="normalized")))
+    assert exact["Answer gap"] == "75.0 pp"
+    assert normalized["Answer gap"] == "62.5 pp"
+
+
+def test_overview_of_a_format1_log_says_there_is_no_grading() -> None:
+    sel = selection("plain_v1.json")
+    at = run_view("overview", sel)
+    assert metrics(at)["Outcome gap"] == "no grading"
+    assert not at.get("plotly_chart")
+    assert any("round 3 misses task 2" in w.value for w in at.warning)
+
+
+def test_overview_downloads_are_the_analyzers_exports() -> None:
+    at = run_view("overview", selection("drift_v2.json"))
+    labels = [b.proto.label for b in at.download_button]
+    assert labels == ["Per-task table (CSV)", "Flagged tasks (task file)", "Report (JSON)"]
+
+
+def test_overview_without_a_log_asks_for_one() -> None:
+    at = run_view("overview", data.Selection())
+    assert "Pick a run log" in at.info[0].value
+    assert not at.metric
+
+
+# --- Tasks ---------------------------------------------------------------------------------------
+
+
+def test_tasks_table_is_the_analyzers_task_frame() -> None:
+    sel = selection("drift_v2.json")
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    at = run_view("tasks", sel)
+    table = at.dataframe[0].value
+    assert table["task_id"].tolist() == analysis.tasks["task_id"].tolist()
+    assert table["n_clusters"].tolist() == analysis.tasks["n_clusters"].tolist()
+    assert table["flag_reasons"].tolist() == analysis.tasks["flag_reasons"].tolist()
+
+
+def test_flagged_filter_from_the_url() -> None:
+    sel = selection("drift_v2.json")
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"flagged": "1"})
+    assert at.toggle(key="tasks.flagged").value is True
+    flagged = analysis.tasks.loc[analysis.tasks["flagged"], "task_id"].tolist()
+    assert at.dataframe[0].value["task_id"].tolist() == flagged
+    assert "capital" not in flagged
+
+
+def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
+    sel = selection("drift_v2.json")
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"task": "html"})
+    assert at.selectbox(key="tasks.task").value == "html"
+    assert at.query_params["task"] == "html"
+    clusters = frame_with(at, "representative")
+    expected = analysis.clusters[analysis.clusters["task_id"] == "html"]
+    assert clusters["representative"].tolist() == expected["representative"].tolist()
+    assert clusters["size"].tolist() == expected["size"].tolist()
+    rounds = frame_with(at, "round", "answer")
+    assert "<script>alert('x')</script>**bold**" in rounds["answer"].tolist()
+    # never rendered as markdown or HTML
+    assert "<script>" not in "".join(m.value for m in at.markdown)
+    assert not at.get("html")
+
+
+def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
+    sel = selection("drift_v2.json")
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    at = run_view("tasks", sel)
+    (heatmap,) = figures(at)
+    trace = heatmap["data"][0]
+    assert trace["type"] == "heatmap"
+    tasks = list(trace["y"])
+    assert tasks == analysis.tasks["task_id"].tolist()
+    clusters = decode(trace["customdata"])
+    row = tasks.index("flaky")
+    expected = analysis.results[analysis.results["task_id"] == "flaky"].sort_values("round")["cluster"]
+    assert clusters[row].tolist() == expected.astype("float64").tolist()
+    assert heatmap["layout"]["xaxis"]["title"]["text"] == "round"
+
+
+def test_trajectory_steps_are_shown_for_tasks_that_recorded_them() -> None:
+    at = run_view("tasks", selection("drift_v2.json"), {"task": "weather"})
+    code = [c.value for c in at.code]
+    assert any('"city": "Oslo"' in c for c in code)
+    assert "<result>rain: 0.4 mm</result>" in code
+    assert any("tool call: get_weather" in t.value for t in at.text)
+
+
+def test_dataframe_row_click_selects_the_task() -> None:
+    sel = selection("drift_v2.json")
+    at = AppTest.from_function(_script, kwargs={"view": "tasks", "sel": sel}, default_timeout=30).run()
+    at.session_state["tasks.table"] = {"selection": {"rows": [4], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert at.selectbox(key="tasks.task").value == sel.focus.analysis.tasks["task_id"][4]  # type: ignore[union-attr]
+
+
+# --- Tokens, Retries, Routes -----------------------------------------------------------------------
+
+
+def test_tokens_view_matches_the_analyzer() -> None:
+    sel = selection("drift_v2.json")
+    analysis: Analysis = sel.focus.analysis  # type: ignore[union-attr]
+    t = analysis.headline.tokens
+    at = run_view("tokens", sel)
+    shown = metrics(at)
+    assert shown["Tokens, total"] == fmt.count(t.total)
+    assert shown["On retried results"] == fmt.count(t.retry_tokens)
+    assert shown["Outliers"] == str(t.outliers)
+    pd.testing.assert_frame_equal(
+        frame_with(at, "robust_z").reset_index(drop=True),
+        analysis.token_outliers.reset_index(drop=True),
+        check_dtype=False,
+    )
+    per_round = [f for f in figures(at) if f["layout"]["title"]["text"] == "Tokens per round"][0]
+    assert [int(v) for v in decode(per_round["data"][0]["y"])] == list(t.per_round_total.values())
+    for fig in figures(at):
+        assert fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"]
+
+
+def test_retries_view_matches_the_analyzer() -> None:
+    sel = selection("drift_v2.json")
+    r = sel.focus.analysis.headline.retries  # type: ignore[union-attr]
+    at = run_view("retries", sel)
+    shown = metrics(at)
+    assert shown["HTTP attempts"] == str(r.attempts_total)
+    assert shown["Retries"] == str(r.extra_attempts)
+    by_outcome = [f for f in figures(at) if f["layout"]["title"]["text"] == "Attempts by outcome"][0]
+    counted = {tr["name"]: int(decode(tr["y"]).sum()) for tr in by_outcome["data"]}
+    assert counted == {
+        {"rate_limited": "429 rate limited", "server_error": "5xx server error"}.get(k, k): v
+        for k, v in r.by_outcome.items()
+    }
+    timeline = [f for f in figures(at) if f["layout"]["title"]["text"] == "HTTP attempts over time"][0]
+    assert {tr["name"] for tr in timeline["data"]} >= {"429 rate limited", "ok"}
+    for fig in figures(at):
+        assert fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"]
+
+
+def test_retries_view_on_a_log_without_attempts() -> None:
+    at = run_view("retries", selection("plain_v1.json"))
+    assert "records no HTTP attempts" in at.info[0].value
+
+
+def test_routes_view_gives_the_verdict_and_the_split() -> None:
+    sel = selection("drift_v2.json")
+    route = sel.focus.analysis.headline.route  # type: ignore[union-attr]
+    at = run_view("routes", sel)
+    assert route.verdict in [t.value for t in at.text]
+    assert metrics(at)["Pinned"] == "no"
+    split = [df.value for df in at.dataframe if "majority_share" in df.value.columns]
+    assert [d["task_id"].tolist() for d in split] == [
+        route.inconsistent_drifted_or_retried,
+        route.inconsistent_clean,
+    ]
+    # base URL lint: the drifted proxy URL ends in /chat/completions
+    assert any("chat/completions" in e.value for e in at.error)
+    # key fingerprints only
+    tuples = frame_with(at, "key_fingerprint", "results")
+    assert all(str(v).startswith("sha256:") for v in tuples["key_fingerprint"])
+
+
+def test_routes_view_on_a_pinned_log() -> None:
+    at = run_view("routes", selection("pinned_v2.json"))
+    assert at.success and "Route pinned" in at.success[0].value
+
+
+# --- Compare -------------------------------------------------------------------------------------
+
+
+def test_compare_shows_the_analyzers_comparison() -> None:
+    sel = selection("drift_v2.json", "pinned_v2.json")
+    expected = compare([(g.label, g.analysis) for g in sel.groups])
+    at = run_view("compare", sel)
+    table = frame_with(at, "label", "answer_gap_pp")
+    assert table["label"].tolist() == ["A: shared proxy", "B: pinned route"]
+    assert table["answer_gap_pp"].tolist() == expected.table["answer_gap_pp"].tolist()
+    flips = frame_with(at, "task_id", "flipped")
+    assert flips["task_id"].tolist() == expected.flips["task_id"].tolist()
+    assert {"weather", "refund"} <= set(flips["task_id"])
+    gap = [f for f in figures(at) if f["layout"]["title"]["text"] == "Answer gap"][0]
+    assert [float(decode(tr["y"])[0]) for tr in gap["data"]] == expected.table["answer_gap_pp"].tolist()
+
+
+def test_compare_needs_two_logs() -> None:
+    at = run_view("compare", selection("drift_v2.json"))
+    assert "two or more logs" in at.info[0].value
+
+
+@pytest.mark.parametrize("view", ["overview", "tasks", "tokens", "retries", "routes", "compare"])
+def test_every_view_on_a_format1_log(view: str) -> None:
+    run_view(view, selection("plain_v1.json", "drift_v2.json"))
