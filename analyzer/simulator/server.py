@@ -374,7 +374,10 @@ class Simulator:
         """Bind and serve in a daemon thread."""
         self._server = _Server(self._port, self.state)
         self._thread = threading.Thread(
-            target=self._server.serve_forever, name="rerunlens-simulator", daemon=True
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="rerunlens-simulator",
+            daemon=True,
         )
         self._thread.start()
         return self
