@@ -1,0 +1,138 @@
+"""The whole dashboard through its entry file (AppTest.from_file): every view on the sample logs and
+with a bad file among good ones; the sidebar's URL mirroring; uploads; the runs folder setting."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analyzer.analysis import analyze
+from analyzer.loader import list_logs, load_path
+from app import data, fmt
+
+ROOT = Path(__file__).resolve().parents[1]
+MAIN = ROOT / "app" / "main.py"
+FIXTURES = ROOT / "tests" / "fixtures" / "app"
+SAMPLES = ROOT / "sample_runs"
+VIEWS = ["overview", "tasks", "tokens", "retries", "routes", "compare"]
+TITLES = {v: v.capitalize() for v in VIEWS}
+
+
+@pytest.fixture()
+def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A runs folder with three good logs and one bad one."""
+    for name in ("drift_v2.json", "pinned_v2.json", "plain_v1.json", "bad.json"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    return tmp_path
+
+
+def app(query: dict[str, object] | None = None) -> AppTest:
+    at = AppTest.from_file(str(MAIN), default_timeout=60)
+    if query:
+        at.query_params.update(query)
+    return at.run()
+
+
+def visit(at: AppTest, view: str) -> AppTest:
+    at.switch_page(f"views/{view}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [t.value for t in at.title] == [TITLES[view]]
+    return at
+
+
+def sample_logs() -> list[str]:
+    return [p.relative_to(SAMPLES).as_posix() for p in list_logs(SAMPLES)]
+
+
+@pytest.mark.skipif(not list_logs(SAMPLES), reason="no sample logs in sample_runs/ yet")
+@pytest.mark.parametrize("view", VIEWS)
+def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
+    logs = sample_logs()
+    at = visit(app({"log": logs}), view)
+    assert not at.error, [e.value for e in at.error]
+    if view == "overview":
+        first = load_path(SAMPLES / logs[0])
+        h = analyze(first.log).headline
+        shown = {m.label: m.value for m in at.metric}
+        assert shown["Tasks"] == fmt.count(h.tasks)
+        assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp)
+        assert shown["Flagged tasks"] == fmt.count(len(h.flagged))
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_a_bad_file_is_one_line_and_the_other_logs_keep_working(runs: Path, view: str) -> None:
+    at = visit(app({"log": ["bad.json", "drift_v2.json", "pinned_v2.json"]}), view)
+    errors = [e.value for e in at.error if "bad" in e.value]
+    assert len(errors) == 1
+    assert "bad\\.json" in errors[0] and "not valid JSON" in errors[0] and "\n" not in errors[0]
+    assert "Traceback" not in errors[0]
+    if view == "overview":
+        shown = {m.label: m.value for m in at.metric}
+        assert shown["Tasks"] == "8" and shown["Answer gap"] == "75.0 pp"
+    if view == "compare":
+        assert any(df.value.shape[0] == 2 for df in at.dataframe)  # both good logs side by side
+
+
+def test_the_url_seeds_the_selection_and_key_and_follows_changes(runs: Path) -> None:
+    at = app({"log": ["drift_v2.json", "plain_v1.json"], "key": "normalized"})
+    assert at.multiselect(key=data.LOGS).value == ["drift_v2.json", "plain_v1.json"]
+    assert at.radio(key=data.KEY).value == "normalized"
+    assert {m.label: m.value for m in at.metric}["Answer gap"] == "62.5 pp"
+
+    at.radio(key=data.KEY).set_value("exact").run()
+    assert at.query_params["key"] == "exact"
+    assert {m.label: m.value for m in at.metric}["Answer gap"] == "75.0 pp"
+
+    at.selectbox(key=data.FOCUS).set_value("plain_v1").run()
+    assert at.query_params["focus"] == "plain_v1"
+    assert {m.label: m.value for m in at.metric}["Tasks"] == "3"
+
+    at.multiselect(key=data.LOGS).set_value(["pinned_v2.json"]).run()
+    assert at.query_params["log"] == "pinned_v2.json"
+    assert "focus" not in at.query_params
+    assert not at.exception
+
+
+def test_unknown_files_in_the_url_are_ignored(runs: Path) -> None:
+    at = app({"log": ["nope.json", "drift_v2.json"]})
+    assert at.multiselect(key=data.LOGS).value == ["drift_v2.json"]
+    assert not at.exception
+
+
+def test_uploads_open_as_groups_and_a_bad_upload_is_named(runs: Path) -> None:
+    at = app({"log": ["plain_v1.json"]})
+    at.file_uploader(key=data.UPLOADS).set_value(
+        [
+            ("mine.json", (FIXTURES / "pinned_v2.json").read_bytes(), "application/json"),
+            ("broken.json", b'{"runs": 3}', "application/json"),
+        ]
+    ).run()
+    assert not at.exception
+    assert at.selectbox(key=data.FOCUS).options == ["plain_v1", "B: pinned route"]
+    (error,) = [e.value for e in at.error]
+    assert error.startswith("broken\\.json") and "runs" in error
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    assert any(df.value.shape[0] == 2 for df in at.dataframe)
+
+
+def test_no_logs_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    for view in VIEWS:
+        at = visit(app(), view)
+        assert at.info
+
+
+def test_runs_folder_comes_from_argument_then_environment_then_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
+    assert data.runs_dir([]) == SAMPLES.resolve()
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path / "env"))
+    assert data.runs_dir([]) == (tmp_path / "env").resolve()
+    assert data.runs_dir(["--runs-dir", str(tmp_path / "arg")]) == (tmp_path / "arg").resolve()
