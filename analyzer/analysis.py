@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
@@ -145,15 +146,24 @@ def analyze(
     drift = task_drift(results, usage)
     tokens = task_tokens(results)
 
-    tasks = consistency.merge(counts, on="task_id", how="left")
-    graded = tasks.pop("n")
-    successes = tasks.pop("c")
-    tasks["graded"] = graded.astype("int64")
-    tasks["successes"] = successes.astype("Int64").mask(graded == 0)
-    tasks["success_rate"] = (tasks["successes"] / graded.where(graded > 0)).astype("Float64")
-    tasks = tasks.merge(tokens, on="task_id", how="left")
-    tasks = tasks.merge(retries, on="task_id", how="left")
-    tasks = tasks.merge(drift, on="task_id", how="left")
+    graded = counts["n"].to_numpy()
+    successes = pd.array(counts["c"].to_numpy(), dtype="Int64")
+    successes[graded == 0] = pd.NA
+    with np.errstate(invalid="ignore", divide="ignore"):
+        success_rate = np.where(graded > 0, counts["c"].to_numpy() / np.maximum(graded, 1), np.nan)
+    tasks = _side_by_side(
+        consistency,
+        pd.DataFrame(
+            {
+                "graded": graded,
+                "successes": successes,
+                "success_rate": pd.array(success_rate, dtype="Float64"),
+            }
+        ),
+        tokens,
+        retries,
+        drift,
+    )
     tasks = flag_tasks(tasks)
 
     routes = route_table(usage)
@@ -210,6 +220,18 @@ def analyze(
         per_round=round_tokens(results),
         headline=headline,
     )
+
+
+def _side_by_side(first: pd.DataFrame, *others: pd.DataFrame) -> pd.DataFrame:
+    """Join per-task frames that are all in first-appearance task order (cheaper than merges)."""
+    parts = [first.reset_index(drop=True)]
+    for other in others:
+        if "task_id" in other:
+            if not (other["task_id"].to_numpy() == first["task_id"].to_numpy()).all():
+                raise AssertionError("per-task frames out of task order")
+            other = other.drop(columns="task_id")
+        parts.append(other.reset_index(drop=True))
+    return pd.concat(parts, axis=1)
 
 
 def _exact_gap(base: pd.DataFrame) -> float | None:

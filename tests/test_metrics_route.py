@@ -134,5 +134,6 @@ def test_a_log_without_routes_cannot_say() -> None:
 def test_all_consistent_verdict() -> None:
     route = analyze(_log([_r(1, "x"), _r(2, "y")], [_r(1, "x"), _r(2, "y")])).headline.route
     assert route.verdict == (
-        "Route pinned: every result and attempt went through one route. All 2 measured tasks gave consistent answers."
+        "Route pinned: every result and attempt went through one route. "
+        "All 2 measured tasks gave consistent answers."
     )

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from analyzer.metrics.grouping import per_task_count, task_codes
+
 
 def task_order(results: pd.DataFrame) -> pd.Index:
     """Task ids in order of first appearance in the log.
@@ -18,7 +20,7 @@ def task_order(results: pd.DataFrame) -> pd.Index:
     Args:
         results: Result frame with a `task_id` column.
     """
-    return pd.Index(pd.unique(results["task_id"]), name="task_id", dtype="string")
+    return task_codes(results)[0]
 
 
 def assign_clusters(results: pd.DataFrame) -> pd.DataFrame:
@@ -29,24 +31,22 @@ def assign_clusters(results: pd.DataFrame) -> pd.DataFrame:
     Args:
         results: Result frame with `task_id` and `answer_key` (`<NA>` for errored results).
     """
+    _, tasks = task_codes(results)
+    key_codes, key_values = pd.factorize(results["answer_key"])
+    keyed = key_codes >= 0
+    width = len(key_values) + 1
+    pair = tasks[keyed] * width + key_codes[keyed]
+    pairs, first, inverse, size = np.unique(pair, return_index=True, return_inverse=True, return_counts=True)
+    pair_task = pairs // width
+    ranked = np.lexsort((first, -size, pair_task))  # by task, then largest, then earliest
+    block_start = np.searchsorted(pair_task[ranked], pair_task[ranked], side="left")
+    rank = np.empty(len(pairs), dtype="int64")
+    rank[ranked] = np.arange(len(pairs)) - block_start
+    cluster = np.full(len(results), -1, dtype="int64")
+    cluster[keyed] = rank[inverse.reshape(-1)]
     out = results.copy()
-    keyed = pd.DataFrame(
-        {"task_id": results["task_id"], "answer_key": results["answer_key"], "row": np.arange(len(results))}
-    ).dropna(subset=["answer_key"])
-    stats = (
-        keyed.groupby(["task_id", "answer_key"], sort=False)["row"]
-        .agg(size="size", first="min")
-        .reset_index()
-        .sort_values(["task_id", "size", "first"], ascending=[True, False, True], kind="stable")
-    )
-    stats["cluster"] = stats.groupby("task_id", sort=False).cumcount()
-    merged = keyed.merge(
-        stats[["task_id", "answer_key", "cluster"]], on=["task_id", "answer_key"], how="left"
-    )
-    cluster = pd.Series(pd.NA, index=range(len(results)), dtype="Int64")
-    cluster.iloc[merged["row"].to_numpy()] = merged["cluster"].to_numpy()
-    out["cluster"] = cluster.to_numpy()
-    out["cluster"] = out["cluster"].astype("Int64")
+    out["cluster"] = pd.array(np.where(cluster >= 0, cluster, 0), dtype="Int64")
+    out.loc[cluster < 0, "cluster"] = pd.NA
     return out
 
 
@@ -59,36 +59,42 @@ def task_consistency(results: pd.DataFrame) -> pd.DataFrame:
     Args:
         results: Result frame with `task_id`, `status` and `cluster` (from `assign_clusters`).
     """
-    order = task_order(results)
-    ok = results["status"] == "ok"
-    n_results = results.groupby("task_id", sort=False).size().reindex(order, fill_value=0)
-    n_ok = ok.groupby(results["task_id"], sort=False).sum().reindex(order, fill_value=0).astype("int64")
-    sizes = results.loc[ok].groupby(["task_id", "cluster"], sort=False).size().rename("size").reset_index()
-    n_clusters = sizes.groupby("task_id", sort=False).size().reindex(order, fill_value=0)
-    largest = sizes.groupby("task_id", sort=False)["size"].max().reindex(order)
+    order, tasks = task_codes(results)
+    n_tasks = len(order)
+    ok = (results["status"] == "ok").to_numpy(dtype=bool)
+    clustered = results["cluster"].notna().to_numpy(dtype=bool)
+    n_results = per_task_count(tasks, n_tasks)
+    n_ok = per_task_count(tasks, n_tasks, ok)
 
-    p = sizes["size"] / sizes["task_id"].map(n_ok).to_numpy()
-    plogp = (p * np.log2(p)).groupby(sizes["task_id"], sort=False).sum().reindex(order, fill_value=0.0)
-    n = n_ok.to_numpy(dtype="float64")
+    cluster = results["cluster"].to_numpy(dtype="int64", na_value=-1)
+    width = int(cluster.max()) + 1 if len(cluster) else 1
+    pairs, size = np.unique(tasks[clustered] * width + cluster[clustered], return_counts=True)
+    pair_task = pairs // width
+    n_clusters = np.bincount(pair_task, minlength=n_tasks)
+    largest = np.zeros(n_tasks, dtype="int64")
+    np.maximum.at(largest, pair_task, size)
+    n = n_ok.astype("float64")
+    p = size / np.maximum(n[pair_task], 1.0)
+    plogp = np.bincount(pair_task, weights=p * np.log2(p), minlength=n_tasks)
     with np.errstate(divide="ignore", invalid="ignore"):
-        entropy = np.where(n > 1, -plogp.to_numpy() / np.log2(np.where(n > 1, n, 2.0)), 0.0)
+        entropy = np.where(n > 1, -plogp / np.log2(np.where(n > 1, n, 2.0)), 0.0)
+        majority = np.where(n > 0, largest / n, np.nan)
     entropy = np.where(n == 0, np.nan, np.abs(entropy))  # abs turns -0.0 into 0.0
 
-    consistent = pd.array(np.where(n >= 2, n_clusters.to_numpy() == 1, False), dtype="boolean")
+    consistent = pd.array(n_clusters == 1, dtype="boolean")
     consistent[n < 2] = pd.NA
-    majority = largest.to_numpy(dtype="float64", na_value=np.nan) / np.where(n > 0, n, np.nan)
     return pd.DataFrame(
         {
             "task_id": order,
-            "n_results": n_results.to_numpy(dtype="int64"),
-            "n_ok": n_ok.to_numpy(dtype="int64"),
-            "n_errors": (n_results - n_ok).to_numpy(dtype="int64"),
-            "n_clusters": n_clusters.to_numpy(dtype="int64"),
+            "n_results": n_results,
+            "n_ok": n_ok,
+            "n_errors": n_results - n_ok,
+            "n_clusters": n_clusters.astype("int64"),
             "consistent": consistent,
             "majority_share": pd.array(majority, dtype="Float64"),
             "entropy": pd.array(entropy, dtype="Float64"),
         }
-    ).reset_index(drop=True)
+    )
 
 
 def consistency_rate(tasks: pd.DataFrame) -> float | None:

@@ -17,6 +17,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from analyzer.metrics.grouping import per_task_count, task_codes
+
 
 class OutcomeFigures(BaseModel):
     """Outcome consistency over the graded tasks."""
@@ -58,12 +60,16 @@ def graded_counts(results: pd.DataFrame) -> pd.DataFrame:
     Args:
         results: Result frame with `task_id`, `status` and `passed`.
     """
-    order = pd.unique(results["task_id"])
-    graded = results.loc[(results["status"] == "ok") & results["passed"].notna(), ["task_id", "passed"]]
-    g = graded.groupby("task_id", sort=False)["passed"]
-    out = pd.DataFrame({"n": g.size(), "c": g.sum()}).reindex(order, fill_value=0)
-    out.index.name = "task_id"
-    return out.astype("int64").reset_index()
+    order, tasks = task_codes(results)
+    graded = ((results["status"] == "ok") & results["passed"].notna()).to_numpy(dtype=bool)
+    wins = graded & results["passed"].fillna(False).to_numpy(dtype=bool)
+    return pd.DataFrame(
+        {
+            "task_id": order,
+            "n": per_task_count(tasks, len(order), graded),
+            "c": per_task_count(tasks, len(order), wins),
+        }
+    )
 
 
 def pass_hat_curve(n: np.ndarray, c: np.ndarray, k_max: int) -> np.ndarray:

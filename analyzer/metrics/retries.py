@@ -10,6 +10,8 @@ from __future__ import annotations
 import pandas as pd
 from pydantic import BaseModel
 
+from analyzer.metrics.grouping import per_task_count, per_task_sum, task_codes
+
 
 class RetryFigures(BaseModel):
     """Attempts and retries over the whole log."""
@@ -49,13 +51,15 @@ def task_retries(results: pd.DataFrame) -> pd.DataFrame:
     Args:
         results: Result frame with `task_id`, `n_attempts` and `retried`.
     """
-    frame = pd.DataFrame(
-        {"task_id": results["task_id"], "retries": result_retries(results), "retried": results["retried"]}
+    order, tasks = task_codes(results)
+    retries = result_retries(results).to_numpy(dtype="float64")
+    return pd.DataFrame(
+        {
+            "task_id": order,
+            "retries": per_task_sum(tasks, retries, len(order)).astype("int64"),
+            "retried_results": per_task_count(tasks, len(order), results["retried"].to_numpy(dtype=bool)),
+        }
     )
-    g = frame.groupby("task_id", sort=False)
-    out = pd.DataFrame({"retries": g["retries"].sum(), "retried_results": g["retried"].sum()})
-    out.index.name = "task_id"
-    return out.astype("int64").reset_index()
 
 
 def retry_figures(results: pd.DataFrame, attempts: pd.DataFrame) -> RetryFigures:

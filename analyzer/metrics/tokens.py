@@ -16,6 +16,8 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from analyzer.metrics.grouping import per_task_count, per_task_sum, task_codes
+
 OUTLIER_Z = 3.5
 """Robust z score above which a result's tokens are an outlier."""
 OUTLIER_MIN_RUNS = 3
@@ -54,25 +56,25 @@ def task_tokens(results: pd.DataFrame) -> pd.DataFrame:
     Args:
         results: Result frame with `task_id` and `total_tokens` (nullable).
     """
-    order = pd.unique(results["task_id"])
-    g = results.groupby("task_id", sort=False)["total_tokens"]
-    out = pd.DataFrame(
+    order, tasks = task_codes(results)
+    n_tasks = len(order)
+    x = results["total_tokens"].to_numpy(dtype="float64", na_value=np.nan)
+    known = per_task_count(tasks, n_tasks, ~np.isnan(x))
+    total = per_task_sum(tasks, x, n_tasks)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.where(known > 0, total / np.maximum(known, 1), np.nan)
+        squares = per_task_sum(tasks, (x - mean[tasks]) ** 2, n_tasks)
+        std = np.where(known > 1, np.sqrt(squares / np.maximum(known - 1, 1)), np.nan)
+    return pd.DataFrame(
         {
-            "tokens_total": g.sum(min_count=1),
-            "tokens_mean": g.mean(),
-            "tokens_std": g.std(),
-            "tokens_known": g.count(),
-            "tokens_unknown": g.size() - g.count(),
+            "task_id": order,
+            "tokens_total": pd.array(np.where(known > 0, total, np.nan), dtype="Float64").astype("Int64"),
+            "tokens_mean": pd.array(mean, dtype="Float64"),
+            "tokens_std": pd.array(std, dtype="Float64"),
+            "tokens_known": known,
+            "tokens_unknown": per_task_count(tasks, n_tasks) - known,
         }
-    ).reindex(order)
-    out.index.name = "task_id"
-    out = out.reset_index()
-    out["tokens_total"] = out["tokens_total"].astype("Int64")
-    out["tokens_mean"] = out["tokens_mean"].astype("Float64")
-    out["tokens_std"] = out["tokens_std"].astype("Float64")
-    out["tokens_known"] = out["tokens_known"].astype("int64")
-    out["tokens_unknown"] = out["tokens_unknown"].astype("int64")
-    return out
+    )
 
 
 def round_tokens(results: pd.DataFrame) -> pd.DataFrame:
