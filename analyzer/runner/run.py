@@ -236,7 +236,7 @@ def _summary(log: RunLog, profile: RouteProfile, served: Served) -> Summary:
     from analyzer.analysis import analyze
 
     head = analyze(log).headline
-    total = head.tokens.total
+    total = head.tokens.total or 0
     return Summary(
         model=profile.model,
         base_url=served.base_url,
