@@ -1,0 +1,71 @@
+"""Kill a real `rerunlens run` process mid-way (SIGKILL), resume it: every result exactly once."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from analyzer.loader import load_path
+from analyzer.runner import journal_path
+from analyzer.taskfile import load_tasks
+
+TASKS = Path("tests/fixtures/tasks/three_tasks.json")
+ROUNDS = 12
+
+
+def _result_lines(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return path.read_bytes().count(b'"type": "result"')
+
+
+def test_sigkill_then_resume_gives_every_result_exactly_once(tmp_path: Path) -> None:
+    scenario = tmp_path / "slow.json"
+    scenario.write_text(json.dumps({"latency_ms": [40, 60]}))
+    out = tmp_path / "killed.altk_runs.json"
+    cmd = [
+        sys.executable,
+        "-m",
+        "analyzer.cli",
+        "run",
+        "--tasks",
+        str(TASKS),
+        "--out",
+        str(out),
+        "--repeat",
+        str(ROUNDS),
+        "--concurrency",
+        "2",
+        "--scenario",
+        str(scenario),
+        "--quiet",
+    ]
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    journal = journal_path(out)
+    deadline = time.monotonic() + 30
+    try:
+        while _result_lines(journal) < 8:
+            assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+            assert time.monotonic() < deadline, "the run never got going"
+            time.sleep(0.02)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    assert not out.exists()
+    before = _result_lines(journal)
+    assert 8 <= before < 3 * ROUNDS
+
+    done = subprocess.run([*cmd, "--resume"], env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    log = load_path(out).log
+    ids = [str(t.task_id) for t in load_tasks(TASKS)]
+    keys = [(str(r.task_id), r.round) for rnd in log.runs for r in rnd]
+    assert len(keys) == len(set(keys)) == len(ids) * ROUNDS
+    assert set(keys) == {(t, n) for t in ids for n in range(1, ROUNDS + 1)}
+    assert not journal.exists()
