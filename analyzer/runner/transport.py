@@ -21,6 +21,9 @@ import httpx2
 from analyzer.model import Attempt, Outcome
 from analyzer.route import key_fingerprint
 
+SEQ_HEADER = "x-rerunlens-seq"
+"""The result's position in its run, sent as a trace header (the simulator keys its random draws on it)."""
+
 SDK_PLACEHOLDER_KEY = "set-per-attempt-by-rerunlens"
 """What the SDK is given as its key; the transport replaces it with the real one on each attempt."""
 
@@ -135,6 +138,8 @@ class RecordingTransport(httpx2.BaseTransport):
             request.headers["Authorization"] = f"Bearer {key}"
         elif "Authorization" in request.headers:
             del request.headers["Authorization"]
+        if rec is not None:
+            request.headers[SEQ_HEADER] = str(rec.seq)
         started = now_utc()
         fp = key_fingerprint(key)
         try:

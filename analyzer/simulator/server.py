@@ -17,6 +17,8 @@ from analyzer.simulator.engine import choose_answer, count_tokens, stable_int
 from analyzer.simulator.scenario import Backend, RateLimit, Scenario, ScriptRule
 
 LOOPBACK = "127.0.0.1"
+SEQ_HEADER = "x-rerunlens-seq"
+"""Sent by the runner: the result's position in its run (a trace id, not a secret)."""
 
 
 class _Bucket:
@@ -211,7 +213,11 @@ class _Handler(BaseHTTPRequestHandler):
         key = self._key()
         retry = _int(self.headers.get("x-stainless-retry-count"), 0)
         n = state.next_for_prompt(prompt)
-        draw = random.Random(stable_int(scenario.seed, "req", prompt, n))
+        # A request's random draws hang on its identity: the runner's sequence header when sent (so
+        # a concurrent run repeats exactly), else the prompt's arrival count.
+        seq = self.headers.get(SEQ_HEADER)
+        identity = ("seq", seq, retry) if seq else ("n", n)
+        draw = random.Random(stable_int(scenario.seed, "req", prompt, *identity))
         faults = scenario.faults
 
         scripted = state.scripted(prompt)
