@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
 import pandas as pd
 from rapidfuzz import fuzz, process
 
@@ -113,17 +114,24 @@ def _map_unique(values: pd.Series, func: object) -> pd.Series:
 
 
 def _fuzzy(task_ids: pd.Series, normalized: pd.Series, threshold: float) -> pd.Series:
-    frame = pd.DataFrame({"task_id": task_ids, "key": normalized}).dropna()
-    distinct = frame.groupby("task_id", sort=False)["key"].nunique()
-    several = distinct.index[distinct > 1]
-    if len(several) == 0:
+    """Fuzzy keys: only tasks with more than one distinct normalized answer need any matching."""
+    task_code, _ = pd.factorize(task_ids)
+    key_code, _ = pd.factorize(normalized)
+    keyed = key_code >= 0
+    if not keyed.any():
         return normalized.copy()
-    subset = frame[frame["task_id"].isin(several)]
-    pieces: list[pd.Series] = []
-    for _tid, keys in subset.groupby("task_id", sort=False)["key"]:
-        mapping = fuzzy_representatives(keys.tolist(), threshold)
-        pieces.append(keys.map(mapping))
-    out = normalized.copy()
-    joined = pd.concat(pieces)
-    out.loc[joined.index] = joined
-    return out.astype("string")
+    width = int(key_code.max()) + 1
+    pairs = np.unique(task_code[keyed].astype("int64") * width + key_code[keyed])
+    distinct = np.bincount(pairs // width, minlength=int(task_code.max()) + 1)
+    rows = np.flatnonzero(keyed & (distinct[task_code] > 1))
+    if len(rows) == 0:
+        return normalized.copy()
+    rows = rows[np.argsort(task_code[rows], kind="stable")]  # grouped by task, result order kept
+    cuts = np.flatnonzero(np.diff(task_code[rows])) + 1
+    values = normalized.to_numpy(dtype=object, na_value=None)
+    out = values.copy()
+    for chunk in np.split(rows, cuts):
+        answers = values[chunk].tolist()
+        mapping = fuzzy_representatives(answers, threshold)
+        out[chunk] = [mapping[a] for a in answers]
+    return pd.Series(pd.array(out, dtype="string"), index=normalized.index)

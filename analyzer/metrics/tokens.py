@@ -105,6 +105,13 @@ def token_outliers(results: pd.DataFrame) -> pd.DataFrame:
         results: Result frame with `task_id`, `round` and `total_tokens`.
     """
     known = results.loc[results["total_tokens"].notna(), ["task_id", "round", "total_tokens"]].copy()
+    counts = known["task_id"].value_counts()
+    if counts.empty or counts.max() < OUTLIER_MIN_RUNS:
+        return (
+            known.iloc[0:0]
+            .assign(task_median=np.float64(), robust_z=np.float64(), direction="")
+            .reset_index(drop=True)
+        )
     x = known["total_tokens"].astype("float64")
     g = x.groupby(known["task_id"], sort=False)
     median = g.transform("median")
