@@ -1,6 +1,9 @@
 """Where the dashboard's data comes from: the runs folder, uploads, cached analyzer calls, the sidebar.
 
-Everything cached lives here (`st.cache_data`); the analyzer never knows about caching. Session state
+Everything cached lives here; the analyzer never knows about caching. Logs and analyses are cached
+with `st.cache_resource`, not `st.cache_data`: they are large and read-only (the analyzer's frames
+are for reading), and `cache_data` would pickle and unpickle a 1,000 x 10 log and its analysis on
+every rerun (about 2 s), which alone breaks the 3 s render target. Nothing here mutates them. Session state
 holds only ids and selections (file names, the answer key, the focused label), namespaced `src.*`,
 and those are mirrored into the URL query (`log`, `key`, `focus`) so a view can be shared.
 """
@@ -83,7 +86,7 @@ def folder_logs(folder: str) -> list[str]:
     return [p.relative_to(root).as_posix() for p in list_logs(root)]
 
 
-@st.cache_data(show_spinner="Reading log…", max_entries=32)
+@st.cache_resource(show_spinner="Reading log…", max_entries=32)
 def _read_path(path: str, mtime_ns: int, size: int) -> LoadedLog | Problem:
     """A log file read by the analyzer; keyed by modification time so an edited file is re-read."""
     del mtime_ns, size  # cache key only
@@ -93,7 +96,7 @@ def _read_path(path: str, mtime_ns: int, size: int) -> LoadedLog | Problem:
         return Problem(Path(path).name, exc.message)
 
 
-@st.cache_data(show_spinner="Reading upload…", max_entries=32)
+@st.cache_resource(show_spinner="Reading upload…", max_entries=32)
 def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
     """An uploaded log read by the analyzer; keyed by the upload's id, not its bytes."""
     del file_id  # cache key only
@@ -103,7 +106,7 @@ def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
         return Problem(name, exc.message)
 
 
-@st.cache_data(show_spinner="Analysing…", max_entries=64)
+@st.cache_resource(show_spinner="Analysing…", max_entries=64)
 def _analyze(token: str, key: str, _loaded: LoadedLog) -> Analysis | Problem:
     """The analyzer's results for one opened log under one answer key."""
     try:
