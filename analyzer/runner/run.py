@@ -85,6 +85,7 @@ def run_tasks(
     echo: Callable[[str], None] | None = None,
     extra: dict[str, Any] | None = None,
     resume_command: str | None = None,
+    simulator_port: int | None = None,
 ) -> RunOutcome:
     """Run every task `rounds` times (default: the profile's) and write a format-2 log to `out`.
 
@@ -104,6 +105,7 @@ def run_tasks(
         echo: Where one-line notices go (default: nowhere).
         extra: Further top-level fields for the log.
         resume_command: The command line to print when interrupted (CLI only).
+        simulator_port: Port to try first for the embedded simulator (any free one otherwise).
 
     Raises:
         RerunLensError: a journal is in the way (or missing on resume), an executor cannot load.
@@ -138,7 +140,7 @@ def run_tasks(
             raise RerunLensError("no tasks to run")
         run_id = run_id or uuid.uuid4().hex[:12]
         created_at = now_utc()
-        preferred_port = None
+        preferred_port = simulator_port
     assert tasks is not None
     rounds = rounds or profile.rounds
     fn, spec = (

@@ -8,6 +8,7 @@ a placeholder), which is how key rotation works and why a key can never end up i
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import itertools
 import json
 import threading
@@ -106,11 +107,19 @@ class KeyRing:
         return len(self._keys)
 
     def pick(self, rec: AttemptRecorder | None) -> str:
-        """Key for the next attempt: rotation by result position and attempt, so reruns repeat it."""
+        """Key for the next attempt.
+
+        With several keys every attempt gets one, like a rotating proxy under concurrency: which one is
+        a fixed function of the result's position and the attempt number, so a re-run repeats it.
+        (Plain round robin over positions would pin each task to one key whenever the task count is a
+        multiple of the key count.)
+        """
         if len(self._keys) == 1:
             return self._keys[0]
-        i = rec.seq + len(rec.attempts) if rec is not None else next(self._counter)
-        return self._keys[i % len(self._keys)]
+        if rec is None:
+            return self._keys[next(self._counter) % len(self._keys)]
+        digest = hashlib.blake2b(f"{rec.seq}/{len(rec.attempts)}".encode(), digest_size=4).digest()
+        return self._keys[int.from_bytes(digest, "big") % len(self._keys)]
 
     def secrets(self) -> list[str]:
         """The keys themselves, for scrubbing messages; never write these anywhere."""
