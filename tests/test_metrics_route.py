@@ -126,9 +126,13 @@ def test_a_log_without_routes_cannot_say() -> None:
     assert route.pinned is None
     assert route.tuples == 0
     assert route.unrecorded_results == 2
-    assert route.verdict.startswith("This log does not record routes")
-    # no route evidence and no retries: the inconsistency is put on the model, said plainly
-    assert route.inconsistent_clean == ["1"]
+    assert route.verdict == (
+        "This log does not record routes, so route drift cannot be ruled out. 1 of 1 measured tasks gave "
+        "inconsistent answers; without route records, route and model cannot be told apart."
+    )
+    # no route evidence: the inconsistency is not put on the model either
+    assert route.inconsistent_clean == []
+    assert route.inconsistent_unknown == ["1"]
 
 
 def test_all_consistent_verdict() -> None:
@@ -137,3 +141,16 @@ def test_all_consistent_verdict() -> None:
         "Route pinned: every result and attempt went through one route. "
         "All 2 measured tasks gave consistent answers."
     )
+
+
+def test_a_task_missing_route_records_is_set_apart_not_called_clean() -> None:
+    bare = {"task_id": 2, "answer": "q"}  # round 2 of task 2 records no route
+    route = analyze(_log([_r(1, "x"), _r(2, "y")], [_r(1, "w"), bare])).headline.route
+    assert route.inconsistent_clean == ["1"]
+    assert route.inconsistent_unknown == ["2"]
+    assert route.unrecorded_results == 1
+    assert route.verdict.endswith(
+        "Of 2 inconsistent tasks, 0 drifted or retried (the route may explain them), "
+        "1 ran clean (the model itself varies: 1) and 1 did not record a route (cause unknown)."
+    )
+    assert "1 result did not record a route." in route.verdict

@@ -17,6 +17,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from analyzer.frames import ROUTE_FIELDS
+from analyzer.metrics.grouping import per_task_count, task_codes
 
 ATTEMPT_FIELDS: tuple[str, ...] = ("base_url", "key_fingerprint")
 """Route fields an attempt records for itself."""
@@ -42,7 +43,9 @@ class RouteFigures(BaseModel):
     inconsistent_drifted_or_retried: list[str]
     """Inconsistent tasks that drifted or needed retries: the route may explain them."""
     inconsistent_clean: list[str]
-    """Inconsistent tasks with one route and no retries: the model itself varies."""
+    """Inconsistent tasks with one recorded route and no retries: the model itself varies."""
+    inconsistent_unknown: list[str]
+    """Inconsistent tasks, neither drifted nor retried, with results that record no route: cause unknown."""
     unrecorded_results: int
     """Results that record no route at all."""
     verdict: str
@@ -165,11 +168,16 @@ def route_figures(
     pinned = (len(routes) == 1) if recorded else None
     fields = run_drifted_fields(results, usage)
     drifted_tasks = tasks.loc[tasks["drifted"], "task_id"].tolist()
-    inconsistent = ~tasks["consistent"].fillna(True).astype(bool)
-    explained = tasks["drifted"] | (tasks["retries"] > 0)
-    to_blame = tasks.loc[inconsistent & explained, "task_id"].tolist()
-    clean = tasks.loc[inconsistent & ~explained, "task_id"].tolist()
-    unrecorded = int((~results[list(ROUTE_FIELDS)].notna().any(axis=1)).sum())
+    inconsistent = ~tasks["consistent"].fillna(True).astype(bool).to_numpy()
+    explained = (tasks["drifted"] | (tasks["retries"] > 0)).to_numpy(dtype=bool)
+    no_route = ~results[list(ROUTE_FIELDS)].notna().any(axis=1).to_numpy()
+    order, codes = task_codes(results)
+    route_known = per_task_count(codes, len(order), no_route) == 0
+    ids = tasks["task_id"].to_numpy(dtype=object)
+    to_blame = ids[inconsistent & explained].tolist()
+    clean = ids[inconsistent & ~explained & route_known].tolist()
+    unknown = ids[inconsistent & ~explained & ~route_known].tolist()
+    unrecorded = int(no_route.sum())
     figures = RouteFigures(
         pinned=pinned,
         tuples=len(routes),
@@ -177,6 +185,7 @@ def route_figures(
         drifted_tasks=[str(t) for t in drifted_tasks],
         inconsistent_drifted_or_retried=[str(t) for t in to_blame],
         inconsistent_clean=[str(t) for t in clean],
+        inconsistent_unknown=[str(t) for t in unknown],
         unrecorded_results=unrecorded,
         verdict="",
     )
@@ -207,18 +216,27 @@ def verdict_sentence(figures: RouteFigures, measured_tasks: int) -> str:
         what = " and ".join(f.replace("_", " ") for f in backend)
         parts.append(f"The provider reported a different {what} during the run.")
     clean, blamed = figures.inconsistent_clean, figures.inconsistent_drifted_or_retried
-    inconsistent = len(clean) + len(blamed)
+    unknown = figures.inconsistent_unknown
+    inconsistent = len(clean) + len(blamed) + len(unknown)
     if measured_tasks == 0:
         parts.append("No task has two answers to compare.")
     elif inconsistent == 0:
         parts.append(f"All {measured_tasks} measured tasks gave consistent answers.")
+    elif len(unknown) == inconsistent:
+        parts.append(
+            f"{inconsistent} of {measured_tasks} measured tasks gave inconsistent answers; without route "
+            "records, route and model cannot be told apart."
+        )
     else:
         task_word = "task" if inconsistent == 1 else "tasks"
-        parts.append(
-            f"Of {inconsistent} inconsistent {task_word}, {len(blamed)} drifted or retried "
-            f"(the route may explain {'it' if len(blamed) == 1 else 'them'}) and {len(clean)} ran clean "
-            f"(the model itself varies{_examples(clean)})."
-        )
+        pronoun = "it" if len(blamed) == 1 else "them"
+        split = [
+            f"{len(blamed)} drifted or retried (the route may explain {pronoun})",
+            f"{len(clean)} ran clean (the model itself varies{_examples(clean)})",
+        ]
+        if unknown:
+            split.append(f"{len(unknown)} did not record a route (cause unknown)")
+        parts.append(f"Of {inconsistent} inconsistent {task_word}, {', '.join(split[:-1])} and {split[-1]}.")
     return " ".join(parts)
 
 
