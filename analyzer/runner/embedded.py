@@ -37,10 +37,18 @@ class Served:
 def serving(
     profile: RouteProfile, *, scenario: Scenario | None = None, preferred_port: int | None = None
 ) -> Iterator[Served]:
-    """Yield where calls go; start (and finally stop) the simulator in-process when no base URL is set."""
+    """Yield where calls go; start (and finally stop) the simulator in-process when no base URL is set.
+
+    The embedded simulator plays the sample tasks' scripted model (`app_scenario`) unless a scenario
+    is given; other prompts get answers derived from their text.
+    """
     if profile.base_url:
         yield Served(base_url=profile.base_url.strip(), simulator=None)
         return
+    if scenario is None:
+        from analyzer.simulator.app_tasks import app_scenario
+
+        scenario = app_scenario()
     try:
         sim = Simulator(scenario, port=preferred_port or 0).start()
     except OSError:  # the port a resumed run used is taken: any free one will do
