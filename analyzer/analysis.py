@@ -73,9 +73,12 @@ class Headline(BaseModel):
     """Tasks worth re-running, with reasons."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Analysis:
-    """Everything measured about one log. Frames are for reading: copy before changing them."""
+    """Everything measured about one log. Frames are for reading: copy before changing them.
+
+    Compared and hashed by identity (`eq=False`): comparing DataFrames field by field is ambiguous.
+    """
 
     log: RunLog
     """The log analysed."""

@@ -29,7 +29,7 @@ TABLE_COLUMNS: tuple[str, ...] = (
 """Columns of `Comparison.table`, in order."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Comparison:
     """Groups side by side."""
 

@@ -204,3 +204,25 @@ def test_the_shipped_format1_sample() -> None:
     gap = [m for m in report["summary_mismatches"] if m["field"] == "consistency_gap_pp"]
     # the sample's script stored a wrong gap; ours is recomputed from the answers
     assert gap and gap[0]["stored"] != gap[0]["recomputed"] == report["answer_gap_pp"]
+
+
+def test_frame_helpers_never_change_their_input(analysis: Analysis) -> None:
+    from analyzer.metrics import consistency, flags, outcome, retries, route, tokens
+
+    results = analysis.results
+    tasks = analysis.tasks
+    before_results, before_tasks = results.copy(), tasks.copy()
+    consistency.assign_clusters(results)
+    consistency.task_consistency(results)
+    consistency.cluster_table(results)
+    outcome.passed(results)
+    outcome.graded_counts(results)
+    tokens.task_tokens(results)
+    tokens.round_tokens(results)
+    tokens.token_outliers(results)
+    retries.task_retries(results)
+    usage = route.route_usage(results, analysis.attempts)
+    route.task_drift(results, usage)
+    flags.flag_tasks(tasks)
+    pd.testing.assert_frame_equal(results, before_results)
+    pd.testing.assert_frame_equal(tasks, before_tasks)
