@@ -49,6 +49,16 @@ RETRIED_COLORS = {"no retry": "#4c78a8", "retried": "#f58518"}
 _MARGIN = {"l": 10, "r": 10, "t": 40, "b": 10}
 
 
+def plain(values: pd.Series) -> pd.Series:
+    """Log text (task ids, URLs, labels) shown literally: Plotly reads a few HTML tags in labels."""
+    return (
+        values.astype("string")
+        .str.replace("&", "&amp;", regex=False)
+        .str.replace("<", "&lt;", regex=False)
+        .str.replace(">", "&gt;", regex=False)
+    )
+
+
 def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 360) -> go.Figure:
     fig.update_layout(
         title={"text": title, "x": 0, "xanchor": "left"},
@@ -101,7 +111,7 @@ def cluster_heatmap(matrix: pd.DataFrame, hover: pd.DataFrame | None = None) -> 
         go.Heatmap(
             z=z,
             x=[str(c) for c in matrix.columns],
-            y=[str(i) for i in matrix.index],
+            y=plain(pd.Series(matrix.index, dtype="string")).tolist(),
             customdata=values,
             text=None if hover is None else hover.to_numpy(dtype=object),
             colorscale=scale,
@@ -166,7 +176,8 @@ def attempt_timeline(attempts: pd.DataFrame) -> go.Figure:
         attempts: the analyzer's attempts frame (`started_at`, `ended_at`, `outcome`, ...).
     """
     frame = attempts.dropna(subset=["started_at", "ended_at"]).copy()
-    frame["result"] = frame["task_id"].astype(str) + " · r" + frame["round"].astype(str)
+    frame["result"] = plain(frame["task_id"]) + " · r" + frame["round"].astype(str)
+    frame["base_url"] = plain(frame["base_url"])
     frame["outcome_label"] = frame["outcome"].map(OUTCOME_LABELS).fillna(frame["outcome"])
     frame["status"] = frame["status_code"].astype("string").fillna("no response")
     fig = px.timeline(
@@ -215,10 +226,16 @@ def outcome_counts(counts: pd.DataFrame, by: str) -> go.Figure:
     return _layout(fig, f"Attempts by {name} and outcome", name, "attempts (count)")
 
 
-def attempts_by(attempts: pd.DataFrame, by: str) -> go.Figure:
-    """Stacked bars of the analyzer's attempts, one bar per value of `by`, coloured by outcome."""
+def attempts_by_route(attempts: pd.DataFrame) -> go.Figure:
+    """Stacked bars of the analyzer's attempts, one bar per route (base URL and key fingerprint),
+    coloured by outcome."""
     frame = attempts.copy()
-    frame[by] = frame[by].astype("string").fillna("(not recorded)")
+    by = "route"
+    frame[by] = (
+        plain(frame["base_url"]).fillna("(base URL not recorded)")
+        + "<br>"
+        + plain(frame["key_fingerprint"]).fillna("(key not recorded)")
+    )
     frame["outcome_label"] = frame["outcome"].map(OUTCOME_LABELS).fillna(frame["outcome"])
     fig = px.histogram(
         frame,
@@ -227,9 +244,10 @@ def attempts_by(attempts: pd.DataFrame, by: str) -> go.Figure:
         color_discrete_map={OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
     )
     fig.update_yaxes(type="category")
-    name = by.replace("_", " ")
-    height = max(220, 60 * frame[by].nunique() + 120)
-    return _layout(fig, f"Attempts by {name} and outcome", "attempts (count)", name, height=height)
+    height = max(220, 70 * frame[by].nunique() + 120)
+    return _layout(
+        fig, "Attempts by route and outcome", "attempts (count)", "route (base URL, key)", height=height
+    )
 
 
 def latency_box(frame: pd.DataFrame, column: str, by: str, title: str, x_title: str) -> go.Figure:
@@ -260,7 +278,15 @@ def latency_box(frame: pd.DataFrame, column: str, by: str, title: str, x_title: 
 
 def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.Figure:
     """One bar per experiment group for one column of the analyzer's comparison table."""
-    fig = px.bar(table, x="label", y=column, color="label", color_discrete_sequence=list(CLUSTER_COLORS))
+    table = table.assign(label=plain(table["label"]))
+    fig = px.bar(
+        table,
+        x="label",
+        y=column,
+        color="label",
+        color_discrete_sequence=list(CLUSTER_COLORS),
+        text_auto=".3~s",
+    )
     fig.update_layout(showlegend=False)
     fig.update_xaxes(type="category")
     return _layout(fig, title, "experiment group", unit, height=320)

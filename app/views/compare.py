@@ -62,12 +62,18 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Tasks that flip")
     st.caption(
-        "Tasks consistent in one group and inconsistent in another (✔ consistent, ✘ not, blank: <2 answers)."
+        "Tasks consistent in one group and inconsistent in another. Ticked: consistent; empty: "
+        "inconsistent; None: the group has fewer than two answers for the task."
     )
     if result.flips.empty:
         st.text("No task flips between these groups.")
     else:
-        st.dataframe(result.flips, hide_index=True, key="compare.flips")
+        st.dataframe(
+            result.flips.drop(columns=["flipped"]),
+            column_config={"task_id": st.column_config.TextColumn("task")},
+            hide_index=True,
+            key="compare.flips",
+        )
 
 
 if __name__ == "__main__":

@@ -39,7 +39,7 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Counts")
     by_outcome = pd.DataFrame({"outcome": list(r.by_outcome), "attempts": list(r.by_outcome.values())})
     st.plotly_chart(charts.outcome_counts(by_outcome, "outcome"), key="retries.by_outcome")
-    st.plotly_chart(charts.attempts_by(attempts, "base_url"), key="retries.by_route")
+    st.plotly_chart(charts.attempts_by_route(attempts), key="retries.by_route")
     if r.retries_per_result:
         st.caption(
             "Results by retries needed: "

@@ -63,7 +63,10 @@ def render(selection: data.Selection | None = None) -> None:
     _lint(analysis.routes)
 
     st.subheader("Inconsistent tasks: route or model?")
-    st.text(route.verdict)
+    st.caption(
+        "A task that drifted or needed retries may be unstable because of the route; re-run it on one "
+        "pinned route to find out. A task that ran clean on one route is unstable because of the model."
+    )
     left, right = st.columns(2)
     _split(
         left,

@@ -39,7 +39,11 @@ def render(selection: data.Selection | None = None) -> None:
     )
     cols[4].metric("Outliers", fmt.count(t.outliers), help="Results far from their task's own runs.")
     if t.unknown_results:
-        st.caption(f"{t.unknown_results:,} results recorded no token counts; they are unknown, not zero.")
+        n = t.unknown_results
+        st.caption(
+            f"{n:,} result{'s' if n != 1 else ''} recorded no token counts; "
+            "they are counted as unknown, not as zero."
+        )
     if not t.known_results:
         st.info("This log records no token counts.")
         return
