@@ -8,7 +8,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
@@ -22,7 +21,7 @@ from analyzer.metrics.consistency import (
     task_consistency,
 )
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
-from analyzer.metrics.outcome import OutcomeFigures, graded_counts, outcome_figures, passed
+from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
 from analyzer.metrics.route import RouteFigures, route_figures, route_table, route_usage, task_drift
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
@@ -131,84 +130,29 @@ def analyze(
         fuzzy_threshold: rapidfuzz ratio (0..100) at or above which `fuzzy` joins two answers.
         score_threshold: Score at or above which a result without `success` counts as a success.
     """
-    from analyzer.checks import structural_warnings  # the lead's module; imported late on purpose
-
     base = results_frame(log)
     attempts = attempts_frame(log)
-    results = base.assign(
-        answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold),
-        passed=passed(base, score_threshold),
+    results = assign_clusters(
+        base.assign(
+            answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold),
+            passed=passed(base, score_threshold),
+        )
     )
-    results = assign_clusters(results)
-
-    consistency = task_consistency(results)
-    counts = graded_counts(results)
-    retries = task_retries(results)
     results = results.assign(retries=result_retries(results))
     usage = route_usage(results, attempts)
-    drift = task_drift(results, usage)
-    tokens = task_tokens(results)
-
-    graded = counts["n"].to_numpy()
-    successes = pd.array(counts["c"].to_numpy(), dtype="Int64")
-    successes[graded == 0] = pd.NA
-    with np.errstate(invalid="ignore", divide="ignore"):
-        success_rate = np.where(graded > 0, counts["c"].to_numpy() / np.maximum(graded, 1), np.nan)
-    tasks = _side_by_side(
-        consistency,
-        pd.DataFrame(
-            {
-                "graded": graded,
-                "successes": successes,
-                "success_rate": pd.array(success_rate, dtype="Float64"),
-            }
-        ),
-        tokens,
-        retries,
-        drift,
+    tasks = flag_tasks(
+        _side_by_side(
+            task_consistency(results),
+            task_outcomes(results),
+            task_tokens(results),
+            task_retries(results),
+            task_drift(results, usage),
+        )
     )
-    tasks = flag_tasks(tasks)
-
     routes = route_table(usage)
     outliers = token_outliers(results)
-    rate = consistency_rate(tasks)
-    exact_gap = answer_gap_pp(rate) if key == "exact" else _exact_gap(base)
-    outcome = outcome_figures(results)
-    token_fig = token_figures(results, outliers)
-    n_tasks = len(tasks)
-    measured = tasks["consistent"].notna()
-
-    warnings = list(structural_warnings(log))
-    warnings += _metric_warnings(tasks, outcome)
-
-    headline = Headline(
-        tasks=n_tasks,
-        rounds=len(log.runs),
-        results=len(results),
-        errors=int((results["status"] == "error").sum()),
-        answer_key=key,
-        tasks_measured=int(measured.sum()),
-        tasks_single=int((~measured).sum()),
-        single_task_ids=[str(t) for t in tasks.loc[~measured, "task_id"]],
-        consistent_tasks=int(tasks["consistent"].fillna(False).astype(bool).sum()),
-        answer_consistency_rate=rate,
-        answer_gap_pp=answer_gap_pp(rate),
-        outcome=outcome,
-        tokens=token_fig,
-        retries=retry_figures(results, attempts),
-        route=route_figures(results, usage, routes, tasks),
-        summary_mismatches=check_summary(
-            log.summary,
-            gap_exact_pp=exact_gap,
-            total_tokens=token_fig.total,
-            unknown_token_results=token_fig.unknown_results,
-            tasks=n_tasks,
-            rounds=len(log.runs),
-            results=len(results),
-        ),
-        warnings=warnings,
-        flagged=flagged_list(tasks),
-    )
+    exact_gap = None if key == "exact" else _exact_gap(base)
+    headline = _headline(log, key, results, attempts, tasks, usage, routes, outliers, exact_gap)
     return Analysis(
         log=log,
         key=key,
@@ -222,6 +166,55 @@ def analyze(
         token_outliers=outliers,
         per_round=round_tokens(results),
         headline=headline,
+    )
+
+
+def _headline(
+    log: RunLog,
+    key: AnswerKey,
+    results: pd.DataFrame,
+    attempts: pd.DataFrame,
+    tasks: pd.DataFrame,
+    usage: pd.DataFrame,
+    routes: pd.DataFrame,
+    outliers: pd.DataFrame,
+    exact_gap: float | None,
+) -> Headline:
+    """Gather the headline figures; `exact_gap` is None when `key` is already `exact`."""
+    from analyzer.checks import structural_warnings  # the lead's module; imported late on purpose
+
+    outcome = outcome_figures(results)
+    rate = consistency_rate(tasks)
+    gap = answer_gap_pp(rate)
+    tokens = token_figures(results, outliers)
+    measured = tasks["consistent"].notna()
+    return Headline(
+        tasks=len(tasks),
+        rounds=len(log.runs),
+        results=len(results),
+        errors=int((results["status"] == "error").sum()),
+        answer_key=key,
+        tasks_measured=int(measured.sum()),
+        tasks_single=int((~measured).sum()),
+        single_task_ids=[str(t) for t in tasks.loc[~measured, "task_id"]],
+        consistent_tasks=int(tasks["consistent"].fillna(False).astype(bool).sum()),
+        answer_consistency_rate=rate,
+        answer_gap_pp=gap,
+        outcome=outcome,
+        tokens=tokens,
+        retries=retry_figures(results, attempts),
+        route=route_figures(results, usage, routes, tasks),
+        summary_mismatches=check_summary(
+            log.summary,
+            gap_exact_pp=gap if key == "exact" else exact_gap,
+            total_tokens=tokens.total,
+            unknown_token_results=tokens.unknown_results,
+            tasks=len(tasks),
+            rounds=len(log.runs),
+            results=len(results),
+        ),
+        warnings=[*structural_warnings(log), *_metric_warnings(tasks, outcome)],
+        flagged=flagged_list(tasks),
     )
 
 

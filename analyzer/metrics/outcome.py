@@ -72,6 +72,29 @@ def graded_counts(results: pd.DataFrame) -> pd.DataFrame:
     )
 
 
+def task_outcomes(results: pd.DataFrame) -> pd.DataFrame:
+    """Per task (first-appearance order): graded, successes and success_rate (`<NA>` when not graded).
+
+    Args:
+        results: Result frame with `task_id`, `status` and `passed`.
+    """
+    counts = graded_counts(results)
+    graded = counts["n"].to_numpy()
+    wins = counts["c"].to_numpy()
+    successes = pd.array(wins, dtype="Int64")
+    successes[graded == 0] = pd.NA
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rate = np.where(graded > 0, wins / np.maximum(graded, 1), np.nan)
+    return pd.DataFrame(
+        {
+            "task_id": counts["task_id"],
+            "graded": graded,
+            "successes": successes,
+            "success_rate": pd.array(rate, dtype="Float64"),
+        }
+    )
+
+
 def pass_hat_curve(n: np.ndarray, c: np.ndarray, k_max: int) -> np.ndarray:
     """Per-task C(c, min(k, n)) / C(n, min(k, n)) for k = 1..k_max, shape (tasks, k_max).
 
