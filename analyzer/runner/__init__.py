@@ -12,8 +12,8 @@ if TYPE_CHECKING:
     from analyzer.runner.check import Diagnosis, check_route
     from analyzer.runner.executors import ExecutorResult, default_executor, load_executor
     from analyzer.runner.journal import journal_path
+    from analyzer.runner.pinned_rerun import RerunReport, default_rerun_path, rerun, select_tasks
     from analyzer.runner.progress import Progress, TerminalProgress
-    from analyzer.runner.rerun import RerunReport, default_rerun_path, rerun, select_tasks
     from analyzer.runner.run import RunOutcome, grade, run_tasks
 
 _WHERE = {
@@ -25,10 +25,10 @@ _WHERE = {
     "journal_path": "journal",
     "Progress": "progress",
     "TerminalProgress": "progress",
-    "RerunReport": "rerun",
-    "default_rerun_path": "rerun",
-    "rerun": "rerun",
-    "select_tasks": "rerun",
+    "RerunReport": "pinned_rerun",
+    "default_rerun_path": "pinned_rerun",
+    "rerun": "pinned_rerun",
+    "select_tasks": "pinned_rerun",
     "RunOutcome": "run",
     "grade": "run",
     "run_tasks": "run",

@@ -192,8 +192,8 @@ def _add_rerun(sub: argparse._SubParsersAction) -> None:
 
 def _rerun(args: argparse.Namespace) -> int:
     from analyzer.loader import load_path
+    from analyzer.runner.pinned_rerun import default_rerun_path, rerun
     from analyzer.runner.progress import TerminalProgress
-    from analyzer.runner.rerun import default_rerun_path, rerun
 
     loaded = load_path(args.log)
     only: str | list[str] = args.only[0] if args.only in (["flagged"], ["inconsistent"]) else args.only

@@ -1,0 +1,114 @@
+"""Re-run flagged tasks through a pinned route: new log linked to its parent, before/after, verdict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analyzer.cli import main
+from analyzer.errors import RerunLensError
+from analyzer.loader import load_path
+from analyzer.route import RouteProfile
+from analyzer.runner import default_rerun_path, rerun, select_tasks
+
+SAMPLE_A = Path("sample_runs/A_baseline.altk_runs.json")
+SAMPLE_C = Path("sample_runs/C_pinned.altk_runs.json")
+FORMAT1 = Path("sample_runs/format1_plain_script.json")
+
+
+def test_rerun_inconsistent_tasks_of_the_baseline(tmp_path: Path) -> None:
+    parent = load_path(SAMPLE_A).log
+    ids = select_tasks(parent, "inconsistent")
+    assert ids and len(ids) < 30
+    out = tmp_path / "A.rerun.json"
+    report = rerun(parent, "inconsistent", profile=RouteProfile(), out=out, rounds=3, source=SAMPLE_A)
+    new = load_path(out).log
+    assert new.parent_run_id == parent.run_id == report.parent_run_id
+    assert {str(t.task_id) for t in new.tasks or []} == set(ids)
+    assert new.route and new.route.simulator and len(new.runs) == 3
+    frame = report.before_after
+    assert list(frame["task_id"]) == ids
+    for col in (
+        "clusters_before",
+        "clusters_after",
+        "consistent_before",
+        "consistent_after",
+        "tokens_mean_before",
+        "tokens_mean_after",
+        "retries_before",
+        "retries_after",
+        "verdict",
+    ):
+        assert col in frame.columns
+    assert (frame["consistent_before"] == False).all()  # noqa: E712 - pandas comparison
+    assert set(report.turned_consistent) | set(report.still_inconsistent) == set(ids)
+    assert report.turned_consistent, "a pinned route cures the format tasks of the baseline"
+    text = "\n".join(report.lines())
+    assert "Turned consistent once the route was pinned" in text
+
+
+def test_selection_by_ids_and_errors(tmp_path: Path) -> None:
+    parent = load_path(SAMPLE_C).log
+    assert select_tasks(parent, ["shop-001", "cal-003"]) == ["shop-001", "cal-003"]
+    with pytest.raises(RerunLensError, match="not in the log"):
+        select_tasks(parent, ["nope"])
+    report = rerun(parent, ["shop-001"], profile=RouteProfile(), out=tmp_path / "one.json", rounds=2)
+    assert report.before_after["verdict"].tolist() == ["stable"]
+
+
+def test_format1_parent_needs_a_task_file(tmp_path: Path) -> None:
+    parent = load_path(FORMAT1).log
+    with pytest.raises(RerunLensError, match="--tasks"):
+        rerun(parent, "inconsistent", profile=RouteProfile(), out=tmp_path / "x.json")
+
+
+def test_default_rerun_path() -> None:
+    assert default_rerun_path("runs/A.altk_runs.json") == Path("runs/A.rerun.altk_runs.json")
+    assert default_rerun_path("runs/x.json", "abc") == Path("runs/x.rerun-abc.altk_runs.json")
+
+
+def test_cli_rerun_prints_before_after(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "cli.json"
+    code = main(
+        [
+            "rerun",
+            str(SAMPLE_A),
+            "--only",
+            "inconsistent",
+            "--repeat",
+            "2",
+            "--out",
+            str(out),
+            "--quiet",
+            "--json",
+        ]
+    )
+    assert code == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["parent_run_id"] == "sample-A_baseline"
+    assert payload["tasks"] and "verdict" in payload["tasks"][0]
+    assert load_path(out).log.parent_run_id == "sample-A_baseline"
+
+
+def test_cli_rerun_nothing_to_do_is_a_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    clean = tmp_path / "clean.json"
+    main(
+        [
+            "run",
+            "--tasks",
+            "tests/fixtures/tasks/three_tasks.json",
+            "--repeat",
+            "1",
+            "--out",
+            str(clean),
+            "--quiet",
+        ]
+    )
+    capsys.readouterr()
+    assert main(["rerun", str(clean), "--only", "inconsistent", "--out", str(tmp_path / "n.json")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("rerunlens: error:") and "\n" not in err
