@@ -3,6 +3,7 @@ with a bad file among good ones; the sidebar's URL mirroring; uploads; the runs 
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -136,3 +137,29 @@ def test_runs_folder_comes_from_argument_then_environment_then_default(
     monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path / "env"))
     assert data.runs_dir([]) == (tmp_path / "env").resolve()
     assert data.runs_dir(["--runs-dir", str(tmp_path / "arg")]) == (tmp_path / "arg").resolve()
+
+
+def _texts(node: object) -> list[str]:
+    """Everything the page would send to the browser, element by element."""
+    out = [str(node.proto)] if hasattr(node, "proto") else []  # type: ignore[attr-defined]
+    for child in getattr(node, "children", {}).values():
+        out += _texts(child)
+    return out
+
+
+def test_a_key_smuggled_into_a_log_never_reaches_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "sk-test-DO-NOT-SHOW-0123456789"
+    log = json.loads((FIXTURES / "drift_v2.json").read_text(encoding="utf-8"))
+    log["route"]["api_key"] = secret
+    for rnd in log["runs"]:
+        for result in rnd:
+            result["route"]["api_key"] = secret
+            result["headers"] = {"Authorization": f"Bearer {secret}"}
+    (tmp_path / "leaky.json").write_text(json.dumps(log), encoding="utf-8")
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    at = app({"log": ["leaky.json"]})
+    for view in VIEWS:
+        visit(at, view)
+        assert not any(secret in text for text in _texts(at._tree)), view
