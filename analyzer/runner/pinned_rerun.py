@@ -201,6 +201,7 @@ def rerun(
     echo: Callable[[str], None] | None = None,
     resume: bool = False,
     resume_command: str | None = None,
+    run_id: str | None = None,
 ) -> RerunReport:
     """Re-run the chosen tasks of `log` through one pinned route and compare before with after.
 
@@ -214,7 +215,8 @@ def rerun(
         tasks_file: Task definitions for a format-1 parent.
         key: Answer key for before/after clusters.
         label: Label of the new log; default "re-run of <parent>".
-        executor, progress, cancel, api_key, scenario, echo, resume, resume_command: As for `run_tasks`.
+        executor, progress, cancel, api_key, scenario, echo, resume, resume_command, run_id: As for
+            `run_tasks`.
 
     Raises:
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
@@ -244,6 +246,7 @@ def rerun(
             "rerun_of": {"run_id": pid, "label": log.label, "only": only if isinstance(only, str) else "ids"}
         },
         resume_command=resume_command,
+        run_id=run_id,
     )
     if outcome.log is None:
         return RerunReport(outcome, pid, ids, pd.DataFrame())
