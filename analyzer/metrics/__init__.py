@@ -1,5 +1,14 @@
-"""Metrics over the result and attempt frames: one small module per topic, all vectorised pandas.
+"""Metrics over the result and attempt frames: one small module per topic, all vectorised.
 
-Every function takes frames from `analyzer.frames` (plus columns `analyze` adds: `answer_key`,
-`cluster`, `passed`) and returns new frames or figures; no input is mutated.
+- `consistency`: answer clusters, consistency rate and gap, majority share, normalized entropy.
+- `outcome`: Mean@n, Pass^k, Pass@k and the outcome gap, where results are graded.
+- `tokens`: totals, per task and per round statistics, outliers, tokens of retried results.
+- `retries`: attempts by outcome and status code, retries per result, Retry-After.
+- `route`: distinct route tuples, the pinned verdict, per-task drift, the inconsistent split.
+- `flags`: tasks flagged for a re-run, with reasons.
+- `summary_check`: the stored summary recomputed, disagreements with both numbers.
+- `grouping`: integer task codes shared by the per-task functions.
+
+Every function takes frames from `analyzer.frames` (plus the columns `analyze` adds: `answer_key`,
+`passed`, `cluster`, `retries`) and returns new frames or figures; no input is mutated.
 """
