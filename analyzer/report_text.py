@@ -128,9 +128,10 @@ def render_report(analysis: Analysis, source: str) -> str:
 def render_comparison(comparison: Comparison) -> str:
     """The tables `rerunlens compare` prints."""
     table = comparison.table
+    tags = [f"#{i}" for i in range(1, len(table) + 1)]
     shown = pd.DataFrame(
         {
-            "group": table["label"],
+            "group": tags,
             "tasks": table["tasks"],
             "rounds": table["rounds"],
             "answer gap": table["answer_gap_pp"].map(_pp_or_dash),
@@ -145,15 +146,18 @@ def render_comparison(comparison: Comparison) -> str:
             ),
         }
     )
-    lines = [shown.to_string(index=False), ""]
+    lines = [f"{tag}  {label}" for tag, label in zip(tags, comparison.labels, strict=True)]
+    lines += ["", shown.to_string(index=False), ""]
     flips = comparison.flips
     if flips.empty:
         lines.append("No task flips between consistent and inconsistent.")
     else:
         lines.append(f"Tasks that flip between consistent and inconsistent: {len(flips)}")
-        cells = flips[["task_id", *comparison.labels]].copy()
-        for label in comparison.labels:
-            cells[label] = cells[label].map(
+        cells = flips[["task_id", *comparison.labels]].rename(
+            columns=dict(zip(comparison.labels, tags, strict=True))
+        )
+        for tag in tags:
+            cells[tag] = cells[tag].map(
                 lambda v: "—" if pd.isna(v) else ("consistent" if v else "inconsistent")
             )
         lines.append(cells.to_string(index=False))
