@@ -278,15 +278,20 @@ def latency_box(frame: pd.DataFrame, column: str, by: str, title: str, x_title: 
 
 def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.Figure:
     """One bar per experiment group for one column of the analyzer's comparison table."""
-    table = table.assign(label=plain(table["label"]))
+    labels = plain(table["label"])
+    short = labels.where(labels.str.len() <= 32, labels.str.slice(0, 31) + "…")
+    frame = table.assign(group=short, label=labels)
     fig = px.bar(
-        table,
-        x="label",
-        y=column,
-        color="label",
+        frame,
+        y="group",
+        x=column,
+        color="group",
+        orientation="h",
         color_discrete_sequence=list(CLUSTER_COLORS),
         text_auto=".3~s",
+        hover_data={"label": True, "group": False},
     )
     fig.update_layout(showlegend=False)
-    fig.update_xaxes(type="category")
-    return _layout(fig, title, "experiment group", unit, height=320)
+    # first group on top, as in the table
+    fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(short)[::-1])
+    return _layout(fig, title, unit, "experiment group", height=max(220, 50 * len(frame) + 110))

@@ -299,7 +299,7 @@ def test_compare_shows_the_analyzers_comparison() -> None:
     assert flips["task_id"].tolist() == expected.flips["task_id"].tolist()
     assert {"weather", "refund"} <= set(flips["task_id"])
     gap = [f for f in figures(at) if f["layout"]["title"]["text"] == "Answer gap"][0]
-    assert [float(decode(tr["y"])[0]) for tr in gap["data"]] == expected.table["answer_gap_pp"].tolist()
+    assert [float(decode(tr["x"])[0]) for tr in gap["data"]] == expected.table["answer_gap_pp"].tolist()
 
 
 def test_compare_needs_two_logs() -> None:
