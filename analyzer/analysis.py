@@ -185,7 +185,7 @@ def _headline(
 
     outcome = outcome_figures(results)
     rate = consistency_rate(tasks)
-    gap = answer_gap_pp(rate)
+    gap = answer_gap_pp(tasks)
     tokens = token_figures(results, outliers)
     measured = tasks["consistent"].notna()
     return Headline(
@@ -233,7 +233,7 @@ def _side_by_side(first: pd.DataFrame, *others: pd.DataFrame) -> pd.DataFrame:
 def _exact_gap(base: pd.DataFrame) -> float | None:
     """The answer gap under the `exact` key, which the stored summary is compared with."""
     exact = assign_clusters(base.assign(answer_key=answer_keys(base, "exact")))
-    return answer_gap_pp(consistency_rate(task_consistency(exact)))
+    return answer_gap_pp(task_consistency(exact))
 
 
 def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None) -> list[str]:

@@ -70,7 +70,7 @@ def test_any_valid_log_analyses(log: RunLog, key: str) -> None:
         assert h.answer_gap_pp is None and h.tasks_measured == 0
     else:
         assert 0.0 <= rate <= 1.0
-        assert h.answer_gap_pp == (1 - rate) * 100
+        assert h.answer_gap_pp == pytest.approx((1 - rate) * 100, abs=1e-9)
     assert a.tasks["entropy"].dropna().between(0, 1 + 1e-12).all()
     assert a.tasks["majority_share"].dropna().between(0, 1).all()
     if h.tokens.total is not None:

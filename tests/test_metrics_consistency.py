@@ -125,3 +125,10 @@ def test_all_answers_errored_is_not_consistent_nor_a_crash() -> None:
     assert h.answer_consistency_rate is None
     assert h.answer_gap_pp is None
     assert h.tasks_single == 1
+
+
+def test_gap_reads_as_a_person_would_write_it() -> None:
+    # 1 inconsistent task of 5: (1 - 0.8) x 100 in floats is 19.999999999999996; the report says 20.0
+    answers = {t: ["a", "a"] for t in "pqrs"} | {"t": ["a", "b"]}
+    log = _log(*[[_r(t, a[i]) for t, a in answers.items()] for i in range(2)])
+    assert analyze(log).report()["answer_gap_pp"] == 20.0

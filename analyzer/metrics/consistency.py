@@ -109,13 +109,18 @@ def consistency_rate(tasks: pd.DataFrame) -> float | None:
     return float(measured.sum()) / float(len(measured))
 
 
-def answer_gap_pp(rate: float | None) -> float | None:
-    """The answer consistency gap in percentage points: (1 - rate) x 100.
+def answer_gap_pp(tasks: pd.DataFrame) -> float | None:
+    """The answer consistency gap in percentage points, (1 - rate) x 100; None when no task has 2 answers.
+
+    Computed as inconsistent / measured x 100 so that 1 of 5 reads 20.0, not 19.999999999999996.
 
     Args:
-        rate: From `consistency_rate`.
+        tasks: Frame from `task_consistency` (needs `consistent`).
     """
-    return None if rate is None else (1.0 - rate) * 100.0
+    measured = tasks["consistent"].dropna()
+    if measured.empty:
+        return None
+    return 100.0 * float((~measured.astype(bool)).sum()) / float(len(measured))
 
 
 def cluster_table(results: pd.DataFrame) -> pd.DataFrame:
