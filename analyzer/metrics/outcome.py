@@ -133,16 +133,24 @@ def outcome_figures(results: pd.DataFrame) -> OutcomeFigures | None:
     k_max = int(n.max())
     hat = pass_hat_curve(n, c, k_max).mean(axis=0)
     at = 1.0 - pass_hat_curve(n, n - c, k_max).mean(axis=0)
-    mean_at_n = float(np.mean(c / n))
-    pass_hat = {k: float(hat[k - 1]) for k in range(1, k_max + 1)}
+    mean_at_n = _tidy(np.mean(c / n))
+    pass_hat = {k: _tidy(hat[k - 1]) for k in range(1, k_max + 1)}
     pass_hat[1] = mean_at_n  # identical by definition; avoids a last-bit rounding difference
     return OutcomeFigures(
         mean_at_n=mean_at_n,
         pass_hat_k=pass_hat,
-        pass_at_k={k: float(at[k - 1]) for k in range(1, k_max + 1)},
-        outcome_gap_pp=(mean_at_n - pass_hat[k_max]) * 100.0,
+        pass_at_k={k: _tidy(at[k - 1]) for k in range(1, k_max + 1)},
+        outcome_gap_pp=round((mean_at_n - pass_hat[k_max]) * 100.0, _DIGITS - 2),
         n=k_max,
         n_min=int(n.min()),
         uneven_n=bool(n.min() != n.max()),
         tasks=len(counts),
     )
+
+
+_DIGITS = 12
+"""Decimals kept on 0..1 figures: drops float noise (0.7200000000000002 -> 0.72), keeps all meaning."""
+
+
+def _tidy(x: float) -> float:
+    return round(float(x), _DIGITS)
