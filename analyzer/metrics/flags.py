@@ -36,7 +36,7 @@ def flag_tasks(tasks: pd.DataFrame) -> pd.DataFrame:
     }
     reasons = _join(checks, tasks.index)
     out["flagged"] = (reasons != "").to_numpy()
-    out["flag_reasons"] = reasons.to_numpy()
+    out["flag_reasons"] = pd.array(reasons.to_numpy(), dtype="string")
     return out
 
 
