@@ -40,6 +40,7 @@ LOGS = "src.logs"
 UPLOADS = "src.uploads"
 KEY = "src.answer_key"
 FOCUS = "src.focus"
+LABEL = "src.label."  # + source: a label the user typed for that group
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,8 @@ def current() -> Selection:
     taken: set[str] = set()
     for item in opened:
         if isinstance(item, Group):
-            label = _unique(item.label, taken)
+            typed = (st.session_state.get(LABEL + item.source) or "").strip()
+            label = _unique(typed or item.label, taken)
             taken.add(label)
             groups.append(item if label == item.label else _with_label(item, label))
     problems = [item for item in opened if isinstance(item, Problem)]
@@ -280,6 +282,12 @@ def sidebar() -> Selection:
         mirror_to_url("key", st.session_state[KEY])
 
         selection = current()
+        if selection.groups:
+            with st.expander("Group labels"):
+                for g in selection.groups:
+                    auto = g.loaded.log.display_label(Path(g.source).stem)
+                    st.text_input(g.source, key=LABEL + g.source, placeholder=auto, max_chars=80)
+            selection = current()
         labels = [g.label for g in selection.groups]
         if len(labels) > 1:
             seed_from_url(FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0])

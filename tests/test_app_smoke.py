@@ -163,3 +163,13 @@ def test_a_key_smuggled_into_a_log_never_reaches_the_page(
     for view in VIEWS:
         visit(at, view)
         assert not any(secret in text for text in _texts(at._tree)), view
+
+
+def test_a_group_can_be_relabelled(runs: Path) -> None:
+    at = app({"log": ["drift_v2.json", "pinned_v2.json"]})
+    at.text_input(key=data.LABEL + "pinned_v2.json").input("C: my pinned run").run()
+    assert at.selectbox(key=data.FOCUS).options == ["A: shared proxy", "C: my pinned run"]
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    table = [df.value for df in at.dataframe if "answer_gap_pp" in df.value.columns][0]
+    assert table["label"].tolist() == ["A: shared proxy", "C: my pinned run"]
