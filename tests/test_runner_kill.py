@@ -18,6 +18,11 @@ TASKS = Path("tests/fixtures/tasks/three_tasks.json")
 ROUNDS = 12
 
 
+def _default_sigint() -> None:
+    """A shell that starts jobs in the background ignores SIGINT for them; a terminal would not."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _result_lines(path: Path) -> int:
     if not path.exists():
         return 0
@@ -69,3 +74,49 @@ def test_sigkill_then_resume_gives_every_result_exactly_once(tmp_path: Path) -> 
     assert len(keys) == len(set(keys)) == len(ids) * ROUNDS
     assert set(keys) == {(t, n) for t in ids for n in range(1, ROUNDS + 1)}
     assert not journal.exists()
+
+
+def test_ctrl_c_leaves_a_resumable_journal_and_says_how_to_resume(tmp_path: Path) -> None:
+    scenario = tmp_path / "slow.json"
+    scenario.write_text(json.dumps({"latency_ms": [40, 60]}))
+    out = tmp_path / "interrupted.altk_runs.json"
+    cmd = [
+        sys.executable,
+        "-m",
+        "analyzer.cli",
+        "run",
+        "--tasks",
+        str(TASKS),
+        "--out",
+        str(out),
+        "--repeat",
+        str(ROUNDS),
+        "--scenario",
+        str(scenario),
+        "--quiet",
+    ]
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    proc = subprocess.Popen(
+        cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint
+    )
+    journal = journal_path(out)
+    deadline = time.monotonic() + 30
+    while _result_lines(journal) < 4:
+        assert proc.poll() is None and time.monotonic() < deadline
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert "Resume with: rerunlens run" in err and "--resume" in err
+    assert not out.exists() and journal.exists()
+    resume = err.split("Resume with: ", 1)[1].splitlines()[0].split()[2:]  # drop "rerunlens run"
+    done = subprocess.run(
+        [sys.executable, "-m", "analyzer.cli", "run", *resume],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    keys = [(str(r.task_id), r.round) for rnd in load_path(out).log.runs for r in rnd]
+    assert len(keys) == len(set(keys)) == 3 * ROUNDS

@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-import concurrent.futures as cf
+import queue
 import shlex
 import threading
 import time
@@ -302,22 +302,46 @@ class _Runner:
         ]
         if self.callback:
             self.callback(self.progress())
-        pool = cf.ThreadPoolExecutor(max_workers=self.profile.concurrency, thread_name_prefix="rerunlens-run")
+        work: queue.SimpleQueue[tuple[TaskSpec, int, int]] = queue.SimpleQueue()
+        for item in todo:
+            work.put(item)
+        failures: list[BaseException] = []
+        workers = [
+            threading.Thread(
+                target=self._worker, args=(work, failures), name=f"rerunlens-run-{i}", daemon=True
+            )
+            for i in range(min(self.profile.concurrency, len(todo)))
+        ]
+        for w in workers:
+            w.start()
         try:
-            futures = {pool.submit(self._one, task, rnd, seq) for task, rnd, seq in todo}
-            pending = futures
-            while pending:
-                finished, pending = cf.wait(pending, timeout=0.2, return_when=cf.FIRST_COMPLETED)
-                for fut in finished:
-                    fut.result()  # a bug in the runner itself should surface, not vanish
-                if self.cancel.is_set():
-                    break
+            for w in workers:
+                while w.is_alive():
+                    w.join(timeout=0.2)
         except BaseException:
+            # Ctrl-C: stop handing out work and return at once; workers are daemon threads, so an
+            # in-flight request cannot hold the process (its result is redone on resume).
             self.cancel.set()
-            pool.shutdown(wait=False, cancel_futures=True)
             raise
-        pool.shutdown(wait=True, cancel_futures=True)
         self.client.close()
+        if failures:
+            raise failures[0]  # a bug in the runner itself should surface, not vanish
+
+    def _worker(
+        self, work: queue.SimpleQueue[tuple[TaskSpec, int, int]], failures: list[BaseException]
+    ) -> None:
+        """Take the next (task, round) until none is left or the run is cancelled."""
+        while not self.cancel.is_set():
+            try:
+                task, rnd, seq = work.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                self._one(task, rnd, seq)
+            except BaseException as exc:
+                failures.append(exc)
+                self.cancel.set()
+                return
 
     def _one(self, task: TaskSpec, rnd: int, seq: int) -> None:
         if self.cancel.is_set():

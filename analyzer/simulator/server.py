@@ -131,6 +131,13 @@ class _Handler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
+    def _stopping(self) -> None:
+        """The simulator is shutting down: answer 503 and close, so no client waits for its timeout."""
+        self.close_connection = True
+        self._send(
+            503, _error_body("The simulator is shutting down.", "server_error"), {"Connection": "close"}
+        )
+
     def _retry_headers(self, seconds: float) -> dict[str, str]:
         return {"retry-after": f"{seconds:.3f}", "retry-after-ms": str(max(1, round(seconds * 1000)))}
 
@@ -264,9 +271,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(400, _error_body("Invalid request (scripted).", "invalid_request_error"))
             return
         if action == "timeout" and state.stop.wait(faults.hang_s):
+            self._stopping()
             return
         low, high = scenario.latency_ms
         if high > 0 and state.stop.wait(draw.uniform(low, high) / 1000.0):
+            self._stopping()
             return
         backend = state.backend_for(key, retry, draw)
         seed = body.get("seed")
