@@ -342,6 +342,10 @@ class JobManager:
         if status.key_source == "session" and api_key is None:
             raise RouteError(f"job {job_id} used a key given for the session; enter it again to resume")
         profile = RouteProfile.model_validate(status.profile)
+        if profile.base_url and "[redacted]" in profile.base_url:
+            raise RouteError(
+                f"job {job_id}: its base URL held a secret that was not saved; start the job again"
+            )
         status = status.model_copy(
             update={
                 "state": "running",
@@ -454,7 +458,7 @@ class JobManager:
             parent=parent,
             task_ids=ids,
             rounds=rounds,
-            profile=profile.model_dump(mode="json"),
+            profile=profile.public_dump(),
             key_source=source,
             key_fingerprint=fp,
             total=len(ids) * rounds,

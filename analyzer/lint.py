@@ -215,10 +215,28 @@ def _report(url: str, findings: list[Finding], suggestion: str) -> LintReport:
     )
 
 
+def redact_url(url: str) -> str:
+    """The URL safe to write down: a password in it and every query value become `[redacted]`.
+
+    Some proxies take a key in the URL (`?key=...`); a log or a page must never show it.
+    """
+    try:
+        p = urlsplit(url.strip())
+    except ValueError:
+        return "[unparseable URL]"
+    netloc = p.netloc
+    if p.password is not None or "@" in netloc:
+        host = netloc.rsplit("@", 1)[-1]
+        user = p.username or ""
+        netloc = f"{user}:[redacted]@{host}" if p.password is not None else f"[redacted]@{host}"
+    query = "&".join(f"{k}=[redacted]" if v else k for k, v in parse_qsl(p.query, keep_blank_values=True))
+    return urlunsplit((p.scheme, netloc, p.path, query, p.fragment))
+
+
 def strip_query(url: str) -> str:
     """The URL without query string and fragment (used to keep logs free of tracking junk)."""
     p = urlsplit(url)
     return urlunsplit((p.scheme, p.netloc, p.path, "", ""))
 
 
-__all__ = ["Finding", "LintReport", "chat_url", "is_loopback", "lint_base_url", "strip_query"]
+__all__ = ["Finding", "LintReport", "chat_url", "is_loopback", "lint_base_url", "redact_url", "strip_query"]

@@ -74,6 +74,15 @@ class RouteProfile(BaseModel):
         """True when no base URL is configured, so the embedded simulator serves."""
         return not self.base_url
 
+    def public_dump(self) -> dict[str, Any]:
+        """The profile as JSON-ready data with secrets in the base URL (query values, passwords) redacted."""
+        from analyzer.lint import redact_url
+
+        data = self.model_dump(mode="json")
+        if data.get("base_url"):
+            data["base_url"] = redact_url(data["base_url"])
+        return data
+
     def key_envs(self) -> list[str]:
         """Every key variable the profile reads, in rotation order."""
         return [self.key_env, *[k for k in self.key_rotation if k != self.key_env]]
@@ -85,8 +94,11 @@ class RouteProfile(BaseModel):
         if len(fps) > 1:
             extra["key_fingerprints"] = fps
             extra["key_rotation"] = self.key_envs()
+        from analyzer.lint import redact_url
+
+        url = base_url if base_url is not None else self.base_url
         return Route(
-            base_url=base_url if base_url is not None else self.base_url,
+            base_url=redact_url(url) if url else url,
             key_env=self.key_env,
             key_fingerprint=fps[0] if fps else None,
             model=self.model,

@@ -257,6 +257,21 @@ def test_the_key_never_appears_in_files_or_output(
     )
     main(["check", "--base-url", sim.base_url])
     main(["check", "--base-url", sim.base_url.removesuffix("/v1")])
+    in_url = f"{sim.base_url}?api-key={FAKE_KEY}"  # a key pasted into the URL is never written either
+    main(
+        [
+            "run",
+            "--tasks",
+            str(TASKS),
+            "--out",
+            str(tmp_path / "url.json"),
+            "--base-url",
+            in_url,
+            "--repeat",
+            "1",
+        ]
+    )
+    main(["check", "--base-url", in_url])
     captured = capsys.readouterr()
     assert FAKE_KEY not in captured.out + captured.err
     assert "DO-NOT-LEAK" not in captured.out + captured.err

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import openai
 
-from analyzer.lint import Finding, chat_url, lint_base_url
+from analyzer.lint import Finding, chat_url, lint_base_url, redact_url
 from analyzer.model import Attempt
 from analyzer.route import SIMULATOR_KEY, RouteProfile, key_fingerprint, key_problem, resolve_keys
 from analyzer.runner.client import make_client
@@ -119,8 +119,8 @@ def check_route(
             kind="error",
             headline="",
             fix=None,
-            base_url=served.base_url,
-            call_url=chat_url(served.base_url),
+            base_url=served.shown_url,
+            call_url=redact_url(chat_url(served.base_url)),
             simulator=served.simulator is not None,
             key_env="(given for this session)" if api_key is not None else profile.key_env,
             key_fingerprint=key_fingerprint(key),

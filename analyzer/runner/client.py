@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from analyzer.lint import is_loopback
+from analyzer.lint import is_loopback, redact_url
 from analyzer.route import RouteProfile
 from analyzer.runner.transport import SDK_PLACEHOLDER_KEY, KeyRing, RecordingTransport
 
@@ -35,7 +35,7 @@ def make_client(
         proxy=_proxy_for(base_url),
         limits=httpx2.Limits(max_connections=max(8, profile.concurrency * 2), max_keepalive_connections=None),
     )
-    transport = RecordingTransport(inner, base_url, keys)
+    transport = RecordingTransport(inner, redact_url(base_url), keys)
     http_client = httpx2.Client(
         transport=transport,
         timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),

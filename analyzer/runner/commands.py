@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from analyzer.lint import redact_url
 from analyzer.route import RouteProfile, build_profile
 
 PROFILE_FLAGS: list[tuple[str, str, type, str]] = [
@@ -88,7 +89,7 @@ def _flags_again(args: argparse.Namespace) -> list[str]:
     for flag, dest, _, _ in PROFILE_FLAGS:
         value = getattr(args, dest, None)
         if value is not None:
-            out += [flag, str(value)]
+            out += [flag, redact_url(str(value)) if dest == "base_url" else str(value)]
     if getattr(args, "scenario", None):
         out += ["--scenario", args.scenario]
     return out

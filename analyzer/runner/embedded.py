@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from analyzer.errors import RouteError
-from analyzer.lint import is_loopback
+from analyzer.lint import is_loopback, redact_url
 from analyzer.route import SIMULATOR_KEY, RouteProfile, key_problem, resolve_keys
 from analyzer.runner.transport import KeyRing
 from analyzer.simulator import Scenario, Simulator
@@ -21,6 +21,11 @@ class Served:
 
     base_url: str
     simulator: Simulator | None
+
+    @property
+    def shown_url(self) -> str:
+        """The base URL as it may be written down (secrets in it redacted)."""
+        return redact_url(self.base_url)
 
     @property
     def notice(self) -> str | None:

@@ -158,7 +158,7 @@ def run_tasks(
             "parent_run_id": parent_run_id,
             "rounds": rounds,
             "executor": spec if isinstance(executor, str) or executor is None else None,
-            "profile": profile.model_dump(mode="json"),
+            "profile": profile.public_dump(),
             "route": _log_route(profile, served, keys).model_dump(mode="json", exclude_none=True),
             "tasks": [t.model_dump(mode="json", exclude_none=True) for t in tasks],
             "simulator_port": served.simulator.port if served.simulator else None,
@@ -228,7 +228,7 @@ def _resume_hint(out: Path, command: str | None) -> str:
 
 def _log_route(profile: RouteProfile, served: Served, keys: KeyRing) -> Route:
     fps = [fp for fp in keys.fingerprints if fp]
-    route = profile.to_route(base_url=served.base_url, fingerprints=fps)
+    route = profile.to_route(base_url=served.shown_url, fingerprints=fps)
     route.simulator = served.simulator is not None
     return route
 
@@ -241,7 +241,7 @@ def _summary(log: RunLog, profile: RouteProfile, served: Served) -> Summary:
     total = head.tokens.total or 0
     return Summary(
         model=profile.model,
-        base_url=served.base_url,
+        base_url=served.shown_url,
         repeat=len(log.runs),
         task_count=head.tasks,
         consistency_gap_pp=round(head.answer_gap_pp, 2) if head.answer_gap_pp is not None else None,
@@ -384,7 +384,7 @@ class _Runner:
         p = self.profile
         last_fp = rec.attempts[-1].key_fingerprint if rec.attempts else self.keys.fingerprints[0]
         route = Route(
-            base_url=self.served.base_url,
+            base_url=self.served.shown_url,
             key_fingerprint=last_fp,
             model=p.model,
             temperature=p.temperature,

@@ -1,4 +1,15 @@
-"""The offline simulator: an OpenAI-compatible server on loopback that makes every feature work offline."""
+"""The offline simulator: an OpenAI-compatible server on loopback that makes every feature work offline.
+
+Keys. By default (`accept_any_key: true`, also when `run`, `rerun` and `check` start it in-process)
+any non-empty key is accepted and a request without one gets 401; a user with no key at all is
+served because the runner then sends the public key `sim-local-no-secret`. A scenario with
+`accept_any_key: false` accepts only its listed `keys` and answers 401 to every other. Keys are
+never logged or echoed; rate limits are counted per key.
+
+Determinism. Every random draw hangs on the simulator's seed and the request's identity (the
+runner's `x-rerunlens-seq` trace header, else the prompt's arrival count), so the same requests get
+the same replies. Only the per-key token bucket (`rate_limit`) depends on the clock.
+"""
 
 from analyzer.simulator.scenario import (
     AnswerRule,
