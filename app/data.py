@@ -2,10 +2,13 @@
 
 Everything cached lives here; the analyzer never knows about caching. Logs and analyses are cached
 with `st.cache_resource`, not `st.cache_data`: they are large and read-only (the analyzer's frames
-are for reading), and `cache_data` would pickle and unpickle a 1,000 x 10 log and its analysis on
-every rerun (about 2 s), which alone breaks the 3 s render target. Nothing here mutates them. Session state
-holds only ids and selections (file names, the answer key, the focused label), namespaced `src.*`,
-and those are mirrored into the URL query (`log`, `key`, `focus`) so a view can be shared.
+are for reading; views and charts copy before changing anything), and `cache_data` would pickle and
+unpickle a 1,000 x 10 log and its analysis on every rerun (about 2 s), which alone would break the
+3 s render target.
+
+Session state holds only ids and selections (file names, the answer key, the focused label, typed
+labels), namespaced `src.*`; the first three are mirrored into the URL query (`log`, `key`,
+`focus`) so a view can be shared and reloaded.
 """
 
 from __future__ import annotations
@@ -87,7 +90,7 @@ def folder_logs(folder: str) -> list[str]:
     return [p.relative_to(root).as_posix() for p in list_logs(root)]
 
 
-@st.cache_resource(show_spinner="Reading log…", max_entries=32)
+@st.cache_resource(show_spinner="Reading log…", max_entries=16)
 def _read_path(path: str, mtime_ns: int, size: int) -> LoadedLog | Problem:
     """A log file read by the analyzer; keyed by modification time so an edited file is re-read."""
     del mtime_ns, size  # cache key only
@@ -95,9 +98,11 @@ def _read_path(path: str, mtime_ns: int, size: int) -> LoadedLog | Problem:
         return load_path(path)
     except RerunLensError as exc:
         return Problem(Path(path).name, exc.message)
+    except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
+        return Problem(Path(path).name, f"{Path(path).name}: could not be read ({type(exc).__name__})")
 
 
-@st.cache_resource(show_spinner="Reading upload…", max_entries=32)
+@st.cache_resource(show_spinner="Reading upload…", max_entries=16)
 def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
     """An uploaded log read by the analyzer; keyed by the upload's id, not its bytes."""
     del file_id  # cache key only
@@ -105,9 +110,11 @@ def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
         return load_bytes(_data, name)
     except RerunLensError as exc:
         return Problem(name, exc.message)
+    except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
+        return Problem(name, f"{name}: could not be read ({type(exc).__name__})")
 
 
-@st.cache_resource(show_spinner="Analysing…", max_entries=64)
+@st.cache_resource(show_spinner="Analysing…", max_entries=32)
 def _analyze(token: str, key: str, _loaded: LoadedLog) -> Analysis | Problem:
     """The analyzer's results for one opened log under one answer key."""
     try:
@@ -115,7 +122,7 @@ def _analyze(token: str, key: str, _loaded: LoadedLog) -> Analysis | Problem:
     except RerunLensError as exc:
         return Problem(_loaded.source, exc.message)
     except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
-        return Problem(_loaded.source, f"could not be analysed ({type(exc).__name__}: {exc})")
+        return Problem(_loaded.source, f"{_loaded.source}: could not be analysed ({type(exc).__name__})")
 
 
 def _open(token: str, source: str, loaded: LoadedLog | Problem, key: str) -> Group | Problem:
