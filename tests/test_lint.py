@@ -61,3 +61,21 @@ def test_utm_parameters_are_named_as_tracking() -> None:
 def test_call_url_is_what_the_sdk_calls(url: str) -> None:
     client = openai.OpenAI(api_key="lint-test", base_url=url)
     assert chat_url(url) == str(client._prepare_url("chat/completions"))
+
+
+def test_redact_url_hides_secrets_in_query_and_userinfo() -> None:
+    from analyzer.lint import redact_url
+
+    assert redact_url("https://api.openai.com/v1") == "https://api.openai.com/v1"
+    shown = redact_url("https://proxy.example.com/v1?key=sk-abc123456&utm_source=x")
+    assert "sk-abc" not in shown and shown.startswith("https://proxy.example.com/v1?key=")
+    assert "hunter2" not in redact_url("https://me:hunter2@proxy.example.com/v1")
+
+
+def test_scrub_removes_keys_from_provider_messages() -> None:
+    from analyzer.runner.scrub import scrub
+
+    key = "sk-test-DO-NOT-LEAK-1234567890abcdef"
+    text = f"Incorrect API key provided: {key}. Also sk-proj-****************cdef was masked."
+    clean = scrub(text, [key])
+    assert "DO-NOT-LEAK" not in clean and "sk-proj" not in clean
