@@ -129,7 +129,9 @@ def best(script: str, repeat: int, *args: str) -> dict:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--tasks", type=int, nargs="+", default=[1000, 10000])
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure; the fastest is kept")
@@ -137,7 +139,9 @@ def main() -> None:
     args = parser.parse_args()
 
     imports = best(IMPORTS, args.repeat)
-    print(f"import of analyzer (not counted below): {imports['seconds']:.2f} s, {imports['rss_mb']:.0f} MB RSS")
+    print(
+        f"import of analyzer (not counted below): {imports['seconds']:.2f} s, {imports['rss_mb']:.0f} MB RSS"
+    )
     header = (
         f"{'results':>8} {'file MB':>8} {'json.load s':>12} {'load s':>8} {'analyze s':>10} "
         f"{'total s':>8} {'ratio':>6} {'json RSS MB':>12} {'our RSS MB':>11}"
