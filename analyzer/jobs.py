@@ -284,6 +284,16 @@ class JobManager:
             and (want is None or s.parent == want)
         ]
 
+    def latest(
+        self, kind: JobKind | None = None, parent: str | os.PathLike[str] | None = None
+    ) -> JobStatus | None:
+        """The newest job of a kind (and parent), running or not: what a reloaded page shows."""
+        want = str(Path(parent).resolve()) if parent is not None else None
+        for s in self.jobs():
+            if (kind is None or s.kind == kind) and (want is None or s.parent == want):
+                return s
+        return None
+
     def before_after(self, job_id: str, key: str = "exact") -> Any:
         """A finished re-run's before/after frame (recomputed from the two logs, so it survives reloads)."""
         from analyzer.loader import load_path

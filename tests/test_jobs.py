@@ -47,6 +47,7 @@ def test_rerun_job_finishes_with_a_linked_log_and_a_verdict(runs: Path) -> None:
     assert Path(done.out).parent == runs
     assert set(done.turned_consistent or []) | set(done.still_inconsistent or []) == set(job.task_ids)
     assert done.notice and "simulator" in done.notice
+    assert JobManager(runs).latest("rerun", runs / SAMPLE_A.name).job_id == job.job_id  # after a reload
     frame = mgr.before_after(job.job_id)
     assert list(frame["task_id"]) == job.task_ids and "verdict" in frame.columns
     assert not Path(done.journal).exists()
