@@ -112,3 +112,16 @@ def test_cli_rerun_nothing_to_do_is_a_one_line_error(
     assert main(["rerun", str(clean), "--only", "inconsistent", "--out", str(tmp_path / "n.json")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("rerunlens: error:") and "\n" not in err
+
+
+def test_cli_rerun_default_output_never_overwrites(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parent = tmp_path / "A.altk_runs.json"
+    parent.write_bytes(SAMPLE_A.read_bytes())
+    for _ in range(2):
+        assert main(["rerun", str(parent), "--only", "shop-002", "--repeat", "1", "--quiet"]) == 0
+    capsys.readouterr()
+    assert (tmp_path / "A.rerun.altk_runs.json").exists() and (tmp_path / "A.rerun-2.altk_runs.json").exists()
+    assert main(["run", "--tasks", "sample_runs/tasks.json", "--out", str(parent), "--quiet"]) == 2
+    assert "already exists" in capsys.readouterr().err

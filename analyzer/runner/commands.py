@@ -198,7 +198,7 @@ def _rerun(args: argparse.Namespace) -> int:
 
     loaded = load_path(args.log)
     only: str | list[str] = args.only[0] if args.only in (["flagged"], ["inconsistent"]) else args.only
-    out = Path(args.out) if args.out else default_rerun_path(args.log)
+    out = Path(args.out) if args.out else _free(default_rerun_path(args.log))
     again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
     again += ["--repeat", str(args.rounds)] if args.rounds else []
     again += (["--tasks", args.tasks] if args.tasks else []) + _flags_again(args) + ["--resume"]
@@ -235,6 +235,15 @@ def _rerun(args: argparse.Namespace) -> int:
         print("\n".join(report.lines()))
         print(f"\n{report.outcome.path}  run_id {report.outcome.run_id}  parent {report.parent_run_id}")
     return 0
+
+
+def _free(path: Path) -> Path:
+    """`x.rerun.altk_runs.json`, else `x.rerun-2.altk_runs.json`, ... whichever does not exist yet."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(path.name.replace(".rerun.", f".rerun-{n}.", 1))
+    return candidate
 
 
 # check -----------------------------------------------------------------------------------------

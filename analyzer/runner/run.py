@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import shlex
 import threading
@@ -138,6 +139,8 @@ def run_tasks(
             )
         if not tasks:
             raise RerunLensError("no tasks to run")
+        if out.exists():
+            raise RerunLensError(f"{out} already exists; choose another output path or delete it")
         run_id = run_id or uuid.uuid4().hex[:12]
         created_at = now_utc()
         preferred_port = simulator_port
@@ -300,8 +303,7 @@ class _Runner:
             for i, task in enumerate(self.tasks)
             if (str(task.task_id), rnd) not in self.results
         ]
-        if self.callback:
-            self.callback(self.progress())
+        self._notify(self.progress())
         work: queue.SimpleQueue[tuple[TaskSpec, int, int]] = queue.SimpleQueue()
         for item in todo:
             work.put(item)
@@ -343,6 +345,13 @@ class _Runner:
                 self.cancel.set()
                 return
 
+    def _notify(self, snapshot: Progress) -> None:
+        """Call the progress callback; a failing callback (a closed page) must not stop the run."""
+        if self.callback is None:
+            return
+        with contextlib.suppress(Exception):
+            self.callback(snapshot)
+
     def _one(self, task: TaskSpec, rnd: int, seq: int) -> None:
         if self.cancel.is_set():
             return
@@ -368,8 +377,7 @@ class _Runner:
             self.retries += max(0, len(result.attempts or []) - 1)
             self.errors += result.status == "error"
             snapshot = self.progress()
-        if self.callback:
-            self.callback(snapshot)
+        self._notify(snapshot)
 
     def _result(
         self,
