@@ -56,13 +56,28 @@ def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatc
     logs = sample_logs()
     at = visit(app({"log": logs}), view)
     assert not at.error, [e.value for e in at.error]
+    analyses = [analyze(load_path(SAMPLES / name).log) for name in logs]
+    h = analyses[0].headline  # single-log views show the first log
+    shown = {m.label: m.value for m in at.metric}
     if view == "overview":
-        first = load_path(SAMPLES / logs[0])
-        h = analyze(first.log).headline
-        shown = {m.label: m.value for m in at.metric}
         assert shown["Tasks"] == fmt.count(h.tasks)
         assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp)
+        assert shown["Outcome gap"] == (fmt.pp(h.outcome.outcome_gap_pp) if h.outcome else "no grading")
         assert shown["Flagged tasks"] == fmt.count(len(h.flagged))
+    elif view == "tasks":
+        table = at.dataframe[0].value
+        assert table["task_id"].tolist() == analyses[0].tasks["task_id"].tolist()
+        assert table["n_clusters"].tolist() == analyses[0].tasks["n_clusters"].tolist()
+    elif view == "tokens":
+        assert shown["Tokens, total"] == fmt.count(h.tokens.total)
+    elif view == "retries":
+        assert shown["HTTP attempts"] == fmt.count(h.retries.attempts_total)
+    elif view == "routes":
+        assert shown["Pinned"] == {True: "yes", False: "no", None: "not recorded"}[h.route.pinned]
+    elif view == "compare":
+        table = [df.value for df in at.dataframe if "answer_gap_pp" in df.value.columns][0]
+        gaps = [a.headline.answer_gap_pp for a in analyses]
+        assert table["answer_gap_pp"].tolist() == pytest.approx(gaps)
 
 
 @pytest.mark.parametrize("view", VIEWS)
