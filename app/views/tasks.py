@@ -141,10 +141,17 @@ def render(selection: data.Selection | None = None) -> None:
 
     # the round grid of the shown tasks
     st.subheader("Answers by round")
-    grid_ids = task_ids[:HEATMAP_ROWS]
-    matrix, hover = data.cluster_grid(analysis.results, grid_ids)
     if len(task_ids) > HEATMAP_ROWS:
-        st.caption(f"First {HEATMAP_ROWS} of {len(task_ids):,} tasks in table order; filter to see others.")
+        # too many rows to read: show the least consistent first (lowest majority share)
+        order = shown.sort_values("majority_share", kind="stable", na_position="last")
+        grid_ids = order["task_id"].astype(str).tolist()[:HEATMAP_ROWS]
+        st.caption(
+            f"The {HEATMAP_ROWS} least consistent of {len(task_ids):,} tasks (lowest majority share first); "
+            "filter the table to see others."
+        )
+    else:
+        grid_ids = task_ids
+    matrix, hover = data.cluster_grid(analysis.results, grid_ids)
     st.caption(
         "Each cell is one result, coloured by its answer cluster (0 = the task's most common answer); "
         "a blank cell is a result that errored. A row of one colour is a consistent task."
