@@ -8,6 +8,7 @@ Screenshots land in artifacts/screenshots/ (gitignored) for a person to look at.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import socket
@@ -20,6 +21,7 @@ from pathlib import Path
 
 import pytest
 
+from analyzer.analysis import analyze
 from analyzer.loader import list_logs, load_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -260,9 +262,19 @@ def test_upload_and_answer_key(server: str, page: object) -> None:
     shot(page, "tasks-upload-normalized")
 
 
-def test_flagged_link_opens_filtered_tasks(server: str, page: object) -> None:
+def test_downloads_and_flagged_link(server: str, page: object, tmp_path: Path) -> None:
     page.goto(f"{server}/?log=drift_v2.json")  # type: ignore[attr-defined]
     wait_rendered(page, "Overview")
+    expected = analyze(load_path(FIXTURES / "drift_v2.json").log)
+    with page.expect_download() as info:  # type: ignore[attr-defined]
+        page.get_by_role("button", name="Report (JSON)").click()  # type: ignore[attr-defined]
+    report = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+    assert report["answer_gap_pp"] == expected.headline.answer_gap_pp
+    with page.expect_download() as info:  # type: ignore[attr-defined]
+        page.get_by_role("button", name="Flagged tasks (task file)").click()  # type: ignore[attr-defined]
+    flagged = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
+    assert [t["task_id"] for t in flagged] == [f.task_id for f in expected.headline.flagged]
+    assert all(t["prompt"] for t in flagged)
     page.get_by_text("flagged tasks →").click()  # type: ignore[attr-defined]
     wait_rendered(page, "Tasks")
     assert "flagged=1" in page.url  # type: ignore[attr-defined]
