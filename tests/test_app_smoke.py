@@ -115,7 +115,9 @@ def test_the_url_seeds_the_selection_and_key_and_follows_changes(runs: Path) -> 
 
 
 def test_unknown_files_in_the_url_are_ignored(runs: Path) -> None:
-    at = app({"log": ["nope.json", "drift_v2.json"]})
+    outside = runs.parent / "outside.json"
+    shutil.copy(FIXTURES / "pinned_v2.json", outside)
+    at = app({"log": ["nope.json", "../outside.json", str(outside), "drift_v2.json"]})
     assert at.multiselect(key=data.LOGS).value == ["drift_v2.json"]
     assert not at.exception
 
