@@ -110,21 +110,21 @@ def parent_id(log: RunLog, source: str | Path | None = None) -> str:
 
 def select_tasks(log: RunLog, only: Selection, key: AnswerKey = "exact") -> list[str]:
     """Task ids to re-run: `flagged` (inconsistent, drifted or errored), `inconsistent`, or given ids."""
+    if not (isinstance(only, str) and only in ("flagged", "inconsistent")):
+        ids = list(dict.fromkeys([only] if isinstance(only, str) else [str(t) for t in only]))
+        known = {str(r.task_id) for _rnd, r in log.results()}
+        unknown = [t for t in ids if t not in known]
+        if unknown:
+            raise RerunLensError(f"task {unknown[0]!r} is not in the log")
+        return ids
     from analyzer.analysis import analyze
 
     tasks = analyze(log, key).tasks
-    known = [str(t) for t in tasks["task_id"]]
-    if isinstance(only, str) and only in ("flagged", "inconsistent"):
-        if only == "flagged":
-            mask = tasks["flagged"].astype(bool)
-        else:
-            mask = tasks["consistent"].eq(False).fillna(False).astype(bool)
-        return [str(t) for t in tasks.loc[mask, "task_id"]]
-    ids = [only] if isinstance(only, str) else [str(t) for t in only]
-    unknown = [t for t in ids if t not in known]
-    if unknown:
-        raise RerunLensError(f"task {unknown[0]!r} is not in the log")
-    return ids
+    if only == "flagged":
+        mask = tasks["flagged"].astype(bool)
+    else:
+        mask = tasks["consistent"].eq(False).fillna(False).astype(bool)
+    return [str(t) for t in tasks.loc[mask, "task_id"]]
 
 
 def task_specs(log: RunLog, ids: Sequence[str], tasks_file: str | Path | None = None) -> list[TaskSpec]:
