@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from analyzer.export import flagged_task_json, tasks_csv
 from app import data
 
 NONE = "—"
@@ -58,3 +60,39 @@ def page_link(page: str, label: str, query_params: dict[str, str] | None = None)
         st.page_link(page, label=label, query_params=query_params)
     except StreamlitAPIException:
         st.caption(label)
+
+
+def downloads(group: data.Group, prefix: str, *, report: bool) -> None:
+    """The analyzer's exports: per-task CSV, flagged tasks as a task file, and the JSON report.
+
+    The files are built only when a button is clicked.
+    """
+    analysis = group.analysis
+    stem = file_stem(group.label)
+    cols = st.columns(3)
+    cols[0].download_button(
+        "Per-task table (CSV)",
+        lambda: tasks_csv(analysis),
+        file_name=f"{stem}-tasks.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key=f"{prefix}.dl.csv",
+    )
+    cols[1].download_button(
+        "Flagged tasks (task file)",
+        lambda: flagged_task_json(analysis),
+        file_name=f"{stem}-flagged-tasks.json",
+        mime="application/json",
+        on_click="ignore",
+        disabled=not analysis.headline.flagged,
+        key=f"{prefix}.dl.flagged",
+    )
+    if report:
+        cols[2].download_button(
+            "Report (JSON)",
+            lambda: json.dumps(analysis.report(), indent=2, default=str),
+            file_name=f"{stem}-report.json",
+            mime="application/json",
+            on_click="ignore",
+            key=f"{prefix}.dl.report",
+        )

@@ -2,12 +2,9 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
-from analyzer.export import flagged_task_json, tasks_csv
 from app import charts, data, fmt
 
 TASKS_VIEW = "views/tasks.py"
@@ -89,34 +86,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
 
     st.subheader("Downloads")
-    analysis = group.analysis
-    stem = fmt.file_stem(group.label)
-    dcols = st.columns(3)
-    dcols[0].download_button(
-        "Per-task table (CSV)",
-        lambda: tasks_csv(analysis),
-        file_name=f"{stem}-tasks.csv",
-        mime="text/csv",
-        on_click="ignore",
-        key="overview.dl.csv",
-    )
-    dcols[1].download_button(
-        "Flagged tasks (task file)",
-        lambda: flagged_task_json(analysis),
-        file_name=f"{stem}-flagged-tasks.json",
-        mime="application/json",
-        on_click="ignore",
-        disabled=not h.flagged,
-        key="overview.dl.flagged",
-    )
-    dcols[2].download_button(
-        "Report (JSON)",
-        lambda: json.dumps(analysis.report(), indent=2, default=str),
-        file_name=f"{stem}-report.json",
-        mime="application/json",
-        on_click="ignore",
-        key="overview.dl.report",
-    )
+    fmt.downloads(group, "overview", report=True)
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 
+import pandas as pd
 import streamlit as st
 
-from analyzer.export import flagged_task_json, tasks_csv
 from app import charts, data, fmt
 
 FLAGGED = "tasks.flagged"
@@ -72,7 +72,7 @@ ROUND_COLUMNS = [
 
 
 def render(selection: data.Selection | None = None) -> None:
-    """Filter and pick a task; show its clusters, the task x round grid and its trajectory."""
+    """Filter the task table, see the task x round grid, open one task: clusters, rounds, trajectory."""
     sel = selection or data.current()
     st.title("Tasks")
     group = sel.focus
@@ -80,9 +80,19 @@ def render(selection: data.Selection | None = None) -> None:
         st.info("Pick a run log in the sidebar to see its tasks.")
         return
     fmt.group_caption(group, sel.key)
-    analysis = group.analysis
+    shown = _filtered(group.analysis.tasks)
+    task_ids = shown["task_id"].astype(str).tolist()
+    _table(group, shown, task_ids)
+    fmt.downloads(group, "tasks", report=False)
+    if not task_ids:
+        st.info("No task matches the filter.")
+        return
+    _grid(group, shown, task_ids)
+    _one_task(group, shown, task_ids)
 
-    # pick
+
+def _filtered(tasks: pd.DataFrame) -> pd.DataFrame:
+    """The filter widgets (mirrored in the URL) and the rows of the analyzer's task table they keep."""
     data.seed_from_url(FLAGGED, "flagged", False, lambda raw: raw[-1] == "1")
     data.seed_from_url(SEARCH, "q", "", lambda raw: raw[-1])
     left, right = st.columns([1, 2])
@@ -90,18 +100,18 @@ def render(selection: data.Selection | None = None) -> None:
     right.text_input("Task id contains", key=SEARCH, placeholder="e.g. refund")
     data.mirror_to_url("flagged", "1" if st.session_state[FLAGGED] else None)
     data.mirror_to_url("q", st.session_state[SEARCH] or None)
-
-    tasks = analysis.tasks
     shown = tasks
     if st.session_state[FLAGGED]:
         shown = shown[shown["flagged"]]
     if st.session_state[SEARCH]:
         shown = shown[shown["task_id"].str.contains(st.session_state[SEARCH], case=False, regex=False)]
-    shown = shown.reset_index(drop=True)
-    task_ids = shown["task_id"].astype(str).tolist()
+    return shown.reset_index(drop=True)
 
-    # show: the table
-    st.caption(f"{len(shown):,} of {len(tasks):,} tasks · click a row to open it · click a header to sort")
+
+def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
+    """The sortable task table; clicking a row opens that task below."""
+    total = len(group.analysis.tasks)
+    st.caption(f"{len(shown):,} of {total:,} tasks · click a row to open it · click a header to sort")
     columns = [c for c in TASK_COLUMNS if c in shown.columns]
     event = st.dataframe(
         shown[columns],
@@ -117,29 +127,10 @@ def render(selection: data.Selection | None = None) -> None:
         st.session_state[CLICKED] = rows
         if rows and rows[0] < len(task_ids):
             st.session_state[TASK] = task_ids[rows[0]]
-    dcols = st.columns(2)
-    dcols[0].download_button(
-        "Per-task table (CSV)",
-        lambda: tasks_csv(analysis),
-        file_name=f"{fmt.file_stem(group.label)}-tasks.csv",
-        mime="text/csv",
-        on_click="ignore",
-        key="tasks.dl.csv",
-    )
-    dcols[1].download_button(
-        "Flagged tasks (task file)",
-        lambda: flagged_task_json(analysis),
-        file_name=f"{fmt.file_stem(group.label)}-flagged-tasks.json",
-        mime="application/json",
-        on_click="ignore",
-        disabled=not bool(tasks["flagged"].any()),
-        key="tasks.dl.flagged",
-    )
-    if not task_ids:
-        st.info("No task matches the filter.")
-        return
 
-    # the round grid of the shown tasks
+
+def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
+    """Task x round heatmap coloured by the analyzer's answer clusters."""
     st.subheader("Answers by round")
     if len(task_ids) > HEATMAP_ROWS:
         # too many rows to read: show the least consistent first (lowest majority share)
@@ -151,14 +142,17 @@ def render(selection: data.Selection | None = None) -> None:
         )
     else:
         grid_ids = task_ids
-    matrix, hover = data.cluster_grid(analysis.results, grid_ids)
     st.caption(
         "Each cell is one result, coloured by its answer cluster (0 = the task's most common answer); "
         "a blank cell is a result that errored. A row of one colour is a consistent task."
     )
+    matrix, hover = data.cluster_grid(group.analysis.results, grid_ids)
     st.plotly_chart(charts.cluster_heatmap(matrix, hover), key="tasks.heatmap")
 
-    # one task
+
+def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
+    """The selected task (mirrored in the URL): why flagged, prompt, clusters, every round, trajectory."""
+    analysis = group.analysis
     data.seed_from_url(TASK, "task", task_ids[0], lambda raw: raw[-1])
     if st.session_state[TASK] not in task_ids:
         st.session_state[TASK] = task_ids[0]
@@ -193,7 +187,6 @@ def render(selection: data.Selection | None = None) -> None:
         column_config=ROUND_CONFIG,
         key="tasks.rounds",
     )
-
     _trajectory(group, task_id)
 
 
