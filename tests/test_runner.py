@@ -281,3 +281,14 @@ def test_the_key_never_appears_in_files_or_output(
         if path.is_file():
             assert "DO-NOT-LEAK" not in path.read_text(errors="replace"), path
     assert key_fingerprint(FAKE_KEY) in json.dumps(load_path(out).log.model_dump(mode="json"))
+
+
+@pytest.mark.parametrize("command", ["run", "rerun", "check", "simulate"])
+def test_each_command_has_help_with_an_example(command: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from analyzer.cli import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main([command, "--help"])
+    assert exit_info.value.code == 0
+    text = capsys.readouterr().out
+    assert "example:" in text and f"rerunlens {command}" in text

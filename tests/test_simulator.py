@@ -180,3 +180,22 @@ def test_scenario_file_is_validated(tmp_path) -> None:
 
 def test_binds_loopback_only(sim: Simulator) -> None:
     assert sim.base_url.startswith("http://127.0.0.1:")
+
+
+def test_simulate_command_serves_until_stopped() -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "analyzer.cli", "simulate", "--port", "0"], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stdout is not None
+        line = proc.stdout.readline()
+        assert "Simulator listening on http://127.0.0.1:" in line and "any non-empty key" in line
+        base_url = line.split(" on ", 1)[1].split(" ", 1)[0]
+        c = openai.OpenAI(api_key="k", base_url=base_url, max_retries=0)
+        assert ask(c, "Reply with OK.").choices[0].message.content == "OK"
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
