@@ -18,6 +18,11 @@ TASKS = Path("tests/fixtures/tasks/three_tasks.json")
 ROUNDS = 12
 
 
+def _offline_env() -> dict[str, str]:
+    """The environment without route settings, so the run talks to the embedded simulator only."""
+    return {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ALTK_"))}
+
+
 def _default_sigint() -> None:
     """A shell that starts jobs in the background ignores SIGINT for them; a terminal would not."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
@@ -50,7 +55,7 @@ def test_sigkill_then_resume_gives_every_result_exactly_once(tmp_path: Path) -> 
         str(scenario),
         "--quiet",
     ]
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    env = _offline_env()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     journal = journal_path(out)
     deadline = time.monotonic() + 30
@@ -95,7 +100,7 @@ def test_ctrl_c_leaves_a_resumable_journal_and_says_how_to_resume(tmp_path: Path
         str(scenario),
         "--quiet",
     ]
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY")}
+    env = _offline_env()
     proc = subprocess.Popen(
         cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint
     )
