@@ -15,6 +15,7 @@ state holds the key's variable name (or "session") and its fingerprint.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -22,10 +23,10 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -42,6 +43,7 @@ STATE_SUFFIX = ".jobstate"
 PROCESS_TOKEN = uuid.uuid4().hex
 """Identifies this process in state files (a pid alone can be reused)."""
 _WRITE_EVERY_S = 0.25
+_M = TypeVar("_M", bound=Callable[..., Any])
 _RUNNING_HERE: set[str] = set()
 """Ids of jobs whose thread runs in this process (whichever manager started them)."""
 
@@ -144,6 +146,17 @@ class _Live:
         self.result: Any = None
 
 
+def _serialized(method: _M) -> _M:
+    """Run a find-or-start method under the start lock, so two tabs clicking at once start one job."""
+
+    @functools.wraps(method)
+    def locked(self: JobManager, *args: Any, **kwargs: Any) -> Any:
+        with self._start_lock:
+            return method(self, *args, **kwargs)
+
+    return locked  # type: ignore[return-value]
+
+
 class JobManager:
     """Starts, finds, cancels and resumes jobs whose logs go to one runs folder."""
 
@@ -152,9 +165,11 @@ class JobManager:
         self.state_dir = self.runs_dir / STATE_DIR
         self._live: dict[str, _Live] = {}
         self._lock = threading.Lock()
+        self._start_lock = threading.RLock()
 
     # --- starting ---------------------------------------------------------------------------------
 
+    @_serialized
     def start_run(
         self,
         tasks: Sequence[TaskSpec],
@@ -167,7 +182,11 @@ class JobManager:
         executor: str | None = None,
         scenario: Any = None,
     ) -> JobStatus:
-        """Run `tasks` in the background; the same request while one runs returns that job instead."""
+        """Run `tasks` in the background; the same request while one runs returns that job instead.
+
+        `api_key` is for this session only and never written; `scenario` configures the embedded
+        simulator when no base URL is set.
+        """
         rounds = rounds or profile.rounds
         ids = [str(t.task_id) for t in tasks]
         request = _request_key("run", None, ids, rounds, profile, executor)
@@ -200,6 +219,7 @@ class JobManager:
 
         return self._launch(status, work)
 
+    @_serialized
     def start_rerun(
         self,
         parent: str | os.PathLike[str],
@@ -216,8 +236,10 @@ class JobManager:
     ) -> JobStatus:
         """Re-run tasks of the log at `parent` on a pinned route, in the background.
 
-        The same request (parent, tasks, rounds, route) while one runs returns that job; if an
-        identical job was interrupted or cancelled, it is resumed instead of started afresh.
+        `only` is `flagged`, `inconsistent` or a list of task ids. The same request (parent, tasks,
+        rounds, route) while one runs returns that job; an identical job that was interrupted or
+        cancelled is resumed instead of started afresh. `api_key` is for this session only and never
+        written; `tasks_file` gives definitions for a format-1 parent.
         """
         from analyzer.loader import load_path
         from analyzer.runner.pinned_rerun import select_tasks
@@ -338,6 +360,7 @@ class JobManager:
             write_text_atomic(path, status.model_dump_json(indent=2))
         return status
 
+    @_serialized
     def resume(self, job_id: str, *, api_key: str | None = None, scenario: Any = None) -> JobStatus:
         """Finish a cancelled or interrupted job from its journal, in the background."""
         status = self.status(job_id)

@@ -182,3 +182,21 @@ def test_failure_is_a_state_with_a_one_line_reason(runs: Path) -> None:
     )
     failed = mgr.wait(job.job_id, 30)
     assert failed.state == "failed" and failed.error and "\n" not in failed.error
+
+
+def test_two_tabs_clicking_at_once_start_one_job(runs: Path) -> None:
+    import threading
+
+    mgr = get_manager(runs)
+    ids: list[str] = []
+
+    def click() -> None:
+        ids.append(mgr.start_rerun(runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=2).job_id)
+
+    clicks = [threading.Thread(target=click) for _ in range(3)]
+    for t in clicks:
+        t.start()
+    for t in clicks:
+        t.join()
+    assert len(set(ids)) == 1
+    assert mgr.wait(ids[0], 60).state == "done"
