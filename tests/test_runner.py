@@ -310,3 +310,21 @@ def test_each_command_has_help_with_an_example(command: str, capsys: pytest.Capt
     assert exit_info.value.code == 0
     text = capsys.readouterr().out
     assert "example:" in text and f"rerunlens {command}" in text
+
+
+def test_executor_may_return_a_dict_with_usage_and_may_raise(tmp_path: Path, tasks: list[TaskSpec]) -> None:
+    def agent(task: TaskSpec, client, route):  # noqa: ANN001 - the documented executor signature
+        if task.task_id == "cal-1":
+            raise RuntimeError("tool crashed")
+        return {
+            "answer": "done",
+            "usage": {"prompt_tokens": 7, "completion_tokens": 3},
+            "trajectory": [{"type": "tool_call", "name": "open_app", "arguments": {"app": "shop"}}],
+        }
+
+    out = tmp_path / "dict.json"
+    run_tasks(tasks, RouteProfile(), out, rounds=1, executor=agent)
+    ok, failed, _ = load_path(out).log.runs[0]
+    assert (ok.answer, ok.total_tokens, ok.trajectory[0].name) == ("done", 10, "open_app")  # type: ignore[index]
+    assert failed.status == "error" and failed.error and failed.error.type == "RuntimeError"
+    assert failed.error.message == "tool crashed" and failed.attempts == []
