@@ -328,3 +328,42 @@ def test_executor_may_return_a_dict_with_usage_and_may_raise(tmp_path: Path, tas
     assert (ok.answer, ok.total_tokens, ok.trajectory[0].name) == ("done", 10, "open_app")  # type: ignore[index]
     assert failed.status == "error" and failed.error and failed.error.type == "RuntimeError"
     assert failed.error.message == "tool crashed" and failed.attempts == []
+
+
+def test_default_executor_sends_exactly_what_create_sends() -> None:
+    import httpx2
+    import openai
+
+    from analyzer.runner.executors import SYSTEM_PROMPT, default_executor
+
+    seen: list[tuple[str, object, dict[str, str]]] = []
+    reply = {
+        "id": "x",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+    }
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        headers = {k: v for k, v in request.headers.items() if k.lower() != "idempotency-key"}
+        seen.append((str(request.url), json.loads(request.content), headers))
+        return httpx2.Response(200, json=reply)
+
+    client = openai.OpenAI(
+        api_key="k",
+        base_url="http://127.0.0.1:1/v1",
+        http_client=httpx2.Client(transport=httpx2.MockTransport(handler)),
+    )
+    route = RouteProfile()
+    assert default_executor(TaskSpec(task_id="a", prompt="p"), client, route).answer == "ok"
+    client.chat.completions.create(
+        model=route.model,
+        messages=[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": "p"}],
+        temperature=route.temperature,
+        top_p=route.top_p,
+        seed=route.seed,
+        max_tokens=route.max_tokens,
+    )
+    assert seen[0] == seen[1]  # same URL, same JSON body (key order aside), same headers

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import openai
+from openai.types.chat import ChatCompletion
 
 from analyzer.errors import RerunLensError
 from analyzer.model import MessageStep, TaskSpec, ToolCallStep
@@ -54,20 +55,25 @@ Executor = Callable[[TaskSpec, openai.OpenAI, RouteProfile], "ExecutorResult | d
 
 
 def default_executor(task: TaskSpec, client: openai.OpenAI, route: RouteProfile) -> ExecutorResult:
-    """One chat completion: a short system prompt, then the task prompt."""
-    extra: dict[str, Any] = {}
+    """One chat completion: a short system prompt, then the task prompt.
+
+    It sends exactly the JSON `client.chat.completions.create(...)` would send, through the SDK's own
+    request path (base URL, retries, timeouts, error classes), but posts the body as is: the SDK's
+    Python-side parameter transform costs 2-3 ms of CPU per call, the largest part of the runner's
+    overhead when many tasks run at once.
+    """
+    body: dict[str, Any] = {
+        "model": route.model,
+        "messages": [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task.prompt}],
+        "temperature": route.temperature,
+        "top_p": route.top_p,
+    }
     if route.seed is not None:
-        extra["seed"] = route.seed
+        body["seed"] = route.seed
     max_tokens = task.max_tokens if task.max_tokens is not None else route.max_tokens
     if max_tokens is not None:
-        extra["max_tokens"] = max_tokens
-    completion = client.chat.completions.create(
-        model=route.model,
-        messages=[{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": task.prompt}],
-        temperature=route.temperature,
-        top_p=route.top_p,
-        **extra,
-    )
+        body["max_tokens"] = max_tokens
+    completion = client.post("/chat/completions", body=body, cast_to=ChatCompletion)
     choice = completion.choices[0] if completion.choices else None
     usage = completion.usage
     return ExecutorResult(
