@@ -3,9 +3,9 @@
     python scripts/bench_runner.py
 
 Ideal wall time = requests x latency / concurrency (3.125 s here). The runner's overhead is the
-SDK (about 3-4 ms of CPU per chat completion, most of it the SDK's own parameter transform), the
-recording transport, the journal and the progress callback; under the GIL that CPU is serial, so on
-a busy machine the ratio is set by CPU, not by waiting; the load average is printed for that reason.
+SDK's request path (about 2-3 ms of CPU per call), the recording transport, the journal and the
+progress callback; under the GIL that CPU is serial, so on a busy machine the ratio is set by CPU,
+not by waiting. The load average is printed for that reason.
 
 Prints the ratio (target at most 1.2) for the simulator in this process (sharing the GIL with the
 runner, as `rerunlens run` does with no base URL) and in a separate process (as with a real
