@@ -367,3 +367,14 @@ def test_default_executor_sends_exactly_what_create_sends() -> None:
         max_tokens=route.max_tokens,
     )
     assert seen[0] == seen[1]  # same URL, same JSON body (key order aside), same headers
+
+
+def test_a_journal_has_one_writer_at_a_time(tmp_path: Path) -> None:
+    from analyzer.runner.journal import JournalWriter
+
+    path = tmp_path / "x.journal.jsonl"
+    first = JournalWriter(path, {"run_id": "r"})
+    with pytest.raises(RerunLensError, match="another process"):
+        JournalWriter(path, None)
+    first.close()
+    JournalWriter(path, None).close()  # free again once the first writer is done

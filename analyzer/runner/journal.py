@@ -80,9 +80,10 @@ class JournalWriter:
             path.parent.mkdir(parents=True, exist_ok=True)
             with open(path, "x", encoding="utf-8") as fh:
                 fh.write(json.dumps({"type": "header", **header}) + "\n")
-        else:
-            _trim_torn_tail(path)
         self._fh = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held open for the run
+        _lock_or_fail(self._fh, path)
+        if header is None:
+            _trim_torn_tail(path)
 
     def append(self, result: Result) -> None:
         line = json.dumps({"type": "result", "result": result.model_dump(mode="json", exclude_none=True)})
@@ -95,6 +96,24 @@ class JournalWriter:
             if not self._fh.closed:
                 os.fsync(self._fh.fileno())
                 self._fh.close()
+
+
+def _lock_or_fail(fh: Any, path: Path) -> None:
+    """Hold an exclusive lock while writing, so two processes never finish the same run twice.
+
+    The lock dies with its process (SIGKILL included), so a crashed run can always be resumed.
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: no lock, as before
+        return
+    try:
+        fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.close()
+        raise RerunLensError(
+            f"{path}: another process is running this run right now; wait for it or stop it"
+        ) from None
 
 
 def _trim_torn_tail(path: Path) -> None:
