@@ -10,6 +10,12 @@ import tempfile
 from pathlib import Path
 
 
+def _umask() -> int:
+    current = os.umask(0)
+    os.umask(current)
+    return current
+
+
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
     """Write `text` to `path` atomically, creating the folder if needed."""
     target = Path(path)
@@ -20,6 +26,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a log should read like any file
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

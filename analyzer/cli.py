@@ -127,7 +127,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
         sub,
         "compare",
         "Compare run logs side by side and list the tasks that flip between consistent and not.",
-        "rerunlens compare sample_runs/A_baseline.json sample_runs/C_pinned.json",
+        "rerunlens compare sample_runs/A_baseline.altk_runs.json sample_runs/C_pinned.altk_runs.json",
     )
     p.add_argument("files", nargs="+", help="two or more run logs")
     p.add_argument("--label", action="append", help="a label per file, in order (default: the log's label)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -182,3 +183,12 @@ def test_list_logs_finds_logs_not_task_files(tmp_path: Path) -> None:
     (tmp_path / "run.journal.jsonl").write_text('{"runs": 1}\n')
     assert list_logs(tmp_path) == [tmp_path / "sub" / "a.json"]
     assert list_logs(tmp_path / "missing") == []
+
+
+def test_saved_log_is_readable_like_any_file(tmp_path: Path) -> None:
+    previous = os.umask(0o022)
+    try:
+        out = save_log(load_path(FIXTURES / "good" / "mixed_task_ids.json").log, tmp_path / "perm.json")
+    finally:
+        os.umask(previous)
+    assert out.stat().st_mode & 0o777 == 0o644
