@@ -15,24 +15,6 @@ from analyzer.simulator import Faults, KeyConfig, Scenario, ScriptRule, Simulato
 GOOD = "good-key-7f3a9c"
 
 
-@pytest.fixture(autouse=True)
-def offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whatever the developer's shell holds, these tests talk to loopback only, with no real key."""
-    for name in (
-        "OPENAI_BASE_URL",
-        "OPENAI_API_KEY",
-        "ALTK_MODEL",
-        "ALTK_TEMPERATURE",
-        "ALTK_TOP_P",
-        "ALTK_SEED",
-        "ALTK_REPEAT",
-        "ALTK_MAX_RETRIES",
-        "ALTK_TIMEOUT",
-        "ALTK_CONCURRENCY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-
 @pytest.fixture
 def strict() -> Iterator[Simulator]:
     scenario = Scenario(

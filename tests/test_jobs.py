@@ -24,24 +24,6 @@ SOME = ["shop-002", "cal-001", "file-001", "pay-003"]
 """Inconsistent tasks of the baseline, few enough to keep tests fast."""
 
 
-@pytest.fixture(autouse=True)
-def offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whatever the developer's shell holds, these tests talk to loopback only, with no real key."""
-    for name in (
-        "OPENAI_BASE_URL",
-        "OPENAI_API_KEY",
-        "ALTK_MODEL",
-        "ALTK_TEMPERATURE",
-        "ALTK_TOP_P",
-        "ALTK_SEED",
-        "ALTK_REPEAT",
-        "ALTK_MAX_RETRIES",
-        "ALTK_TIMEOUT",
-        "ALTK_CONCURRENCY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-
 def slow_scenario(ms: float = 25.0):
     return app_scenario().model_copy(update={"latency_ms": (ms, ms)})
 

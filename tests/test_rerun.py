@@ -18,24 +18,6 @@ SAMPLE_C = Path("sample_runs/C_pinned.altk_runs.json")
 FORMAT1 = Path("sample_runs/format1_plain_script.json")
 
 
-@pytest.fixture(autouse=True)
-def offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whatever the developer's shell holds, these tests talk to loopback only, with no real key."""
-    for name in (
-        "OPENAI_BASE_URL",
-        "OPENAI_API_KEY",
-        "ALTK_MODEL",
-        "ALTK_TEMPERATURE",
-        "ALTK_TOP_P",
-        "ALTK_SEED",
-        "ALTK_REPEAT",
-        "ALTK_MAX_RETRIES",
-        "ALTK_TIMEOUT",
-        "ALTK_CONCURRENCY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-
 def test_rerun_inconsistent_tasks_of_the_baseline(tmp_path: Path) -> None:
     parent = load_path(SAMPLE_A).log
     ids = select_tasks(parent, "inconsistent")

@@ -24,24 +24,6 @@ FAST = {"latency_ms": (0.0, 1.0)}
 
 
 @pytest.fixture(autouse=True)
-def offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Whatever the developer's shell holds, these tests talk to loopback only, with no real key."""
-    for name in (
-        "OPENAI_BASE_URL",
-        "OPENAI_API_KEY",
-        "ALTK_MODEL",
-        "ALTK_TEMPERATURE",
-        "ALTK_TOP_P",
-        "ALTK_SEED",
-        "ALTK_REPEAT",
-        "ALTK_MAX_RETRIES",
-        "ALTK_TIMEOUT",
-        "ALTK_CONCURRENCY",
-    ):
-        monkeypatch.delenv(name, raising=False)
-
-
-@pytest.fixture(autouse=True)
 def fast_backoff(monkeypatch: pytest.MonkeyPatch) -> None:
     """SDK backoff without a Retry-After (timeouts) shrinks to milliseconds."""
     monkeypatch.setattr(openai._base_client, "INITIAL_RETRY_DELAY", 0.01)

@@ -1,0 +1,21 @@
+"""Suite-wide safety: no test ever sees the developer's real key, base URL or route settings.
+
+Tests that need a route set their own variables with monkeypatch; everything else talks to the
+embedded simulator on loopback.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+ROUTE_ENV_PREFIXES = ("OPENAI_", "ALTK_")
+
+
+@pytest.fixture(autouse=True)
+def offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Clear every OPENAI_* and ALTK_* variable for the duration of each test."""
+    for name in list(os.environ):
+        if name.startswith(ROUTE_ENV_PREFIXES):
+            monkeypatch.delenv(name, raising=False)
