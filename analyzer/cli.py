@@ -56,19 +56,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _command(
-    sub: argparse._SubParsersAction, name: str, help_text: str, example: str
+def add_command(
+    sub: argparse._SubParsersAction, name: str, help_text: str, examples: str | list[str]
 ) -> argparse.ArgumentParser:
+    """A subcommand whose help carries its description and at least one example."""
+    lines = [examples] if isinstance(examples, str) else examples
     return sub.add_parser(
         name,
         help=help_text,
         description=help_text,
-        epilog=f"example:\n  {example}",
+        epilog="example:\n" + "\n".join(f"  {e}" for e in lines),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
 
 
-def _add_key(p: argparse.ArgumentParser) -> None:
+def add_answer_key_option(p: argparse.ArgumentParser) -> None:
+    """The shared `--key exact|normalized|fuzzy` option."""
     p.add_argument(
         "--key",
         choices=ANSWER_KEYS,
@@ -81,14 +84,14 @@ def _add_key(p: argparse.ArgumentParser) -> None:
 
 
 def _add_analyze(sub: argparse._SubParsersAction) -> None:
-    p = _command(
+    p = add_command(
         sub,
         "analyze",
         "Report a run log: answer gap, outcome figures, tokens, retries, route, flagged tasks.",
         "rerunlens analyze sample_runs/format1_plain_script.json --key normalized --fail-above 20",
     )
     p.add_argument("file", help="run log (altk_runs.json)")
-    _add_key(p)
+    add_answer_key_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.add_argument(
         "--fail-above",
@@ -123,7 +126,7 @@ def _analyze(args: argparse.Namespace) -> int:
 
 
 def _add_compare(sub: argparse._SubParsersAction) -> None:
-    p = _command(
+    p = add_command(
         sub,
         "compare",
         "Compare run logs side by side and list the tasks that flip between consistent and not.",
@@ -131,7 +134,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("files", nargs="+", help="two or more run logs")
     p.add_argument("--label", action="append", help="a label per file, in order (default: the log's label)")
-    _add_key(p)
+    add_answer_key_option(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
     p.set_defaults(handler=_compare)
 
@@ -167,7 +170,7 @@ def _compare(args: argparse.Namespace) -> int:
 
 
 def _add_export(sub: argparse._SubParsersAction) -> None:
-    p = _command(
+    p = add_command(
         sub,
         "export",
         "Write the flagged tasks as a task file, and/or the per-task table as CSV.",
@@ -177,7 +180,7 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--flagged", metavar="OUT.json", help="write the flagged tasks as a task file")
     p.add_argument("--csv", metavar="OUT.csv", help="write the per-task table")
     p.add_argument("--tasks", metavar="TASKS.json", help="take prompts from this task file (format-1 logs)")
-    _add_key(p)
+    add_answer_key_option(p)
     p.set_defaults(handler=_export)
 
 
@@ -213,7 +216,7 @@ def _export(args: argparse.Namespace) -> int:
 
 
 def _add_schema(sub: argparse._SubParsersAction) -> None:
-    p = _command(
+    p = add_command(
         sub,
         "schema",
         "Print the JSON Schema of the run log format.",

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from analyzer.cli import add_answer_key_option, add_command
 from analyzer.lint import redact_url
 from analyzer.route import RouteProfile, build_profile
 
@@ -37,16 +38,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     _add_rerun(subparsers)
     _add_check(subparsers)
     _add_simulate(subparsers)
-
-
-def _command(sub: argparse._SubParsersAction, name: str, help_text: str, examples: list[str]) -> Any:
-    return sub.add_parser(
-        name,
-        help=help_text,
-        description=help_text,
-        epilog="example:\n" + "\n".join(f"  {e}" for e in examples),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
 
 
 def _add_profile_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
@@ -99,7 +90,7 @@ def _flags_again(args: argparse.Namespace) -> list[str]:
 
 
 def _add_run(sub: argparse._SubParsersAction) -> None:
-    p = _command(
+    p = add_command(
         sub,
         "run",
         "Run every task N times through one route and write a format-2 run log (checkpointed, resumable).",
@@ -160,7 +151,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _add_rerun(sub: argparse._SubParsersAction) -> None:
-    p = _command(
+    p = add_command(
         sub,
         "rerun",
         "Re-run a log's unstable tasks through one pinned route; print before/after and the verdict.",
@@ -179,7 +170,7 @@ def _add_rerun(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--out", help="new log (default: LOG's name with .rerun)")
     p.add_argument("--tasks", help="task file, for a format-1 log that has no task definitions")
-    p.add_argument("--key", choices=("exact", "normalized", "fuzzy"), default="exact", help="answer key")
+    add_answer_key_option(p)
     p.add_argument(
         "--executor", metavar="MODULE:FUNCTION", help="your agent: called with (task, client, route)"
     )
@@ -250,7 +241,7 @@ def _free(path: Path) -> Path:
 
 
 def _add_check(sub: argparse._SubParsersAction) -> None:
-    p = _command(
+    p = add_command(
         sub,
         "check",
         'Preflight a route: one minimal completion (asks for "OK", max_tokens 8) and a diagnosis.',
@@ -279,7 +270,7 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
-    p = _command(
+    p = add_command(
         sub,
         "simulate",
         "Serve the OpenAI-compatible simulator on loopback (/v1/chat/completions, /v1/models) until Ctrl-C.",
