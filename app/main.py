@@ -29,7 +29,8 @@ page = st.navigation(
             st.Page(
                 VIEWS / "compare.py", title="Compare", icon=":material/compare_arrows:", url_path="compare"
             ),
-            # issue 5 adds the re-run view here.
+            st.Page(VIEWS / "rerun.py", title="Re-run", icon=":material/restart_alt:", url_path="rerun"),
+            st.Page(VIEWS / "new_run.py", title="New run", icon=":material/play_arrow:", url_path="new-run"),
         ],
     }
 )
