@@ -110,8 +110,10 @@ def check_route(
     with serving(profile, scenario=scenario) as served:
         key = resolve_keys(profile, source, api_key)[0]
         problem = key_problem(key) if served.simulator is None else None
+        key_env = "(given for this session)" if api_key is not None else profile.key_env
         if served.simulator is not None and not key:
             key = SIMULATOR_KEY
+            key_env = f"{profile.key_env} is not set; the simulator's public key"
         keys = KeyRing([key])
         client, _transport = make_client(profile, served.base_url, keys, max_retries=0)
         base = Diagnosis(
@@ -122,7 +124,7 @@ def check_route(
             base_url=served.shown_url,
             call_url=redact_url(chat_url(served.base_url)),
             simulator=served.simulator is not None,
-            key_env="(given for this session)" if api_key is not None else profile.key_env,
+            key_env=key_env,
             key_fingerprint=key_fingerprint(key),
             key_problem=problem,
             lint=lint,
