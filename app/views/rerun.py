@@ -1,13 +1,265 @@
-"""Re-run view (being built for issue 5)."""
+"""Re-run: the flagged tasks of the focused log, one pinned route, one button, and the verdict.
+
+If the tasks turn consistent once the route is pinned, the route was the likely cause; if they stay
+inconsistent, the model is. The job runs in the background (analyzer.jobs), so a reload or a second
+tab finds it again instead of starting another.
+"""
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pandas as pd
 import streamlit as st
 
+from analyzer.jobs import JobStatus
+from analyzer.runner.pinned_rerun import VERDICT_TEXT
+from app import data, fmt, run_panel
 
-def render() -> None:
-    """Placeholder until the view lands."""
+PICK_COLUMNS = {
+    "rerun": st.column_config.CheckboxColumn("re-run", help="Untick a task to leave it out."),
+    "task_id": st.column_config.TextColumn("task"),
+    "reasons": st.column_config.TextColumn("why flagged"),
+    "n_clusters": st.column_config.NumberColumn("clusters"),
+    "majority_share": st.column_config.ProgressColumn(
+        "majority", min_value=0.0, max_value=1.0, format="percent"
+    ),
+    "n_errors": st.column_config.NumberColumn("errors"),
+    "retries": st.column_config.NumberColumn("retries"),
+    "drift": st.column_config.TextColumn("route drift", width="large"),
+}
+AFTER_COLUMNS = {
+    "task_id": st.column_config.TextColumn("task"),
+    "verdict_text": st.column_config.TextColumn("verdict", width="large"),
+    "clusters_before": st.column_config.NumberColumn("clusters before"),
+    "clusters_after": st.column_config.NumberColumn("clusters after"),
+    "consistent_before": st.column_config.CheckboxColumn("consistent before"),
+    "consistent_after": st.column_config.CheckboxColumn("consistent after"),
+    "tokens_mean_before": st.column_config.NumberColumn("tokens/result before", format="%.0f"),
+    "tokens_mean_after": st.column_config.NumberColumn("tokens/result after", format="%.0f"),
+    "retries_before": st.column_config.NumberColumn("retries before"),
+    "retries_after": st.column_config.NumberColumn("retries after"),
+}
+COMPARE_VIEW = "views/compare.py"
+
+
+def render(selection: data.Selection | None = None) -> None:
+    """Tasks to re-run, the route, the button with its progress, and the before/after verdict."""
+    sel = selection or data.current()
     st.title("Re-run")
+    st.caption(
+        "Re-run the unstable tasks of a log on one pinned route. Tasks that turn consistent were unstable "
+        "because of the route (keys, base URLs, retries); tasks that stay inconsistent are the model's."
+    )
+    group = sel.focus
+    if group is None:
+        st.info("Pick a run log in the sidebar: its flagged tasks appear here, ready to re-run.")
+        return
+    fmt.group_caption(group, sel.key)
+    parent = _parent_path(group)
+    if parent is None:
+        st.info(
+            f"This log was uploaded, so a re-run could not name it as its parent. Put the file in the runs "
+            f"folder ({data.escape(data.runs_dir())}) and pick it in the sidebar to re-run its tasks.",
+            icon=":material/upload_file:",
+        )
+        return
+    job = _find_job(parent)
+    running = job is not None and job.active
+
+    st.subheader("Tasks to re-run")
+    tasks_file, defined = _task_definitions(group)
+    ids = _pick_tasks(group, sel.key, defined, disabled=running)
+
+    st.subheader("Route")
+    choice = run_panel.route_editor()
+    rounds = run_panel.rounds_input("rerun.rounds", choice.profile.rounds if choice else 5)
+    run_panel.check_button(choice, "rerun")
+
+    st.subheader("Run")
+    label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
+    ready = choice is not None and bool(ids) and defined is not None and not running
+    if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
+        job = _start(parent, ids, rounds, sel.key, choice, tasks_file) or job
+    if job is None:
+        st.caption("No re-run of this log yet.")
+        return
+    job = run_panel.job_panel(job, noun="re-run", api_key=choice.api_key if choice else None)
+    if job.state == "done":
+        run_panel.open_when_finished(job)
+        _before_after(job, sel.key)
+
+
+def _parent_path(group: data.Group) -> Path | None:
+    """The log's file in the runs folder; None for an upload (a re-run must name its parent file)."""
+    if group.source.endswith(" (upload)"):
+        return None
+    path = data.runs_dir() / group.source
+    return path if path.is_file() else None
+
+
+def _find_job(parent: Path) -> JobStatus | None:
+    """The running re-run of this log, else its newest one: what a reload or a second tab shows."""
+    mgr = run_panel.manager()
+    active = mgr.active("rerun", parent=parent)
+    return active[0] if active else mgr.latest("rerun", parent=parent)
+
+
+def _task_definitions(group: data.Group) -> tuple[Path | None, set[str] | None]:
+    """Where the prompts come from: the log itself (format 2), or a task file the user gives.
+
+    Returns the task file (None when the log carries its tasks) and the ids that have a definition
+    (None when none can be sent yet).
+    """
+    log = group.loaded.log
+    if log.tasks:
+        return None, {str(t.task_id) for t in log.tasks}
+    st.info(
+        "This log records answers but not the prompts that produced them (a format-1 log), so its tasks "
+        "cannot be sent again on their own. Give the task file the run used: its prompts are matched to "
+        "the log by task_id.",
+        icon=":material/description:",
+    )
+    path, specs = run_panel.task_file_picker("rerun", label="Prompts", default_sample=False)
+    if path is None:
+        return None, None
+    return path, {str(t.task_id) for t in specs}
+
+
+def _pick_tasks(group: data.Group, key: str, defined: set[str] | None, *, disabled: bool) -> list[str]:
+    """The flagged tasks with a checkbox each (all ticked); returns the ticked ids."""
+    tasks = group.analysis.tasks
+    flagged = tasks[tasks["flagged"].astype(bool)]
+    if flagged.empty:
+        st.success(
+            "No task is flagged under this answer key: every task gave one answer each round, on one "
+            "route, without errors. Nothing to re-run.",
+            icon=":material/check_circle:",
+        )
+        return []
+    if defined is not None:
+        missing = [t for t in flagged["task_id"].astype(str) if t not in defined]
+        if missing:
+            shown = ", ".join(missing[:8]) + (" …" if len(missing) > 8 else "")
+            st.warning(
+                data.escape(
+                    f"{len(missing)} of {len(flagged)} flagged tasks have no prompt in the task file and are "
+                    f"left out: {shown}"
+                )
+            )
+        flagged = flagged[flagged["task_id"].astype(str).isin(defined)]
+    counts = _reason_counts(flagged)
+    st.caption(
+        f"{len(flagged)} flagged tasks under the {key} answer key ({counts}). All are ticked; untick any "
+        "to leave them out."
+    )
+    if flagged.empty:
+        return []
+    table = pd.DataFrame(
+        {
+            "rerun": True,
+            "task_id": flagged["task_id"].astype(str),
+            "reasons": flagged["flag_reasons"].map(lambda r: ", ".join(r) if isinstance(r, list) else str(r)),
+            **{c: flagged[c] for c in ("n_clusters", "majority_share", "n_errors", "retries", "drift")},
+        }
+    )
+    picked = st.data_editor(
+        table,
+        column_config=PICK_COLUMNS,
+        disabled=True if disabled else [c for c in PICK_COLUMNS if c != "rerun"],
+        hide_index=True,
+        key=f"rerun.pick.{group.source}.{key}.{len(table)}",
+        height=min(38 + 35 * len(table), 420),
+    )
+    return picked.loc[picked["rerun"].astype(bool), "task_id"].astype(str).tolist()
+
+
+def _reason_counts(flagged: pd.DataFrame) -> str:
+    reasons = flagged["flag_reasons"].explode().dropna()
+    counts = reasons.value_counts()
+    return ", ".join(f"{n} {reason}" for reason, n in counts.items()) or "no reasons recorded"
+
+
+def _start(
+    parent: Path,
+    ids: list[str],
+    rounds: int,
+    key: str,
+    choice: run_panel.RouteChoice | None,
+    tasks_file: Path | None,
+) -> JobStatus | None:
+    """Start the re-run (or find the same one already running); one-line error on failure."""
+    assert choice is not None
+    try:
+        job = run_panel.manager().start_rerun(
+            parent,
+            ids,
+            choice.profile,
+            rounds=rounds,
+            key=key,
+            api_key=choice.api_key,
+            tasks_file=tasks_file,
+        )
+    except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
+        st.error(data.escape(f"Could not start the re-run: {run_panel.one_line_error(exc)}"))
+        return None
+    run_panel.watch(job.job_id)
+    return job
+
+
+def _before_after(job: JobStatus, key: str) -> None:
+    """Per task before and after the pinned re-run, and the verdict in plain words."""
+    try:
+        frame = run_panel.manager().before_after(job.job_id, key)
+    except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
+        st.error(data.escape(f"Cannot compare before and after: {run_panel.one_line_error(exc)}"))
+        return
+    st.subheader("Before and after")
+    new_log = run_panel.relative_to_runs(job.out) or Path(job.out).name
+    st.caption(
+        f"New log {data.escape(new_log)} names its parent ({data.escape(Path(job.parent or '').name)}) "
+        f"and is open beside it in the sidebar · answer key **{key}**"
+    )
+    verdicts = frame["verdict"].value_counts()
+    route = frame.loc[frame["verdict"] == "route", "task_id"].astype(str).tolist()
+    model = frame.loc[frame["verdict"].isin(["model", "regressed"]), "task_id"].astype(str).tolist()
+    cols = st.columns(4)
+    cols[0].metric("Became consistent", f"{len(route)}", help=VERDICT_TEXT["route"])
+    cols[1].metric("Still inconsistent", f"{len(model)}", help=VERDICT_TEXT["model"])
+    cols[2].metric("Consistent before and after", f"{int(verdicts.get('stable', 0))}")
+    cols[3].metric(
+        "Too few answers", f"{int(verdicts.get('unmeasured', 0))}", help=VERDICT_TEXT["unmeasured"]
+    )
+    _verdict_lines(route, model)
+    shown = frame.assign(verdict_text=frame["verdict"].map(VERDICT_TEXT).fillna(frame["verdict"]))
+    st.dataframe(
+        shown[list(AFTER_COLUMNS)],
+        column_config=AFTER_COLUMNS,
+        hide_index=True,
+        key=f"rerun.after.{job.job_id}",
+    )
+    fmt.page_link(COMPARE_VIEW, "Compare the two logs side by side →")
+
+
+def _verdict_lines(route: list[str], model: list[str]) -> None:
+    if route:
+        st.success(
+            data.escape(
+                f"{len(route)} became consistent once the route was pinned, so the route was the likely "
+                f"cause: {', '.join(route)}"
+            ),
+            icon=":material/alt_route:",
+        )
+    if model:
+        st.warning(
+            data.escape(
+                f"{len(model)} still inconsistent on a pinned route, so the model is to blame: "
+                f"{', '.join(model)}"
+            ),
+            icon=":material/psychology:",
+        )
+    if not route and not model:
+        st.info("No task was inconsistent before and measured after: nothing to blame.")
 
 
 if __name__ == "__main__":
