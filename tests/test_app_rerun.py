@@ -1,0 +1,247 @@
+"""The Re-run view through the whole app (AppTest.from_file) against the embedded simulator.
+
+A person picks a sample log, goes to Re-run, keeps the flagged tasks and clicks the one button; the
+tests assert what they would see (progress, the before/after, the verdict) and what lands on disk
+(a new log naming its parent; on cancel a journal and no log), and that a key never leaks.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from urllib.parse import urlencode
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analyzer.analysis import analyze
+from analyzer.jobs import get_manager
+from analyzer.loader import list_logs, load_path
+from analyzer.route import key_fingerprint
+from app import data, run_panel
+
+ROOT = Path(__file__).resolve().parents[1]
+MAIN = ROOT / "app" / "main.py"
+SAMPLES = ROOT / "sample_runs"
+PARENT = "A_baseline.altk_runs.json"
+FORMAT1 = "format1_plain_script.json"
+FAKE_KEY = "sk-test-DO-NOT-LEAK-1234567890abcdef"
+
+
+@pytest.fixture()
+def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A temporary copy of sample_runs/ as the runs folder (the repo's copy is never written)."""
+    folder = tmp_path / "runs"
+    shutil.copytree(SAMPLES, folder)
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(folder))
+    return folder.resolve()
+
+
+def open_view(log: str = PARENT) -> AppTest:
+    at = AppTest.from_file(str(MAIN), default_timeout=60)
+    at.query_params.update({"log": [log]})
+    at.run()
+    at.switch_page("views/rerun.py").run()
+    assert_clean(at)
+    assert [t.value for t in at.title] == ["Re-run"]
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def start_button(at: AppTest):  # noqa: ANN201 - AppTest's Button
+    return next(b for b in at.button if b.label.startswith("Re-run "))
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def wait_for(at: AppTest, ready, timeout: float = 90.0) -> AppTest:  # noqa: ANN001
+    """Rerun the page (as the progress fragment would) until `ready(at)`."""
+    deadline = time.monotonic() + timeout
+    while True:
+        at.run()
+        assert_clean(at)
+        if ready(at):
+            return at
+        assert time.monotonic() < deadline, "the page never got there"
+        time.sleep(0.3)
+
+
+def finished(at: AppTest) -> bool:
+    return "Became consistent" in metrics(at)
+
+
+def new_logs(folder: Path) -> list[Path]:
+    return [p for p in list_logs(folder) if ".rerun-" in p.name]
+
+
+def plain(text: str) -> str:
+    """Page text without the markdown escapes the app adds to text from files."""
+    return text.replace("\\", "")
+
+
+def page_text(at: AppTest) -> str:
+    """Everything the page holds: every element's and widget's protobuf, sidebar included."""
+    out: list[str] = []
+
+    def walk(node: object) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None:
+            out.append(str(proto))
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+
+    walk(at._tree)
+    return "\n".join(out)
+
+
+def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Path) -> None:
+    at = open_view()
+    flagged = [f.task_id for f in analyze(load_path(runs / PARENT).log).headline.flagged]
+    assert any("built-in simulator serves" in i.value for i in at.info)
+    at.number_input(key="rerun.rounds").set_value(2).run()
+    button = start_button(at)
+    assert button.label == f"Re-run {len(flagged)} tasks x 2 rounds on this route"
+    button.click().run()
+    assert_clean(at)
+    wait_for(at, finished)
+
+    [new] = new_logs(runs)
+    log = load_path(new).log
+    assert log.parent_run_id == load_path(runs / PARENT).log.run_id == "sample-A_baseline"
+    assert sorted({str(r.task_id) for _, r in log.results()}) == sorted(flagged)
+    assert at.query_params["log"] == [PARENT, new.name]  # opened beside its parent
+
+    job = get_manager(runs).latest("rerun", parent=runs / PARENT)
+    frame = get_manager(runs).before_after(job.job_id)
+    route = frame.loc[frame["verdict"] == "route", "task_id"].tolist()
+    model = frame.loc[frame["verdict"].isin(["model", "regressed"]), "task_id"].tolist()
+    shown = metrics(at)
+    assert shown["Became consistent"] == str(len(route)) and shown["Still inconsistent"] == str(len(model))
+    assert shown["Results"] == f"{len(flagged) * 2} / {len(flagged) * 2} results"
+    table = next(df.value for df in at.dataframe if "verdict_text" in df.value.columns)
+    assert table["task_id"].tolist() == flagged
+    assert set(table["clusters_after"]) and "clusters_before" in table.columns
+    assert any("route was the likely cause" in s.value for s in at.success) == bool(route)
+    assert any("the model is to blame" in w.value for w in at.warning) == bool(model)
+
+    again = open_view()  # a reload: the finished re-run is found, not started again
+    assert "Became consistent" in metrics(again) and len(new_logs(runs)) == 1
+
+
+def test_a_second_tab_finds_the_running_rerun_and_cancel_leaves_a_journal_and_no_log(runs: Path) -> None:
+    at = open_view()
+    at.number_input(key="rerun.rounds").set_value(40).run()
+    start_button(at).click().run()
+    assert_clean(at)
+    assert any(p.proto.text.startswith("Re-run running") for p in at.get("progress"))
+
+    other = open_view()  # another tab, its own session
+    assert start_button(other).disabled, "a running re-run must not be started twice"
+    [cancel] = [b for b in other.button if b.label == "Cancel"]
+    cancel.click().run()
+    wait_for(other, lambda a: any(b.label == "Resume" for b in a.button), timeout=60)
+
+    job = get_manager(runs).latest("rerun", parent=runs / PARENT)
+    assert job.state == "cancelled" and job.resumable
+    assert Path(job.journal).exists() and not Path(job.out).exists()
+    assert not new_logs(runs), "a cancelled re-run must not leave a log"
+    assert any("journal" in i.value for i in other.info)
+    wait_for(at, lambda a: any(b.label == "Resume" for b in a.button))  # the first tab sees it too
+    assert len(get_manager(runs).jobs()) == 1
+
+
+@pytest.mark.parametrize("source", ["env", "session"])
+def test_the_key_appears_in_no_file_no_page_and_no_url(
+    runs: Path, monkeypatch: pytest.MonkeyPatch, source: str
+) -> None:
+    if source == "env":
+        monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    at = open_view()
+    if source == "session":
+        at.text_input(key="route.key_input").input(FAKE_KEY).run()
+        assert_clean(at)
+        assert "route.key_input" not in [w.key for w in at.text_input if w.value]  # the field was cleared
+    fingerprint = key_fingerprint(FAKE_KEY)
+    assert any(fingerprint in c.value for c in at.caption)
+    at.button(key="rerun.check").click().run()
+    assert any(s.value.startswith("Route works") for s in at.success)
+    at.number_input(key="rerun.rounds").set_value(2).run()
+    start_button(at).click().run()
+    wait_for(at, finished)
+
+    [new] = new_logs(runs)
+    assert load_path(new).log.route.key_fingerprint == fingerprint
+    written = [p for p in runs.rglob("*") if p.is_file()]
+    assert any(".rerunlens" in p.parts for p in written)
+    for path in written:
+        assert FAKE_KEY.encode() not in path.read_bytes(), path
+    assert FAKE_KEY not in page_text(at)
+    assert FAKE_KEY not in urlencode(dict(at.query_params), doseq=True)
+    assert fingerprint in page_text(at)
+
+
+def test_a_format1_log_asks_for_its_task_file_and_reruns_with_it(runs: Path) -> None:
+    parent = load_path(runs / FORMAT1).log
+    flagged = [f.task_id for f in analyze(parent).headline.flagged]
+    at = open_view(FORMAT1)
+    assert any("format-1" in i.value for i in at.info)
+    assert start_button(at).disabled  # no prompts yet
+
+    tasks = [{"task_id": t, "prompt": f"Answer for {t}."} for t in flagged[:-1]]
+    (runs / "plain_tasks.json").write_text(json.dumps(tasks), encoding="utf-8")
+    run_panel.task_files.clear()
+    at.run()
+    assert "plain_tasks.json" in at.selectbox(key="rerun.tasks_pick").options
+    at.selectbox(key="rerun.tasks_pick").set_value(str(runs / "plain_tasks.json")).run()
+    assert_clean(at)
+    warnings = [plain(w.value) for w in at.warning]
+    assert any("no prompt in the task file" in w and flagged[-1] in w for w in warnings), warnings
+    at.number_input(key="rerun.rounds").set_value(2).run()
+    button = start_button(at)
+    assert not button.disabled and button.label == f"Re-run {len(flagged) - 1} tasks x 2 rounds on this route"
+    button.click().run()
+    wait_for(at, finished)
+    [new] = new_logs(runs)
+    assert load_path(new).log.parent_run_id == FORMAT1
+
+
+def test_a_bad_task_file_upload_is_one_line(runs: Path) -> None:
+    at = open_view(FORMAT1)
+    at.file_uploader(key="rerun.tasks_upload").upload("broken.json", b'[{"task_id": 1}]').run()
+    assert_clean(at)
+    [error] = at.error
+    assert plain(error.value) == "broken.json: [0].prompt: Field required"
+    assert start_button(at).disabled
+
+
+def test_the_base_url_is_linted_as_typed_and_a_bad_route_fails_its_check_in_one_line(runs: Path) -> None:
+    at = open_view()
+    at.text_input(key="route.base_url").input("https://platform.openai.com/?utm_source=newsletter").run()
+    assert_clean(at)
+    assert not any("built-in simulator serves" in i.value for i in at.info)
+    assert any(t.value.startswith("Calls https://platform.openai.com/") for t in at.text)
+    assert any("api.openai.com/v1" in t.value for t in at.text)  # the suggested root
+    assert at.error or at.warning
+
+    at.text_input(key="route.base_url").input("http://127.0.0.1:9/v1").run()
+    at.button(key="rerun.check").click().run()
+    assert_clean(at)
+    [failed] = [e for e in at.error if e.value.startswith("Route check failed")]
+    assert "refused" in failed.value and "\n" not in failed.value
+
+
+def test_nothing_flagged_means_nothing_to_rerun(runs: Path) -> None:
+    rounds = [[{"task_id": t, "answer": "42", "total_tokens": 10} for t in ("a", "b")] for _ in range(3)]
+    (runs / "steady.json").write_text(json.dumps({"summary": {}, "runs": rounds}), encoding="utf-8")
+    assert not analyze(load_path(runs / "steady.json").log).headline.flagged
+    at = open_view("steady.json")
+    assert any("Nothing to re-run" in s.value for s in at.success)
+    assert start_button(at).label == "Re-run 0 tasks x 5 rounds on this route"
+    assert start_button(at).disabled
