@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -208,11 +209,21 @@ def route_editor() -> RouteChoice | None:
     try:
         profile = build_profile(use_env=False, overrides=_overrides())
     except RerunLensError as exc:
-        st.error(data.escape(exc.message), icon=":material/error:")
+        st.error(data.escape(_as_labels(exc.message)), icon=":material/error:")
     _key_editor(profile)
     if profile is None:
         return None
     return RouteChoice(profile, st.session_state.get(SESSION_KEY))
+
+
+def _as_labels(message: str) -> str:
+    """The analyzer names a bad setting as its command-line flag (`--top-p='0.0': ...`); name the field."""
+    labels = {"base-url": "Base URL", "key-env": "Key variable", "model": "Model"}
+    labels |= {f.replace("_", "-"): spec[0] for f, spec in NUMBER_FIELDS.items()}
+    match = re.match(r"--([a-z-]+)=(.*?): (.*)$", message)
+    if not match or match.group(1) not in labels:
+        return message
+    return f"{labels[match.group(1)]} {match.group(2)}: {match.group(3)}"
 
 
 def _overrides() -> dict[str, Any]:
@@ -480,7 +491,7 @@ def task_file_picker(where: str, *, label: str, default_sample: bool) -> tuple[P
             st.error(data.escape(exc.message), icon=":material/error:")
             return None, []
     files = task_files(str(data.runs_dir()))
-    names = {f: _task_file_name(f) for f in files}
+    names = {f: task_file_name(f) for f in files}
     options = ["", *files]
     if default_sample and str(SAMPLE_TASKS) in files:
         st.session_state.setdefault(f"{where}.tasks_pick", str(SAMPLE_TASKS))
@@ -500,7 +511,8 @@ def task_file_picker(where: str, *, label: str, default_sample: bool) -> tuple[P
         return None, []
 
 
-def _task_file_name(path: str) -> str:
+def task_file_name(path: str) -> str:
+    """How a task file is named on the page: relative to the runs folder, or the shipped sample."""
     rel = relative_to_runs(path)
     if rel is not None:
         return rel

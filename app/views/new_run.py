@@ -83,11 +83,10 @@ def _find_job() -> JobStatus | None:
 
 def _preview(path: Path | None, tasks: list[TaskSpec]) -> None:
     graded = sum(1 for t in tasks if t.expected is not None)
-    name = run_panel.relative_to_runs(path) if path else None
-    st.caption(
-        f"{len(tasks)} tasks from {data.escape(name or (path.name if path else 'the upload'))} · "
-        f"{graded} with an expected answer (graded)"
-    )
+    name = run_panel.task_file_name(str(path)) if path else "the upload"
+    if path is not None and ".rerunlens" in path.parts:
+        name = f"the upload ({path.name})"
+    st.caption(f"{len(tasks)} tasks from {data.escape(name)} · {graded} with an expected answer (graded)")
     frame = pd.DataFrame(
         {
             "task_id": [str(t.task_id) for t in tasks],
