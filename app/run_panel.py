@@ -202,8 +202,8 @@ def route_editor() -> RouteChoice | None:
     _seed_widgets()
     _base_url_editor()
     st.text_input("Model", key=ROUTE + "model", persist_state="session")
-    cols = st.columns(len(NUMBER_FIELDS))
-    for col, field in zip(cols, NUMBER_FIELDS, strict=True):
+    cols = [*st.columns(4), *st.columns(4)]
+    for col, field in zip(cols, NUMBER_FIELDS, strict=False):
         _number(field, col)
     profile: RouteProfile | None = None
     try:
@@ -343,7 +343,7 @@ def job_panel(job: JobStatus, *, noun: str, api_key: str | None) -> JobStatus:
 
 
 def _progress_lines(status: JobStatus, noun: str) -> None:
-    done = f"{status.done:,} / {status.total:,} results"
+    done = f"{status.done:,} / {status.total:,}"
     state = {
         "running": f"{noun.capitalize()} running",
         "done": f"{noun.capitalize()} finished",
@@ -351,7 +351,7 @@ def _progress_lines(status: JobStatus, noun: str) -> None:
         "interrupted": f"{noun.capitalize()} interrupted (its server process stopped)",
         "failed": f"{noun.capitalize()} failed",
     }[status.state]
-    st.progress(min(status.fraction, 1.0), text=f"{state} · {done}")
+    st.progress(min(status.fraction, 1.0), text=f"{state} · {done} results")
     cols = st.columns(4)
     cols[0].metric("Results", done)
     cols[1].metric("Tokens", f"{status.tokens:,}")

@@ -49,7 +49,7 @@ def plain(text: str) -> str:
 
 
 def start_button(at: AppTest):  # noqa: ANN201 - AppTest's Button
-    return next(b for b in at.button if b.label.startswith("Run "))
+    return at.button(key="newrun.start")
 
 
 def wait_for(at: AppTest, ready, timeout: float = 90.0) -> AppTest:  # noqa: ANN001
@@ -86,7 +86,7 @@ def test_sample_tasks_run_on_the_simulator_and_the_log_opens(runs: Path) -> None
     assert at.query_params["log"] == ["C_pinned.altk_runs.json", log_path.name]
     assert at.query_params["focus"] == "E: from the dashboard"
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Results"] == "60 / 60 results"
+    assert metrics["Results"] == "60 / 60"
     assert metrics["Tokens"] == f"{sum(r.total_tokens or 0 for _, r in log.results()):,}"
 
 

@@ -54,7 +54,7 @@ def assert_clean(at: AppTest) -> None:
 
 
 def start_button(at: AppTest):  # noqa: ANN201 - AppTest's Button
-    return next(b for b in at.button if b.label.startswith("Re-run "))
+    return at.button(key="rerun.start")
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -124,9 +124,10 @@ def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Pat
     model = frame.loc[frame["verdict"].isin(["model", "regressed"]), "task_id"].tolist()
     shown = metrics(at)
     assert shown["Became consistent"] == str(len(route)) and shown["Still inconsistent"] == str(len(model))
-    assert shown["Results"] == f"{len(flagged) * 2} / {len(flagged) * 2} results"
+    assert shown["Results"] == f"{len(flagged) * 2} / {len(flagged) * 2}"
     table = next(df.value for df in at.dataframe if "verdict_text" in df.value.columns)
-    assert table["task_id"].tolist() == flagged
+    assert sorted(table["task_id"]) == sorted(flagged)
+    assert table["verdict_text"].iloc[0] == "became consistent: the route"  # what changed comes first
     assert set(table["clusters_after"]) and "clusters_before" in table.columns
     assert any("route was the likely cause" in s.value for s in at.success) == bool(route)
     assert any("the model is to blame" in w.value for w in at.warning) == bool(model)
@@ -144,6 +145,7 @@ def test_a_second_tab_finds_the_running_rerun_and_cancel_leaves_a_journal_and_no
 
     other = open_view()  # another tab, its own session
     assert start_button(other).disabled, "a running re-run must not be started twice"
+    assert start_button(other).label == "Re-running 30 tasks x 40 rounds on this route…"
     [cancel] = [b for b in other.button if b.label == "Cancel"]
     cancel.click().run()
     wait_for(other, lambda a: any(b.label == "Resume" for b in a.button), timeout=60)

@@ -44,6 +44,9 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Route")
     choice = run_panel.route_editor()
+    run_panel.check_button(choice, "newrun")
+
+    st.subheader("Run")
     left, right = st.columns([1, 3])
     with left:
         rounds = run_panel.rounds_input("newrun.rounds", choice.profile.rounds if choice else 5)
@@ -54,11 +57,11 @@ def render(selection: data.Selection | None = None) -> None:
         placeholder="e.g. E: gpt-4o-mini pinned, seed 42",
         help="How the log is named in the sidebar and in Compare.",
     )
-    run_panel.check_button(choice, "newrun")
-
-    st.subheader("Run")
     ready = choice is not None and bool(tasks) and not running
     button = f"Run {len(tasks)} tasks x {rounds} rounds on this route"
+    if running:
+        assert job is not None
+        button = f"Running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
     if st.button(
         button, type="primary", disabled=not ready, key="newrun.start", icon=":material/play_arrow:"
     ):

@@ -30,7 +30,7 @@ PICK_COLUMNS = {
 }
 AFTER_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
-    "verdict_text": st.column_config.TextColumn("verdict", width="large"),
+    "verdict_text": st.column_config.TextColumn("verdict", width="medium"),
     "clusters_before": st.column_config.NumberColumn("clusters before"),
     "clusters_after": st.column_config.NumberColumn("clusters after"),
     "consistent_before": st.column_config.CheckboxColumn("consistent before"),
@@ -41,6 +41,14 @@ AFTER_COLUMNS = {
     "retries_after": st.column_config.NumberColumn("retries after"),
 }
 COMPARE_VIEW = "views/compare.py"
+VERDICT_SHORT = {
+    "route": "became consistent: the route",
+    "model": "still inconsistent: the model",
+    "regressed": "became inconsistent: the model",
+    "unmeasured": "too few answers after",
+    "stable": "consistent before and after",
+}
+"""Short verdicts for the table (the full sentences are in pinned_rerun.VERDICT_TEXT), in table order."""
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -73,11 +81,15 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Route")
     choice = run_panel.route_editor()
-    rounds = run_panel.rounds_input("rerun.rounds", choice.profile.rounds if choice else 5)
     run_panel.check_button(choice, "rerun")
 
     st.subheader("Run")
+    with st.columns([1, 3])[0]:
+        rounds = run_panel.rounds_input("rerun.rounds", choice.profile.rounds if choice else 5)
     label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
+    if running:
+        assert job is not None
+        label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
     ready = choice is not None and bool(ids) and defined is not None and not running
     if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
         job = _start(parent, ids, rounds, sel.key, choice, tasks_file) or job
@@ -148,7 +160,7 @@ def _pick_tasks(group: data.Group, key: str, defined: set[str] | None, *, disabl
                 )
             )
         flagged = flagged[flagged["task_id"].astype(str).isin(defined)]
-    counts = _reason_counts(flagged)
+    counts = _reason_counts(group, flagged)
     st.caption(
         f"{len(flagged)} flagged tasks under the {key} answer key ({counts}). All are ticked; untick any "
         "to leave them out."
@@ -159,7 +171,7 @@ def _pick_tasks(group: data.Group, key: str, defined: set[str] | None, *, disabl
         {
             "rerun": True,
             "task_id": flagged["task_id"].astype(str),
-            "reasons": flagged["flag_reasons"].map(lambda r: ", ".join(r) if isinstance(r, list) else str(r)),
+            "reasons": flagged["flag_reasons"].astype(str),
             **{c: flagged[c] for c in ("n_clusters", "majority_share", "n_errors", "retries", "drift")},
         }
     )
@@ -174,9 +186,11 @@ def _pick_tasks(group: data.Group, key: str, defined: set[str] | None, *, disabl
     return picked.loc[picked["rerun"].astype(bool), "task_id"].astype(str).tolist()
 
 
-def _reason_counts(flagged: pd.DataFrame) -> str:
-    reasons = flagged["flag_reasons"].explode().dropna()
-    counts = reasons.value_counts()
+def _reason_counts(group: data.Group, shown: pd.DataFrame) -> str:
+    """How many of the shown tasks carry each flag reason (the analyzer's list per task)."""
+    ids = set(shown["task_id"].astype(str))
+    reasons = [r for f in group.analysis.headline.flagged if str(f.task_id) in ids for r in f.reasons]
+    counts = pd.Series(reasons, dtype="string").value_counts()
     return ", ".join(f"{n} {reason}" for reason, n in counts.items()) or "no reasons recorded"
 
 
@@ -231,11 +245,16 @@ def _before_after(job: JobStatus, key: str) -> None:
         "Too few answers", f"{int(verdicts.get('unmeasured', 0))}", help=VERDICT_TEXT["unmeasured"]
     )
     _verdict_lines(route, model)
-    shown = frame.assign(verdict_text=frame["verdict"].map(VERDICT_TEXT).fillna(frame["verdict"]))
+    order = {v: i for i, v in enumerate(VERDICT_SHORT)}
+    shown = frame.assign(
+        verdict_text=frame["verdict"].map(VERDICT_SHORT).fillna(frame["verdict"]),
+        _order=frame["verdict"].map(order),
+    ).sort_values("_order", kind="stable")
     st.dataframe(
         shown[list(AFTER_COLUMNS)],
         column_config=AFTER_COLUMNS,
         hide_index=True,
+        height=min(38 + 35 * len(shown), 740),
         key=f"rerun.after.{job.job_id}",
     )
     fmt.page_link(COMPARE_VIEW, "Compare the two logs side by side →")
