@@ -179,6 +179,21 @@ def wait_rendered(page: object, title: str) -> None:
         page.wait_for_timeout(400)  # type: ignore[attr-defined]
 
 
+def choose(page: object, selectbox: object, option: str) -> None:
+    """Pick an option; a rerun that lands while the list is open closes it, so try again."""
+    for attempt in range(4):
+        if attempt:
+            page.wait_for_function(RENDERED_JS)  # type: ignore[attr-defined]
+        selectbox.click()  # type: ignore[attr-defined]
+        target = page.get_by_role("option", name=option)  # type: ignore[attr-defined]
+        try:
+            target.click(timeout=5_000)
+            return
+        except Exception:  # noqa: BLE001 - playwright's TimeoutError; retried
+            page.keyboard.press("Escape")  # type: ignore[attr-defined]
+    raise AssertionError(f"could not choose {option!r}")
+
+
 def assert_no_exception(page: object) -> None:
     assert page.locator('[data-testid="stException"]').count() == 0  # type: ignore[attr-defined]
     assert "Traceback" not in page.locator("body").inner_text()  # type: ignore[attr-defined]
@@ -241,8 +256,9 @@ def test_upload_and_answer_key(server: str, page: object) -> None:
 
     # the uploaded log is a group of its own: focus it
     page.get_by_text("Log shown in single-log views").wait_for()  # type: ignore[attr-defined]
-    page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').last.click()  # type: ignore[attr-defined]
-    page.get_by_role("option", name="A: shared proxy").click()  # type: ignore[attr-defined]
+    choose(
+        page, page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').last, "A: shared proxy"
+    )  # type: ignore[attr-defined]
     wait_rendered(page, "Overview")
     page.get_by_text("75.0 pp").first.wait_for()  # type: ignore[attr-defined]
     shot(page, "overview-upload")
