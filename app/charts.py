@@ -226,10 +226,13 @@ def outcome_counts(counts: pd.DataFrame, by: str) -> go.Figure:
     return _layout(fig, f"Attempts by {name} and outcome", name, "attempts (count)")
 
 
-def attempts_by_route(attempts: pd.DataFrame) -> go.Figure:
-    """Stacked bars of the analyzer's attempts, one bar per route (base URL and key fingerprint),
-    coloured by outcome."""
-    frame = attempts.copy()
+def attempts_by_route(counts: pd.DataFrame) -> go.Figure:
+    """Stacked bars, one per route (base URL and key fingerprint), coloured by outcome.
+
+    Args:
+        counts: the analyzer's `attempts_by_route` table (base_url, key_fingerprint, outcome, attempts).
+    """
+    frame = counts.copy()
     by = "route"
     frame[by] = (
         plain(frame["base_url"]).fillna("(base URL not recorded)")
@@ -237,9 +240,11 @@ def attempts_by_route(attempts: pd.DataFrame) -> go.Figure:
         + plain(frame["key_fingerprint"]).fillna("(key not recorded)")
     )
     frame["outcome_label"] = frame["outcome"].map(OUTCOME_LABELS).fillna(frame["outcome"])
-    fig = px.histogram(
+    fig = px.bar(
         frame,
+        x="attempts",
         y=by,
+        orientation="h",
         color="outcome_label",
         color_discrete_map={OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
     )

@@ -251,6 +251,8 @@ def test_retries_view_matches_the_analyzer() -> None:
         {"rate_limited": "429 rate limited", "server_error": "5xx server error"}.get(k, k): v
         for k, v in r.by_outcome.items()
     }
+    by_route = [f for f in figures(at) if f["layout"]["title"]["text"] == "Attempts by route and outcome"][0]
+    assert sum(int(decode(tr["x"]).sum()) for tr in by_route["data"]) == r.attempts_total
     timeline = [f for f in figures(at) if f["layout"]["title"]["text"] == "HTTP attempts over time"][0]
     assert {tr["name"] for tr in timeline["data"]} >= {"429 rate limited", "ok"}
     for fig in figures(at):

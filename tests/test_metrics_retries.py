@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pandas as pd
+
 from analyzer.analysis import analyze
+from analyzer.metrics.retries import attempts_by_route
 from analyzer.model import RunLog
 
 
@@ -102,3 +105,28 @@ def test_a_log_without_attempts_claims_no_retries() -> None:
     r = analyze(RunLog.model_validate({"runs": [[{"task_id": 1, "answer": "a"}]]})).headline.retries
     assert (r.attempts_total, r.extra_attempts, r.results_with_retry) == (0, 0, 0)
     assert r.by_outcome == {}
+
+
+def test_attempts_by_route_counts_each_route_and_outcome() -> None:
+    # key A: ok, ok, 429 (3 attempts); key B: ok, timeout (2); one attempt with no key recorded: ok.
+    attempts = pd.DataFrame(
+        {
+            "base_url": pd.array(["u", "u", "u", "u", "u", "u"], dtype="string"),
+            "key_fingerprint": pd.array(["A", "A", "A", "B", "B", None], dtype="string"),
+            "outcome": pd.array(["ok", "ok", "rate_limited", "ok", "timeout", "ok"], dtype="string"),
+        }
+    )
+    table = attempts_by_route(attempts)
+    rows = [
+        (r.key_fingerprint if not pd.isna(r.key_fingerprint) else None, r.outcome, r.attempts)
+        for r in table.itertuples()
+    ]
+    assert rows == [
+        ("A", "ok", 2),
+        ("A", "rate_limited", 1),
+        ("B", "ok", 1),
+        ("B", "timeout", 1),
+        (None, "ok", 1),
+    ]
+    assert table["attempts"].sum() == len(attempts)
+    assert attempts_by_route(attempts.iloc[0:0]).empty

@@ -84,3 +84,33 @@ def retry_figures(results: pd.DataFrame, attempts: pd.DataFrame) -> RetryFigures
         retry_after_seen=len(retry_after),
         retry_after_max_s=float(retry_after.max()) if len(retry_after) else None,
     )
+
+
+def attempts_by_route(attempts: pd.DataFrame) -> pd.DataFrame:
+    """Attempt counts per route (base URL, key fingerprint) and outcome, busiest route first.
+
+    Attempts that did not record their base URL or key keep `<NA>` there, so they are counted apart
+    rather than dropped.
+
+    Args:
+        attempts: Attempt frame with `base_url`, `key_fingerprint` and `outcome`.
+    """
+    columns = ["base_url", "key_fingerprint", "outcome"]
+    if attempts.empty:
+        return pd.DataFrame(
+            {c: pd.Series(dtype="string") for c in columns} | {"attempts": pd.Series(dtype="int64")}
+        )
+    counts = (
+        attempts[columns]
+        .value_counts(dropna=False)
+        .rename("attempts")
+        .reset_index()
+        .astype({"attempts": "int64"})
+    )
+    route_total = counts.groupby(["base_url", "key_fingerprint"], dropna=False)["attempts"].transform("sum")
+    order = counts.assign(_total=route_total).sort_values(
+        ["_total", "base_url", "key_fingerprint", "attempts"],
+        ascending=[False, True, True, False],
+        kind="stable",
+    )
+    return order.drop(columns="_total").reset_index(drop=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from analyzer.metrics.retries import attempts_by_route
 from app import charts, data, fmt
 
 ONLY_RETRIED = "retries.only_retried"
@@ -39,7 +40,7 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Counts")
     by_outcome = pd.DataFrame({"outcome": list(r.by_outcome), "attempts": list(r.by_outcome.values())})
     st.plotly_chart(charts.outcome_counts(by_outcome, "outcome"), key="retries.by_outcome")
-    st.plotly_chart(charts.attempts_by_route(attempts), key="retries.by_route")
+    st.plotly_chart(charts.attempts_by_route(attempts_by_route(attempts)), key="retries.by_route")
     if r.retries_per_result:
         st.caption(
             "Results by retries needed: "
