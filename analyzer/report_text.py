@@ -117,8 +117,10 @@ def render_report(analysis: Analysis, source: str) -> str:
         lines += [f"  - {w}" for w in h.warnings]
 
     lines.append("")
-    lines.append(f"Flagged for a re-run: {len(h.flagged)} task(s)")
-    for flag in h.flagged[:_LIST_AT_MOST]:
+    lines.append(f"Flagged for a re-run: {len(h.flagged)} task(s), inconsistent ones first")
+    # Route drift alone flags every task of an unpinned run; the inconsistent ones are the news.
+    ordered = sorted(h.flagged, key=lambda f: "inconsistent" not in f.reasons)
+    for flag in ordered[:_LIST_AT_MOST]:
         lines.append(f"  {flag.task_id}: {', '.join(flag.reasons)}")
     if len(h.flagged) > _LIST_AT_MOST:
         lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")

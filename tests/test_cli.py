@@ -35,7 +35,7 @@ def test_analyze_report_on_format1_sample(capsys: pytest.CaptureFixture[str]) ->
     assert "12 tasks · 5 rounds · 60 results · 0 errored" in out
     assert "consistent tasks   5/12 (41.7%) · answer gap 58.3 pp" in out
     assert "stored gap 100 pp, recomputed 58.33 pp" in out
-    assert "Flagged for a re-run: 7 task(s)" in out
+    assert "Flagged for a re-run: 7 task(s), inconsistent ones first" in out
     assert "cal-next-free-slot: inconsistent" in out
     assert "Outcome: no success or score recorded" in out
 
@@ -164,3 +164,13 @@ def test_every_command_has_help_with_example_and_readme_mention() -> None:
         assert command.description, name
         assert command.epilog and "example:" in command.epilog and f"rerunlens {name}" in command.epilog, name
         assert f"rerunlens {name}" in readme, f"README does not mention `rerunlens {name}`"
+
+
+def test_report_lists_inconsistent_tasks_before_drift_only_ones(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "analyze", str(ROOT / "sample_runs" / "A_baseline.altk_runs.json"))
+    assert code == 0
+    listed = out.split("Flagged for a re-run:")[1].splitlines()[1:]
+    reasons = [line.split(": ", 1)[1] for line in listed if ": " in line]
+    first_drift_only = reasons.index("route-drifted")
+    assert all("inconsistent" in r for r in reasons[:first_drift_only])
+    assert not any("inconsistent" in r for r in reasons[first_drift_only:])
