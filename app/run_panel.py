@@ -67,6 +67,19 @@ class RouteChoice:
         return key_fingerprint(resolve_keys(self.profile)[0])
 
 
+URL = re.compile(r"https?://[^\s`]+")
+
+
+def safe(text: str) -> str:
+    """Text for markdown elements: escaped, with URLs as literal code spans (escapes would show in links)."""
+    parts, last = [], 0
+    for match in URL.finditer(text):
+        url = match.group(0).rstrip(".,;:)")
+        parts += [data.escape(text[last : match.start()]), f"`{url}`"]
+        last = match.start() + len(url)
+    return "".join([*parts, data.escape(text[last:])])
+
+
 def manager() -> JobManager:
     """The process-wide job manager of the runs folder (shared by tabs and reloads)."""
     return get_manager(data.runs_dir())
@@ -128,7 +141,7 @@ def _base_url_editor() -> None:
     report = lint_base_url(url)
     st.text(f"Calls {report.call_url}")
     for finding in report.findings:
-        text = data.escape(f"{finding.message} Fix: {finding.fix}")
+        text = safe(f"{finding.message} Fix: {finding.fix}")
         (st.error if finding.severity == "error" else st.warning)(text)
     if report.suggested:
         st.text(f"Suggested base URL: {report.suggested}")
@@ -289,10 +302,10 @@ def check_button(choice: RouteChoice | None, where: str) -> None:
     if not shown or choice is None or shown.get("route") != _route_token(choice):
         return
     if shown["ok"]:
-        st.success(data.escape(f"Route works: {shown['headline']}"), icon=":material/check_circle:")
+        st.success(safe(f"Route works: {shown['headline']}"), icon=":material/check_circle:")
     else:
         fix = f" Fix: {shown['fix']}" if shown.get("fix") else ""
-        st.error(data.escape(f"Route check failed: {shown['headline']}.{fix}"), icon=":material/error:")
+        st.error(safe(f"Route check failed: {shown['headline']}.{fix}"), icon=":material/error:")
     if shown.get("lines"):
         st.code("\n".join(shown["lines"]), language=None)
 
@@ -363,7 +376,7 @@ def _progress_lines(status: JobStatus, noun: str) -> None:
         f"model {status.profile.get('model')} · key {status.key_fingerprint or '(none)'}"
     )
     if status.notice and status.active:
-        st.caption(data.escape(status.notice))
+        st.caption(safe(status.notice))
 
 
 def _resume(status: JobStatus, api_key: str | None) -> None:
@@ -482,6 +495,7 @@ def task_file_picker(where: str, *, label: str, default_sample: bool) -> tuple[P
         type=["json"],
         key=f"{where}.tasks_upload",
         help='A JSON list of {"task_id", "prompt", "max_tokens"?, "expected"?}.',
+        max_upload_size=16,
     )
     if upload is not None:
         try:

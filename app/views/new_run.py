@@ -98,8 +98,15 @@ def _preview(path: Path | None, tasks: list[TaskSpec]) -> None:
             "max_tokens": [t.max_tokens for t in tasks],
         }
     )
-    with st.expander(f"The {len(tasks)} tasks", expanded=False):
-        st.dataframe(frame, column_config=TASK_COLUMNS, hide_index=True, key="newrun.preview")
+    if frame["max_tokens"].isna().all():
+        frame = frame.drop(columns="max_tokens")
+    st.dataframe(
+        frame,
+        column_config=TASK_COLUMNS,
+        hide_index=True,
+        height=min(38 + 35 * len(frame), 250),
+        key="newrun.preview",
+    )
 
 
 def _start(

@@ -125,7 +125,7 @@ IDLE_JS = """() => {
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
     if (document.querySelector('[data-testid="stSkeleton"]')) return false;
     for (const d of document.querySelectorAll('[data-testid="stDataFrame"]'))
-        if (!d.querySelector('canvas')) return false;
+        if (d.offsetParent !== null && !d.querySelector('canvas')) return false;  // shown, not drawn
     return true;
 }"""
 
