@@ -488,6 +488,20 @@ def store_upload(name: str, content: bytes) -> Path:
     return target
 
 
+def store_log_upload(name: str, content: bytes) -> Path:
+    """Keep an uploaded log in the runs folder under a free name (an existing file is never replaced)."""
+    from analyzer.loader import load_bytes
+
+    load_bytes(content, name)  # raises the one-line error before anything is written
+    folder = data.runs_dir()
+    stem = "".join(c if c.isalnum() or c in "-_." else "-" for c in Path(name).name.removesuffix(".json"))
+    target, n = folder / f"{stem}.json", 2
+    while target.exists():
+        target, n = folder / f"{stem}-upload-{n}.json", n + 1
+    write_text_atomic(target, content.decode("utf-8-sig"))
+    return target
+
+
 def task_file_picker(where: str, *, label: str, default_sample: bool) -> tuple[Path | None, list[TaskSpec]]:
     """Upload a task file or pick one from the runs folder; returns its path and tasks (or None, [])."""
     upload = st.file_uploader(

@@ -247,3 +247,21 @@ def test_nothing_flagged_means_nothing_to_rerun(runs: Path) -> None:
     assert any("Nothing to re-run" in s.value for s in at.success)
     assert start_button(at).label == "Re-run 0 tasks x 5 rounds on this route"
     assert start_button(at).disabled
+
+
+def test_an_uploaded_log_is_copied_into_the_runs_folder_before_it_can_be_rerun(runs: Path) -> None:
+    at = AppTest.from_file(str(MAIN), default_timeout=60)
+    at.query_params.update({"log": ["C_pinned.altk_runs.json"]})
+    at.run()
+    upload = (runs / PARENT).read_bytes()
+    at.file_uploader(key=data.UPLOADS).upload("mine.json", upload, "application/json").run()
+    at.selectbox(key=data.FOCUS).set_value(load_path(runs / PARENT).log.label).run()
+    at.switch_page("views/rerun.py").run()
+    assert_clean(at)
+    assert any("was uploaded" in i.value for i in at.info)
+    at.button(key="rerun.copy_upload").click().run()
+    assert_clean(at)
+    assert (runs / "mine.json").read_bytes() == upload
+    assert at.query_params["log"] == ["C_pinned.altk_runs.json", "mine.json"]
+    assert "· mine.json · answer key" in plain(at.caption[1].value)
+    assert not at.button(key="rerun.start").disabled

@@ -75,13 +75,13 @@ def render(selection: data.Selection | None = None) -> None:
 
 
 def _find_job() -> JobStatus | None:
-    """A running run in this folder, else the one this session started."""
+    """A running run in this folder, else the one this session started, else the newest one."""
     mgr = run_panel.manager()
     active = mgr.active("run")
     if active:
         return active[0]
     mine = st.session_state.get(JOB)
-    return mgr.status(mine) if mine else None
+    return (mgr.status(mine) if mine else None) or mgr.latest("run")
 
 
 def _preview(path: Path | None, tasks: list[TaskSpec]) -> None:

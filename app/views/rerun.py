@@ -66,11 +66,7 @@ def render(selection: data.Selection | None = None) -> None:
     fmt.group_caption(group, sel.key)
     parent = _parent_path(group)
     if parent is None:
-        st.info(
-            f"This log was uploaded, so a re-run could not name it as its parent. Put the file in the runs "
-            f"folder ({data.escape(data.runs_dir())}) and pick it in the sidebar to re-run its tasks.",
-            icon=":material/upload_file:",
-        )
+        _offer_copy(group)
         return
     job = _find_job(parent)
     running = job is not None and job.active
@@ -108,6 +104,26 @@ def _parent_path(group: data.Group) -> Path | None:
         return None
     path = data.runs_dir() / group.source
     return path if path.is_file() else None
+
+
+def _offer_copy(group: data.Group) -> None:
+    """An uploaded log has no file a re-run could name as its parent: offer to keep a copy in the folder."""
+    st.info(
+        "This log was uploaded, so a re-run has no file to name as its parent. Keep a copy in the runs "
+        f"folder ({data.escape(data.runs_dir())}) to re-run its tasks; the copy opens in its place.",
+        icon=":material/upload_file:",
+    )
+    name = group.source.removesuffix(" (upload)")
+    upload = next((u for u in st.session_state.get(data.UPLOADS) or [] if u.name == name), None)
+    if upload is None:
+        return
+    if st.button("Copy it into the runs folder", key="rerun.copy_upload", icon=":material/save:"):
+        try:
+            path = run_panel.store_log_upload(name, upload.getvalue())
+        except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
+            st.error(data.escape(f"Could not copy {name}: {run_panel.one_line_error(exc)}"))
+            return
+        run_panel.open_log(path, focus=True)
 
 
 def _find_job(parent: Path) -> JobStatus | None:
