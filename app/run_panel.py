@@ -15,12 +15,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import streamlit as st
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import RerunLensError
 from analyzer.jobs import JobManager, JobStatus, get_manager
-from analyzer.lint import lint_base_url
+from analyzer.lint import lint_base_url, redact_url
 from analyzer.loader import list_logs, load_path
 from analyzer.model import TaskSpec
 from analyzer.route import RouteProfile, build_profile, key_fingerprint, key_problem, resolve_keys
@@ -139,12 +140,12 @@ def _base_url_editor() -> None:
         )
         return
     report = lint_base_url(url)
-    st.text(f"Calls {report.call_url}")
+    st.text(f"Calls {redact_url(report.call_url)}")
     for finding in report.findings:
         text = safe(f"{finding.message} Fix: {finding.fix}")
         (st.error if finding.severity == "error" else st.warning)(text)
     if report.suggested:
-        st.text(f"Suggested base URL: {report.suggested}")
+        st.text(f"Suggested base URL: {redact_url(report.suggested)}")
     if report.ok:
         st.caption("Base URL looks right.")
 
@@ -311,6 +312,24 @@ def check_button(choice: RouteChoice | None, where: str) -> None:
 
 
 # --- jobs ---------------------------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner="Comparing before and after…", max_entries=32)
+def before_after(runs: str, job_id: str, key: str, stamp: str) -> pd.DataFrame:
+    """The analyzer's before/after of a finished re-run (cached per job, key and file versions)."""
+    del stamp  # cache key only
+    return get_manager(runs).before_after(job_id, key)
+
+
+def job_files_stamp(status: JobStatus) -> str:
+    """Modification times of a job's parent and output: a changed file recomputes the before/after."""
+    stamps = []
+    for path in (status.parent, status.out):
+        try:
+            stamps.append(str(Path(path).stat().st_mtime_ns) if path else "-")
+        except OSError:
+            stamps.append("missing")
+    return ":".join(stamps)
 
 
 def watch(job_id: str) -> None:

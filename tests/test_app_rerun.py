@@ -195,6 +195,7 @@ def test_a_format1_log_asks_for_its_task_file_and_reruns_with_it(runs: Path) -> 
     at = open_view(FORMAT1)
     assert any("format-1" in i.value for i in at.info)
     assert start_button(at).disabled  # no prompts yet
+    assert start_button(at).label == f"Re-run {len(flagged)} tasks x 5 rounds on this route"
 
     tasks = [{"task_id": t, "prompt": f"Answer for {t}."} for t in flagged[:-1]]
     (runs / "plain_tasks.json").write_text(json.dumps(tasks), encoding="utf-8")

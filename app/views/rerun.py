@@ -80,15 +80,7 @@ def render(selection: data.Selection | None = None) -> None:
     run_panel.check_button(choice, "rerun")
 
     st.subheader("Run")
-    with st.columns([1, 3])[0]:
-        rounds = run_panel.rounds_input("rerun.rounds", choice.profile.rounds if choice else 5)
-    label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
-    if running:
-        assert job is not None
-        label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
-    ready = choice is not None and bool(ids) and defined is not None and not running
-    if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
-        job = _start(parent, ids, rounds, sel.key, choice, tasks_file) or job
+    job = _run_button(parent, ids, sel.key, choice, tasks_file, job, sendable=defined is not None) or job
     if job is None:
         st.caption("No re-run of this log yet.")
         return
@@ -96,6 +88,32 @@ def render(selection: data.Selection | None = None) -> None:
     if job.state == "done":
         run_panel.open_when_finished(job)
         _before_after(job, sel.key)
+
+
+def _run_button(
+    parent: Path,
+    ids: list[str],
+    key: str,
+    choice: run_panel.RouteChoice | None,
+    tasks_file: Path | None,
+    job: JobStatus | None,
+    *,
+    sendable: bool,
+) -> JobStatus | None:
+    """Rounds and the one button; while a re-run runs, the button names it and is disabled.
+
+    `sendable` is False while a format-1 log still lacks the task file with its prompts.
+    """
+    with st.columns([1, 3])[0]:
+        rounds = run_panel.rounds_input("rerun.rounds", choice.profile.rounds if choice else 5)
+    running = job is not None and job.active
+    label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
+    if job is not None and running:
+        label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
+    ready = choice is not None and bool(ids) and sendable and not running
+    if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
+        return _start(parent, ids, rounds, key, choice, tasks_file)
+    return None
 
 
 def _parent_path(group: data.Group) -> Path | None:
@@ -240,7 +258,7 @@ def _start(
 def _before_after(job: JobStatus, key: str) -> None:
     """Per task before and after the pinned re-run, and the verdict in plain words."""
     try:
-        frame = run_panel.manager().before_after(job.job_id, key)
+        frame = run_panel.before_after(str(data.runs_dir()), job.job_id, key, run_panel.job_files_stamp(job))
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
         st.error(data.escape(f"Cannot compare before and after: {run_panel.one_line_error(exc)}"))
         return
