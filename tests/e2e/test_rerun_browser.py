@@ -33,6 +33,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 PARENT = "A_baseline.altk_runs.json"
 FAKE_KEY = "sk-test-DO-NOT-LEAK-1234567890abcdef"
+SESSION_KEY = "sk-test-SESSION-ONLY-0987654321fedcba"
 TIMEOUT_MS = 90_000
 
 pytestmark = [
@@ -92,7 +93,8 @@ def server(runs_dir: Path) -> Iterator[str]:
         except subprocess.TimeoutExpired:
             proc.kill()
         log_file.close()
-    assert FAKE_KEY not in (runs_dir.parent / "streamlit.log").read_text(errors="replace")
+    server_output = (runs_dir.parent / "streamlit.log").read_text(errors="replace")
+    assert FAKE_KEY not in server_output and SESSION_KEY not in server_output
 
 
 @pytest.fixture(scope="module")
@@ -202,10 +204,36 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
         if path.is_file():
             assert FAKE_KEY.encode() not in path.read_bytes(), path
 
+    page.get_by_role("link", name="Compare the two logs side by side →").click()  # type: ignore[attr-defined]
+    settle(page, "Compare")
+    assert_clean(page)
+    assert "re-run of A: baseline" in body(page)
+    shot(page, "rerun-compare")
+
+
+def test_rerun_result_in_the_dark_theme(server: str, browser: object) -> None:
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")  # type: ignore[attr-defined]
+    pg = context.new_page()
+    pg.set_default_timeout(TIMEOUT_MS)
+    try:
+        pg.goto(f"{server}/rerun?log={PARENT}")
+        settle(pg, "Re-run")
+        assert_clean(pg)
+        pg.get_by_text("Before and after", exact=True).wait_for()  # found again by a new session
+        shot(pg, "rerun-dark")
+    finally:
+        context.close()
+
 
 def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: object, runs_dir: Path) -> None:
     page.goto(f"{server}/rerun?log=B_one_key.altk_runs.json")  # type: ignore[attr-defined]
     settle(page, "Re-run")
+    secret = page.get_by_label("Or a key for this session only", exact=True)  # type: ignore[attr-defined]
+    secret.fill(SESSION_KEY)
+    secret.press("Enter")
+    page.get_by_text(f"Key: typed for this session · fingerprint {key_fingerprint(SESSION_KEY)}").wait_for()  # type: ignore[attr-defined]
+    settle(page, "Re-run")
+    assert SESSION_KEY not in page.content()  # type: ignore[attr-defined]  # the field was emptied
     field = page.get_by_label("Base URL", exact=True)  # type: ignore[attr-defined]
     field.press_sequentially("https://platform.openai.com/?utm_source=docs", delay=10)
     page.get_by_text("Suggested base URL: https://api.openai.com/v1").wait_for()  # type: ignore[attr-defined]
@@ -230,6 +258,10 @@ def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: objec
     assert "journal" in body(page)
     shot(page, "rerun-cancelled")
     assert not [p for p in reruns(runs_dir) if p.name.startswith("B_one_key")]
+    assert SESSION_KEY not in page.content() and SESSION_KEY not in page.url  # type: ignore[attr-defined]
+    for path in runs_dir.rglob("*"):
+        if path.is_file():
+            assert SESSION_KEY.encode() not in path.read_bytes(), path
 
 
 def test_new_run_click_through(server: str, page: object, runs_dir: Path) -> None:
