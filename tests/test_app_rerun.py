@@ -128,7 +128,10 @@ def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Pat
     table = next(df.value for df in at.dataframe if "verdict_text" in df.value.columns)
     assert sorted(table["task_id"]) == sorted(flagged)
     assert table["verdict_text"].iloc[0] == "became consistent: the route"  # what changed comes first
-    assert set(table["clusters_after"]) and "clusters_before" in table.columns
+    row = frame.set_index("task_id").loc[route[0] if route else flagged[0]]
+    shown_row = table.set_index("task_id").loc[route[0] if route else flagged[0]]
+    assert shown_row["clusters"] == f"{row['clusters_before']} → {row['clusters_after']}"
+    assert shown_row["retries"] == f"{row['retries_before']} → {row['retries_after']}"
     assert any("route was the likely cause" in s.value for s in at.success) == bool(route)
     assert any("the model is to blame" in w.value for w in at.warning) == bool(model)
 

@@ -31,15 +31,12 @@ PICK_COLUMNS = {
 AFTER_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
     "verdict_text": st.column_config.TextColumn("verdict", width="medium"),
-    "clusters_before": st.column_config.NumberColumn("clusters before"),
-    "clusters_after": st.column_config.NumberColumn("clusters after"),
-    "consistent_before": st.column_config.CheckboxColumn("consistent before"),
-    "consistent_after": st.column_config.CheckboxColumn("consistent after"),
-    "tokens_mean_before": st.column_config.NumberColumn("tokens/result before", format="%.0f"),
-    "tokens_mean_after": st.column_config.NumberColumn("tokens/result after", format="%.0f"),
-    "retries_before": st.column_config.NumberColumn("retries before"),
-    "retries_after": st.column_config.NumberColumn("retries after"),
+    "clusters": st.column_config.TextColumn("clusters", help="Distinct answers, before → after."),
+    "consistent": st.column_config.TextColumn("consistent", help="One answer every round, before → after."),
+    "tokens": st.column_config.TextColumn("tokens per result", help="Mean tokens, before → after."),
+    "retries": st.column_config.TextColumn("retries", help="HTTP retries, before → after."),
 }
+"""The before/after table: one `before → after` column per figure, so the whole row fits the page."""
 COMPARE_VIEW = "views/compare.py"
 VERDICT_SHORT = {
     "route": "became consistent: the route",
@@ -264,9 +261,10 @@ def _before_after(job: JobStatus, key: str) -> None:
         return
     st.subheader("Before and after")
     new_log = run_panel.relative_to_runs(job.out) or Path(job.out).name
+    where = "is open beside it in the sidebar" if run_panel.is_open(job.out) else "can be opened above"
     st.caption(
         f"New log {data.escape(new_log)} names its parent ({data.escape(Path(job.parent or '').name)}) "
-        f"and is open beside it in the sidebar · answer key **{key}**"
+        f"and {where} · answer key **{key}**"
     )
     verdicts = frame["verdict"].value_counts()
     route = frame.loc[frame["verdict"] == "route", "task_id"].astype(str).tolist()
@@ -280,9 +278,16 @@ def _before_after(job: JobStatus, key: str) -> None:
     )
     _verdict_lines(route, model)
     order = {v: i for i, v in enumerate(VERDICT_SHORT)}
-    shown = frame.assign(
-        verdict_text=frame["verdict"].map(VERDICT_SHORT).fillna(frame["verdict"]),
-        _order=frame["verdict"].map(order),
+    shown = pd.DataFrame(
+        {
+            "task_id": frame["task_id"].astype(str),
+            "verdict_text": frame["verdict"].map(VERDICT_SHORT).fillna(frame["verdict"]),
+            "clusters": _pairs(frame["clusters_before"], frame["clusters_after"], "{:.0f}"),
+            "consistent": _pairs(frame["consistent_before"], frame["consistent_after"], "yes/no"),
+            "tokens": _pairs(frame["tokens_mean_before"], frame["tokens_mean_after"], "{:,.0f}"),
+            "retries": _pairs(frame["retries_before"], frame["retries_after"], "{:.0f}"),
+            "_order": frame["verdict"].map(order),
+        }
     ).sort_values("_order", kind="stable")
     st.dataframe(
         shown[list(AFTER_COLUMNS)],
@@ -292,6 +297,19 @@ def _before_after(job: JobStatus, key: str) -> None:
         key=f"rerun.after.{job.job_id}",
     )
     fmt.page_link(COMPARE_VIEW, "Compare the two logs side by side →")
+
+
+def _pairs(before: pd.Series, after: pd.Series, pattern: str) -> list[str]:
+    """`before → after` per row; a missing figure shows as —."""
+    return [f"{_one(b, pattern)} → {_one(a, pattern)}" for b, a in zip(before, after, strict=True)]
+
+
+def _one(value: object, pattern: str) -> str:
+    if value is None or value is pd.NA or (isinstance(value, float) and pd.isna(value)):
+        return fmt.NONE
+    if pattern == "yes/no":
+        return "yes" if bool(value) else "no"
+    return pattern.format(float(value))  # type: ignore[arg-type]
 
 
 def _verdict_lines(route: list[str], model: list[str]) -> None:
