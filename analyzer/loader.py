@@ -23,8 +23,10 @@ from analyzer.model import RunLog
 MAX_LOG_BYTES = 256 * 1024 * 1024
 """Largest log accepted (the dashboard's upload limit matches it)."""
 
-# Parts of a pydantic error location that name a union member or a tag, not a place in the file.
-_UNION_TAGS = {"str", "int", "float", "bool", "none", "tool_call", "message", "list", "dict"}
+# Parts of a pydantic error location that name a union member, not a place in the file: a type
+# name right after a field name (`task_id`, `str`), or a trajectory step's tag right after its index.
+_MEMBER_TAGS = {"str", "int", "float", "bool", "none", "list", "dict"}
+_STEP_TAGS = {"tool_call", "message"}
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,7 @@ def load_bytes(data: bytes, source: str = "upload") -> LoadedLog:
         raise LogError(_describe(exc, text, source)) from None
     if not any(log.runs):
         raise LogError(f"{source}: runs: no results at all")
+    _reject_non_finite(text, source)
     return LoadedLog(log=log, source=source, warnings=structural_warnings(log))
 
 
@@ -96,6 +99,24 @@ def save_log(log: RunLog, path: str | os.PathLike[str]) -> Path:
     A crash mid-write leaves the old file (or none), never half a file.
     """
     return write_text_atomic(path, log.model_dump_json(exclude_unset=True, indent=2) + "\n")
+
+
+def _reject_non_finite(text: str, source: str) -> None:
+    """NaN and Infinity are not JSON; typed fields refuse them already, this catches the rest.
+
+    The substring test is cheap; the full parse only runs when a string might hide one.
+    """
+    if "NaN" not in text and "Infinity" not in text:
+        return
+
+    def refuse(constant: str) -> None:
+        raise ValueError(constant)
+
+    try:
+        json.loads(text, parse_constant=refuse)
+    except ValueError as exc:
+        if str(exc) in {"NaN", "Infinity", "-Infinity"}:
+            raise LogError(f"{source}: not valid JSON: {exc} is not a number JSON allows") from None
 
 
 def _check_size(size: int, source: str) -> None:
@@ -130,13 +151,25 @@ def _describe(exc: ValidationError, text: str, source: str) -> str:
     return f"{source}: {where}: {message}{tail}"
 
 
+def _places(loc: tuple[int | str, ...]) -> tuple[int | str, ...]:
+    """The location without pydantic's union-member tags."""
+    kept: list[int | str] = []
+    for i, part in enumerate(loc):
+        before = loc[i - 1] if i else None
+        if isinstance(part, str) and (
+            (part in _MEMBER_TAGS and isinstance(before, str))
+            or (part in _STEP_TAGS and isinstance(before, int))
+        ):
+            continue
+        kept.append(part)
+    return tuple(kept)
+
+
 def _path(loc: tuple[int | str, ...]) -> str:
     out = ""
-    for part in loc:
+    for part in _places(loc):
         if isinstance(part, int):
             out += f"[{part}]"
-        elif part in _UNION_TAGS:
-            continue
         else:
             out += f".{part}" if out else str(part)
     return out or "top level"
@@ -144,20 +177,27 @@ def _path(loc: tuple[int | str, ...]) -> str:
 
 def _message(error: dict) -> str:
     kind = error["type"]
-    loc = error["loc"]
+    loc = _places(error["loc"])
     value = error.get("input")
-    if loc and loc[-1] in _UNION_TAGS:
-        loc = tuple(p for p in loc if p not in _UNION_TAGS)
+    ctx = error.get("ctx") or {}
     field = loc[-1] if loc else None
     if kind == "missing":
         return "required field is missing"
-    if field == "task_id" and value is None:
-        return "task_id is null; every result needs a task id"
-    if kind in {"finite_number"} or (isinstance(value, float) and value != value):
+    if field == "task_id":
+        if value is None:
+            return "task_id is null; every result needs a task id"
+        return f"task_id must be a string or an integer (got {_short(value)})"
+    if kind == "finite_number" or (isinstance(value, float) and value != value):
         return "not a finite number (NaN or infinity)"
     if kind in {"greater_than_equal", "greater_than"}:
-        return f"must not be negative (got {value!r})"
-    if kind == "model_type" or kind == "dict_type":
+        limit = ctx.get("ge", ctx.get("gt"))
+        if limit == 0:
+            return f"must not be negative (got {value!r})"
+        return f"must be at least {limit} (got {_short(value)})"
+    if kind in {"less_than_equal", "less_than", "int_parsing_size"}:
+        limit = ctx.get("le", ctx.get("lt"))
+        return f"too large (got {_short(value)}{f'; at most {limit:,}' if limit is not None else ''})"
+    if kind in {"model_type", "dict_type"}:
         return f"expected an object, got {_json_type(value)}"
     if kind == "list_type":
         return f"expected a list, got {_json_type(value)}"

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, Strict
 
 FORMAT_V2 = "altk-runs/2"
 
@@ -29,11 +29,17 @@ Outcome = Literal[
 ResultStatus = Literal["ok", "error"]
 """Whether a result produced an answer."""
 
-TaskId = str | int
-"""A task id as written in the file; frames compare it as a string."""
+TaskId = Annotated[str, Strict()] | Annotated[int, Strict()]
+"""A task id as written in the file (`true` is not an id); frames compare it as a string."""
 
-NonNegInt = Annotated[int, Field(ge=0)]
+MAX_COUNT = 10**12
+"""Upper bound for counts (tokens, rounds, retries): a million results at this bound still sum
+inside a 64-bit integer, so no figure overflows."""
+
+NonNegInt = Annotated[int, Field(ge=0, le=MAX_COUNT)]
 NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
+Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
+HttpStatus = Annotated[int, Field(ge=0, le=999)]
 
 
 class _Record(BaseModel):
@@ -78,7 +84,7 @@ class Route(_Record):
     """Sampling temperature sent."""
     top_p: float | None = None
     """Nucleus sampling parameter sent."""
-    seed: int | None = None
+    seed: Int64 | None = None
     """Seed sent."""
     max_tokens: NonNegInt | None = None
     """Completion token cap sent."""
@@ -99,7 +105,7 @@ class ResultError(_Record):
     """Exception or error class, e.g. `RateLimitError`."""
     message: str | None = None
     """One-line error message (never containing a key)."""
-    http_status: int | None = None
+    http_status: HttpStatus | None = None
     """HTTP status of the last attempt, when there was one."""
 
 
@@ -112,7 +118,7 @@ class Attempt(_Record):
     """When the request was sent (UTC)."""
     ended_at: datetime | None = None
     """When the response or failure arrived (UTC)."""
-    status_code: int | None = None
+    status_code: HttpStatus | None = None
     """HTTP status code; null when no response arrived (timeout, connection error)."""
     outcome: Outcome
     """What the attempt came to."""
@@ -162,7 +168,7 @@ class Result(_Record):
     """Completion tokens; null when unknown."""
     total_tokens: NonNegInt | None = None
     """Total tokens; null when unknown."""
-    round: Annotated[int, Field(ge=1)] | None = None
+    round: Annotated[int, Field(ge=1, le=MAX_COUNT)] | None = None
     """1-based round number (format 2); the result's position in `runs` decides its round."""
     status: ResultStatus = "ok"
     """`ok` or `error`."""

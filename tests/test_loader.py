@@ -32,6 +32,10 @@ BAD_CASES = {
     "runs_not_list.json": "runs: expected a list, got an object",
     "empty_file.json": "the file is empty",
     "unknown_outcome.json": "runs[0][0].attempts[0].outcome: Input should be 'ok'",
+    "bool_task_id.json": "runs[0][0].task_id: task_id must be a string or an integer (got true)",
+    "huge_tokens.json": "runs[0][0].total_tokens: too large (got 100000000000000000000000",
+    "nan_in_untyped_field.json": "not valid JSON: NaN is not a number JSON allows",
+    "error_message_not_text.json": "runs[0][0].error.message: Input should be a valid string (got 5)",
 }
 
 
@@ -192,3 +196,24 @@ def test_saved_log_is_readable_like_any_file(tmp_path: Path) -> None:
     finally:
         os.umask(previous)
     assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_the_word_nan_inside_an_answer_is_fine() -> None:
+    loaded = load_bytes(
+        b'{"runs": [[{"task_id": "t", "answer": "NaN"}, {"task_id": "u", "answer": "Infinity"}]]}'
+    )
+    assert [r.answer for r in loaded.log.runs[0]] == ["NaN", "Infinity"]
+
+
+def test_round_zero_names_the_lower_bound() -> None:
+    with pytest.raises(LogError, match=r"runs\[0\]\[0\]\.round: must be at least 1 \(got 0\)"):
+        load_bytes(b'{"runs": [[{"task_id": "t", "round": 0}]]}', "r.json")
+
+
+def test_trajectory_step_errors_point_into_the_step() -> None:
+    with pytest.raises(
+        LogError, match=r"runs\[0\]\[0\]\.trajectory\[0\]\.role: Input should be a valid string"
+    ):
+        load_bytes(
+            b'{"runs": [[{"task_id": "t", "trajectory": [{"type": "message", "role": 5}]}]]}', "t.json"
+        )
