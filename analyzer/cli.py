@@ -29,11 +29,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except RerunLensError as exc:
         print(f"rerunlens: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `rerunlens ... | head`
+        return 0
+    except OSError as exc:  # a path the user named cannot be read or written
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"rerunlens: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print("rerunlens: interrupted", file=sys.stderr)
         return 130
-    except BrokenPipeError:
-        return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -80,6 +84,13 @@ def add_answer_key_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
 # analyze ---------------------------------------------------------------------------------------
 
 
@@ -95,7 +106,7 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.add_argument(
         "--fail-above",
-        type=float,
+        type=_finite_float,
         metavar="PP",
         help="exit 1 when the answer gap exceeds PP percentage points (for CI)",
     )
@@ -117,7 +128,7 @@ def _analyze(args: argparse.Namespace) -> int:
         print(render_report(analysis, str(args.file)))
     gap = analysis.headline.answer_gap_pp
     if args.fail_above is not None and gap is not None and gap > args.fail_above:
-        print(f"rerunlens: answer gap {gap:.1f} pp is above {args.fail_above:g} pp", file=sys.stderr)
+        print(f"rerunlens: answer gap {gap:.2f} pp is above {args.fail_above:g} pp", file=sys.stderr)
         return 1
     return 0
 

@@ -81,7 +81,7 @@ def test_analyze_json_keys_and_values(capsys: pytest.CaptureFixture[str]) -> Non
 def test_fail_above_exits_1_only_above_threshold(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "analyze", str(FORMAT1), "--fail-above", "50")
     assert code == 1
-    assert "answer gap 58.3 pp is above 50 pp" in err
+    assert "answer gap 58.33 pp is above 50 pp" in err
     code, _, _ = run(capsys, "analyze", str(FORMAT1), "--fail-above", "60")
     assert code == 0
 
@@ -174,3 +174,17 @@ def test_report_lists_inconsistent_tasks_before_drift_only_ones(capsys: pytest.C
     first_drift_only = reasons.index("route-drifted")
     assert all("inconsistent" in r for r in reasons[:first_drift_only])
     assert not any("inconsistent" in r for r in reasons[first_drift_only:])
+
+
+def test_unwritable_output_is_one_line(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, _, err = run(capsys, "export", str(FORMAT1), "--csv", str(tmp_path))
+    assert code == 2
+    assert err.startswith("rerunlens: error: ") and err.count("\n") == 1
+    assert "Traceback" not in err
+
+
+def test_fail_above_must_be_a_finite_number(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["analyze", str(FORMAT1), "--fail-above", "nan"])
+    assert info.value.code == 2
+    assert "'nan' is not a finite number" in capsys.readouterr().err
