@@ -103,10 +103,19 @@ def _row(label: str, analysis: Analysis) -> dict[str, object]:
     }
 
 
+_RESERVED = frozenset({"task_id", "flipped"})
+"""Column names of `Comparison.consistency` that a group label must not take."""
+
+
 def _unique_labels(labels: list[str]) -> list[str]:
-    seen: dict[str, int] = {}
+    """Labels made unique and clear of the reserved column names: " (2)", " (3)", ... as needed."""
+    taken: set[str] = set(_RESERVED)
     out: list[str] = []
     for label in labels:
-        seen[label] = seen.get(label, 0) + 1
-        out.append(label if seen[label] == 1 else f"{label} ({seen[label]})")
+        candidate, n = label, 1
+        while candidate in taken:
+            n += 1
+            candidate = f"{label} ({n})"
+        taken.add(candidate)
+        out.append(candidate)
     return out

@@ -52,3 +52,13 @@ def test_outcome_columns_and_repeated_labels() -> None:
 def test_compare_nothing() -> None:
     result = compare([])
     assert result.table.empty and result.flips.empty
+
+
+def test_labels_never_collide_with_each_other_or_the_columns() -> None:
+    a = analyze(_log({1: ["x", "y"], "t2": ["x", "x"]}))
+    c = analyze(_log({1: ["x", "x"], "t2": ["x", "x"]}))
+    result = compare([("flipped", a), ("task_id", c)])
+    assert result.labels == ["flipped (2)", "task_id (2)"]
+    assert result.flips["task_id"].tolist() == ["1"]  # only task 1 flips; t2 is steady
+    repeated = compare([("A", a), ("A", c), ("A (2)", a)])
+    assert repeated.labels == ["A", "A (2)", "A (2) (2)"]
