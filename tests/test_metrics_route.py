@@ -154,3 +154,22 @@ def test_a_task_missing_route_records_is_set_apart_not_called_clean() -> None:
         "1 ran clean (the model itself varies: 1) and 1 did not record a route (cause unknown)."
     )
     assert "1 result did not record a route." in route.verdict
+
+
+def test_a_per_task_max_tokens_is_the_tasks_setting_not_route_drift() -> None:
+    # task 1 always asks for 50 tokens, task 2 for 256: one route, two task settings -> pinned
+    capped = _log(
+        [_r(1, "x", _route(max_tokens=50)), _r(2, "y", _route(max_tokens=256))],
+        [_r(1, "x", _route(max_tokens=50)), _r(2, "y", _route(max_tokens=256))],
+    )
+    route = analyze(capped).headline.route
+    assert route.pinned is True and route.tuples == 1
+    assert route.drifted_fields == []
+    # but a cap that changes between a task's own rounds is drift
+    changed = _log(
+        [_r(1, "x", _route(max_tokens=50)), _r(2, "y", _route(max_tokens=256))],
+        [_r(1, "x", _route(max_tokens=60)), _r(2, "y", _route(max_tokens=256))],
+    )
+    route = analyze(changed).headline.route
+    assert route.pinned is False and route.drifted_fields == ["max_tokens"]
+    assert route.drifted_tasks == ["1"]

@@ -5,6 +5,9 @@ temperature, top_p, seed, max_tokens, timeout, max_retries). An attempt's tuple 
 the attempt's own base URL and key fingerprint where it recorded them. A run is route-pinned when
 every result and attempt that records a route shares exactly one tuple (DESIGN.md).
 
+`max_tokens` may be set per task (task files allow it): when it never changes within a task, it is
+the task's setting, not the route's, and different tasks' caps do not unpin a run.
+
 A task is route-drifted when its results or attempts use more than one value of any route field, or
 the provider-reported served model or system fingerprint changes between its results. Missing values
 are not a value: an errored result without `served_model` is not drift.
@@ -25,6 +28,9 @@ BACKEND_FIELDS: tuple[str, ...] = ("served_model", "system_fingerprint")
 """What the provider reported back; a change means the backend changed under the same route."""
 DRIFT_FIELDS: tuple[str, ...] = ROUTE_FIELDS + BACKEND_FIELDS
 """Every field whose change within a task makes the task route-drifted."""
+
+TASK_SCOPED_FIELDS: tuple[str, ...] = ("max_tokens",)
+"""Route fields a task may set for itself; they count as route only when they vary within a task."""
 
 _SHOW_AT_MOST = 5
 
@@ -83,6 +89,9 @@ def route_table(usage: pd.DataFrame) -> pd.DataFrame:
     fields = list(ROUTE_FIELDS)
     if usage.empty:
         return pd.DataFrame(columns=[*fields, "results", "attempts"])
+    per_task = task_settings(usage)
+    if per_task:  # a per-task setting is shown blank: it is the task's, not the route's
+        usage = usage.assign(**{name: pd.NA for name in per_task}).astype(usage[per_task].dtypes.to_dict())
     flags = usage.assign(
         results=(usage["source"] == "result").astype("int64"),
         attempts=(usage["source"] == "attempt").astype("int64"),
@@ -90,6 +99,20 @@ def route_table(usage: pd.DataFrame) -> pd.DataFrame:
     table = flags.groupby(fields, dropna=False, sort=False)[["results", "attempts"]].sum().reset_index()
     table = table.sort_values(["results", "attempts"], ascending=False, kind="stable")
     return table.reset_index(drop=True)
+
+
+def task_settings(usage: pd.DataFrame) -> list[str]:
+    """Task-scoped fields (`TASK_SCOPED_FIELDS`) that differ between tasks but never within one.
+
+    Args:
+        usage: Frame from `route_usage`.
+    """
+    out = []
+    for name in TASK_SCOPED_FIELDS:
+        values = usage[["task_id", name]].dropna()
+        if values[name].nunique() > 1 and values.groupby("task_id")[name].nunique().max() <= 1:
+            out.append(name)
+    return out
 
 
 def task_drift(results: pd.DataFrame, usage: pd.DataFrame) -> pd.DataFrame:
@@ -148,7 +171,8 @@ def run_drifted_fields(results: pd.DataFrame, usage: pd.DataFrame) -> list[str]:
         results: Result frame.
         usage: Frame from `route_usage`.
     """
-    out = [name for name in ROUTE_FIELDS if usage[name].nunique(dropna=True) > 1]
+    per_task = set(task_settings(usage)) if not usage.empty else set()
+    out = [name for name in ROUTE_FIELDS if name not in per_task and usage[name].nunique(dropna=True) > 1]
     out += [name for name in BACKEND_FIELDS if results[name].nunique(dropna=True) > 1]
     return out
 
