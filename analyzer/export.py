@@ -46,9 +46,22 @@ def flagged_task_json(analysis: Analysis, extra_tasks: list[TaskSpec] | None = N
     return json.dumps(flagged_task_file(analysis, extra_tasks), indent=2, ensure_ascii=False) + "\n"
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
 def tasks_csv(analysis: Analysis) -> str:
-    """The per-task table as CSV text."""
-    return analysis.tasks.to_csv(index=False)
+    """The per-task table as CSV text.
+
+    Text cells that a spreadsheet would run as a formula (`=HYPERLINK(...)` as a task id) get a
+    leading apostrophe, the usual guard; numbers are left alone.
+    """
+    table = analysis.tasks.copy()
+    for name in table.columns:
+        if table[name].dtype == object or str(table[name].dtype) == "string":
+            text = table[name].astype("string")
+            risky = text.str.startswith(_FORMULA_START).fillna(False)
+            table[name] = text.mask(risky, "'" + text)
+    return table.to_csv(index=False)
 
 
 def _task_index(log: RunLog, extra: list[TaskSpec] | None) -> dict[str, TaskSpec]:

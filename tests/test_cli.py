@@ -188,3 +188,13 @@ def test_fail_above_must_be_a_finite_number(capsys: pytest.CaptureFixture[str]) 
         main(["analyze", str(FORMAT1), "--fail-above", "nan"])
     assert info.value.code == 2
     assert "'nan' is not a finite number" in capsys.readouterr().err
+
+
+def test_csv_export_defuses_spreadsheet_formulas(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    log = tmp_path / "evil.json"
+    runs = [[{"task_id": '=HYPERLINK("http://x")', "answer": a}] for a in ("a", "b")]
+    log.write_text(json.dumps({"runs": runs}))
+    out = tmp_path / "t.csv"
+    assert run(capsys, "export", str(log), "--csv", str(out))[0] == 0
+    row = out.read_text().splitlines()[1]
+    assert row.startswith("\"'=HYPERLINK(")
