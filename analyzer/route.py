@@ -10,7 +10,8 @@ import hashlib
 import json
 import os
 import tomllib
-from collections.abc import Mapping
+import unicodedata
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,12 @@ SIMULATOR_KEY = "sim-local-no-secret"
 """Key sent to the embedded simulator when no key is configured; public, not a secret."""
 
 PLACEHOLDER_MARKERS = ("your", "xxx", "placeholder", "changeme", "replace", "<", "...", "example", "dummy")
+
+MAX_TIMEOUT_S = 3600.0
+"""Upper bound of a per-attempt timeout; `inf` or a huge value overflows the clock arithmetic."""
+
+FLAG_NAMES: dict[str, str] = {"rounds": "--repeat", "timeout_s": "--timeout"}
+"""Profile field -> the command-line flag that sets it, where the two names differ."""
 
 ENV_FIELDS: dict[str, str] = {
     "OPENAI_BASE_URL": "base_url",
@@ -52,16 +59,16 @@ class RouteProfile(BaseModel):
     """Further key variables; when set, attempts rotate over key_env plus these (a key-rotation setup)."""
     model: str = "gpt-4o-mini"
     """Model requested."""
-    temperature: float = Field(0.0, ge=0, le=2)
+    temperature: float = Field(0.0, ge=0, le=2, allow_inf_nan=False)
     """Sampling temperature."""
-    top_p: float = Field(1.0, gt=0, le=1)
+    top_p: float = Field(1.0, gt=0, le=1, allow_inf_nan=False)
     """Nucleus sampling parameter."""
-    seed: int | None = 42
-    """Seed sent with every request; None sends none."""
+    seed: int | None = Field(42, ge=-(2**63), le=2**63 - 1)
+    """Seed sent with every request (a signed 64-bit integer); None sends none."""
     max_tokens: int | None = Field(256, ge=1)
     """Completion token cap (a task's own max_tokens wins)."""
-    timeout_s: float = Field(120.0, gt=0)
-    """Client timeout per attempt, seconds."""
+    timeout_s: float = Field(120.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
+    """Client timeout per attempt, seconds (at most an hour)."""
     max_retries: int = Field(1, ge=0, le=20)
     """SDK retries after the first attempt."""
     concurrency: int = Field(1, ge=1, le=64)
@@ -121,11 +128,44 @@ def key_fingerprint(key: str | None) -> str | None:
     return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
 
 
+def flag_name(field: str) -> str:
+    """The command-line flag that sets a profile field (`rounds` -> `--repeat`)."""
+    return FLAG_NAMES.get(field, "--" + field.replace("_", "-"))
+
+
+def key_is_dirty(key: str) -> bool:
+    """True when a key holds white space or control characters anywhere (a pasted line break, a tab).
+
+    Such a key cannot go into an HTTP header; sending it makes the HTTP library quote the whole
+    header, key included, in its error message.
+    """
+    return any(c.isspace() or unicodedata.category(c)[0] in "CZ" for c in key)
+
+
+def dirty_key_message(key_env: str) -> str:
+    """The one-line diagnosis of a key with white space or control characters (never the key)."""
+    return f"the key in {key_env} contains white space or control characters; strip it"
+
+
+def check_keys_clean(names: Sequence[str], keys: Sequence[str]) -> None:
+    """Refuse, before any request, a key holding white space or control characters.
+
+    Raises:
+        RouteError: naming the variable (never showing the key).
+    """
+    for name, key in zip(names, keys, strict=False):
+        if key and key_is_dirty(key):
+            raise RouteError(dirty_key_message(name))
+
+
 def key_problem(key: str | None) -> str | None:
-    """`empty`, `placeholder` or `whitespace` when a key is obviously unusable, else None."""
+    """`empty`, `placeholder` or `whitespace` when a key is obviously unusable, else None.
+
+    `whitespace` covers white space or control characters anywhere in the key.
+    """
     if key is None or key == "":
         return "empty"
-    if key != key.strip():
+    if key_is_dirty(key):
         return "whitespace"
     low = key.lower()
     if any(m in low for m in PLACEHOLDER_MARKERS) or len(set(low)) <= 2:
@@ -217,12 +257,14 @@ def build_profile(
     env: Mapping[str, str] | None = None,
     overrides: Mapping[str, Any] | None = None,
     use_env: bool = True,
+    base: Mapping[str, Any] | None = None,
 ) -> RouteProfile:
-    """Defaults < environment < profile file < explicit overrides (CLI flags); None overrides are ignored.
+    """Defaults < base < environment < profile file < explicit overrides (CLI flags).
 
-    A file named on purpose beats ambient environment variables; a flag beats both.
+    None overrides are ignored. A file named on purpose beats ambient environment variables; a flag
+    beats both. `base` holds values that replace the defaults only (a re-run's parent settings).
     """
-    values: dict[str, Any] = {}
+    values: dict[str, Any] = {k: v for k, v in (base or {}).items() if v is not None}
     if use_env:
         values.update(profile_from_env(env))
     if file is not None:
@@ -230,7 +272,7 @@ def build_profile(
     for field, value in (overrides or {}).items():
         if value is None:
             continue
-        _check_field(f"--{field.replace('_', '-')}", field, value)
+        _check_field(flag_name(field), field, value)
         values[field] = value
     if values.get("base_url") is not None and not str(values["base_url"]).strip():
         values["base_url"] = None

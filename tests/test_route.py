@@ -110,3 +110,54 @@ def test_keys_are_read_at_call_time_and_never_stored() -> None:
     route = p.to_route(fingerprints=[key_fingerprint("k1") or "", key_fingerprint("k2") or ""])
     assert route.key_fingerprint == key_fingerprint("k1")
     assert 'k1"' not in route.model_dump_json()
+
+
+@pytest.mark.parametrize(
+    "key", ["sk-a\nb-1234567", "sk-abc\t123456", "sk-abc\x1b123456", "sk-abc\u200b123456"]
+)
+def test_key_problem_sees_inner_white_space_and_control_characters(key: str) -> None:
+    assert key_problem(key) == "whitespace"
+
+
+@pytest.mark.parametrize("raw", ["99999999999999999999999", "-9223372036854775809"])
+def test_seed_is_a_signed_64_bit_integer(raw: str) -> None:
+    with pytest.raises(RouteError, match=f"^ALTK_SEED='{raw}'"):
+        build_profile(env={"ALTK_SEED": raw})
+    with pytest.raises(RouteError, match="^--seed="):
+        build_profile(env={}, overrides={"seed": int(raw)})
+    assert build_profile(env={"ALTK_SEED": str(2**63 - 1)}).seed == 2**63 - 1
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "1e308", "3601"])
+def test_timeout_is_finite_and_at_most_an_hour(value: str, tmp_path) -> None:
+    with pytest.raises(RouteError, match="^ALTK_TIMEOUT="):
+        build_profile(env={"ALTK_TIMEOUT": value})
+    with pytest.raises(RouteError, match="^--timeout="):
+        build_profile(env={}, overrides={"timeout_s": float(value)})
+    f = tmp_path / "p.toml"
+    f.write_text(f"timeout_s = {value if value != '3601' else '3601.0'}\n")
+    with pytest.raises(RouteError, match="timeout_s"):
+        build_profile(file=f, env={})
+    assert build_profile(env={"ALTK_TIMEOUT": "3600"}).timeout_s == 3600
+
+
+def test_errors_name_the_flag_the_user_typed() -> None:
+    with pytest.raises(RouteError, match="^--repeat='0'"):
+        build_profile(env={}, overrides={"rounds": 0})
+    with pytest.raises(RouteError, match="^ALTK_REPEAT='0'"):
+        build_profile(env={"ALTK_REPEAT": "0"})
+
+
+def test_base_layer_sits_between_defaults_and_the_environment() -> None:
+    base = {"model": "parent-model", "temperature": 0.7}
+    p = build_profile(env={}, base=base)
+    assert (p.model, p.temperature) == ("parent-model", 0.7)
+    p = build_profile(env={"ALTK_MODEL": "env-model"}, base=base, overrides={"temperature": 0.2})
+    assert (p.model, p.temperature) == ("env-model", 0.2)
+
+
+def test_to_route_keeps_a_redacted_base_url_readable() -> None:
+    p = RouteProfile(base_url="http://u:secret@127.0.0.1:9/v1")
+    route = p.to_route(base_url=p.public_dump()["base_url"])
+    assert route.base_url == "http://u:REDACTED@127.0.0.1:9/v1"
+    assert p.to_route().base_url == route.base_url
