@@ -128,6 +128,17 @@ def lint_base_url(url: str) -> LintReport:
             Finding("missing_scheme", "error", "The URL has no scheme (https://).", f"Use https://{fixed}")
         )
         fixed = "https://" + fixed
+    problem = url_problem(fixed)
+    if problem is not None:
+        findings.append(
+            Finding(
+                "invalid_url",
+                "error",
+                f"The base URL is not a valid URL ({problem}).",
+                "Check the brackets around an IPv6 address, the port number and the scheme.",
+            )
+        )
+        return LintReport(url, _sorted(findings), None, "")
     parts = urlsplit(fixed)
     scheme, host, path = parts.scheme.lower(), (parts.hostname or ""), parts.path
     if scheme not in ("http", "https"):
@@ -205,8 +216,12 @@ def _is_version(segment: str) -> bool:
     return re.fullmatch(r"v\d+(\.\d+)?(alpha\d*|beta\d*)?", segment.lower()) is not None
 
 
+def _sorted(findings: list[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: f.severity != "error")
+
+
 def _report(url: str, findings: list[Finding], suggestion: str) -> LintReport:
-    ordered = sorted(findings, key=lambda f: f.severity != "error")
+    ordered = _sorted(findings)
     return LintReport(
         base_url=url,
         findings=ordered,
@@ -215,21 +230,56 @@ def _report(url: str, findings: list[Finding], suggestion: str) -> LintReport:
     )
 
 
-def redact_url(url: str) -> str:
-    """The URL safe to write down: a password in it and every query value become `[redacted]`.
+REDACTED = "REDACTED"
+"""What a secret in a URL becomes; no brackets, so a redacted URL still parses and redacts to itself."""
 
-    Some proxies take a key in the URL (`?key=...`); a log or a page must never show it.
+
+def url_problem(url: str) -> str | None:
+    """Why a URL cannot be parsed at all (e.g. `Invalid IPv6 URL`, a bad port), else None."""
+    try:
+        parts = urlsplit(url.strip())
+        _ = parts.hostname, parts.port
+        httpx2.URL(url.strip())
+    except (ValueError, TypeError, httpx2.InvalidURL) as err:
+        return str(err).splitlines()[0] if str(err) else type(err).__name__
+    return None
+
+
+def require_valid_url(url: str, where: str = "the base URL") -> None:
+    """Refuse a base URL that does not parse, in one line that does not repeat the URL (it may hold a secret).
+
+    Raises:
+        RouteError: naming `where` and the parse problem.
+    """
+    problem = url_problem(url)
+    if problem is not None:
+        from analyzer.errors import RouteError
+
+        raise RouteError(f"{where} is not a valid URL ({problem}); check brackets, port and scheme")
+
+
+def has_redaction(url: str | None) -> bool:
+    """True when a URL carries a redaction marker (its secret was never saved, so it cannot be called)."""
+    return bool(url) and (REDACTED in str(url) or "[redacted]" in str(url))
+
+
+def redact_url(url: str) -> str:
+    """The URL safe to write down: a password in it and every query value become `REDACTED`.
+
+    Some proxies take a key in the URL (`?key=...`); a log or a page must never show it. Idempotent:
+    redacting a redacted URL gives it back unchanged.
     """
     try:
         p = urlsplit(url.strip())
-    except ValueError:
-        return "[unparseable URL]"
-    netloc = p.netloc
-    if p.password is not None or "@" in netloc:
-        host = netloc.rsplit("@", 1)[-1]
+        password = p.password
         user = p.username or ""
-        netloc = f"{user}:[redacted]@{host}" if p.password is not None else f"[redacted]@{host}"
-    query = "&".join(f"{k}=[redacted]" if v else k for k, v in parse_qsl(p.query, keep_blank_values=True))
+    except ValueError:
+        return "unparseable-URL"
+    netloc = p.netloc
+    if password is not None or "@" in netloc:
+        host = netloc.rsplit("@", 1)[-1]
+        netloc = f"{user}:{REDACTED}@{host}" if password is not None else f"{REDACTED}@{host}"
+    query = "&".join(f"{k}={REDACTED}" if v else k for k, v in parse_qsl(p.query, keep_blank_values=True))
     return urlunsplit((p.scheme, netloc, p.path, query, p.fragment))
 
 
@@ -239,4 +289,16 @@ def strip_query(url: str) -> str:
     return urlunsplit((p.scheme, p.netloc, p.path, "", ""))
 
 
-__all__ = ["Finding", "LintReport", "chat_url", "is_loopback", "lint_base_url", "redact_url", "strip_query"]
+__all__ = [
+    "REDACTED",
+    "Finding",
+    "LintReport",
+    "chat_url",
+    "has_redaction",
+    "is_loopback",
+    "lint_base_url",
+    "redact_url",
+    "require_valid_url",
+    "strip_query",
+    "url_problem",
+]

@@ -79,3 +79,35 @@ def test_scrub_removes_keys_from_provider_messages() -> None:
     text = f"Incorrect API key provided: {key}. Also sk-proj-****************cdef was masked."
     clean = scrub(text, [key])
     assert "DO-NOT-LEAK" not in clean and "sk-proj" not in clean
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://u:pw@h/v1",
+        "http://token@h/v1",
+        "https://proxy.example.com/v1?key=sk-abc123456&x",
+        "http://u:secret@127.0.0.1:9/v1",
+        "https://api.openai.com/v1",
+    ],
+)
+def test_redact_url_is_idempotent_and_stays_parseable(url: str) -> None:
+    from analyzer.lint import redact_url, url_problem
+
+    once = redact_url(url)
+    assert redact_url(once) == once
+    assert url_problem(once) is None
+    for secret in (":pw@", "secret", "sk-abc", "token"):
+        assert secret not in once
+
+
+@pytest.mark.parametrize("url", ["http://[::1:9/v1", "http://127.0.0.1:port/v1", "https://[zz]/v1"])
+def test_an_unparseable_url_is_a_finding_not_a_traceback(url: str) -> None:
+    from analyzer.errors import RouteError
+    from analyzer.lint import require_valid_url
+
+    report = lint_base_url(url)
+    assert report.has_errors and report.findings[0].code == "invalid_url"
+    assert "not a valid URL" in report.findings[0].message
+    with pytest.raises(RouteError, match="not a valid URL"):
+        require_valid_url(url)
