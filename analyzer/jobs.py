@@ -32,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import RerunLensError, RouteError
+from analyzer.lint import has_redaction
 from analyzer.model import TaskSpec
 from analyzer.route import RouteProfile, key_fingerprint, resolve_keys
 
@@ -217,7 +218,7 @@ class JobManager:
             live.result = outcome
             self._finish(live, cancelled=outcome.cancelled)
 
-        return self._launch(status, work)
+        return self._launch(status, work, _secrets(profile, api_key))
 
     @_serialized
     def start_rerun(
@@ -266,7 +267,7 @@ class JobManager:
         def work(live: _Live) -> None:
             self._run_rerun(live, parent_log, pinned, api_key, scenario, tasks_file, key, resume=False)
 
-        return self._launch(status, work)
+        return self._launch(status, work, _secrets(pinned, api_key))
 
     # --- reading ----------------------------------------------------------------------------------
 
@@ -375,7 +376,7 @@ class JobManager:
         if status.key_source == "session" and api_key is None:
             raise RouteError(f"job {job_id} used a key given for the session; enter it again to resume")
         profile = RouteProfile.model_validate(status.profile)
-        if profile.base_url and "[redacted]" in profile.base_url:
+        if has_redaction(profile.base_url):
             raise RouteError(
                 f"job {job_id}: its base URL held a secret that was not saved; start the job again"
             )
@@ -416,7 +417,7 @@ class JobManager:
                     live, parent_log, profile, api_key, scenario, tasks_file, "exact", resume=True
                 )
 
-        return self._launch(status, work)
+        return self._launch(status, work, _secrets(profile, api_key))
 
     # --- internals --------------------------------------------------------------------------------
 
@@ -512,7 +513,8 @@ class JobManager:
                 return self.resume(status.job_id, api_key=api_key)
         return None
 
-    def _launch(self, status: JobStatus, work: Any) -> JobStatus:
+    def _launch(self, status: JobStatus, work: Any, secrets: list[str]) -> JobStatus:
+        """Run `work` in a thread; a failure is recorded in one line with `secrets` (the keys) scrubbed."""
         live = _Live(status)
         with self._lock:
             self._live[status.job_id] = live
@@ -528,7 +530,7 @@ class JobManager:
 
                 with live.lock:
                     live.status.state = "failed"
-                    live.status.error = one_line(scrub(str(exc) or type(exc).__name__, []), 300)
+                    live.status.error = one_line(scrub(str(exc) or type(exc).__name__, secrets), 300)
                     live.status.finished_at = _now()
                 self._write(live, force=True)
             finally:
@@ -616,6 +618,13 @@ class JobManager:
         if status.state == "running" and not _owner_alive(status):
             status.state = "interrupted"
         return status
+
+
+def _secrets(profile: RouteProfile, api_key: str | None) -> list[str]:
+    """The key(s) a job may send, read now, so a failure message can be scrubbed of them."""
+    if api_key is not None:
+        return [api_key]
+    return [k for k in resolve_keys(profile) if k]
 
 
 def _owner() -> dict[str, Any]:

@@ -121,3 +121,29 @@ def test_cli_check_exit_codes(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-nope-0000000000")
     assert main(["check", "--base-url", strict.base_url, "--json"]) == 1
     assert '"kind": "auth"' in capsys.readouterr().out
+
+
+def test_an_unparseable_base_url_is_one_diagnosis_not_a_traceback(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--base-url", "http://[::1:9/v1"]) == 1
+    out = capsys.readouterr().out
+    assert out.startswith("FAILED: the base URL is not a valid URL (Invalid IPv6 URL)")
+    d = check_route(RouteProfile(base_url="http://[::1:9/v1"), env={})
+    assert d.kind == "bad_url" and not d.attempts
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "86400"])
+def test_an_infinite_or_huge_timeout_is_one_line(value: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--timeout", value]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("rerunlens: error: --timeout=") and len(err.strip().splitlines()) == 1
+
+
+def test_run_refuses_an_unparseable_base_url_in_one_line(
+    tmp_path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.json"
+    args = ["run", "--tasks", "tests/fixtures/tasks/three_tasks.json", "--out", str(out), "--repeat", "1"]
+    assert main([*args, "--base-url", "http://[::1:9/v1"]) == 2
+    err = capsys.readouterr().err
+    assert "not a valid URL" in err and len(err.strip().splitlines()) == 1
+    assert not out.exists()

@@ -182,3 +182,25 @@ def test_two_tabs_clicking_at_once_start_one_job(runs: Path) -> None:
         t.join()
     assert len(set(ids)) == 1
     assert mgr.wait(ids[0], 60).state == "done"
+
+
+def test_a_failed_job_has_its_real_key_scrubbed(runs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import analyzer.runner as runner_pkg
+
+    key = "myorgkey_LEAKCHECK0123456789abcdef"
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+
+    def boom(*_a: object, **_k: object) -> None:
+        raise RuntimeError(f"Illegal header value b'Bearer {key}\\n' (also {key.upper()})")
+
+    monkeypatch.setattr(runner_pkg, "run_tasks", boom, raising=False)
+    tasks = load_tasks("tests/fixtures/tasks/three_tasks.json")
+    mgr = JobManager(runs)
+    done = mgr.wait(mgr.start_run(tasks, RouteProfile(), rounds=1).job_id, 30)
+    assert done.state == "failed" and done.error and "Illegal header value" in done.error
+    for path in runs.rglob("*"):
+        if path.is_file():
+            assert "leakcheck" not in path.read_text(errors="replace").lower(), path
+    monkeypatch.delenv("OPENAI_API_KEY")  # a key typed for the session is scrubbed the same way
+    session = mgr.wait(mgr.start_run(tasks, RouteProfile(model="m2"), rounds=1, api_key=key).job_id, 30)
+    assert session.state == "failed" and "leakcheck" not in (session.error or "").lower()

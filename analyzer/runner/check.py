@@ -11,9 +11,17 @@ from urllib.parse import urlsplit
 
 import openai
 
-from analyzer.lint import Finding, chat_url, lint_base_url, redact_url
+from analyzer.lint import Finding, chat_url, lint_base_url, redact_url, url_problem
 from analyzer.model import Attempt
-from analyzer.route import SIMULATOR_KEY, RouteProfile, key_fingerprint, key_problem, resolve_keys
+from analyzer.route import (
+    SIMULATOR_KEY,
+    RouteProfile,
+    dirty_key_message,
+    key_fingerprint,
+    key_is_dirty,
+    key_problem,
+    resolve_keys,
+)
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import serving
 from analyzer.runner.scrub import one_line, scrub
@@ -32,6 +40,8 @@ DiagnosisKind = Literal[
     "connection",
     "server_error",
     "bad_request",
+    "bad_key",
+    "bad_url",
     "error",
 ]
 
@@ -107,10 +117,20 @@ def check_route(
     """Send one chat completion asking for "OK" (max_tokens 8, no retries) and diagnose the reply."""
     source = os.environ if env is None else env
     lint = lint_base_url(profile.base_url).findings if profile.base_url else []
+    key_env = "(given for this session)" if api_key is not None else profile.key_env
+    problem_url = url_problem(profile.base_url) if profile.base_url else None
+    if problem_url is not None:
+        head = f"the base URL is not a valid URL ({problem_url})"
+        fix = "Check the brackets around an IPv6 address, the port number and the scheme."
+        return _refused(profile, "bad_url", head, fix, key_env, None, lint)
+    key = resolve_keys(profile, source, api_key)[0]
+    if key and key_is_dirty(key):  # never sent: the HTTP library would quote it in its error
+        what = "the key given for this session" if api_key is not None else profile.key_env
+        head = dirty_key_message(what).replace("the key in the key", "the key")
+        fix = "Remove the line break, spaces or control characters in the key and export it again."
+        return _refused(profile, "bad_key", head, fix, key_env, key_fingerprint(key), lint, "whitespace")
     with serving(profile, scenario=scenario) as served:
-        key = resolve_keys(profile, source, api_key)[0]
         problem = key_problem(key) if served.simulator is None else None
-        key_env = "(given for this session)" if api_key is not None else profile.key_env
         if served.simulator is not None and not key:
             key = SIMULATOR_KEY
             key_env = f"{profile.key_env} is not set; the simulator's public key"
@@ -159,6 +179,33 @@ def check_route(
         return base
     _diagnose(base, error, profile, [key])
     return base
+
+
+def _refused(
+    profile: RouteProfile,
+    kind: DiagnosisKind,
+    headline: str,
+    fix: str,
+    key_env: str,
+    fingerprint: str | None,
+    lint: list[Finding],
+    problem: str | None = None,
+) -> Diagnosis:
+    """A diagnosis made before any request: the route cannot be called as configured."""
+    shown = redact_url(profile.base_url) if profile.base_url else "(built-in simulator)"
+    return Diagnosis(
+        ok=False,
+        kind=kind,
+        headline=headline,
+        fix=fix,
+        base_url=shown,
+        call_url="(not called)",
+        simulator=profile.uses_simulator,
+        key_env=key_env,
+        key_fingerprint=fingerprint,
+        key_problem=problem,
+        lint=lint,
+    )
 
 
 def _diagnose(d: Diagnosis, error: Exception, profile: RouteProfile, secrets: list[str]) -> None:

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from analyzer.errors import RouteError
-from analyzer.lint import is_loopback, redact_url
-from analyzer.route import SIMULATOR_KEY, RouteProfile, key_problem, resolve_keys
+from analyzer.lint import is_loopback, redact_url, require_valid_url
+from analyzer.route import SIMULATOR_KEY, RouteProfile, check_keys_clean, key_problem, resolve_keys
 from analyzer.runner.transport import KeyRing
 from analyzer.simulator import Scenario, Simulator
 
@@ -48,6 +48,7 @@ def serving(
     is given; other prompts get answers derived from their text.
     """
     if profile.base_url:
+        require_valid_url(profile.base_url)
         yield Served(base_url=profile.base_url.strip(), simulator=None)
         return
     if scenario is None:
@@ -76,10 +77,15 @@ def key_ring(
 
     Against the simulator a missing key is fine (it gets the public simulator key). Against a
     remote endpoint a missing key is an error; a loopback server (Ollama, vLLM) may run without one.
+    A key holding white space or control characters is refused before any request (the HTTP library
+    would quote it in its error).
     """
     if api_keys:
+        check_keys_clean([f"key {n} of the rotation" for n in range(1, len(api_keys) + 1)], api_keys)
         return KeyRing(api_keys)
     keys = resolve_keys(profile, os.environ if env is None else env, api_key)
+    names = ["the session's key field"] if api_key is not None else profile.key_envs()
+    check_keys_clean(names, keys)
     if served.simulator is not None:
         return KeyRing([k or SIMULATOR_KEY for k in keys])
     missing = [name for name, k in zip(profile.key_envs(), keys, strict=False) if key_problem(k) == "empty"]
