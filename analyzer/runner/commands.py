@@ -54,10 +54,30 @@ def _add_profile_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
     )
 
 
-def _profile(args: argparse.Namespace) -> RouteProfile:
+def _overrides(args: argparse.Namespace) -> dict[str, Any]:
     fields = [dest for _, dest, _, _ in PROFILE_FLAGS] + ["rounds"]
-    overrides = {f: getattr(args, f, None) for f in fields}
-    return build_profile(file=args.profile, overrides=overrides)
+    return {f: getattr(args, f, None) for f in fields}
+
+
+def _profile(args: argparse.Namespace, base: dict[str, Any] | None = None) -> RouteProfile:
+    return build_profile(file=args.profile, overrides=_overrides(args), base=base)
+
+
+def _resume_profile(args: argparse.Namespace, out: str | Path) -> RouteProfile | None:
+    """On --resume: the journal's route, with only what was given explicitly (flags, --profile) on top.
+
+    Environment variables are not read (they may have changed since); `run_tasks` refuses a given
+    setting that differs from the journal's. None when there is no journal (run_tasks says so).
+    """
+    from analyzer.runner.journal import journal_path, read_journal
+
+    jpath = journal_path(out)
+    if not jpath.exists():
+        return None
+    recorded = read_journal(jpath).header.get("profile")
+    if not isinstance(recorded, dict):
+        return None
+    return build_profile(file=args.profile, overrides=_overrides(args), base=recorded, use_env=False)
 
 
 def _scenario(args: argparse.Namespace) -> Any:
@@ -107,7 +127,12 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--executor", metavar="MODULE:FUNCTION", help="your agent: called with (task, client, route)"
     )
-    p.add_argument("--resume", action="store_true", help="finish an interrupted run from its journal")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted run from its journal, on the journal's route (route flags, if "
+        "given, must match it; OPENAI_*/ALTK_* variables other than the key are not read)",
+    )
     p.add_argument("--label", help='label stored in the log, e.g. "C: pinned route"')
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_profile_flags(p)
@@ -122,7 +147,7 @@ def _run(args: argparse.Namespace) -> int:
 
     if not args.tasks and not args.resume:
         raise TaskFileError("run: --tasks TASKS.json is required (unless --resume)")
-    profile = _profile(args)
+    profile = (_resume_profile(args, args.out) if args.resume else None) or _profile(args)
     tasks = load_tasks(args.tasks) if args.tasks else None
     again = ["rerunlens", "run", *(["--tasks", args.tasks] if args.tasks else []), "--out", args.out]
     again += ["--repeat", str(args.rounds)] if args.rounds else []
@@ -144,7 +169,12 @@ def _run(args: argparse.Namespace) -> int:
     if outcome.cancelled:
         return 130
     print(f"{outcome.path}  run_id {outcome.run_id}")
-    return 0
+    return _exit_code(outcome.progress)
+
+
+def _exit_code(progress: Any) -> int:
+    """1 when every result errored (the log is written, but nothing was measured), else 0."""
+    return 1 if progress.total and progress.errors >= progress.total else 0
 
 
 # rerun -----------------------------------------------------------------------------------------
@@ -154,7 +184,11 @@ def _add_rerun(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "rerun",
-        "Re-run a log's unstable tasks through one pinned route; print before/after and the verdict.",
+        "Re-run a log's unstable tasks through one pinned route; print before/after and the verdict. "
+        "Model, temperature, top_p and max_tokens default to the parent log's (so before/after "
+        "measures the route, not a model change); key, base URL, seed, retries and concurrency come "
+        "from the profile as usual. A setting given that differs from the parent's is warned about "
+        "and recorded in the new log.",
         [
             "rerunlens rerun sample_runs/A_baseline.altk_runs.json --only flagged --out runs/A_pinned.json",
             "rerunlens rerun runs/mine.json --only shop-003 cal-007 --out runs/two.json --concurrency 1",
@@ -174,7 +208,11 @@ def _add_rerun(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--executor", metavar="MODULE:FUNCTION", help="your agent: called with (task, client, route)"
     )
-    p.add_argument("--resume", action="store_true", help="finish an interrupted re-run from its journal")
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted re-run from its journal, on the journal's route",
+    )
     p.add_argument("--label", help="label stored in the new log")
     p.add_argument("--json", action="store_true", help="print the before/after as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -184,7 +222,7 @@ def _add_rerun(sub: argparse._SubParsersAction) -> None:
 
 def _rerun(args: argparse.Namespace) -> int:
     from analyzer.loader import load_path
-    from analyzer.runner.pinned_rerun import default_rerun_path, rerun
+    from analyzer.runner.pinned_rerun import default_rerun_path, parent_settings, rerun
     from analyzer.runner.progress import TerminalProgress
 
     loaded = load_path(args.log)
@@ -193,10 +231,12 @@ def _rerun(args: argparse.Namespace) -> int:
     again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
     again += ["--repeat", str(args.rounds)] if args.rounds else []
     again += (["--tasks", args.tasks] if args.tasks else []) + _flags_again(args) + ["--resume"]
+    resumed = _resume_profile(args, out) if args.resume else None
+    profile = resumed or _profile(args, base=parent_settings(loaded.log))
     report = rerun(
         loaded.log,
         only,
-        profile=_profile(args),
+        profile=profile,
         out=out,
         rounds=args.rounds,
         source=args.log,
@@ -214,6 +254,8 @@ def _rerun(args: argparse.Namespace) -> int:
         return 130
     if args.json:
         payload = {
+            "route": report.route_line,
+            "warnings": report.warnings,
             "path": str(report.outcome.path),
             "run_id": report.outcome.run_id,
             "parent_run_id": report.parent_run_id,
@@ -225,7 +267,7 @@ def _rerun(args: argparse.Namespace) -> int:
     else:
         print("\n".join(report.lines()))
         print(f"\n{report.outcome.path}  run_id {report.outcome.run_id}  parent {report.parent_run_id}")
-    return 0
+    return _exit_code(report.outcome.progress)
 
 
 def _free(path: Path) -> Path:

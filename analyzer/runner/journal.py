@@ -2,7 +2,10 @@
 
 The first line is a header (run id, route without keys, tasks, rounds). Each later line is one
 result. A line is written whole and flushed before the next result counts as done, so a killed
-process loses at most the line it was writing; `read_journal` drops such a torn tail.
+process loses at most the line it was writing; `read_journal` drops such a torn tail (a last line
+without its line break) and redoes that result. Any other damage (a line that is not JSON, not an
+object, a header without its fields, a result that does not validate) is refused in one line naming
+the line number: guessing could lose or repeat results.
 """
 
 from __future__ import annotations
@@ -11,11 +14,14 @@ import json
 import os
 import threading
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from analyzer.errors import RerunLensError
-from analyzer.model import Result
+from analyzer.model import Result, TaskSpec
 
 JOURNAL_SUFFIX = ".journal.jsonl"
 
@@ -36,38 +42,85 @@ class JournalState:
     """Finished results by (task id as string, round)."""
 
 
+HEADER_FIELDS = ("run_id", "created_at", "rounds", "tasks")
+"""What a header must hold for a run to resume."""
+
+
 def read_journal(path: Path) -> JournalState:
-    """Read a journal, dropping a torn last line and repeated results (first one wins)."""
+    """Read a journal, dropping a torn last line and repeated results (first one wins).
+
+    Raises:
+        RerunLensError: `journal X is damaged at line N: ...` for anything but a torn last line.
+    """
     try:
         data = path.read_bytes()
     except OSError as err:
         raise RerunLensError(f"{path}: cannot read journal ({err.strerror})") from None
     lines = data.split(b"\n")
     if not data.endswith(b"\n"):
-        lines = lines[:-1]  # torn tail from a killed process
-    header: dict[str, Any] | None = None
+        lines = lines[:-1]  # torn tail from a killed process: that result is simply redone
     state: JournalState | None = None
     for n, raw in enumerate(lines, start=1):
         if not raw.strip():
             continue
+
+        def damaged(why: str, n: int = n) -> RerunLensError:
+            return RerunLensError(f"journal {path} is damaged at line {n}: {why}")
+
         try:
             entry = json.loads(raw)
         except ValueError:
-            raise RerunLensError(f"{path}: line {n} is not JSON; the journal is damaged") from None
-        if header is None:
+            raise damaged("not JSON") from None
+        if not isinstance(entry, dict):
+            raise damaged(f"a JSON {type(entry).__name__}, not an object")
+        if state is None:
             if entry.get("type") != "header":
-                raise RerunLensError(f"{path}: line 1 is not a journal header")
-            header = entry
-            state = JournalState(header=header)
+                raise damaged("the first line is not a journal header")
+            state = JournalState(header=_checked_header(entry, damaged))
             continue
-        if entry.get("type") != "result" or state is None:
+        if entry.get("type") != "result":
             continue
-        result = Result.model_validate(entry["result"])
-        key = (str(result.task_id), int(result.round or 0))
+        if not isinstance(entry.get("result"), dict):
+            raise damaged("a result line without its result")
+        try:
+            result = Result.model_validate(entry["result"])
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(x) for x in first["loc"]) or "result"
+            raise damaged(f"result {where}: {first['msg']}") from None
+        if result.round is None:
+            raise damaged("a result without its round")
+        key = (str(result.task_id), int(result.round))
         state.results.setdefault(key, result)
     if state is None:
-        raise RerunLensError(f"{path}: empty journal")
+        raise RerunLensError(f"journal {path} is empty; delete it and start the run again")
     return state
+
+
+def _checked_header(entry: dict[str, Any], damaged: Any) -> dict[str, Any]:
+    missing = [f for f in HEADER_FIELDS if f not in entry]
+    if missing:
+        raise damaged(f"the header has no '{missing[0]}'")
+    rounds = entry["rounds"]
+    if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
+        raise damaged(f"the header's rounds is {rounds!r}, not a positive integer")
+    if not isinstance(entry["run_id"], str) or not entry["run_id"]:
+        raise damaged("the header's run_id is not a string")
+    try:
+        datetime.fromisoformat(str(entry["created_at"]))
+    except ValueError:
+        raise damaged("the header's created_at is not a time") from None
+    tasks = entry["tasks"]
+    if not isinstance(tasks, list) or not tasks:
+        raise damaged("the header's tasks is not a list of tasks")
+    for i, task in enumerate(tasks):
+        try:
+            TaskSpec.model_validate(task)
+        except ValidationError as err:
+            raise damaged(f"the header's task {i + 1}: {err.errors()[0]['msg']}") from None
+    if not isinstance(entry.get("profile", {}), dict):
+        raise damaged("the header's profile is not an object")
+    return entry
 
 
 class JournalWriter:

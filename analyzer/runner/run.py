@@ -11,19 +11,22 @@ import shlex
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import openai
+from pydantic import ValidationError
 
 from analyzer.answers import normalized_key
-from analyzer.errors import RerunLensError
+from analyzer.errors import RerunLensError, RouteError
+from analyzer.lint import has_redaction
 from analyzer.loader import save_log
 from analyzer.model import FORMAT_V2, Result, ResultError, Route, RunLog, Summary, TaskSpec
-from analyzer.route import RouteProfile
+from analyzer.route import RouteProfile, flag_name
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import Served, key_ring, serving
 from analyzer.runner.executors import Executor, ExecutorResult, coerce_result, load_executor
@@ -69,7 +72,7 @@ def grade(answer: str | None, expected: Any) -> bool | None:
 
 def run_tasks(
     tasks: Sequence[TaskSpec] | None,
-    profile: RouteProfile,
+    profile: RouteProfile | None,
     out: str | Path,
     *,
     rounds: int | None = None,
@@ -92,7 +95,9 @@ def run_tasks(
 
     Args:
         tasks: Task definitions; may be None when resuming (the journal has them).
-        profile: The route; with no base URL the embedded simulator serves.
+        profile: The route; with no base URL the embedded simulator serves. On resume the journal's
+            route is the run's route: None takes it as recorded, and a profile that differs from it
+            in any setting (rounds aside) is refused, naming the settings.
         out: Final log path; the journal sits beside it (`*.journal.jsonl`).
         rounds: Rounds per task; None uses `profile.rounds`.
         executor: `module:function`, a callable, or None for one chat completion per task.
@@ -124,13 +129,15 @@ def run_tasks(
             raise RerunLensError(f"{jpath}: no journal to resume from")
         state = read_journal(jpath)
         header = state.header
+        profile = _resume_route(header, profile, jpath)
         tasks, rounds, run_id, created_at = _from_header(state, tasks, rounds)
         label = label if label is not None else header.get("label")
         parent_run_id = parent_run_id or header.get("parent_run_id")
         extra = extra if extra is not None else header.get("extra")
         if executor is None:
             executor = header.get("executor")
-        done = state.results
+        wanted = {(str(t.task_id), rnd) for t in tasks for rnd in range(1, rounds + 1)}
+        done = {k: r for k, r in state.results.items() if k in wanted}
         preferred_port = header.get("simulator_port")
     else:
         if jpath.exists():
@@ -139,12 +146,14 @@ def run_tasks(
             )
         if not tasks:
             raise RerunLensError("no tasks to run")
+        if profile is None:
+            raise RerunLensError("no route profile given")
         if out.exists():
             raise RerunLensError(f"{out} already exists; choose another output path or delete it")
         run_id = run_id or uuid.uuid4().hex[:12]
         created_at = now_utc()
         preferred_port = simulator_port
-    assert tasks is not None
+    assert tasks is not None and profile is not None
     rounds = rounds or profile.rounds
     fn, spec = (
         (executor, getattr(executor, "__name__", "custom")) if callable(executor) else load_executor(executor)
@@ -177,6 +186,11 @@ def run_tasks(
             hint = _resume_hint(out, resume_command)
             say(f"Interrupted: {runner.done_count} of {runner.total} results are saved in {jpath}. {hint}")
             raise
+        except RerunLensError:
+            raise
+        except Exception as exc:  # a bug in the runner: one line, the journal kept for a resume
+            final = runner.progress()
+            raise _kept(exc, "the run stopped", final, jpath, out, resume_command, keys) from None
         finally:
             writer.close()
 
@@ -186,24 +200,93 @@ def run_tasks(
         say(f"Cancelled: {final.done} of {final.total} results are saved in {jpath}. {hint}")
         return RunOutcome(run_id, None, jpath, None, True, final, served.notice, hint)
 
-    log = RunLog(
-        format=FORMAT_V2,
-        run_id=run_id,
-        created_at=created_at,
-        **({"parent_run_id": parent_run_id} if parent_run_id else {}),
-        **({"label": label} if label else {}),
-        route=_log_route(profile, served, keys),
-        tasks=list(tasks),
-        runs=runner.rounds_of_results(),
-        **(extra or {}),
-    )
-    log.summary = _summary(log, profile, served)
-    save_log(log, out)
+    try:
+        log = RunLog(
+            format=FORMAT_V2,
+            run_id=run_id,
+            created_at=created_at,
+            **({"parent_run_id": parent_run_id} if parent_run_id else {}),
+            **({"label": label} if label else {}),
+            route=_log_route(profile, served, keys),
+            tasks=list(tasks),
+            runs=runner.rounds_of_results(),
+            **(extra or {}),
+        )
+        log.summary = _summary(log, profile, served)
+        save_log(log, out)
+    except Exception as exc:  # the results are safe in the journal: say so in one line, keep it
+        raise _kept(exc, "could not write the final log", final, jpath, out, resume_command, keys) from None
     jpath.unlink(missing_ok=True)
+    errors = error_summary(runner.results.values())
     say(
         f"Wrote {out}: {len(tasks)} tasks x {rounds} rounds, {final.tokens:,} tokens, {final.retries} retries"
+        + (f"; {errors}" if errors else "")
     )
     return RunOutcome(run_id, out, jpath, log, False, final, served.notice)
+
+
+def error_summary(results: Iterable[Result]) -> str | None:
+    """`N of M results errored (most common: Type, HTTP 401 - message)`, or None when none errored."""
+    items = list(results)
+    errored = [r for r in items if r.status == "error"]
+    if not errored:
+        return None
+    kinds = Counter(_error_kind(r) for r in errored)
+    (common, count), *_ = kinds.most_common(1)
+    return f"{len(errored)} of {len(items)} results errored (most common, {count}x: {common})"
+
+
+def _error_kind(result: Result) -> str:
+    err = result.error
+    if err is None:
+        return "unknown error"
+    status = f" HTTP {err.http_status}" if err.http_status else ""
+    text = one_line(err.message or "", 90) if err.message else ""
+    return f"{err.type}{status}" + (f" - {text}" if text else "")
+
+
+def _kept(
+    exc: BaseException,
+    what: str,
+    progress: Progress,
+    jpath: Path,
+    out: Path,
+    command: str | None,
+    keys: KeyRing,
+) -> RerunLensError:
+    """A one-line error for a failure after results were journalled: they are kept, and how to resume."""
+    reason = one_line(scrub(f"{type(exc).__name__}: {exc}", keys.secrets()), 200)
+    return RerunLensError(
+        f"{what} ({reason}); the {progress.done} finished results are kept in {jpath}. "
+        f"{_resume_hint(out, command)}"
+    )
+
+
+def _resume_route(header: dict[str, Any], given: RouteProfile | None, jpath: Path) -> RouteProfile:
+    """The route a resumed run uses: the journal's. A given profile must match it (rounds aside)."""
+    try:
+        recorded = RouteProfile.model_validate(header.get("profile") or {})
+    except ValueError as err:
+        raise RerunLensError(f"journal {jpath} is damaged at line 1: its route profile is not valid") from err
+    if given is None:
+        if has_redaction(recorded.base_url):
+            raise RouteError(
+                f"the journal {jpath.name} was started with a base URL holding a secret, which was not "
+                "saved; resume with the same --base-url"
+            )
+        return recorded
+    mine = given.public_dump()
+    theirs = recorded.public_dump()
+    differ = sorted(f for f in theirs if f != "rounds" and mine.get(f) != theirs.get(f))
+    if differ:
+        shown = ", ".join(f"{flag_name(f)} {theirs.get(f)!r} (given {mine.get(f)!r})" for f in differ)
+        raise RouteError(
+            f"--resume: the journal {jpath.name} was started with a different route: {shown}; "
+            "resume with the journal's route (drop those flags) or start a new run with another --out"
+        )
+    if has_redaction(given.base_url):
+        raise RouteError("--resume: give the real --base-url, not its redacted form")
+    return given.model_copy(update={"rounds": recorded.rounds})
 
 
 def _from_header(
@@ -366,7 +449,11 @@ class _Runner:
                 error = exc
         if error is not None and self.cancel.is_set():
             return  # interrupted rather than failed: a resume will run it again
-        result = self._result(task, rnd, rec, value, error, started, (time.perf_counter() - t0) * 1000)
+        latency = (time.perf_counter() - t0) * 1000
+        try:
+            result = self._result(task, rnd, rec, value, error, started, latency)
+        except Exception as exc:  # whatever went wrong recording it, the result is kept as an error
+            result = self._bare_error(task, rnd, rec, exc, started, latency)
         with self.lock:
             key = (str(task.task_id), rnd)
             if key in self.results:
@@ -446,7 +533,52 @@ class _Runner:
             "trajectory": value.trajectory,
         }
         fields |= {k: v for k, v in optional.items() if v is not None}
-        return Result(**fields)
+        try:
+            return Result(**fields)
+        except ValidationError as err:
+            first = err.errors()[0]
+            where = ".".join(str(x) for x in first["loc"]) or "result"
+            bad = first.get("input")
+            shown = f"={one_line(scrub(repr(bad), self.keys.secrets()), 60)}" if bad is not None else ""
+            for name in ("answer", *optional, "prompt_tokens", "completion_tokens", "total_tokens"):
+                fields.pop(name, None)
+            fields |= {
+                "status": "error",
+                "answer": None,
+                "error": ResultError(
+                    type="InvalidExecutorResult",
+                    message=one_line(f"executor {self.spec} returned {where}{shown}: {first['msg']}", 300),
+                ),
+            }
+            return Result(**fields)
+
+    def _bare_error(
+        self,
+        task: TaskSpec,
+        rnd: int,
+        rec: AttemptRecorder,
+        exc: BaseException,
+        started: datetime,
+        latency_ms: float,
+    ) -> Result:
+        """An error result with the bare essentials, when the full one could not be built."""
+        message = one_line(scrub(f"{type(exc).__name__}: {exc}", self.keys.secrets()), 300)
+        attempts = rec.attempts
+        try:
+            Result(task_id=task.task_id, round=rnd, attempts=attempts)
+        except ValidationError:
+            attempts = []
+        return Result(
+            task_id=task.task_id,
+            round=rnd,
+            started_at=started,
+            finished_at=now_utc(),
+            latency_ms=round(latency_ms, 1),
+            attempts=attempts,
+            status="error",
+            answer=None,
+            error=ResultError(type="RecordError", message=message),
+        )
 
     def rounds_of_results(self) -> list[list[Result]]:
         return [
