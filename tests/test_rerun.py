@@ -125,3 +125,57 @@ def test_cli_rerun_default_output_never_overwrites(
     assert (tmp_path / "A.rerun.altk_runs.json").exists() and (tmp_path / "A.rerun-2.altk_runs.json").exists()
     assert main(["run", "--tasks", "sample_runs/tasks.json", "--out", str(parent), "--quiet"]) == 2
     assert "already exists" in capsys.readouterr().err
+
+
+def _parent(tmp_path: Path) -> Path:
+    from analyzer.runner import run_tasks
+    from analyzer.taskfile import load_tasks
+
+    out = tmp_path / "parent.altk_runs.json"
+    tasks = load_tasks("tests/fixtures/tasks/three_tasks.json")
+    run_tasks(tasks, RouteProfile(model="gpt-4o", temperature=0.7, top_p=0.9, max_tokens=64), out, rounds=2)
+    return out
+
+
+def test_rerun_defaults_to_the_parents_sampling_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parent = _parent(tmp_path)
+    task = str(load_path(parent).log.tasks[0].task_id)  # type: ignore[index]
+    out = tmp_path / "same.json"
+    assert main(["rerun", str(parent), "--only", task, "--out", str(out), "--repeat", "2", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "Re-run route: the built-in simulator" in captured.out
+    assert "model gpt-4o, temperature 0.7, top_p 0.9" in captured.out
+    assert "Warning" not in captured.out + captured.err
+    new = load_path(out).log
+    assert new.route is not None
+    assert (new.route.model, new.route.temperature, new.route.top_p, new.route.max_tokens) == (
+        "gpt-4o",
+        0.7,
+        0.9,
+        64,
+    )
+    assert new.route.seed == 42  # pinned by the profile, not inherited
+    data = json.loads(out.read_text())
+    assert data["rerun_of"]["parent_route"]["model"] == "gpt-4o"
+    assert "differs_from_parent" not in data["rerun_of"]
+
+
+def test_rerun_warns_when_its_sampling_differs_from_the_parents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    parent = _parent(tmp_path)
+    task = str(load_path(parent).log.tasks[0].task_id)  # type: ignore[index]
+    out = tmp_path / "differs.json"
+    args = ["rerun", str(parent), "--only", task, "--out", str(out), "--repeat", "2", "--quiet"]
+    assert main([*args, "--temperature", "0", "--model", "gpt-4o-mini"]) == 0
+    captured = capsys.readouterr()
+    assert "Warning: the re-run's sampling differs from the parent's" in captured.out
+    assert "model 'gpt-4o' -> 'gpt-4o-mini'" in captured.out and "temperature 0.7 -> 0.0" in captured.out
+    assert "Warning:" in captured.err
+    data = json.loads(out.read_text())
+    assert data["rerun_of"]["differs_from_parent"] == [
+        "model 'gpt-4o' -> 'gpt-4o-mini'",
+        "temperature 0.7 -> 0.0",
+    ]

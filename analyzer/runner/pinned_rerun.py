@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,6 +18,9 @@ from analyzer.route import RouteProfile
 from analyzer.runner.executors import Executor
 from analyzer.runner.run import ProgressCallback, RunOutcome, run_tasks
 from analyzer.simulator import Scenario
+
+INHERITED = ("model", "temperature", "top_p", "max_tokens")
+"""Settings a re-run takes from its parent unless given: changing them would confound the comparison."""
 
 Selection = str | Sequence[str]
 """`flagged`, `inconsistent`, or explicit task ids."""
@@ -42,6 +46,10 @@ class RerunReport:
     """Tasks re-run."""
     before_after: pd.DataFrame = field(repr=False)
     """Per task: clusters, consistency, tokens and retries before and after, and a verdict."""
+    route_line: str = ""
+    """The route the re-run used, one line."""
+    warnings: list[str] = field(default_factory=list)
+    """Sampling settings that differ from the parent's (they confound before/after)."""
 
     @property
     def turned_consistent(self) -> list[str]:
@@ -60,9 +68,11 @@ class RerunReport:
 
     def lines(self) -> list[str]:
         """A before/after table and the verdict, for a terminal."""
+        head = [self.route_line] if self.route_line else []
+        head += [f"Warning: {w}" for w in self.warnings]
         if self.before_after.empty:
-            return ["No results to compare."]
-        out = [
+            return [*head, "No results to compare."]
+        out = head + [
             f"{'task':<16} {'clusters':>9} {'consistent':>12} {'tokens/result':>15} {'retries':>9}  verdict"
         ]
         for row in self.before_after.itertuples(index=False):
@@ -99,6 +109,55 @@ def _num(v: object) -> str | None:
     if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v)):
         return None
     return f"{float(v):.0f}"  # type: ignore[arg-type]
+
+
+def parent_settings(log: RunLog) -> dict[str, Any]:
+    """The parent's model, temperature, top_p and max_tokens (those it recorded and a profile accepts).
+
+    Taken from the log's route, else from the routes its results recorded (the most common value).
+    """
+    found: dict[str, Any] = {}
+    if log.route is not None:
+        found = {f: getattr(log.route, f) for f in INHERITED if getattr(log.route, f) is not None}
+    for f in INHERITED:
+        if f in found:
+            continue
+        values = [getattr(r.route, f) for _rnd, r in log.results() if r.route is not None]
+        values = [v for v in values if v is not None]
+        if values:
+            found[f] = Counter(values).most_common(1)[0][0]
+    if "model" not in found and log.summary is not None and log.summary.model:
+        found["model"] = log.summary.model
+    accepted: dict[str, Any] = {}
+    for f, v in found.items():
+        try:
+            RouteProfile(**{f: v})
+        except ValueError:
+            continue
+        accepted[f] = v
+    return accepted
+
+
+def route_differences(parent: dict[str, Any], profile: RouteProfile) -> list[str]:
+    """`temperature 0.7 -> 0.0`, one per inherited setting where the re-run differs from the parent."""
+    return [
+        f"{f} {parent[f]!r} -> {getattr(profile, f)!r}"
+        for f in INHERITED
+        if f in parent and parent[f] != getattr(profile, f)
+    ]
+
+
+def describe_route(profile: RouteProfile) -> str:
+    """The re-run's route in one line."""
+    from analyzer.lint import redact_url
+
+    where = redact_url(profile.base_url) if profile.base_url else "the built-in simulator"
+    return (
+        f"Re-run route: {where}, key {profile.key_env}, model {profile.model}, "
+        f"temperature {profile.temperature:g}, top_p {profile.top_p:g}, seed {profile.seed}, "
+        f"max_tokens {profile.max_tokens}, max_retries {profile.max_retries}, "
+        f"concurrency {profile.concurrency}"
+    )
 
 
 def parent_id(log: RunLog, source: str | Path | None = None) -> str:
@@ -208,7 +267,10 @@ def rerun(
     Args:
         log: The parent log.
         only: `flagged`, `inconsistent`, or task ids.
-        profile: The pinned route (one key: a rotation in the profile is dropped).
+        profile: The pinned route (one key: a rotation in the profile is dropped). The caller decides
+            its model, temperature, top_p and max_tokens (the CLI defaults them to the parent's,
+            `parent_settings`); where they differ from the parent's, a warning is echoed, printed
+            with the report and recorded in the log's `rerun_of`.
         out: Where the new log goes.
         rounds: Rounds per task; None uses the profile's.
         source: The parent's path (names a format-1 parent, which has no run id).
@@ -228,6 +290,20 @@ def rerun(
     pid = parent_id(log, source)
     pinned = profile.model_copy(update={"key_rotation": []})
     name = log.label or pid
+    parent = parent_settings(log)
+    differs = route_differences(parent, pinned)
+    warnings = (
+        [
+            "the re-run's sampling differs from the parent's ("
+            + "; ".join(differs)
+            + "): before/after mixes that change with pinning the route"
+        ]
+        if differs
+        else []
+    )
+    say = echo or (lambda _m: None)
+    for w in warnings:
+        say(f"Warning: {w}")
     outcome = run_tasks(
         specs,
         pinned,
@@ -243,11 +319,19 @@ def rerun(
         scenario=scenario,
         echo=echo,
         extra={
-            "rerun_of": {"run_id": pid, "label": log.label, "only": only if isinstance(only, str) else "ids"}
+            "rerun_of": {
+                "run_id": pid,
+                "label": log.label,
+                "only": only if isinstance(only, str) else "ids",
+                "parent_route": parent,
+                **({"differs_from_parent": differs} if differs else {}),
+            }
         },
         resume_command=resume_command,
         run_id=run_id,
     )
+    line = describe_route(pinned)
     if outcome.log is None:
-        return RerunReport(outcome, pid, ids, pd.DataFrame())
-    return RerunReport(outcome, pid, ids, compare_before_after(log, outcome.log, ids, key))
+        return RerunReport(outcome, pid, ids, pd.DataFrame(), line, warnings)
+    frame = compare_before_after(log, outcome.log, ids, key)
+    return RerunReport(outcome, pid, ids, frame, line, warnings)
