@@ -317,3 +317,19 @@ def test_a_truncated_last_line_is_skipped_and_redone(tmp_path: Path, tasks: list
         fh.write('[1, {"type": "res')  # a crash mid-append: no line break
     assert run_tasks(None, RouteProfile(), out, resume=True).path == out
     assert sum(len(r) for r in load_path(out).log.runs) == 6
+
+
+def test_resume_with_another_key_is_refused_by_fingerprint(
+    tmp_path: Path, tasks: list[TaskSpec], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analyzer.route import key_fingerprint
+
+    monkeypatch.setenv("OPENAI_API_KEY", "first-key-0123456789")
+    out = _journal(tmp_path, tasks)
+    monkeypatch.setenv("OPENAI_API_KEY", "second-key-0123456789")
+    with pytest.raises(RouteError, match="resume with the same key") as info:
+        run_tasks(None, None, out, resume=True)
+    text = str(info.value)
+    assert key_fingerprint("first-key-0123456789") in text and "second-key" not in text
+    monkeypatch.setenv("OPENAI_API_KEY", "first-key-0123456789")
+    assert run_tasks(None, None, out, resume=True).path == out

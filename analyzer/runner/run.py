@@ -139,6 +139,7 @@ def run_tasks(
         wanted = {(str(t.task_id), rnd) for t in tasks for rnd in range(1, rounds + 1)}
         done = {k: r for k, r in state.results.items() if k in wanted}
         preferred_port = header.get("simulator_port")
+        recorded_route = header.get("route") if isinstance(header.get("route"), dict) else {}
     else:
         if jpath.exists():
             raise RerunLensError(
@@ -153,6 +154,7 @@ def run_tasks(
         run_id = run_id or uuid.uuid4().hex[:12]
         created_at = now_utc()
         preferred_port = simulator_port
+        recorded_route = {}
     assert tasks is not None and profile is not None
     rounds = rounds or profile.rounds
     fn, spec = (
@@ -163,6 +165,8 @@ def run_tasks(
         if served.notice:
             say(served.notice)
         keys = key_ring(profile, served, api_key=api_key, api_keys=api_keys)
+        if resume:
+            _same_keys(recorded_route, keys, profile, jpath)
         header = {
             "run_id": run_id,
             "created_at": created_at.isoformat(),
@@ -260,6 +264,19 @@ def _kept(
         f"{what} ({reason}); the {progress.done} finished results are kept in {jpath}. "
         f"{_resume_hint(out, command)}"
     )
+
+
+def _same_keys(recorded: dict[str, Any], keys: KeyRing, profile: RouteProfile, jpath: Path) -> None:
+    """A resumed run must send the key(s) it started with (compared by fingerprint), or its log mixes two."""
+    before = recorded.get("key_fingerprints") or (
+        [recorded["key_fingerprint"]] if recorded.get("key_fingerprint") else []
+    )
+    now = [fp for fp in keys.fingerprints if fp]
+    if before and now != list(before):
+        raise RouteError(
+            f"--resume: the journal {jpath.name} was started with the key {', '.join(before)} and "
+            f"{profile.key_env} now holds {', '.join(now) or 'no key'}; resume with the same key"
+        )
 
 
 def _resume_route(header: dict[str, Any], given: RouteProfile | None, jpath: Path) -> RouteProfile:
