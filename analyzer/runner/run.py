@@ -26,7 +26,7 @@ from analyzer.errors import RerunLensError, RouteError
 from analyzer.lint import has_redaction
 from analyzer.loader import save_log
 from analyzer.model import FORMAT_V2, Result, ResultError, Route, RunLog, Summary, TaskSpec
-from analyzer.route import RouteProfile, flag_name
+from analyzer.route import RouteProfile, check_keys_clean, flag_name, resolve_keys
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import Served, key_ring, serving
 from analyzer.runner.executors import Executor, ExecutorResult, coerce_result, load_executor
@@ -161,6 +161,7 @@ def run_tasks(
         (executor, getattr(executor, "__name__", "custom")) if callable(executor) else load_executor(executor)
     )
 
+    _keys_clean_early(profile, api_key, api_keys)
     with serving(profile, scenario=scenario, preferred_port=preferred_port) as served:
         if served.notice:
             say(served.notice)
@@ -264,6 +265,16 @@ def _kept(
         f"{what} ({reason}); the {progress.done} finished results are kept in {jpath}. "
         f"{_resume_hint(out, command)}"
     )
+
+
+def _keys_clean_early(profile: RouteProfile, api_key: str | None, api_keys: list[str] | None) -> None:
+    """Refuse a key with white space or control characters before the simulator even starts."""
+    if api_keys:
+        check_keys_clean([f"key {n} of the rotation" for n in range(1, len(api_keys) + 1)], api_keys)
+    elif api_key is not None:
+        check_keys_clean(["the session's key field"], [api_key])
+    else:
+        check_keys_clean(profile.key_envs(), resolve_keys(profile))
 
 
 def _same_keys(recorded: dict[str, Any], keys: KeyRing, profile: RouteProfile, jpath: Path) -> None:
