@@ -333,3 +333,19 @@ def test_resume_with_another_key_is_refused_by_fingerprint(
     assert key_fingerprint("first-key-0123456789") in text and "second-key" not in text
     monkeypatch.setenv("OPENAI_API_KEY", "first-key-0123456789")
     assert run_tasks(None, None, out, resume=True).path == out
+
+
+def test_a_failure_recording_a_result_keeps_it_as_an_error_result(
+    tmp_path: Path, tasks: list[TaskSpec], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import analyzer.runner.run as run_mod
+
+    def broken(*_a: object, **_k: object) -> None:
+        raise OverflowError("timestamp out of range for platform time_t")
+
+    monkeypatch.setattr(run_mod._Runner, "_result", broken)
+    outcome = run_tasks(tasks, RouteProfile(), tmp_path / "rec.json", rounds=1)
+    results = [r for rnd in load_path(tmp_path / "rec.json").log.runs for r in rnd]
+    assert outcome.progress.errors == 3 and len(results) == 3
+    assert {r.error.type for r in results if r.error} == {"RecordError"}
+    assert all(r.attempts for r in results)  # the attempts made are kept

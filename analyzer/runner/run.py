@@ -566,9 +566,12 @@ class _Runner:
         except ValidationError as err:
             first = err.errors()[0]
             where = ".".join(str(x) for x in first["loc"]) or "result"
+            executor_fields = ("answer", *optional, "prompt_tokens", "completion_tokens", "total_tokens")
+            if str(first["loc"][0] if first["loc"] else "") not in executor_fields:
+                raise  # not the executor's doing: _one records a bare error result
             bad = first.get("input")
             shown = f"={one_line(scrub(repr(bad), self.keys.secrets()), 60)}" if bad is not None else ""
-            for name in ("answer", *optional, "prompt_tokens", "completion_tokens", "total_tokens"):
+            for name in executor_fields:
                 fields.pop(name, None)
             fields |= {
                 "status": "error",
