@@ -33,6 +33,8 @@ ROUTE = "route."
 SESSION_KEY = "route.session_key"
 """A key typed for this session only (memory, never disk, URL or page)."""
 KEY_INPUT = "route.key_input"
+INHERITED_FROM = "route.inherited_from"
+"""The parent log whose model and sampling the editor last took."""
 DIAGNOSIS = "route.diagnosis"
 WATCHING = "jobs.watching"
 """Job ids this session saw running: their logs open in the sidebar when they finish."""
@@ -179,7 +181,7 @@ def _key_editor(profile: RouteProfile | None) -> None:
     if session_key:
         st.caption(f"Key: typed for this session · fingerprint {key_fingerprint(session_key)}")
         return
-    env = (st.session_state.get(ROUTE + "key_env") or "").strip()
+    env = profile.key_env if profile else (st.session_state.get(ROUTE + "key_env") or "").strip()
     key = resolve_keys(profile)[0] if profile else ""
     if profile is not None and profile.uses_simulator and not key:
         st.caption(f"Key: {env or '(none)'} is not set · the simulator needs no key")
@@ -206,6 +208,44 @@ def _number(field: str, where: Any) -> None:
         help=help_text,
         persist_state="session",
     )
+
+
+def inherit(settings: dict[str, Any], source: str) -> None:
+    """Set the editor's model and sampling settings to a parent log's, once per parent.
+
+    Call before `route_editor`. A re-run should change the route only: a different model or
+    temperature would be mixed into the before/after.
+    """
+    if st.session_state.get(INHERITED_FROM) == source:
+        return
+    _seed_widgets()
+    _use(settings)
+    st.session_state[INHERITED_FROM] = source
+
+
+def _use(settings: dict[str, Any]) -> None:
+    for field, value in settings.items():
+        st.session_state[ROUTE + field] = value
+
+
+def differences_from(settings: dict[str, Any], choice: RouteChoice | None) -> None:
+    """Warn where the route's model or sampling differs from the parent's, with a way back to them."""
+    from analyzer.runner.pinned_rerun import route_differences
+
+    if choice is None:
+        return
+    differs = route_differences(settings, choice.profile)
+    if not differs:
+        st.caption("Model and sampling as in the parent log: only the route is pinned.")
+        return
+    st.warning(
+        data.escape(
+            f"Differs from the parent log ({'; '.join(differs)}): the before/after would mix that change "
+            "with pinning the route."
+        ),
+        icon=":material/tune:",
+    )
+    st.button("Use the parent's settings", key=ROUTE + "use_parent", on_click=_use, args=(settings,))
 
 
 def route_editor() -> RouteChoice | None:

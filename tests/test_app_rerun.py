@@ -269,3 +269,17 @@ def test_an_uploaded_log_is_copied_into_the_runs_folder_before_it_can_be_rerun(r
     assert at.query_params["log"] == ["C_pinned.altk_runs.json", "mine.json"]
     assert "· mine.json · answer key" in plain(at.caption[1].value)
     assert not at.button(key="rerun.start").disabled
+
+
+def test_the_route_takes_the_parents_model_and_sampling_and_warns_when_they_differ(runs: Path) -> None:
+    at = open_view()
+    assert at.text_input(key="route.model").value == "gpt-4o-mini"
+    assert any("only the route is pinned" in c.value for c in at.caption)
+    at.number_input(key="route.temperature").set_value(0.7).run()
+    assert_clean(at)
+    [warning] = [w for w in at.warning if "Differs from the parent log" in w.value]
+    assert "temperature 0.0 -> 0.7" in plain(warning.value)
+    at.button(key="route.use_parent").click().run()
+    assert_clean(at)
+    assert at.number_input(key="route.temperature").value == 0.0
+    assert not [w for w in at.warning if "Differs from the parent log" in w.value]

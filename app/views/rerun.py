@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.jobs import JobStatus
-from analyzer.runner.pinned_rerun import VERDICT_TEXT
+from analyzer.runner.pinned_rerun import VERDICT_TEXT, parent_settings
 from app import data, fmt, run_panel
 
 PICK_COLUMNS = {
@@ -73,7 +73,10 @@ def render(selection: data.Selection | None = None) -> None:
     ids = _pick_tasks(group, sel.key, defined, disabled=running)
 
     st.subheader("Route")
+    inherited = parent_settings(group.loaded.log)
+    run_panel.inherit(inherited, str(parent))
     choice = run_panel.route_editor()
+    run_panel.differences_from(inherited, choice)
     run_panel.check_button(choice, "rerun")
 
     st.subheader("Run")
