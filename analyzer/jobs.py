@@ -570,9 +570,15 @@ class JobManager:
 
     def _echo(self, live: _Live) -> Any:
         def note(msg: str) -> None:
+            """Keep the first notice; add warnings, the simulator notice and an error count to it."""
             with live.lock:
-                if live.status.notice is None:
+                current = live.status.notice
+                if current is None:
                     live.status.notice = msg
+                elif msg not in current and (
+                    msg.startswith("Warning:") or "built-in simulator" in msg or "errored" in msg
+                ):
+                    live.status.notice = f"{current} {msg}"
 
         return note
 

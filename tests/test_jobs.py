@@ -204,3 +204,12 @@ def test_a_failed_job_has_its_real_key_scrubbed(runs: Path, monkeypatch: pytest.
     monkeypatch.delenv("OPENAI_API_KEY")  # a key typed for the session is scrubbed the same way
     session = mgr.wait(mgr.start_run(tasks, RouteProfile(model="m2"), rounds=1, api_key=key).job_id, 30)
     assert session.state == "failed" and "leakcheck" not in (session.error or "").lower()
+
+
+def test_a_rerun_job_with_other_sampling_than_its_parent_notes_it(runs: Path) -> None:
+    mgr = JobManager(runs)
+    profile = RouteProfile(temperature=1.0)
+    done = mgr.wait(mgr.start_rerun(runs / SAMPLE_A.name, SOME[:1], profile, rounds=1).job_id, 60)
+    assert done.state == "done" and done.notice
+    assert "Warning: the re-run's sampling differs from the parent's" in done.notice
+    assert "temperature 0.0 -> 1.0" in done.notice and "built-in simulator" in done.notice
