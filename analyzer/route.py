@@ -29,6 +29,9 @@ PLACEHOLDER_MARKERS = ("your", "xxx", "placeholder", "changeme", "replace", "<",
 MAX_TIMEOUT_S = 3600.0
 """Upper bound of a per-attempt timeout; `inf` or a huge value overflows the clock arithmetic."""
 
+MAX_TOKENS = 10_000_000
+"""Upper bound of a completion token cap; far above any model's, far below what a log can record."""
+
 FLAG_NAMES: dict[str, str] = {"rounds": "--repeat", "timeout_s": "--timeout"}
 """Profile field -> the command-line flag that sets it, where the two names differ."""
 
@@ -65,7 +68,7 @@ class RouteProfile(BaseModel):
     """Nucleus sampling parameter."""
     seed: int | None = Field(42, ge=-(2**63), le=2**63 - 1)
     """Seed sent with every request (a signed 64-bit integer); None sends none."""
-    max_tokens: int | None = Field(256, ge=1)
+    max_tokens: int | None = Field(256, ge=1, le=MAX_TOKENS)
     """Completion token cap (a task's own max_tokens wins)."""
     timeout_s: float = Field(120.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
     """Client timeout per attempt, seconds (at most an hour)."""

@@ -161,3 +161,9 @@ def test_to_route_keeps_a_redacted_base_url_readable() -> None:
     route = p.to_route(base_url=p.public_dump()["base_url"])
     assert route.base_url == "http://u:REDACTED@127.0.0.1:9/v1"
     assert p.to_route().base_url == route.base_url
+
+
+def test_max_tokens_is_bounded() -> None:
+    with pytest.raises(RouteError, match="^--max-tokens="):
+        build_profile(env={}, overrides={"max_tokens": 10**20})
+    assert build_profile(env={}, overrides={"max_tokens": 10_000_000}).max_tokens == 10_000_000
