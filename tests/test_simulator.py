@@ -199,3 +199,13 @@ def test_simulate_command_serves_until_stopped() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("port", ["99999", "-1"])
+def test_simulate_refuses_a_port_out_of_range_in_one_line(
+    port: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from analyzer.cli import main
+
+    assert main(["simulate", "--port", port]) == 2
+    assert "a port is 0 to 65535" in capsys.readouterr().err

@@ -331,6 +331,10 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
 def _simulate(args: argparse.Namespace) -> int:
     from analyzer.simulator import Scenario, Simulator
 
+    if not 0 <= args.port <= 65535:
+        from analyzer.errors import RerunLensError
+
+        raise RerunLensError(f"--port {args.port}: a port is 0 to 65535 (0 picks a free one)")
     scenario = _scenario(args) or Scenario()
     sim = Simulator(scenario, port=args.port)
     try:
