@@ -72,6 +72,8 @@ class JobStatus(BaseModel):
     """Parent log path, for a re-run."""
     tasks_file: str | None = None
     """Task file with the definitions, for a re-run of a format-1 log."""
+    answer_key: str = "exact"
+    """Answer key a re-run's verdict uses (kept so a resumed job judges the same way)."""
     task_ids: list[str] = Field(default_factory=list)
     """Tasks in the job."""
     rounds: int
@@ -263,6 +265,7 @@ class JobManager:
             job_id, "rerun", request, target, str(parent_path), ids, rounds, pinned, label, api_key
         )
         status.tasks_file = str(tasks_file) if tasks_file else None
+        status.answer_key = key
 
         def work(live: _Live) -> None:
             self._run_rerun(live, parent_log, pinned, api_key, scenario, tasks_file, key, resume=False)
@@ -414,7 +417,7 @@ class JobManager:
                 parent_log = load_path(status.parent or "").log
                 tasks_file = getattr(status, "tasks_file", None)
                 self._run_rerun(
-                    live, parent_log, profile, api_key, scenario, tasks_file, "exact", resume=True
+                    live, parent_log, profile, api_key, scenario, tasks_file, status.answer_key, resume=True
                 )
 
         return self._launch(status, work, _secrets(profile, api_key))

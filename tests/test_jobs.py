@@ -213,3 +213,19 @@ def test_a_rerun_job_with_other_sampling_than_its_parent_notes_it(runs: Path) ->
     assert done.state == "done" and done.notice
     assert "Warning: the re-run's sampling differs from the parent's" in done.notice
     assert "temperature 0.0 -> 1.0" in done.notice and "built-in simulator" in done.notice
+
+
+def test_a_resumed_rerun_keeps_its_answer_key(runs: Path) -> None:
+    mgr = get_manager(runs)
+    job = mgr.start_rerun(
+        runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=4, key="normalized", scenario=slow_scenario(40)
+    )
+    while (mgr.status(job.job_id) or job).done < 2:
+        time.sleep(0.01)
+    mgr.cancel(job.job_id)
+    mgr.wait(job.job_id, 30)
+    state = json.loads((runs / ".rerunlens" / "jobs" / f"{job.job_id}.jobstate").read_text())
+    assert state["answer_key"] == "normalized"
+    mgr.resume(job.job_id, scenario=app_scenario())
+    assert mgr.wait(job.job_id, 60).state == "done"
+    assert JobManager(runs).status(job.job_id).answer_key == "normalized"  # type: ignore[union-attr]
