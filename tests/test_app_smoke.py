@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from fake_keys import SHOWN_KEY
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
@@ -167,7 +168,7 @@ def _texts(node: object) -> list[str]:
 def test_a_key_smuggled_into_a_log_never_reaches_the_page(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    secret = "sk-test-DO-NOT-SHOW-0123456789"
+    secret = SHOWN_KEY
     log = json.loads((FIXTURES / "drift_v2.json").read_text(encoding="utf-8"))
     log["route"]["api_key"] = secret
     for rnd in log["runs"]:

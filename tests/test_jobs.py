@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
+from fake_keys import FAKE_KEY
 
 from analyzer.errors import RouteError
 from analyzer.jobs import JobManager, get_manager
@@ -19,7 +20,6 @@ from analyzer.simulator.app_tasks import app_scenario
 from analyzer.taskfile import load_tasks
 
 SAMPLE_A = Path("sample_runs/A_baseline.altk_runs.json")
-FAKE_KEY = "sk-test-DO-NOT-LEAK-1234567890abcdef"
 SOME = ["shop-002", "cal-001", "file-001", "pay-003"]
 """Inconsistent tasks of the baseline, few enough to keep tests fast."""
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import openai
 import pytest
+from fake_keys import FAKE_KEY
 
 from analyzer.lint import chat_url, lint_base_url
 
@@ -75,7 +76,7 @@ def test_redact_url_hides_secrets_in_query_and_userinfo() -> None:
 def test_scrub_removes_keys_from_provider_messages() -> None:
     from analyzer.runner.scrub import scrub
 
-    key = "sk-test-DO-NOT-LEAK-1234567890abcdef"
+    key = FAKE_KEY
     text = f"Incorrect API key provided: {key}. Also sk-proj-****************cdef was masked."
     clean = scrub(text, [key])
     assert "DO-NOT-LEAK" not in clean and "sk-proj" not in clean

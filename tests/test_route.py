@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from fake_keys import FAKE_KEY
 
 from analyzer.errors import RouteError
 from analyzer.route import RouteProfile, build_profile, key_fingerprint, key_problem, resolve_keys
@@ -79,7 +80,7 @@ def test_profile_file_refuses_keys_and_unknown_settings(tmp_path) -> None:
 
 
 def test_fingerprint_is_one_way_and_short() -> None:
-    fp = key_fingerprint("sk-test-DO-NOT-LEAK-1234567890abcdef")
+    fp = key_fingerprint(FAKE_KEY)
     assert re.fullmatch(r"sha256:[0-9a-f]{12}", fp or "")
     assert "DO-NOT-LEAK" not in (fp or "")
     assert key_fingerprint("") is None

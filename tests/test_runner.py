@@ -9,6 +9,7 @@ from pathlib import Path
 
 import openai._base_client
 import pytest
+from fake_keys import FAKE_KEY
 
 from analyzer.errors import RerunLensError
 from analyzer.loader import load_path
@@ -213,9 +214,6 @@ def test_executor_callable_and_bad_spec(tmp_path: Path, tasks: list[TaskSpec]) -
         run_tasks(tasks, RouteProfile(), tmp_path / "y.json", executor="nocolon")
     with pytest.raises(RerunLensError, match="cannot import"):
         run_tasks(tasks, RouteProfile(), tmp_path / "y.json", executor="no_such_module_xyz:f")
-
-
-FAKE_KEY = "sk-test-DO-NOT-LEAK-1234567890abcdef"
 
 
 def test_the_key_never_appears_in_files_or_output(
