@@ -12,6 +12,10 @@ the log are included; warm: cached):
    drawn; "first render" opens a log the server has not read yet.
 
 Prints the figures; the target is under 3 s for each view. No assertions: this is a benchmark.
+
+Chromium's flags, the server start and the "fully drawn" check are the browser tests' own, from
+tests/e2e/browser_kit.py: that folder is put on sys.path below and the module imported by name (it
+needs neither pytest nor, until a browser is driven, Playwright).
 """
 
 from __future__ import annotations
@@ -21,37 +25,18 @@ import json
 import os
 import random
 import shutil
-import socket
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-MAIN = ROOT / "app" / "main.py"
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+
+from browser_kit import CHROMIUM, CHROMIUM_FLAGS, MAIN, RENDERED_JS, streamlit_server  # noqa: E402
+
 TARGET_S = 3.0
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
-RENDERED_JS = """() => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-    if (document.querySelector('[data-testid="stSkeleton"]')) return false;
-    for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]'))
-        if (!c.querySelector('.main-svg')) return false;
-    for (const d of document.querySelectorAll('[data-testid="stDataFrame"]'))
-        if (!d.querySelector('canvas')) return false;
-    return document.querySelectorAll('h1').length > 0;
-}"""
 
 
 def _iso(t: datetime) -> str:
@@ -175,30 +160,6 @@ def bench_apptest(runs_dir: Path, log_name: str) -> dict[str, tuple[float, float
     return out
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _start(runs_dir: Path) -> tuple[subprocess.Popen, str]:
-    port = _free_port()
-    cmd = [sys.executable, "-m", "streamlit", "run", str(MAIN), "--server.port", str(port)]
-    cmd += ["--server.address", "127.0.0.1", "--server.headless", "true", "--server.fileWatcherType", "none"]
-    cmd += ["--", "--runs-dir", str(runs_dir)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2):
-                return proc, base
-        except OSError:
-            time.sleep(0.3)
-    proc.terminate()
-    raise RuntimeError("streamlit did not start")
-
-
 def _drawn(page: object, url: str) -> float:
     t = time.perf_counter()
     page.goto(url)  # type: ignore[attr-defined]
@@ -222,22 +183,17 @@ def bench_browser(runs_dir: Path, log_name: str, chromium: str) -> dict[str, tup
         copies[view] = f"{view}_{log_name}"
         shutil.copy(runs_dir / log_name, runs_dir / copies[view])
     out: dict[str, tuple[float, float]] = {}
-    proc, base = _start(runs_dir)
-    try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-            page.set_default_timeout(120_000)
-            cold_start = _drawn(page, f"{base}/?log={small}")
-            _drawn(page, f"{base}/tasks?log={small}")
-            print(f"  (cold start of server and browser on a 5-task log: {cold_start:.2f} s)")
-            for view, path in (("overview", ""), ("tasks", "tasks")):
-                url = f"{base}/{path}?log={copies[view]}"
-                out[view] = (_drawn(page, url), _drawn(page, url))
-            browser.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with streamlit_server(runs_dir) as base, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(120_000)
+        cold_start = _drawn(page, f"{base}/?log={small}")
+        _drawn(page, f"{base}/tasks?log={small}")
+        print(f"  (cold start of server and browser on a 5-task log: {cold_start:.2f} s)")
+        for view, path in (("overview", ""), ("tasks", "tasks")):
+            url = f"{base}/{path}?log={copies[view]}"
+            out[view] = (_drawn(page, url), _drawn(page, url))
+        browser.close()
     return out
 
 
@@ -269,13 +225,12 @@ def main() -> None:
             f"(written in {time.perf_counter() - t:.1f} s)"
         )
         _print("server side (AppTest script run):", bench_apptest(runs_dir, name))
-        chromium = shutil.which("chromium")
         if args.no_browser:
             return
-        if chromium is None:
+        if CHROMIUM is None:
             print("browser: skipped (Debian's chromium is not installed)")
             return
-        _print("headless Chromium (navigation to fully drawn):", bench_browser(runs_dir, name, chromium))
+        _print("headless Chromium (navigation to fully drawn):", bench_browser(runs_dir, name, CHROMIUM))
 
 
 if __name__ == "__main__":

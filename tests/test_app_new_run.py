@@ -2,65 +2,31 @@
 
 from __future__ import annotations
 
-import shutil
-import time
 from pathlib import Path
 
+import app_kit
 import pytest
+from app_kit import ROOT, assert_clean, plain, wait_for
 from streamlit.testing.v1 import AppTest
 
 from analyzer.jobs import get_manager
 from analyzer.loader import list_logs, load_path
-from app import data
 
-ROOT = Path(__file__).resolve().parents[1]
-MAIN = ROOT / "app" / "main.py"
-SAMPLES = ROOT / "sample_runs"
 THREE_TASKS = ROOT / "tests" / "fixtures" / "tasks" / "three_tasks.json"
 
 
 @pytest.fixture()
 def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A temporary copy of the sample logs as the runs folder (the repo's sample_runs/ is never written)."""
-    folder = tmp_path / "runs"
-    folder.mkdir()
-    for path in list_logs(SAMPLES):
-        shutil.copy(path, folder / path.name)
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(folder))
-    return folder.resolve()
+    return app_kit.sample_runs(tmp_path, monkeypatch, logs_only=True)
 
 
 def open_view() -> AppTest:
-    at = AppTest.from_file(str(MAIN), default_timeout=60)
-    at.query_params.update({"log": ["C_pinned.altk_runs.json"]})
-    at.run()
-    at.switch_page("views/new_run.py").run()
-    assert_clean(at)
-    assert [t.value for t in at.title] == ["New run"]
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def plain(text: str) -> str:
-    return text.replace("\\", "")
+    return app_kit.open_view("views/new_run.py", "C_pinned.altk_runs.json", "New run")
 
 
 def start_button(at: AppTest):  # noqa: ANN201 - AppTest's Button
     return at.button(key="newrun.start")
-
-
-def wait_for(at: AppTest, ready, timeout: float = 90.0) -> AppTest:  # noqa: ANN001
-    deadline = time.monotonic() + timeout
-    while True:
-        at.run()
-        assert_clean(at)
-        if ready(at):
-            return at
-        assert time.monotonic() < deadline, "the page never got there"
-        time.sleep(0.3)
 
 
 def new_runs(folder: Path) -> list[Path]:

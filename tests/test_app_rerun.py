@@ -8,12 +8,12 @@ tests assert what they would see (progress, the before/after, the verdict) and w
 from __future__ import annotations
 
 import json
-import shutil
-import time
 from pathlib import Path
 from urllib.parse import urlencode
 
+import app_kit
 import pytest
+from app_kit import MAIN, assert_clean, plain, wait_for
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
@@ -22,9 +22,6 @@ from analyzer.loader import list_logs, load_path
 from analyzer.route import key_fingerprint
 from app import data, run_panel
 
-ROOT = Path(__file__).resolve().parents[1]
-MAIN = ROOT / "app" / "main.py"
-SAMPLES = ROOT / "sample_runs"
 PARENT = "A_baseline.altk_runs.json"
 FORMAT1 = "format1_plain_script.json"
 FAKE_KEY = "sk-test-DO-NOT-LEAK-1234567890abcdef"
@@ -33,24 +30,11 @@ FAKE_KEY = "sk-test-DO-NOT-LEAK-1234567890abcdef"
 @pytest.fixture()
 def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A temporary copy of sample_runs/ as the runs folder (the repo's copy is never written)."""
-    folder = tmp_path / "runs"
-    shutil.copytree(SAMPLES, folder)
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(folder))
-    return folder.resolve()
+    return app_kit.sample_runs(tmp_path, monkeypatch)
 
 
 def open_view(log: str = PARENT) -> AppTest:
-    at = AppTest.from_file(str(MAIN), default_timeout=60)
-    at.query_params.update({"log": [log]})
-    at.run()
-    at.switch_page("views/rerun.py").run()
-    assert_clean(at)
-    assert [t.value for t in at.title] == ["Re-run"]
-    return at
-
-
-def assert_clean(at: AppTest) -> None:
-    assert not at.exception, [e.value for e in at.exception]
+    return app_kit.open_view("views/rerun.py", log, "Re-run")
 
 
 def start_button(at: AppTest):  # noqa: ANN201 - AppTest's Button
@@ -61,29 +45,12 @@ def metrics(at: AppTest) -> dict[str, str]:
     return {m.label: m.value for m in at.metric}
 
 
-def wait_for(at: AppTest, ready, timeout: float = 90.0) -> AppTest:  # noqa: ANN001
-    """Rerun the page (as the progress fragment would) until `ready(at)`."""
-    deadline = time.monotonic() + timeout
-    while True:
-        at.run()
-        assert_clean(at)
-        if ready(at):
-            return at
-        assert time.monotonic() < deadline, "the page never got there"
-        time.sleep(0.3)
-
-
 def finished(at: AppTest) -> bool:
     return "Became consistent" in metrics(at)
 
 
 def new_logs(folder: Path) -> list[Path]:
     return [p for p in list_logs(folder) if ".rerun-" in p.name]
-
-
-def plain(text: str) -> str:
-    """Page text without the markdown escapes the app adds to text from files."""
-    return text.replace("\\", "")
 
 
 def page_text(at: AppTest) -> str:

@@ -3,41 +3,33 @@ logs (one of them bad), switch the answer key, and save a screenshot of each vie
 
 Chromium is Debian's package, found with `shutil.which`; Playwright only drives it (no browser is
 ever downloaded). Without chromium the tests skip on a developer's machine and fail in CI (CI=true).
-Screenshots land in artifacts/screenshots/ (gitignored) for a person to look at.
+Screenshots land in artifacts/screenshots/ (gitignored) for a person to look at. The server, page
+and screenshot helpers are shared with test_rerun_browser.py: browser_kit.py and conftest.py.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_kit import (
+    RENDERED_JS,
+    ROOT,
+    assert_no_exception,
+    browser_marks,
+    shot,
+    streamlit_server,
+    wait_rendered,
+)
 
 from analyzer.analysis import analyze
 from analyzer.loader import list_logs, load_path
 
-ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "fixtures" / "app"
 SAMPLES = ROOT / "sample_runs"
-SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMIUM_FLAGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 VIEWS = {
     "overview": "",
     "tasks": "tasks",
@@ -47,21 +39,8 @@ VIEWS = {
     "compare": "compare",
 }
 """View name to URL path (the default view, Overview, is served at the root)."""
-TIMEOUT_MS = 60_000
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        CHROMIUM is None and not os.environ.get("CI"),
-        reason="Debian's chromium is not installed (in CI this test must run: apt-get install chromium)",
-    ),
-]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+pytestmark = browser_marks()
 
 
 @pytest.fixture(scope="module")
@@ -84,99 +63,8 @@ def sample_query() -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def server(runs_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    port = _free_port()
-    log = (tmp_path_factory.mktemp("server") / "streamlit.log").open("w")
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        str(ROOT / "app" / "main.py"),
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.headless",
-        "true",
-        "--browser.gatherUsageStats",
-        "false",
-        "--server.fileWatcherType",
-        "none",
-        "--",
-        "--runs-dir",
-        str(runs_dir),
-    ]
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    env.pop("RERUNLENS_RUNS_DIR", None)
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {proc.returncode}; see {log.name}")
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not start within 60 s; see {log.name}")
-            time.sleep(0.3)
+    with streamlit_server(runs_dir, tmp_path_factory.mktemp("server") / "streamlit.log") as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    if CHROMIUM is None:
-        pytest.fail("chromium is not installed; CI must install Debian's chromium package")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-@pytest.fixture()
-def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
-    pg = context.new_page()
-    pg.set_default_timeout(TIMEOUT_MS)
-    try:
-        yield pg
-    finally:
-        context.close()
-
-
-RENDERED_JS = """() => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
-    if (document.querySelector('[data-testid="stSkeleton"]')) return false;
-    for (const c of document.querySelectorAll('[data-testid="stPlotlyChart"]'))
-        if (!c.querySelector('.main-svg')) return false;
-    for (const d of document.querySelectorAll('[data-testid="stDataFrame"]'))
-        if (!d.querySelector('canvas')) return false;
-    return true;
-}"""
-
-
-def wait_rendered(page: object, title: str) -> None:
-    """The view's title is shown, the script run has finished and charts and tables are drawn."""
-    page.get_by_role("heading", name=title, exact=True).first.wait_for()  # type: ignore[attr-defined]
-    for _ in range(2):  # twice: a widget's first run can trigger a second one
-        page.wait_for_function(RENDERED_JS)  # type: ignore[attr-defined]
-        page.wait_for_timeout(400)  # type: ignore[attr-defined]
 
 
 def choose(page: object, selectbox: object, option: str) -> None:
@@ -194,27 +82,6 @@ def choose(page: object, selectbox: object, option: str) -> None:
     raise AssertionError(f"could not choose {option!r}")
 
 
-def assert_no_exception(page: object) -> None:
-    assert page.locator('[data-testid="stException"]').count() == 0  # type: ignore[attr-defined]
-    assert "Traceback" not in page.locator("body").inner_text()  # type: ignore[attr-defined]
-
-
-def shot(page: object, name: str) -> Path:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    # The main area scrolls inside the page: grow the viewport to the content to capture all of it.
-    size = page.viewport_size  # type: ignore[attr-defined]
-    height = page.evaluate(  # type: ignore[attr-defined]
-        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], section, body')]"
-        ".map(e => e.scrollHeight))"
-    )
-    page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 8000)})  # type: ignore[attr-defined]
-    page.wait_for_timeout(600)  # type: ignore[attr-defined]
-    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
-    page.set_viewport_size(size)  # type: ignore[attr-defined]
-    return path
-
-
 QUERY = "?log=drift_v2.json&log=pinned_v2.json&log=plain_v1.json&key=exact"
 
 
@@ -228,18 +95,12 @@ def test_every_view_renders_on_the_sample_logs(server: str, page: object, view: 
     assert shot(page, view).stat().st_size > 10_000
 
 
-def test_theme_dark_overview_and_tasks(server: str, browser: object) -> None:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")  # type: ignore[attr-defined]
-    pg = context.new_page()
-    pg.set_default_timeout(TIMEOUT_MS)
-    try:
-        for view in ("overview", "tasks", "retries"):
-            pg.goto(f"{server}/{VIEWS[view]}{QUERY}")
-            wait_rendered(pg, view.capitalize())
-            assert_no_exception(pg)
-            shot(pg, f"{view}-dark")
-    finally:
-        context.close()
+def test_theme_dark_overview_and_tasks(server: str, dark_page: object) -> None:
+    for view in ("overview", "tasks", "retries"):
+        dark_page.goto(f"{server}/{VIEWS[view]}{QUERY}")  # type: ignore[attr-defined]
+        wait_rendered(dark_page, view.capitalize())
+        assert_no_exception(dark_page)
+        shot(dark_page, f"{view}-dark")
 
 
 def test_upload_and_answer_key(server: str, page: object) -> None:

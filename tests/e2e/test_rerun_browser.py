@@ -6,49 +6,42 @@ task file. Chromium is Debian's package (found with `shutil.which`), driven by P
 it the tests skip on a developer's machine and fail in CI. Screenshots go to artifacts/screenshots/.
 The server's environment holds a recognisable fake key, which must never reach a page or a file.
 
-Own small fixtures (not shared with test_dashboard_browser.py, which another engineer is editing).
+The server, page and screenshot helpers are shared with test_dashboard_browser.py (browser_kit.py
+and conftest.py); this module keeps its own runs folder, server environment and page checks.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from browser_kit import (
+    ROOT,
+    assert_no_exception,
+    body_text,
+    browser_marks,
+    shot,
+    streamlit_server,
+    wait_rendered,
+)
 
 from analyzer.loader import list_logs, load_path
 from analyzer.route import key_fingerprint
 
-ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_runs"
-SHOTS = ROOT / "artifacts" / "screenshots"
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
 PARENT = "A_baseline.altk_runs.json"
 FAKE_KEY = "sk-test-DO-NOT-LEAK-1234567890abcdef"
 SESSION_KEY = "sk-test-SESSION-ONLY-0987654321fedcba"
-TIMEOUT_MS = 90_000
 
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        CHROMIUM is None and not os.environ.get("CI"),
-        reason="Debian's chromium is not installed (in CI this test must run: apt-get install chromium)",
-    ),
-]
+pytestmark = browser_marks()
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+@pytest.fixture()
+def page_timeout_ms() -> int:
+    """Longer than a view's: a re-run on the simulator is waited for."""
+    return 90_000
 
 
 @pytest.fixture(scope="module")
@@ -61,65 +54,12 @@ def runs_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def server(runs_dir: Path) -> Iterator[str]:
-    port = _free_port()
-    log_file = (runs_dir.parent / "streamlit.log").open("w")
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ALTK_", "RERUNLENS_"))}
-    env |= {"PYTHONUNBUFFERED": "1", "OPENAI_API_KEY": FAKE_KEY}
-    cmd = [
-        *(sys.executable, "-m", "streamlit", "run", str(ROOT / "app" / "main.py")),
-        *("--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"),
-        *("--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"),
-        *("--", "--runs-dir", str(runs_dir)),
-    ]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=log_file, stderr=subprocess.STDOUT, env=env)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, f"streamlit exited; see {log_file.name}"
-            try:
-                with urllib.request.urlopen(f"{base}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, f"streamlit did not start; see {log_file.name}"
-            time.sleep(0.3)
+    """The dashboard with only a fake OPENAI_API_KEY in its environment; its output must not hold a key."""
+    log_path = runs_dir.parent / "streamlit.log"
+    with streamlit_server(runs_dir, log_path, {"OPENAI_API_KEY": FAKE_KEY}) as base:
         yield base
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log_file.close()
-    server_output = (runs_dir.parent / "streamlit.log").read_text(errors="replace")
+    server_output = log_path.read_text(errors="replace")
     assert FAKE_KEY not in server_output and SESSION_KEY not in server_output
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    if CHROMIUM is None:
-        pytest.fail("chromium is not installed; CI must install Debian's chromium package")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=FLAGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
-@pytest.fixture()
-def page(browser: object) -> Iterator[object]:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
-    pg = context.new_page()
-    pg.set_default_timeout(TIMEOUT_MS)
-    try:
-        yield pg
-    finally:
-        context.close()
 
 
 IDLE_JS = """() => {
@@ -130,40 +70,17 @@ IDLE_JS = """() => {
         if (d.offsetParent !== null && !d.querySelector('canvas')) return false;  // shown, not drawn
     return true;
 }"""
+"""Like browser_kit.RENDERED_JS, but charts are not waited for and hidden tables need not be drawn."""
 
 
 def settle(page: object, title: str) -> None:
-    page.get_by_role("heading", name=title, exact=True).first.wait_for()  # type: ignore[attr-defined]
-    for _ in range(2):
-        page.wait_for_function(IDLE_JS)  # type: ignore[attr-defined]
-        page.wait_for_timeout(400)  # type: ignore[attr-defined]
-
-
-def body(page: object) -> str:
-    return page.locator("body").inner_text()  # type: ignore[attr-defined]
+    wait_rendered(page, title, IDLE_JS)
 
 
 def assert_clean(page: object) -> None:
-    assert page.locator('[data-testid="stException"]').count() == 0  # type: ignore[attr-defined]
-    text = body(page)
-    assert "Traceback" not in text
+    assert_no_exception(page)
     assert FAKE_KEY not in page.content()  # type: ignore[attr-defined]
     assert FAKE_KEY not in page.url  # type: ignore[attr-defined]
-
-
-def shot(page: object, name: str) -> Path:
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    path = SHOTS / f"{name}.png"
-    size = page.viewport_size  # type: ignore[attr-defined]
-    height = page.evaluate(  # type: ignore[attr-defined]
-        "() => Math.max(...[...document.querySelectorAll('[data-testid=\"stMain\"], section, body')]"
-        ".map(e => e.scrollHeight))"
-    )
-    page.set_viewport_size({"width": size["width"], "height": min(int(height) + 40, 8000)})  # type: ignore[attr-defined]
-    page.wait_for_timeout(600)  # type: ignore[attr-defined]
-    page.screenshot(path=str(path), full_page=True)  # type: ignore[attr-defined]
-    page.set_viewport_size(size)  # type: ignore[attr-defined]
-    return path
 
 
 def set_rounds(page: object, rounds: int) -> None:
@@ -183,7 +100,7 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
     page.get_by_role("link", name="Re-run").first.click()  # type: ignore[attr-defined]
     settle(page, "Re-run")
     assert_clean(page)
-    text = body(page)
+    text = body_text(page)
     assert "built-in simulator serves" in text
     assert key_fingerprint(FAKE_KEY) in text  # the fingerprint, never the key
     shot(page, "rerun-ready")
@@ -193,7 +110,7 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
     page.get_by_text("Before and after", exact=True).wait_for()  # type: ignore[attr-defined]
     settle(page, "Re-run")
     assert_clean(page)
-    text = body(page)
+    text = body_text(page)
     assert "route was the likely cause" in text and "Became consistent" in text
 
     [new] = reruns(runs_dir)
@@ -207,22 +124,17 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
     page.get_by_role("link", name="Compare the two logs side by side →").click()  # type: ignore[attr-defined]
     settle(page, "Compare")
     assert_clean(page)
-    assert "re-run of A: baseline" in body(page)
+    assert "re-run of A: baseline" in body_text(page)
     shot(page, "rerun-compare")
 
 
-def test_rerun_result_in_the_dark_theme(server: str, browser: object) -> None:
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, color_scheme="dark")  # type: ignore[attr-defined]
-    pg = context.new_page()
-    pg.set_default_timeout(TIMEOUT_MS)
-    try:
-        pg.goto(f"{server}/rerun?log={PARENT}")
-        settle(pg, "Re-run")
-        assert_clean(pg)
-        pg.get_by_text("Before and after", exact=True).wait_for()  # found again by a new session
-        shot(pg, "rerun-dark")
-    finally:
-        context.close()
+def test_rerun_result_in_the_dark_theme(server: str, dark_page: object) -> None:
+    dark_page.goto(f"{server}/rerun?log={PARENT}")  # type: ignore[attr-defined]
+    settle(dark_page, "Re-run")
+    assert_clean(dark_page)
+    # found again by a new session
+    dark_page.get_by_text("Before and after", exact=True).wait_for()  # type: ignore[attr-defined]
+    shot(dark_page, "rerun-dark")
 
 
 def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: object, runs_dir: Path) -> None:
@@ -237,7 +149,7 @@ def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: objec
     field = page.get_by_label("Base URL", exact=True)  # type: ignore[attr-defined]
     field.press_sequentially("https://platform.openai.com/?utm_source=docs", delay=10)
     page.get_by_text("Suggested base URL: https://api.openai.com/v1").wait_for()  # type: ignore[attr-defined]
-    assert "Calls https://platform.openai.com/" in body(page)  # linted while typing, no Enter pressed
+    assert "Calls https://platform.openai.com/" in body_text(page)  # linted while typing, no Enter pressed
     shot(page, "rerun-live-lint")
     field.fill("")
     field.press("Enter")
@@ -255,7 +167,7 @@ def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: objec
     page.get_by_role("button", name="Resume").wait_for()  # type: ignore[attr-defined]
     settle(page, "Re-run")
     assert_clean(page)
-    assert "journal" in body(page)
+    assert "journal" in body_text(page)
     shot(page, "rerun-cancelled")
     assert not [p for p in reruns(runs_dir) if p.name.startswith("B_one_key")]
     assert SESSION_KEY not in page.content() and SESSION_KEY not in page.url  # type: ignore[attr-defined]
@@ -267,7 +179,7 @@ def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: objec
 def test_new_run_click_through(server: str, page: object, runs_dir: Path) -> None:
     page.goto(f"{server}/new-run?log=C_pinned.altk_runs.json")  # type: ignore[attr-defined]
     settle(page, "New run")
-    assert "30 tasks from tasks.json" in body(page)
+    assert "30 tasks from tasks.json" in body_text(page)
     set_rounds(page, 2)
     label = page.get_by_label("Label of the new log", exact=True)  # type: ignore[attr-defined]
     label.fill("E: from the browser")

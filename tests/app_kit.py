@@ -1,0 +1,71 @@
+"""Helpers for the tests that drive a run-starting view (Re-run, New run) through the whole app with
+AppTest.from_file against the embedded simulator: a temporary runs folder copied from sample_runs/,
+opening a view, waiting on the page, and its checks.
+
+Plain functions, not conftest fixtures: they belong to the dashboard's run views, not to the whole
+suite (tests/conftest.py keeps only the suite-wide `offline_env`). pytest puts tests/ on sys.path,
+so a test module does `import app_kit`.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analyzer.loader import list_logs
+from app import data
+
+ROOT = Path(__file__).resolve().parents[1]
+MAIN = ROOT / "app" / "main.py"
+SAMPLES = ROOT / "sample_runs"
+
+
+def sample_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, logs_only: bool = False) -> Path:
+    """A temporary copy of sample_runs/ set as the runs folder (the repo's copy is never written):
+    the whole folder, or with `logs_only` just its logs. Returns the resolved folder."""
+    folder = tmp_path / "runs"
+    if logs_only:
+        folder.mkdir()
+        for path in list_logs(SAMPLES):
+            shutil.copy(path, folder / path.name)
+    else:
+        shutil.copytree(SAMPLES, folder)
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(folder))
+    return folder.resolve()
+
+
+def open_view(script: str, log: str, title: str) -> AppTest:
+    """The app opened on `log`, switched to the page `script` (views/...py), clean and titled `title`."""
+    at = AppTest.from_file(str(MAIN), default_timeout=60)
+    at.query_params.update({"log": [log]})
+    at.run()
+    at.switch_page(script).run()
+    assert_clean(at)
+    assert [t.value for t in at.title] == [title]
+    return at
+
+
+def assert_clean(at: AppTest) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def plain(text: str) -> str:
+    """Page text without the markdown escapes the app adds to text from files."""
+    return text.replace("\\", "")
+
+
+def wait_for(at: AppTest, ready: Callable[[AppTest], bool], timeout: float = 90.0) -> AppTest:
+    """Rerun the page (as the progress fragment would) until `ready(at)`, each run clean."""
+    deadline = time.monotonic() + timeout
+    while True:
+        at.run()
+        assert_clean(at)
+        if ready(at):
+            return at
+        assert time.monotonic() < deadline, "the page never got there"
+        time.sleep(0.3)
