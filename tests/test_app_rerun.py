@@ -14,6 +14,7 @@ from urllib.parse import urlencode
 import app_kit
 import pytest
 from app_kit import MAIN, assert_clean, plain, wait_for
+from fake_keys import FAKE_KEY
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
@@ -24,7 +25,6 @@ from app import data, run_panel
 
 PARENT = "A_baseline.altk_runs.json"
 FORMAT1 = "format1_plain_script.json"
-FAKE_KEY = "sk-test-DO-NOT-LEAK-1234567890abcdef"
 
 
 @pytest.fixture()

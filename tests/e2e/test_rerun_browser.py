@@ -26,14 +26,13 @@ from browser_kit import (
     streamlit_server,
     wait_rendered,
 )
+from fake_keys import FAKE_KEY, SESSION_KEY
 
 from analyzer.loader import list_logs, load_path
 from analyzer.route import key_fingerprint
 
 SAMPLES = ROOT / "sample_runs"
 PARENT = "A_baseline.altk_runs.json"
-FAKE_KEY = "sk-test-DO-NOT-LEAK-1234567890abcdef"
-SESSION_KEY = "sk-test-SESSION-ONLY-0987654321fedcba"
 
 pytestmark = browser_marks()
 
