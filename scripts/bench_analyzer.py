@@ -39,7 +39,9 @@ t1 = time.perf_counter()
 analysis = analyze(loaded.log, sys.argv[2])
 analysis.report()
 t2 = time.perf_counter()
-print(json.dumps({"load": t1 - t0, "analyze": t2 - t1, "seconds": t2 - t0,
+analyze(loaded.log, sys.argv[2]).report()  # again, warm: what a long-running dashboard pays
+t3 = time.perf_counter()
+print(json.dumps({"load": t1 - t0, "analyze": t2 - t1, "seconds": t2 - t0, "warm": t3 - t2,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
@@ -144,7 +146,7 @@ def main() -> None:
     )
     header = (
         f"{'results':>8} {'file MB':>8} {'json.load s':>12} {'load s':>8} {'analyze s':>10} "
-        f"{'total s':>8} {'ratio':>6} {'json RSS MB':>12} {'our RSS MB':>11}"
+        f"{'total s':>8} {'ratio':>6} {'warm analyze s':>15} {'json RSS MB':>12} {'our RSS MB':>11}"
     )
     print(f"answer key: {args.key}; best of {args.repeat}")
     print(header)
@@ -157,7 +159,8 @@ def main() -> None:
             print(
                 f"{tasks * args.rounds:>8} {path.stat().st_size / 2**20:>8.1f} {bare['seconds']:>12.3f} "
                 f"{full['load']:>8.3f} {full['analyze']:>10.3f} {full['seconds']:>8.3f} "
-                f"{full['seconds'] / bare['seconds']:>5.1f}x {bare['rss_mb']:>12.0f} {full['rss_mb']:>11.0f}"
+                f"{full['seconds'] / bare['seconds']:>5.1f}x {full['warm']:>15.3f} "
+                f"{bare['rss_mb']:>12.0f} {full['rss_mb']:>11.0f}"
             )
     print("targets: ratio <= 3x at 10k results; 100k results < 10 s and < 1024 MB")
 
