@@ -22,6 +22,19 @@ from analyzer.model import RunLog
 STRING = pd.StringDtype()
 """Text columns: pandas' nullable string dtype, `<NA>` for missing."""
 
+ROUTE_FIELDS: tuple[str, ...] = (
+    "base_url",
+    "key_fingerprint",
+    "model",
+    "temperature",
+    "top_p",
+    "seed",
+    "max_tokens",
+    "timeout_s",
+    "max_retries",
+)
+"""Route fields that make up a result's route tuple (what was actually sent)."""
+
 RESULT_COLUMNS: tuple[str, ...] = (
     "task_id",
     "round",
@@ -39,15 +52,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "latency_ms",
     "n_attempts",
     "retried",
-    "base_url",
-    "key_fingerprint",
-    "model",
-    "temperature",
-    "top_p",
-    "seed",
-    "max_tokens",
-    "timeout_s",
-    "max_retries",
+    *ROUTE_FIELDS,
     "served_model",
     "system_fingerprint",
     "finish_reason",
@@ -73,18 +78,6 @@ ATTEMPT_COLUMNS: tuple[str, ...] = (
 )
 """Columns of `attempts_frame`, in order."""
 
-ROUTE_FIELDS: tuple[str, ...] = (
-    "base_url",
-    "key_fingerprint",
-    "model",
-    "temperature",
-    "top_p",
-    "seed",
-    "max_tokens",
-    "timeout_s",
-    "max_retries",
-)
-"""Route fields that make up a result's route tuple (what was actually sent)."""
 
 _ROUTE_ATTRS = ROUTE_FIELDS
 

@@ -28,17 +28,11 @@ def _default_sigint() -> None:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
-def _result_lines(path: Path) -> int:
-    if not path.exists():
-        return 0
-    return path.read_bytes().count(b'"type": "result"')
-
-
-def test_sigkill_then_resume_gives_every_result_exactly_once(tmp_path: Path) -> None:
+def _slow_run(tmp_path: Path, out: Path, *extra: str) -> list[str]:
+    """The `rerunlens run` command for the three sample tasks on a slow simulator."""
     scenario = tmp_path / "slow.json"
     scenario.write_text(json.dumps({"latency_ms": [40, 60]}))
-    out = tmp_path / "killed.altk_runs.json"
-    cmd = [
+    return [
         sys.executable,
         "-m",
         "analyzer.cli",
@@ -49,12 +43,22 @@ def test_sigkill_then_resume_gives_every_result_exactly_once(tmp_path: Path) -> 
         str(out),
         "--repeat",
         str(ROUNDS),
-        "--concurrency",
-        "2",
         "--scenario",
         str(scenario),
+        *extra,
         "--quiet",
     ]
+
+
+def _result_lines(path: Path) -> int:
+    if not path.exists():
+        return 0
+    return path.read_bytes().count(b'"type": "result"')
+
+
+def test_sigkill_then_resume_gives_every_result_exactly_once(tmp_path: Path) -> None:
+    out = tmp_path / "killed.altk_runs.json"
+    cmd = _slow_run(tmp_path, out, "--concurrency", "2")
     env = _offline_env()
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     journal = journal_path(out)
@@ -82,24 +86,8 @@ def test_sigkill_then_resume_gives_every_result_exactly_once(tmp_path: Path) -> 
 
 
 def test_ctrl_c_leaves_a_resumable_journal_and_says_how_to_resume(tmp_path: Path) -> None:
-    scenario = tmp_path / "slow.json"
-    scenario.write_text(json.dumps({"latency_ms": [40, 60]}))
     out = tmp_path / "interrupted.altk_runs.json"
-    cmd = [
-        sys.executable,
-        "-m",
-        "analyzer.cli",
-        "run",
-        "--tasks",
-        str(TASKS),
-        "--out",
-        str(out),
-        "--repeat",
-        str(ROUNDS),
-        "--scenario",
-        str(scenario),
-        "--quiet",
-    ]
+    cmd = _slow_run(tmp_path, out)
     env = _offline_env()
     proc = subprocess.Popen(
         cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint
