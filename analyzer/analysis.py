@@ -23,7 +23,7 @@ from analyzer.metrics.consistency import (
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
-from analyzer.metrics.route import RouteFigures, route_figures, route_table, route_usage, task_drift
+from analyzer.metrics.route_drift import RouteFigures, route_figures, route_table, route_usage, task_drift
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
 from analyzer.model import RunLog
@@ -181,7 +181,7 @@ def _headline(
     exact_gap: float | None,
 ) -> Headline:
     """Gather the headline figures; `exact_gap` is None when `key` is already `exact`."""
-    from analyzer.checks import structural_warnings  # the lead's module; imported late on purpose
+    from analyzer.log_warnings import structural_warnings  # the lead's module; imported late on purpose
 
     outcome = outcome_figures(results)
     rate = consistency_rate(tasks)

@@ -18,17 +18,14 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Sequence
-from typing import Literal
 
 import numpy as np
 import pandas as pd
 from rapidfuzz import fuzz, process
 
-AnswerKey = Literal["exact", "normalized", "fuzzy"]
-"""How answers are compared when grouped into clusters."""
+from analyzer.answer_keys import ANSWER_KEYS, AnswerKey
 
-ANSWER_KEYS: tuple[AnswerKey, ...] = ("exact", "normalized", "fuzzy")
-"""Every answer key, in order of leniency."""
+__all__ = ["ANSWER_KEYS", "AnswerKey", "answer_keys", "exact_key", "fuzzy_representatives", "normalized_key"]
 
 DEFAULT_FUZZY_THRESHOLD = 90.0
 """Default rapidfuzz ratio (0..100) at or above which two normalized answers are joined."""

@@ -11,9 +11,8 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from analyzer.answer_keys import ANSWER_KEYS
 from analyzer.errors import RerunLensError
-
-ANSWER_KEYS = ("exact", "normalized", "fuzzy")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -32,9 +32,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import RerunLensError, RouteError
-from analyzer.lint import has_redaction
 from analyzer.model import TaskSpec
-from analyzer.route import RouteProfile, key_fingerprint, resolve_keys
+from analyzer.route_profile import RouteProfile, key_fingerprint, resolve_keys
+from analyzer.url_lint import has_redaction
 
 JobKind = Literal["run", "rerun"]
 JobState = Literal["running", "done", "cancelled", "failed", "interrupted"]

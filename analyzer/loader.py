@@ -16,8 +16,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from analyzer.atomic import write_text_atomic
-from analyzer.checks import structural_warnings
 from analyzer.errors import LogError
+from analyzer.log_warnings import structural_warnings
 from analyzer.model import RunLog
 
 MAX_LOG_BYTES = 256 * 1024 * 1024

@@ -25,6 +25,7 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.analysis import Analysis, analyze
+from analyzer.answer_keys import ANSWER_KEYS
 from analyzer.errors import RerunLensError
 from analyzer.loader import MAX_LOG_BYTES, LoadedLog, list_logs, load_bytes, load_path
 from analyzer.model import RunLog
@@ -32,7 +33,6 @@ from analyzer.model import RunLog
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_RUNS_DIR = ROOT / "sample_runs"
 RUNS_DIR_ENV = "RERUNLENS_RUNS_DIR"
-ANSWER_KEYS: tuple[str, ...] = ("exact", "normalized", "fuzzy")
 KEY_HELP = (
     "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
     "white space and trailing punctuation ignored), fuzzy (normalized answers that are nearly equal)."

@@ -21,11 +21,11 @@ import streamlit as st
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import RerunLensError
 from analyzer.jobs import JobManager, JobStatus, get_manager
-from analyzer.lint import lint_base_url, redact_url
 from analyzer.loader import list_logs, load_path
 from analyzer.model import TaskSpec
-from analyzer.route import RouteProfile, build_profile, key_fingerprint, key_problem, resolve_keys
+from analyzer.route_profile import RouteProfile, build_profile, key_fingerprint, key_problem, resolve_keys
 from analyzer.taskfile import load_tasks, load_tasks_bytes
+from analyzer.url_lint import lint_base_url, redact_url
 from app import data
 
 ROUTE = "route."

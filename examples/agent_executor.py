@@ -9,7 +9,7 @@ RerunLens calls `run_task(task, client, route)` once per task and round:
 - `client` an `openai.OpenAI` client pinned to the route: its base URL, key, timeout and retry budget
   are fixed, and every HTTP attempt it makes (retries and timeouts included) is recorded in the log.
   Make all model calls through it; do not build your own client;
-- `route`  the `analyzer.route.RouteProfile` (model, temperature, top_p, seed, max_tokens, ...).
+- `route`  the `analyzer.route_profile.RouteProfile` (model, temperature, top_p, seed, max_tokens, ...).
 
 Return an `ExecutorResult` (or a dict with the same fields, or just the answer string). Usage should
 be summed over every call the agent made. A raised exception becomes an error result; the run goes on.
@@ -25,7 +25,7 @@ from typing import Any
 import openai
 
 from analyzer.model import TaskSpec
-from analyzer.route import RouteProfile
+from analyzer.route_profile import RouteProfile
 from analyzer.runner import ExecutorResult
 
 TOOLS = ("search_app", "open_screen", "read_field")

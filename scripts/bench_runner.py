@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from analyzer.model import TaskSpec  # noqa: E402
-from analyzer.route import RouteProfile  # noqa: E402
+from analyzer.route_profile import RouteProfile  # noqa: E402
 from analyzer.runner import Progress, run_tasks  # noqa: E402
 from analyzer.simulator import Scenario  # noqa: E402
 

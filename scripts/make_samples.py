@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analyzer.route import RouteProfile  # noqa: E402
+from analyzer.route_profile import RouteProfile  # noqa: E402
 from analyzer.runner import run_tasks  # noqa: E402
 from analyzer.simulator.app_tasks import SAMPLE_KEYS, app_scenario, app_task_specs  # noqa: E402
 

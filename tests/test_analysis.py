@@ -207,7 +207,7 @@ def test_the_shipped_format1_sample() -> None:
 
 
 def test_frame_helpers_never_change_their_input(analysis: Analysis) -> None:
-    from analyzer.metrics import consistency, flags, outcome, retries, route, tokens
+    from analyzer.metrics import consistency, flags, outcome, retries, route_drift, tokens
 
     results = analysis.results
     tasks = analysis.tasks
@@ -221,8 +221,8 @@ def test_frame_helpers_never_change_their_input(analysis: Analysis) -> None:
     tokens.round_tokens(results)
     tokens.token_outliers(results)
     retries.task_retries(results)
-    usage = route.route_usage(results, analysis.attempts)
-    route.task_drift(results, usage)
+    usage = route_drift.route_usage(results, analysis.attempts)
+    route_drift.task_drift(results, usage)
     flags.flag_tasks(tasks)
     pd.testing.assert_frame_equal(results, before_results)
     pd.testing.assert_frame_equal(tasks, before_tasks)

@@ -15,7 +15,7 @@ from fake_keys import FAKE_KEY
 from analyzer.errors import RouteError
 from analyzer.jobs import JobManager, get_manager
 from analyzer.loader import load_path
-from analyzer.route import RouteProfile, key_fingerprint
+from analyzer.route_profile import RouteProfile, key_fingerprint
 from analyzer.simulator.app_tasks import app_scenario
 from analyzer.taskfile import load_tasks
 

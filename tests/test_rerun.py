@@ -10,7 +10,7 @@ import pytest
 from analyzer.cli import main
 from analyzer.errors import RerunLensError
 from analyzer.loader import load_path
-from analyzer.route import RouteProfile
+from analyzer.route_profile import RouteProfile
 from analyzer.runner import default_rerun_path, rerun, select_tasks
 
 SAMPLE_A = Path("sample_runs/A_baseline.altk_runs.json")

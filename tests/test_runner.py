@@ -14,7 +14,7 @@ from fake_keys import FAKE_KEY
 from analyzer.errors import RerunLensError
 from analyzer.loader import load_path
 from analyzer.model import TaskSpec
-from analyzer.route import RouteProfile, key_fingerprint
+from analyzer.route_profile import RouteProfile, key_fingerprint
 from analyzer.runner import Progress, journal_path, run_tasks
 from analyzer.runner.journal import read_journal
 from analyzer.simulator import Faults, Scenario, ScriptRule, Simulator

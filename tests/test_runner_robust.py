@@ -13,7 +13,7 @@ from analyzer.cli import main
 from analyzer.errors import RerunLensError, RouteError
 from analyzer.loader import load_path
 from analyzer.model import TaskSpec
-from analyzer.route import RouteProfile
+from analyzer.route_profile import RouteProfile
 from analyzer.runner import journal_path, run_tasks
 from analyzer.runner.journal import read_journal
 from analyzer.runner.scrub import scrub
@@ -322,7 +322,7 @@ def test_a_truncated_last_line_is_skipped_and_redone(tmp_path: Path, tasks: list
 def test_resume_with_another_key_is_refused_by_fingerprint(
     tmp_path: Path, tasks: list[TaskSpec], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from analyzer.route import key_fingerprint
+    from analyzer.route_profile import key_fingerprint
 
     monkeypatch.setenv("OPENAI_API_KEY", "first-key-0123456789")
     out = _journal(tmp_path, tasks)

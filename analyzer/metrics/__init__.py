@@ -4,7 +4,7 @@
 - `outcome`: Mean@n, Pass^k, Pass@k and the outcome gap, where results are graded.
 - `tokens`: totals, per task and per round statistics, outliers, tokens of retried results.
 - `retries`: attempts by outcome and status code, retries per result, Retry-After.
-- `route`: distinct route tuples, the pinned verdict, per-task drift, the inconsistent split.
+- `route_drift`: distinct route tuples, the pinned verdict, per-task drift, the inconsistent split.
 - `flags`: tasks flagged for a re-run, with reasons.
 - `summary_check`: the stored summary recomputed, disagreements with both numbers.
 - `grouping`: integer task codes shared by the per-task functions.

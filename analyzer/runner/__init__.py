@@ -9,16 +9,16 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from analyzer.runner.check import Diagnosis, check_route
     from analyzer.runner.executors import ExecutorResult, default_executor, load_executor
     from analyzer.runner.journal import journal_path
     from analyzer.runner.pinned_rerun import RerunReport, default_rerun_path, rerun, select_tasks
+    from analyzer.runner.preflight import Diagnosis, check_route
     from analyzer.runner.progress import Progress, TerminalProgress
     from analyzer.runner.run import RunOutcome, grade, run_tasks
 
 _WHERE = {
-    "Diagnosis": "check",
-    "check_route": "check",
+    "Diagnosis": "preflight",
+    "check_route": "preflight",
     "ExecutorResult": "executors",
     "default_executor": "executors",
     "load_executor": "executors",

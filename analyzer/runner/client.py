@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from analyzer.lint import is_loopback, redact_url
-from analyzer.route import RouteProfile
+from analyzer.route_profile import RouteProfile
 from analyzer.runner.transport import SDK_PLACEHOLDER_KEY, KeyRing, RecordingTransport
+from analyzer.url_lint import is_loopback, redact_url
 
 
 @functools.cache

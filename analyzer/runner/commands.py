@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.cli import add_answer_key_option, add_command
-from analyzer.lint import redact_url
-from analyzer.route import RouteProfile, build_profile
+from analyzer.route_profile import RouteProfile, build_profile
+from analyzer.url_lint import redact_url
 
 PROFILE_FLAGS: list[tuple[str, str, type, str]] = [
     (
@@ -298,7 +298,7 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
-    from analyzer.runner.check import check_route
+    from analyzer.runner.preflight import check_route
 
     diagnosis = check_route(_profile(args), scenario=_scenario(args))
     if args.json:

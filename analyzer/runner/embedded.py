@@ -9,10 +9,10 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from analyzer.errors import RouteError
-from analyzer.lint import is_loopback, redact_url, require_valid_url
-from analyzer.route import SIMULATOR_KEY, RouteProfile, check_keys_clean, key_problem, resolve_keys
+from analyzer.route_profile import SIMULATOR_KEY, RouteProfile, check_keys_clean, key_problem, resolve_keys
 from analyzer.runner.transport import KeyRing
 from analyzer.simulator import Scenario, Simulator
+from analyzer.url_lint import is_loopback, redact_url, require_valid_url
 
 
 @dataclass(frozen=True)

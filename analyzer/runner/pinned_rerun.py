@@ -14,7 +14,7 @@ import pandas as pd
 from analyzer.answers import AnswerKey
 from analyzer.errors import RerunLensError
 from analyzer.model import RunLog, TaskSpec
-from analyzer.route import RouteProfile
+from analyzer.route_profile import RouteProfile
 from analyzer.runner.executors import Executor
 from analyzer.runner.run import ProgressCallback, RunOutcome, run_tasks
 from analyzer.simulator import Scenario
@@ -149,7 +149,7 @@ def route_differences(parent: dict[str, Any], profile: RouteProfile) -> list[str
 
 def describe_route(profile: RouteProfile) -> str:
     """The re-run's route in one line."""
-    from analyzer.lint import redact_url
+    from analyzer.url_lint import redact_url
 
     where = redact_url(profile.base_url) if profile.base_url else "the built-in simulator"
     return (

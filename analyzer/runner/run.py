@@ -23,10 +23,9 @@ from pydantic import ValidationError
 
 from analyzer.answers import normalized_key
 from analyzer.errors import RerunLensError, RouteError
-from analyzer.lint import has_redaction
 from analyzer.loader import save_log
 from analyzer.model import FORMAT_V2, Result, ResultError, Route, RunLog, Summary, TaskSpec
-from analyzer.route import RouteProfile, check_keys_clean, flag_name, resolve_keys
+from analyzer.route_profile import RouteProfile, check_keys_clean, flag_name, resolve_keys
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import Served, key_ring, serving
 from analyzer.runner.executors import Executor, ExecutorResult, coerce_result, load_executor
@@ -35,6 +34,7 @@ from analyzer.runner.progress import Progress
 from analyzer.runner.scrub import one_line, scrub
 from analyzer.runner.transport import AttemptRecorder, KeyRing, now_utc, recording
 from analyzer.simulator import Scenario
+from analyzer.url_lint import has_redaction
 
 ProgressCallback = Callable[[Progress], None]
 

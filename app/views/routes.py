@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analyzer.lint import lint_base_url
+from analyzer.url_lint import lint_base_url
 from app import data, fmt
 
 SPLIT_COLUMNS = {

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from analyzer.cli import main
-from analyzer.route import RouteProfile, key_fingerprint
-from analyzer.runner.check import check_route
+from analyzer.route_profile import RouteProfile, key_fingerprint
+from analyzer.runner.preflight import check_route
 from analyzer.simulator import Faults, KeyConfig, Scenario, ScriptRule, Simulator
 
 GOOD = "good-key-7f3a9c"

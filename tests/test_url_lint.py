@@ -6,7 +6,7 @@ import openai
 import pytest
 from fake_keys import FAKE_KEY
 
-from analyzer.lint import chat_url, lint_base_url
+from analyzer.url_lint import chat_url, lint_base_url
 
 
 def codes(url: str) -> list[str]:
@@ -65,7 +65,7 @@ def test_call_url_is_what_the_sdk_calls(url: str) -> None:
 
 
 def test_redact_url_hides_secrets_in_query_and_userinfo() -> None:
-    from analyzer.lint import redact_url
+    from analyzer.url_lint import redact_url
 
     assert redact_url("https://api.openai.com/v1") == "https://api.openai.com/v1"
     shown = redact_url("https://proxy.example.com/v1?key=sk-abc123456&utm_source=x")
@@ -93,7 +93,7 @@ def test_scrub_removes_keys_from_provider_messages() -> None:
     ],
 )
 def test_redact_url_is_idempotent_and_stays_parseable(url: str) -> None:
-    from analyzer.lint import redact_url, url_problem
+    from analyzer.url_lint import redact_url, url_problem
 
     once = redact_url(url)
     assert redact_url(once) == once
@@ -105,7 +105,7 @@ def test_redact_url_is_idempotent_and_stays_parseable(url: str) -> None:
 @pytest.mark.parametrize("url", ["http://[::1:9/v1", "http://127.0.0.1:port/v1", "https://[zz]/v1"])
 def test_an_unparseable_url_is_a_finding_not_a_traceback(url: str) -> None:
     from analyzer.errors import RouteError
-    from analyzer.lint import require_valid_url
+    from analyzer.url_lint import require_valid_url
 
     report = lint_base_url(url)
     assert report.has_errors and report.findings[0].code == "invalid_url"

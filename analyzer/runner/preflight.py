@@ -11,9 +11,8 @@ from urllib.parse import urlsplit
 
 import openai
 
-from analyzer.lint import Finding, chat_url, lint_base_url, redact_url, url_problem
 from analyzer.model import Attempt
-from analyzer.route import (
+from analyzer.route_profile import (
     SIMULATOR_KEY,
     RouteProfile,
     dirty_key_message,
@@ -27,6 +26,7 @@ from analyzer.runner.embedded import serving
 from analyzer.runner.scrub import one_line, scrub
 from analyzer.runner.transport import KeyRing, recording
 from analyzer.simulator import Scenario
+from analyzer.url_lint import Finding, chat_url, lint_base_url, redact_url, url_problem
 
 DiagnosisKind = Literal[
     "ok",

@@ -8,7 +8,7 @@ import pytest
 from fake_keys import FAKE_KEY
 
 from analyzer.errors import RouteError
-from analyzer.route import RouteProfile, build_profile, key_fingerprint, key_problem, resolve_keys
+from analyzer.route_profile import RouteProfile, build_profile, key_fingerprint, key_problem, resolve_keys
 
 
 def test_defaults_are_reproducibility_first() -> None:

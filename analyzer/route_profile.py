@@ -86,7 +86,7 @@ class RouteProfile(BaseModel):
 
     def public_dump(self) -> dict[str, Any]:
         """The profile as JSON-ready data with secrets in the base URL (query values, passwords) redacted."""
-        from analyzer.lint import redact_url
+        from analyzer.url_lint import redact_url
 
         data = self.model_dump(mode="json")
         if data.get("base_url"):
@@ -104,7 +104,7 @@ class RouteProfile(BaseModel):
         if len(fps) > 1:
             extra["key_fingerprints"] = fps
             extra["key_rotation"] = self.key_envs()
-        from analyzer.lint import redact_url
+        from analyzer.url_lint import redact_url
 
         url = base_url if base_url is not None else self.base_url
         return Route(
