@@ -13,9 +13,6 @@ labels), namespaced `src.*`; the first three are mirrored into the URL query (`l
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,12 +25,12 @@ from analyzer.analysis import Analysis, analyze
 from analyzer.answer_keys import ANSWER_KEYS
 from analyzer.before_after import compare_files
 from analyzer.errors import RerunLensError
-from analyzer.loader import MAX_LOG_BYTES, LoadedLog, list_logs, load_bytes, load_path
+from analyzer.loader import MAX_LOG_BYTES, LoadedLog, load_bytes, load_path
 from analyzer.model import RunLog
+from app import log_folders
+from app.log_folders import RUNS_DIR_ENV, runs_dir
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_RUNS_DIR = ROOT / "sample_runs"
-RUNS_DIR_ENV = "RERUNLENS_RUNS_DIR"
+ROOT = log_folders.ROOT
 KEY_HELP = (
     "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
     "white space and trailing punctuation ignored), fuzzy (normalized answers that are nearly equal)."
@@ -45,6 +42,8 @@ UPLOADS = "src.uploads"
 KEY = "src.answer_key"
 FOCUS = "src.focus"
 LABEL = "src.label."  # + source: a label the user typed for that group
+SEEN_UPLOADS = "src.seen_uploads"  # upload file ids already opened once
+UPLOAD_SUFFIX = " (upload)"  # an uploaded log's source: "<file name> (upload)"
 
 
 @dataclass(frozen=True)
@@ -75,20 +74,10 @@ class Selection:
     focus: Group | None = None
 
 
-def runs_dir(argv: list[str] | None = None) -> Path:
-    """The runs folder: `-- --runs-dir DIR`, else $RERUNLENS_RUNS_DIR, else `sample_runs/`."""
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    parser.add_argument("--runs-dir")
-    args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    chosen = args.runs_dir or os.environ.get(RUNS_DIR_ENV) or str(DEFAULT_RUNS_DIR)
-    return Path(chosen).expanduser().resolve()
-
-
 @st.cache_data(show_spinner=False, max_entries=64, ttl=5)
 def folder_logs(folder: str) -> list[str]:
-    """Log files in the runs folder, as paths relative to it (re-listed every few seconds)."""
-    root = Path(folder)
-    return [p.relative_to(root).as_posix() for p in list_logs(root)]
+    """Logs in the runs folder (relative paths), then the samples (re-listed every few seconds)."""
+    return log_folders.log_names(Path(folder))
 
 
 @st.cache_resource(show_spinner="Reading log…", max_entries=16)
@@ -153,7 +142,7 @@ def current() -> Selection:
     key = st.session_state.get(KEY) or "exact"
     opened: list[Group | Problem] = []
     for rel in st.session_state.get(LOGS) or []:
-        path = folder / rel
+        path = log_folders.log_path(folder, rel)
         try:
             stat = path.stat()
         except OSError:
@@ -164,7 +153,7 @@ def current() -> Selection:
     for upload in st.session_state.get(UPLOADS) or []:
         name = upload.name
         loaded = _read_upload(upload.file_id, name, upload.getvalue())
-        opened.append(_open(f"upload:{upload.file_id}", f"{name} (upload)", loaded, key))
+        opened.append(_open(f"upload:{upload.file_id}", name + UPLOAD_SUFFIX, loaded, key))
 
     groups: list[Group] = []
     taken: set[str] = set()
@@ -264,17 +253,25 @@ def sidebar() -> Selection:
     with st.sidebar:
         st.subheader("Run logs")
         seed_from_url(
-            LOGS, "log", available[:6], lambda raw: [r for r in raw if r in available] or available[:1]
+            LOGS,
+            "log",
+            log_folders.default_pick(available),
+            lambda raw: [r for r in raw if r in available] or available[:1],
         )
         st.session_state[LOGS] = [r for r in st.session_state[LOGS] if r in available]
         st.multiselect(
-            "From the runs folder",
+            "Your runs and the samples",
             available,
             key=LOGS,
-            placeholder="No log picked" if available else "No logs in this folder",
-            help=f"Runs folder: {folder} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}).",
+            placeholder="No log picked" if available else "No logs yet",
+            help=f"Your runs folder: {folder} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}); "
+            "the shipped examples are listed as sample_runs/… and are never written.",
         )
-        st.caption(f"Folder: `{_code(str(folder))}`")
+        st.caption(
+            f"Your runs: `{_code(str(folder))}`"
+            + ("" if folder.is_dir() else " (created on the first save)")
+            + " · re-runs, new runs and copied uploads are saved there; `sample_runs/` are read-only."
+        )
         st.file_uploader(
             "Upload logs",
             type=["json"],
@@ -289,6 +286,7 @@ def sidebar() -> Selection:
         st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
         mirror_to_url("key", st.session_state[KEY])
 
+        fresh = _new_upload()
         selection = current()
         if selection.groups:
             with st.expander("Group labels"):
@@ -301,13 +299,31 @@ def sidebar() -> Selection:
             seed_from_url(FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0])
             if st.session_state[FOCUS] not in labels:
                 st.session_state[FOCUS] = labels[0]
-            st.selectbox("Log shown in single-log views", labels, key=FOCUS)
+            uploaded = {g.label for g in selection.groups if g.source.endswith(UPLOAD_SUFFIX)}
+            fresh_label = next((g.label for g in selection.groups if g.source == fresh), None)
+            if fresh_label:  # a new upload opens at once
+                st.session_state[FOCUS] = fresh_label
+            st.selectbox(
+                "Log shown in single-log views",
+                labels,
+                key=FOCUS,
+                format_func=lambda label: f"{label} · uploaded" if label in uploaded else label,
+            )
             mirror_to_url("focus", st.session_state[FOCUS])
             selection = current()
         else:
             mirror_to_url("focus", None)
     show_problems(selection)
     return selection
+
+
+def _new_upload() -> str | None:
+    """The source of the newest upload not seen before (to focus it), else None."""
+    uploads = st.session_state.get(UPLOADS) or []
+    seen = set(st.session_state.get(SEEN_UPLOADS) or [])
+    fresh = [u for u in uploads if u.file_id not in seen]
+    st.session_state[SEEN_UPLOADS] = [u.file_id for u in uploads]
+    return fresh[-1].name + UPLOAD_SUFFIX if fresh else None
 
 
 def show_problems(selection: Selection) -> None:

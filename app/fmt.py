@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from analyzer.export import flagged_task_json, tasks_csv
-from app import data
+from app import data, log_folders
 
 NONE = "—"
 
@@ -51,7 +51,11 @@ def file_stem(label: str) -> str:
 
 def group_caption(group: data.Group, key: str) -> None:
     """Which log the view shows and under which answer key (log text escaped, never markup)."""
-    st.caption(f"Log **{data.escape(group.label)}** · {data.escape(group.source)} · answer key **{key}**")
+    if group.source.endswith(data.UPLOAD_SUFFIX):
+        where = f"uploaded file {data.escape(group.source.removesuffix(data.UPLOAD_SUFFIX))}, not saved"
+    else:
+        where = f"{data.escape(group.source)} ({log_folders.where(group.source)})"
+    st.caption(f"Showing log **{data.escape(group.label)}** · {where} · answer key **{key}**")
 
 
 def page_link(page: str, label: str, query_params: dict[str, str] | None = None) -> None:
