@@ -300,7 +300,7 @@ def sidebar() -> Selection:
             if st.session_state[FOCUS] not in labels:
                 st.session_state[FOCUS] = labels[0]
             uploaded = {g.label for g in selection.groups if g.source.endswith(UPLOAD_SUFFIX)}
-            fresh_label = next((g.label for g in selection.groups if g.source == fresh), None)
+            fresh_label = next((g.label for g in reversed(selection.groups) if g.source in fresh), None)
             if fresh_label:  # a new upload opens at once
                 st.session_state[FOCUS] = fresh_label
             st.selectbox(
@@ -317,13 +317,13 @@ def sidebar() -> Selection:
     return selection
 
 
-def _new_upload() -> str | None:
-    """The source of the newest upload not seen before (to focus it), else None."""
+def _new_upload() -> list[str]:
+    """The sources of uploads not seen before (the newest that opens gets the focus)."""
     uploads = st.session_state.get(UPLOADS) or []
     seen = set(st.session_state.get(SEEN_UPLOADS) or [])
     fresh = [u for u in uploads if u.file_id not in seen]
     st.session_state[SEEN_UPLOADS] = [u.file_id for u in uploads]
-    return fresh[-1].name + UPLOAD_SUFFIX if fresh else None
+    return [u.name + UPLOAD_SUFFIX for u in fresh]
 
 
 def show_problems(selection: Selection) -> None:

@@ -153,9 +153,11 @@ def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
 def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
     """The selected task (mirrored in the URL): why flagged, prompt, clusters, every round, trajectory."""
     analysis = group.analysis
-    data.seed_from_url(TASK, "task", task_ids[0], lambda raw: raw[-1])
+    unstable = shown.loc[shown["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str)
+    first = unstable.iloc[0] if len(unstable) else task_ids[0]  # open on the first inconsistent task
+    data.seed_from_url(TASK, "task", first, lambda raw: raw[-1])
     if st.session_state[TASK] not in task_ids:
-        st.session_state[TASK] = task_ids[0]
+        st.session_state[TASK] = first
     st.subheader("One task")
     task_id = st.selectbox("Task", task_ids, key=TASK)
     data.mirror_to_url("task", task_id)

@@ -104,7 +104,7 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
     assert key_fingerprint(FAKE_KEY) in text  # the fingerprint, never the key
     shot(page, "rerun-ready")
 
-    button = page.get_by_role("button", name="Re-run 30 tasks x 5 rounds on this route")  # type: ignore[attr-defined]
+    button = page.get_by_role("button", name="Re-run 13 tasks x 5 rounds on this route")  # type: ignore[attr-defined]
     button.click()
     page.get_by_text("Before and after", exact=True).wait_for()  # type: ignore[attr-defined]
     settle(page, "Re-run")
