@@ -43,6 +43,7 @@ KEY = "src.answer_key"
 FOCUS = "src.focus"
 LABEL = "src.label."  # + source: a label the user typed for that group
 SEEN_UPLOADS = "src.seen_uploads"  # upload file ids already opened once
+FOCUS_SOURCE = "src.focus_source"  # a log to focus on the next run, by source (labels may repeat)
 UPLOAD_SUFFIX = " (upload)"  # an uploaded log's source: "<file name> (upload)"
 
 
@@ -122,6 +123,7 @@ def _open(token: str, source: str, loaded: LoadedLog | Problem, key: str) -> Gro
     if isinstance(result, Problem):
         return Problem(source, result.message)
     label = loaded.log.display_label(Path(source).stem)
+    label += " (uploaded)" if source.endswith(UPLOAD_SUFFIX) else ""  # never mistaken for a saved log
     return Group(label=label, source=source, loaded=loaded, analysis=result)
 
 
@@ -286,7 +288,7 @@ def sidebar() -> Selection:
         st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
         mirror_to_url("key", st.session_state[KEY])
 
-        fresh = _new_upload()
+        fresh = _to_focus()
         selection = current()
         if selection.groups:
             with st.expander("Group labels"):
@@ -299,16 +301,10 @@ def sidebar() -> Selection:
             seed_from_url(FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0])
             if st.session_state[FOCUS] not in labels:
                 st.session_state[FOCUS] = labels[0]
-            uploaded = {g.label for g in selection.groups if g.source.endswith(UPLOAD_SUFFIX)}
             fresh_label = next((g.label for g in reversed(selection.groups) if g.source in fresh), None)
             if fresh_label:  # a new upload opens at once
                 st.session_state[FOCUS] = fresh_label
-            st.selectbox(
-                "Log shown in single-log views",
-                labels,
-                key=FOCUS,
-                format_func=lambda label: f"{label} · uploaded" if label in uploaded else label,
-            )
+            st.selectbox("Log shown in single-log views", labels, key=FOCUS)
             mirror_to_url("focus", st.session_state[FOCUS])
             selection = current()
         else:
@@ -317,13 +313,14 @@ def sidebar() -> Selection:
     return selection
 
 
-def _new_upload() -> list[str]:
-    """The sources of uploads not seen before (the newest that opens gets the focus)."""
+def _to_focus() -> list[str]:
+    """Sources asking for the focus: uploads not seen before, and a log just opened (the last wins)."""
+    asked = st.session_state.pop(FOCUS_SOURCE, None)
     uploads = st.session_state.get(UPLOADS) or []
     seen = set(st.session_state.get(SEEN_UPLOADS) or [])
     fresh = [u for u in uploads if u.file_id not in seen]
     st.session_state[SEEN_UPLOADS] = [u.file_id for u in uploads]
-    return [u.name + UPLOAD_SUFFIX for u in fresh]
+    return [u.name + UPLOAD_SUFFIX for u in fresh] + ([asked] if asked else [])
 
 
 def show_problems(selection: Selection) -> None:

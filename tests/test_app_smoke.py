@@ -134,10 +134,11 @@ def test_uploads_open_as_groups_and_a_bad_upload_is_named(runs: Path) -> None:
     ).run()
     assert not at.exception
     focus = at.selectbox(key=data.FOCUS)
-    assert focus.options == ["plain_v1", "B: pinned route · uploaded"]
-    assert focus.value == "B: pinned route"  # the new upload opens at once
+    assert focus.options == ["plain_v1", "B: pinned route (uploaded)"]
+    assert focus.value == "B: pinned route (uploaded)"  # the new upload opens at once
     caption = at.caption[0].value.replace("\\", "")
-    assert caption.startswith("Showing log **B: pinned route** · uploaded file mine.json, not saved"), caption
+    shown = "Showing log **B: pinned route (uploaded)** · uploaded file mine.json, not saved"
+    assert caption.startswith(shown), caption
     (error,) = [e.value for e in at.error]
     assert error.startswith("broken\\.json") and "runs" in error
     at.switch_page("views/compare.py").run()
