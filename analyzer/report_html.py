@@ -32,8 +32,8 @@ padding:0 1rem;color:#1f2328;line-height:1.45}
 h1{margin-bottom:.2rem}h2{margin-top:2.5rem;border-bottom:1px solid #d0d7de;padding-bottom:.3rem}
 h3{margin-top:1.8rem}.meta{color:#59636e;font-size:.9rem}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.88rem;width:100%}
-th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:anywhere}
-th{background:#f6f8fa}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
+th{background:#f6f8fa;white-space:nowrap}td:first-child{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .figs{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:.6rem;margin:.8rem 0}
 .fig{border:1px solid #d0d7de;border-radius:6px;padding:.5rem .7rem}
 .fig .v{font-size:1.35rem;font-weight:600}.fig .l{color:#59636e;font-size:.8rem}
@@ -94,7 +94,7 @@ def _comparison(entries: Sequence[ReportEntry]) -> str:
             _pct(r.pass_hat_n),
             _int(r.tokens_total),
             _int(r.extra_attempts),
-            "yes" if r.route_pinned is True else "no" if r.route_pinned is False else NONE,
+            NONE if _missing(r.route_pinned) else "yes" if bool(r.route_pinned) else "no",
             _int(r.flagged),
         ]
         for r in table.itertuples(index=False)
@@ -261,11 +261,14 @@ def _retries(report: dict[str, Any]) -> str:
 def _drift(a: Analysis) -> str:
     route = a.headline.route
     routes = a.routes
-    cols = [c for c in routes.columns]
+    cols = list(routes.columns)
     rows = [[esc(_fmt_cell(v)) for v in r] for r in routes.itertuples(index=False)]
     fields = ", ".join(route.drifted_fields) or "none"
     drifted = a.tasks[a.tasks["drifted"].astype(bool)]
-    text = f"<p>{_int(route.tuples)} route tuple(s); fields that changed: {esc(fields)}; {len(drifted)} task(s) drifted.</p>"
+    text = (
+        f"<p>{_int(route.tuples)} route tuple(s); fields that changed: {esc(fields)}; "
+        f"{len(drifted)} task(s) drifted.</p>"
+    )
     table = f"<div class='scroll'>{_table([c.replace('_', ' ') for c in cols], rows)}</div>" if rows else ""
     return "<h3>Route drift</h3>" + text + table
 

@@ -124,7 +124,10 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
         "report",
         "Write one self-contained HTML report to share (opens offline): headline figures, flagged tasks, "
         "answer clusters, retries and route drift; several logs side by side.",
-        "rerunlens report sample_runs/A_baseline.altk_runs.json sample_runs/C_pinned.altk_runs.json -o r.html",
+        [
+            "rerunlens report sample_runs/A_baseline.altk_runs.json -o report.html",
+            "rerunlens report sample_runs/?_*.altk_runs.json --key normalized -o compare.html",
+        ],
         f"{LOG_COMMANDS}:report",
     )
     p.add_argument("files", nargs="+", help="one or more run logs")
