@@ -32,8 +32,10 @@ padding:0 1rem;color:#1f2328;line-height:1.45}
 h1{margin-bottom:.2rem}h2{margin-top:2.5rem;border-bottom:1px solid #d0d7de;padding-bottom:.3rem}
 h3{margin-top:1.8rem}.meta{color:#59636e;font-size:.9rem}
 table{border-collapse:collapse;margin:.6rem 0;font-size:.88rem;width:100%}
-th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top;overflow-wrap:break-word}
-th{background:#f6f8fa;white-space:nowrap}td:first-child{white-space:nowrap}td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-align:top;
+overflow-wrap:break-word}
+th{background:#f6f8fa;white-space:nowrap}td:first-child{white-space:nowrap}
+td.n{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
 .figs{display:grid;grid-template-columns:repeat(auto-fit,minmax(150px,1fr));gap:.6rem;margin:.8rem 0}
 .fig{border:1px solid #d0d7de;border-radius:6px;padding:.5rem .7rem}
 .fig .v{font-size:1.35rem;font-weight:600}.fig .l{color:#59636e;font-size:.8rem}

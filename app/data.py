@@ -27,6 +27,7 @@ from analyzer.before_after import compare_files
 from analyzer.errors import RerunLensError
 from analyzer.loader import MAX_LOG_BYTES, LoadedLog, load_bytes, load_path
 from analyzer.model import RunLog
+from analyzer.report_html import ReportEntry, render_report_html
 from app import log_folders
 from app.log_folders import RUNS_DIR_ENV, runs_dir
 
@@ -359,3 +360,8 @@ def rerun_before_after(parent: str, out: str, ids: tuple[str, ...], key: str, st
     """The analyzer's before/after of a finished re-run (cached per logs, tasks, key and file versions)."""
     del stamp  # cache key only
     return compare_files(parent, out, list(ids), key)  # type: ignore[arg-type]
+
+
+def html_report(groups: list[Group]) -> str:
+    """The analyzer's shareable HTML report of open logs (built when the download is clicked)."""
+    return render_report_html([ReportEntry(g.label, g.source, g.analysis) for g in groups])
