@@ -97,9 +97,12 @@ def merge_json(
     for path, value in _leaves(export.data):
         name = ".".join(path)
         present, current = _get(old, path)
-        keeps_key = path in export.placeholder_keys and isinstance(current, str)
-        if present and keeps_key and key_problem(current) is None:
+        holds_key = present and path in export.placeholder_keys and isinstance(current, str)
+        if holds_key and key_problem(current) is None:
             kept.append(name)
+            continue
+        if holds_key and key_problem(current) in ("placeholder", "empty"):
+            _put(new, path, value)  # one placeholder for another: nothing of the user's is lost
             continue
         if present and current == value:
             continue
