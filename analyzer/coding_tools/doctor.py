@@ -125,7 +125,7 @@ def check_claude_settings(path: Path, c: Collector) -> None:
 
 
 def _check_provider(
-    c: Collector, pid: str, table: Any, env: Mapping[str, str] | None, bench_env: str | None
+    c: Collector, pid: str, table: Any, env: Mapping[str, str] | None, bench_env: str | None, active: bool
 ) -> None:
     key = f"model_providers.{pid}"
     if not isinstance(table, dict):
@@ -163,6 +163,14 @@ def _check_provider(
             "and its usage statistics.",
             "Give Codex a key of its own in another variable and name that one.",
         )
+    elif env is not None and not env.get(env_key) and active:
+        c.add(
+            "unset_key",
+            "error",
+            f"{key}.env_key",
+            f"names {env_key}, which is not set: Codex cannot start.",
+            f"Export {env_key} with the gateway key in the shell that starts codex.",
+        )
     elif env is not None:
         check_secret(c, f"${env_key} (its env_key)", env.get(env_key))
 
@@ -188,7 +196,7 @@ def check_codex_config(
         check_url(c, "openai_base_url", data["openai_base_url"], "openai")
     if isinstance(providers, dict):
         for pid, table in providers.items():
-            _check_provider(c, str(pid), table, env, bench_env)
+            _check_provider(c, str(pid), table, env, bench_env, active=pid == active)
     for where in anthropic_strings(data):
         c.add(
             "wrong_tool_vars",
