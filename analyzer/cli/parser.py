@@ -2,7 +2,9 @@
 
 Building it imports neither the runner nor pandas: each command names its handler as
 `module:function`, and `analyzer.cli.main` imports that module only when the command runs. Route
-flags are generated from the route profile's own field metadata (`route_knobs`).
+flags are generated from the route profile's own field metadata (`route_knobs`); since that means
+building the pydantic model, they are added only to the command being run (`rerunlens --help`
+stays fast), or to every command when `with_route_flags` is None.
 """
 
 from __future__ import annotations
@@ -11,14 +13,22 @@ import argparse
 import math
 
 from analyzer.answer_keys import ANSWER_KEYS
-from analyzer.route_profile import knob_help, knob_kind, route_knobs
 
 LOG_COMMANDS = "analyzer.cli.log_commands"
 RUN_COMMANDS = "analyzer.cli.run_commands"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser with every subcommand."""
+ROUTE_COMMANDS = ("run", "rerun", "check")
+"""Commands that take route flags."""
+
+
+def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand.
+
+    Args:
+        with_route_flags: The one command that gets its route flags (the one about to run); None
+            gives every route command its flags (complete help, tests).
+    """
     parser = argparse.ArgumentParser(
         prog="rerunlens",
         description="Tell route noise from model noise in repeated LLM agent runs.",
@@ -28,9 +38,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare(sub)
     _add_export(sub)
     _add_schema(sub)
-    _add_run(sub)
-    _add_rerun(sub)
-    _add_check(sub)
+    for name, add in (("run", _add_run), ("rerun", _add_rerun), ("check", _add_check)):
+        add(sub, with_route_flags in (None, name))
     _add_simulate(sub)
     return parser
 
@@ -71,6 +80,8 @@ def add_route_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
         "route", "defaults < ALTK_*/OPENAI_* environment variables < --profile file < these flags"
     )
     g.add_argument("--profile", metavar="FILE", help="route profile, TOML or JSON")
+    from analyzer.route_profile import knob_help, knob_kind, route_knobs  # pydantic: only when needed
+
     for field, knob in route_knobs().items():
         if field == "rounds" and not repeat:
             continue
@@ -145,7 +156,7 @@ def _add_schema(sub: argparse._SubParsersAction) -> None:
     )
 
 
-def _add_run(sub: argparse._SubParsersAction) -> None:
+def _add_run(sub: argparse._SubParsersAction, route: bool) -> None:
     p = add_command(
         sub,
         "run",
@@ -170,7 +181,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--label", help='label stored in the log, e.g. "C: pinned route"')
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_route_flags(p)
+    if route:
+        add_route_flags(p)
 
 
 def _add_executor(p: argparse.ArgumentParser) -> None:
@@ -179,7 +191,7 @@ def _add_executor(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_rerun(sub: argparse._SubParsersAction) -> None:
+def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
     p = add_command(
         sub,
         "rerun",
@@ -214,10 +226,11 @@ def _add_rerun(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--label", help="label stored in the new log")
     p.add_argument("--json", action="store_true", help="print the before/after as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_route_flags(p)
+    if route:
+        add_route_flags(p)
 
 
-def _add_check(sub: argparse._SubParsersAction) -> None:
+def _add_check(sub: argparse._SubParsersAction, route: bool) -> None:
     p = add_command(
         sub,
         "check",
@@ -229,7 +242,8 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
         f"{RUN_COMMANDS}:check",
     )
     p.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
-    add_route_flags(p, repeat=False)
+    if route:
+        add_route_flags(p, repeat=False)
 
 
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
