@@ -10,12 +10,18 @@
 
 from __future__ import annotations
 
+from analyzer.coding_tools.doctor import DoctorInputs, DoctorReport, run_doctor
+from analyzer.coding_tools.doctor_checks import DoctorFinding
 from analyzer.coding_tools.export import DEFAULT_PATHS, KEY_PLACEHOLDER, ToolExport, export_route
+from analyzer.coding_tools.from_log import benchmark_fingerprints, profile_from_log
 from analyzer.coding_tools.merge import WriteResult, write_export
 from analyzer.coding_tools.protocol import TOOL_NAMES, TOOLS, RootChoice, Tool, tool_root
 
 __all__ = [
     "DEFAULT_PATHS",
+    "DoctorFinding",
+    "DoctorInputs",
+    "DoctorReport",
     "KEY_PLACEHOLDER",
     "TOOLS",
     "TOOL_NAMES",
@@ -23,7 +29,10 @@ __all__ = [
     "Tool",
     "ToolExport",
     "WriteResult",
+    "benchmark_fingerprints",
     "export_route",
+    "profile_from_log",
+    "run_doctor",
     "tool_root",
     "write_export",
 ]
