@@ -163,3 +163,9 @@ def test_any_string_survives_the_toml_writer(value: str) -> None:
     text = render_document({"model": value}, ("model_providers", value or "x"), {"name": value})
     assert tomllib.loads(text) == {"model": value, "model_providers": {value or "x": {"name": value}}}
     assert tomllib.loads(f"v = {toml_string(value)}")["v"] == value
+
+
+def test_a_key_pasted_as_the_key_variable_is_refused_without_showing_it() -> None:
+    with pytest.raises(RouteError, match="must be a variable name") as err:
+        export_route(profile(key_env=FAKE_KEY), "codex")
+    assert FAKE_KEY not in str(err.value)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from analyzer.coding_tools.doctor_checks import is_variable_name
 from analyzer.coding_tools.protocol import TOOL_NAMES, RootChoice, Tool, tool_root
 from analyzer.coding_tools.toml_text import render_document
 from analyzer.coding_tools.url_checks import lint_errors
@@ -114,10 +115,13 @@ def export_route(profile: RouteProfile, tool: Tool, benchmark_key_env: str | Non
             variable is the same one, a warning says the usage statistics would mix.
 
     Raises:
-        RouteError: the base URL is refused (see `checked_base_url`), or the tool is unknown.
+        RouteError: the base URL is refused (see `checked_base_url`), the key variable is not a
+            variable name (a key pasted into --key-env must not reach config.toml), or the tool is unknown.
     """
     if tool not in TOOL_NAMES:
         raise RouteError(f"unknown coding tool '{tool}'; choose one of {', '.join(TOOL_NAMES)}")
+    if not is_variable_name(profile.key_env):
+        raise RouteError("the key variable must be a variable name such as CODEX_KEY, not a key (--key-env)")
     root = tool_root(tool, checked_base_url(profile))
     render = {"claude-code": _claude, "codex": _codex, "cc-switch": _cc_switch}[tool]
     export = render(profile, root)
