@@ -28,6 +28,10 @@ CLAUDE_SETTINGS = {
 CODEX_CONFIG = """# Codex settings, by hand
 approval_policy = "on-request"
 sandbox_mode = "workspace-write"
+notify = [
+  "notify-send",
+  "Codex",
+]
 
 [model_providers.azure]
 name = "Azure"  # the team's other provider
@@ -76,7 +80,7 @@ def test_codex_config_keeps_comments_tables_and_order(tmp_path: Path) -> None:
     assert 'name = "Azure"  # the team\'s other provider' in text
     merged = tomllib.loads(text)
     before = tomllib.loads(CODEX_CONFIG)
-    for key in ("approval_policy", "sandbox_mode", "mcp_servers", "profiles"):
+    for key in ("approval_policy", "sandbox_mode", "notify", "mcp_servers", "profiles"):
         assert merged[key] == before[key]
     assert merged["model_providers"]["azure"] == before["model_providers"]["azure"]
     assert merged["model"] == "gw-coder" and merged["model_provider"] == PROVIDER_ID

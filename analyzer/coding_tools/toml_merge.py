@@ -54,11 +54,15 @@ def _set_keys(lines: list[str], start: int, end: int, values: Mapping[str, str])
         key = _key_of(line)
         if key in todo:
             region[i] = toml_line(key, todo.pop(key))
-    last_key = max((i for i, line in enumerate(region) if _key_of(line)), default=-1)
+    # after the region's last line of content (a multi-line array's closing bracket included),
+    # before the comments and blank lines that lead into the next table
+    last = max(
+        (i for i, line in enumerate(region) if line.strip() and not line.lstrip().startswith("#")), default=-1
+    )
     added = [toml_line(k, v) for k, v in todo.items()]
-    if last_key >= 0 and not region[last_key].endswith("\n"):
-        region[last_key] += "\n"
-    region[last_key + 1 : last_key + 1] = added
+    if last >= 0 and not region[last].endswith("\n"):
+        region[last] += "\n"
+    region[last + 1 : last + 1] = added
     return lines[:start] + region + lines[end:]
 
 
