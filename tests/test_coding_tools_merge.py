@@ -52,6 +52,7 @@ def test_a_missing_file_is_created_with_the_export(tmp_path: Path) -> None:
     target = tmp_path / ".claude" / "settings.json"
     result = write_export(export_route(PROFILE, "claude-code"), target)
     assert result.created and json.loads(target.read_text())["env"]["ANTHROPIC_MODEL"] == "gw-coder"
+    assert target.stat().st_mode & 0o777 == 0o600  # it will hold a key once the placeholder is replaced
 
 
 def test_claude_settings_keep_every_other_setting(tmp_path: Path) -> None:
@@ -177,3 +178,11 @@ def test_no_written_file_holds_the_key(tmp_path: Path, monkeypatch: pytest.Monke
     target = tmp_path / "out"
     result = write_export(export_route(build_profile(), tool), target)  # type: ignore[arg-type]
     assert FAKE_KEY not in target.read_text() and FAKE_KEY not in result.summary()
+
+
+def test_a_private_settings_file_stays_private(tmp_path: Path) -> None:
+    target = tmp_path / "settings.json"
+    target.write_text(json.dumps({"env": {"ANTHROPIC_AUTH_TOKEN": FAKE_KEY}}))
+    target.chmod(0o600)
+    write_export(export_route(PROFILE, "claude-code"), target)
+    assert target.stat().st_mode & 0o777 == 0o600

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import stat
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -117,6 +118,16 @@ def merge_json(
     return new, WriteResult(Path(where), False, clashes, kept)
 
 
+def _write(path: Path, text: str, export: ToolExport) -> None:
+    """Atomically, keeping an existing file's permissions (a settings file may hold a key: 0600
+    stays); a new file that will hold a key once the placeholder is replaced starts private."""
+    try:
+        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = 0o600 if export.placeholder_keys else None
+    write_text_atomic(path, text, mode)
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(encoding="utf-8")
@@ -128,7 +139,7 @@ def _read(path: Path) -> str | None:
 
 def _write_json(export: ToolExport, path: Path, text: str | None, force: bool) -> WriteResult:
     if text is None or not text.strip():
-        write_text_atomic(path, export.text)
+        _write(path, export.text, export)
         return WriteResult(path, text is None)
     try:
         old = json.loads(text)
@@ -137,7 +148,7 @@ def _write_json(export: ToolExport, path: Path, text: str | None, force: bool) -
     if not isinstance(old, dict):
         raise RouteError(f"{path}: holds a JSON {type(old).__name__}, not an object; nothing written")
     new, result = merge_json(export, old, force, str(path))
-    write_text_atomic(path, json.dumps(new, indent=2, ensure_ascii=False) + "\n")
+    _write(path, json.dumps(new, indent=2, ensure_ascii=False) + "\n", export)
     return result
 
 
@@ -146,7 +157,7 @@ def _write_toml(export: ToolExport, path: Path, text: str | None, force: bool) -
     table = ("model_providers", PROVIDER_ID)
     values = export.data["model_providers"][PROVIDER_ID]
     if text is None or not text.strip():
-        write_text_atomic(path, export.text)
+        _write(path, export.text, export)
         return WriteResult(path, text is None)
     merged = merge_toml(str(path), text, top, table, values)  # refuses text that is not TOML
     clashes = toml_conflicts(tomllib.loads(text), top, table, values)
@@ -155,7 +166,7 @@ def _write_toml(export: ToolExport, path: Path, text: str | None, force: bool) -
             f"{path}: already sets {', '.join(clashes)} to other values; nothing written "
             "(add --force to replace them; your other settings are kept either way)"
         )
-    write_text_atomic(path, merged)
+    _write(path, merged, export)
     return WriteResult(path, False, clashes)
 
 
