@@ -57,7 +57,7 @@ def test_export_reads_the_route_from_the_environment(
     code, out, err = run(capsys, "route", "export", "--for", "claude-code")
     assert code == 0
     assert json.loads(out)["env"]["ANTHROPIC_BASE_URL"] == "https://gw.example.com"
-    assert "is the benchmark's" in err  # OPENAI_API_KEY is both the route's and the benchmark's variable
+    assert "not the benchmark's (in OPENAI_API_KEY)" in err
     assert FAKE_KEY not in out + err
 
 

@@ -146,6 +146,10 @@ def test_the_benchmarks_own_key_variable_is_warned_about() -> None:
     assert any("is the benchmark's" in w and "--key-env" in w for w in export.warnings)
     own = export_route(profile(key_env="CODEX_GATEWAY_KEY"), "codex", benchmark_key_env="OPENAI_API_KEY")
     assert not any("benchmark's" in w for w in own.warnings)
+    claude = export_route(
+        profile(key_env="OPENAI_API_KEY"), "claude-code", benchmark_key_env="OPENAI_API_KEY"
+    )
+    assert claude.warnings == [] and "not the benchmark's (in OPENAI_API_KEY)" in claude.notes[-1]
 
 
 @pytest.mark.parametrize("tool", ["claude-code", "codex", "cc-switch"])

@@ -111,8 +111,9 @@ def export_route(profile: RouteProfile, tool: Tool, benchmark_key_env: str | Non
     Args:
         profile: The pinned route (its base URL, key variable and model are used).
         tool: `claude-code`, `codex` or `cc-switch`.
-        benchmark_key_env: The variable the benchmark reads its key from; when the route's key
-            variable is the same one, a warning says the usage statistics would mix.
+        benchmark_key_env: The variable the benchmark reads its key from; when Codex would read
+            the same one, a warning says the usage statistics would mix (Claude Code and CC Switch
+            get the placeholder, and a note to use a key of their own).
 
     Raises:
         RouteError: the base URL is refused (see `checked_base_url`), the key variable is not a
@@ -125,11 +126,16 @@ def export_route(profile: RouteProfile, tool: Tool, benchmark_key_env: str | Non
     root = tool_root(tool, checked_base_url(profile))
     render = {"claude-code": _claude, "codex": _codex, "cc-switch": _cc_switch}[tool]
     export = render(profile, root)
-    if benchmark_key_env and benchmark_key_env == profile.key_env:
+    if tool == "codex" and benchmark_key_env and benchmark_key_env == profile.key_env:
         export.warnings.append(
             f"the key variable {profile.key_env} is the benchmark's: one key for both loses the "
-            "boundary of their usage statistics; give the coding tools a key of their own "
-            "(export with --key-env NAME)"
+            "boundary of their usage statistics; give Codex a key of its own (export with --key-env NAME)"
+        )
+    elif tool != "codex":
+        bench = f" (in {benchmark_key_env})" if benchmark_key_env else ""
+        export.notes.append(
+            f"Use a key of the coding tool's own, not the benchmark's{bench}: one key for both "
+            "loses the boundary of their usage statistics."
         )
     return export
 
