@@ -186,3 +186,12 @@ def test_a_private_settings_file_stays_private(tmp_path: Path) -> None:
     target.chmod(0o600)
     write_export(export_route(PROFILE, "claude-code"), target)
     assert target.stat().st_mode & 0o777 == 0o600
+
+
+def test_no_placeholder_token_beside_a_working_api_key(tmp_path: Path) -> None:
+    target = tmp_path / "settings.json"
+    target.write_text(json.dumps({"env": {"ANTHROPIC_API_KEY": FAKE_KEY}}))
+    result = write_export(export_route(PROFILE, "claude-code"), target)
+    env = json.loads(target.read_text())["env"]
+    assert "ANTHROPIC_AUTH_TOKEN" not in env and env["ANTHROPIC_API_KEY"] == FAKE_KEY
+    assert result.kept_keys == ["env.ANTHROPIC_API_KEY"]

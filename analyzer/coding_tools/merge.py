@@ -29,6 +29,10 @@ from analyzer.errors import RouteError
 from analyzer.keys import key_problem
 
 
+ALTERNATE_KEYS = {"ANTHROPIC_AUTH_TOKEN": "ANTHROPIC_API_KEY"}
+"""Claude Code sends either as its credential (Bearer or x-api-key); one that works is kept alone."""
+
+
 @dataclass(frozen=True)
 class WriteResult:
     """What writing an export into a file did."""
@@ -77,6 +81,17 @@ def _put(doc: dict[str, Any], path: tuple[str, ...], value: Any) -> None:
     doc[path[-1]] = value
 
 
+def _other_key_entry(doc: Any, path: tuple[str, ...]) -> str | None:
+    """The sibling entry holding a real key in the other header (`ANTHROPIC_API_KEY` beside
+    `ANTHROPIC_AUTH_TOKEN`), where the export would add a placeholder; else None."""
+    if path[-1] not in ALTERNATE_KEYS:
+        return None
+    sibling = (*path[:-1], ALTERNATE_KEYS[path[-1]])
+    present, value = _get(doc, sibling)
+    real = present and isinstance(value, str) and key_problem(value) is None
+    return ".".join(sibling) if real else None
+
+
 def _blocked(doc: Any, path: tuple[str, ...]) -> bool:
     """True when a parent of `path` exists but is not an object (it would have to be replaced)."""
     for part in path[:-1]:
@@ -101,6 +116,10 @@ def merge_json(
         holds_key = present and path in export.placeholder_keys and isinstance(current, str)
         if holds_key and key_problem(current) is None:
             kept.append(name)
+            continue
+        other = _other_key_entry(old, path) if path in export.placeholder_keys and not present else None
+        if other is not None:  # a placeholder beside a working key would send a second, bad header
+            kept.append(other)
             continue
         if holds_key and key_problem(current) in ("placeholder", "empty"):
             _put(new, path, value)  # one placeholder for another: nothing of the user's is lost
