@@ -28,7 +28,6 @@ from analyzer.coding_tools.toml_merge import merge_toml
 from analyzer.errors import RouteError
 from analyzer.keys import key_problem
 
-
 ALTERNATE_KEYS = {"ANTHROPIC_AUTH_TOKEN": "ANTHROPIC_API_KEY"}
 """Claude Code sends either as its credential (Bearer or x-api-key); one that works is kept alone."""
 
