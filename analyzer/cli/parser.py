@@ -200,10 +200,12 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         sub,
         "rerun",
         "Re-run a log's unstable tasks through one pinned route; print before/after and the verdict. "
-        "Model, temperature, top_p and max_tokens default to the parent log's (so before/after "
-        "measures the route, not a model change); key, base URL, seed, retries and concurrency come "
-        "from the profile as usual. A setting given that differs from the parent's is warned about "
-        "and recorded in the new log.",
+        "The base URL and key variable default to the parent's provider, and model, temperature, "
+        "top_p and max_tokens to the parent's settings (so before/after measures the route, not a "
+        "change of provider or model); seed, retries and concurrency come from the profile as usual. "
+        "A setting given that differs from the parent's is warned about and recorded in the new log; "
+        "a seed the parent did not send is named beside the verdict. A log the built-in simulator "
+        "made is re-run on the scenario it recorded.",
         [
             "rerunlens rerun sample_runs/A_baseline.altk_runs.json --only flagged --out runs/A_pinned.json",
             "rerunlens rerun runs/mine.json --only shop-003 cal-007 --out runs/two.json --concurrency 1",
@@ -228,6 +230,12 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         help="finish an interrupted re-run from its journal, on the journal's route",
     )
     p.add_argument("--label", help="label stored in the new log")
+    p.add_argument(
+        "--simulator",
+        action="store_true",
+        help="re-run a provider's log on the built-in simulator on purpose (refused otherwise: the "
+        "before/after would compare a provider with a simulator)",
+    )
     p.add_argument("--json", action="store_true", help="print the before/after as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     if route:

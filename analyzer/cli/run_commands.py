@@ -16,13 +16,7 @@ from analyzer.cli.route_args import (
 )
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.loader import load_path
-from analyzer.runner.pinned_rerun import (
-    RerunRequest,
-    default_rerun_path,
-    parent_settings,
-    rerun_plan,
-    resume_rerun_plan,
-)
+from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (
     Provenance,
@@ -36,6 +30,7 @@ from analyzer.runner.plan import (
 )
 from analyzer.runner.preflight import check_route
 from analyzer.runner.progress import Progress, TerminalProgress
+from analyzer.runner.rerun_route import parent_provider, parent_settings
 from analyzer.runner.run import run_plan
 from analyzer.simulator import Scenario, Simulator
 from analyzer.taskfile import load_tasks
@@ -84,14 +79,15 @@ def rerun(args: argparse.Namespace) -> int:
     again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
     again += ["--repeat", str(args.rounds)] if args.rounds else []
     again += (["--tasks", args.tasks] if args.tasks else []) + flags_again(args) + ["--resume"]
-    request = RerunRequest(parent, only, args.log, args.tasks, args.key, args.label)
+    request = RerunRequest(parent, only, args.log, args.tasks, args.key, args.label, args.simulator)
     scenario = scenario_from_args(args)
     if args.resume:
         given = resume_profile(args, recorded_profile(out))
         ask = ResumeRequest(profile=given, rounds=args.rounds, executor=args.executor, scenario=scenario)
         plan = resume_rerun_plan(request, out, ask)
     else:
-        profile = profile_from_args(args, base=parent_settings(parent))
+        base = {**parent_provider(parent).profile_base(), **parent_settings(parent)}
+        profile = profile_from_args(args, base=base)
         plan = rerun_plan(
             request, profile, out, rounds=args.rounds, executor=args.executor, simulation=Simulation(scenario)
         )

@@ -14,7 +14,8 @@ import streamlit as st
 
 from analyzer.before_after import VERDICT_TEXT, Verdict
 from analyzer.jobs import JobStatus
-from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, parent_settings, rerun_plan
+from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan
+from analyzer.runner.rerun_route import parent_settings
 from analyzer.uploads import store_log_upload
 from app import data, fmt
 from app.widgets import job_panel, route_editor, task_files
@@ -84,7 +85,9 @@ def render(selection: data.Selection | None = None) -> None:
     route_editor.check_button(choice, "rerun")
 
     st.subheader("Run")
-    request = RerunRequest(group.loaded.log, ids, str(parent), tasks_file, sel.key)  # type: ignore[arg-type]
+    # allow_simulator: the page's route editor decides the route; its visible switch for a provider's
+    # log comes with the Re-run page's selection work (issue 14).
+    request = RerunRequest(group.loaded.log, ids, str(parent), tasks_file, sel.key, allow_simulator=True)  # type: ignore[arg-type]
     job = _run_button(request, choice, job, sendable=defined is not None) or job
     if job is None:
         st.caption("No re-run of this log yet.")

@@ -18,8 +18,8 @@ import streamlit as st
 from analyzer.errors import RerunLensError
 from analyzer.keys import RunKeys, key_fingerprint, key_problem, read_keys
 from analyzer.route_profile import RouteProfile, build_profile, knob_help, knob_kind, route_knobs
-from analyzer.runner.pinned_rerun import route_differences
 from analyzer.runner.preflight import check_route
+from analyzer.runner.rerun_route import route_differences
 from analyzer.url_lint import lint_base_url, redact_url
 from app import data
 from app.widgets.messages import safe
