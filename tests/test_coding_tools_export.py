@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from analyzer.coding_tools import KEY_PLACEHOLDER, export_route, tool_root
-from analyzer.coding_tools.export import PROVIDER_ID
+from analyzer.coding_tools.export import PROVIDER_ID, export_command
 from analyzer.coding_tools.toml_text import render_document, toml_string
 from analyzer.errors import RouteError
 from analyzer.route_profile import RouteProfile, build_profile
@@ -173,3 +173,11 @@ def test_a_key_pasted_as_the_key_variable_is_refused_without_showing_it() -> Non
     with pytest.raises(RouteError, match="must be a variable name") as err:
         export_route(profile(key_env=FAKE_KEY), "codex")
     assert FAKE_KEY not in str(err.value)
+
+
+def test_the_command_that_merges_an_export_names_the_route() -> None:
+    command = export_command(profile(model="gw coder", key_env="CODEX_KEY"), "codex")
+    assert command == (
+        "rerunlens route export --for codex --base-url https://gw.example.com/v1 "
+        "--model 'gw coder' --key-env CODEX_KEY --out ~/.codex/config.toml"
+    )

@@ -53,6 +53,15 @@ def test_the_pinned_route_as_each_tools_settings(
     codex = tomllib.loads(codes["toml"])
     assert codex["model_providers"]["rerunlens"]["base_url"] == "https://api.openai.com/v1"
     assert codex["model_providers"]["rerunlens"]["env_key"] == "OPENAI_API_KEY"
+    commands = [c.value for c in at.code if c.language == "bash"]
+    assert (
+        len(commands) == 3
+        and (
+            "rerunlens route export --for codex --base-url https://api.openai.com/v1 --model gpt-4o-mini "
+            "--key-env OPENAI_API_KEY --out ~/.codex/config.toml"
+        )
+        in commands
+    )
     text = text_of(at)
     assert "api.openai.com serves the OpenAI API only" in text  # Claude Code needs the Anthropic protocol
     assert "is the benchmark's" in text  # the log's key variable, reused by default

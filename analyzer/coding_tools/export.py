@@ -25,6 +25,7 @@ to set it, Codex gets the name of the variable to read it from.
 from __future__ import annotations
 
 import json
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -213,6 +214,13 @@ def _cc_switch(profile: RouteProfile, root: RootChoice) -> ToolExport:
     )
 
 
+def export_command(profile: RouteProfile, tool: Tool) -> str:
+    """The `rerunlens route export` command that merges this export into the tool's own file."""
+    words = ["rerunlens", "route", "export", "--for", tool, "--base-url", checked_base_url(profile)]
+    words += ["--model", profile.model, "--key-env", profile.key_env, "--out", DEFAULT_PATHS[tool]]
+    return " ".join(w if w.startswith("~/") else shlex.quote(w) for w in words)
+
+
 def expand_path(path: str | Path) -> Path:
     """A path with `~` expanded."""
     return Path(path).expanduser()
@@ -225,5 +233,6 @@ __all__ = [
     "ToolExport",
     "checked_base_url",
     "expand_path",
+    "export_command",
     "export_route",
 ]

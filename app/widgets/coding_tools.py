@@ -12,7 +12,7 @@ import streamlit as st
 
 from analyzer.coding_tools import TOOL_NAMES, TOOLS, DoctorInputs, DoctorReport, export_route, run_doctor
 from analyzer.coding_tools.doctor_checks import is_variable_name
-from analyzer.coding_tools.export import checked_base_url
+from analyzer.coding_tools.export import checked_base_url, export_command
 from analyzer.coding_tools.from_log import benchmark_fingerprints, profile_from_log
 from analyzer.errors import RerunLensError
 from analyzer.model import RunLog
@@ -67,9 +67,8 @@ def _exports(profile: RouteProfile) -> None:
                 st.error(safe(one_line_error(exc)))
                 continue
             st.code(export.text, language=export.format)
-            st.caption(
-                f"Merge into {export.default_path}, or: rerunlens route export --for {tool} --out FILE"
-            )
+            st.caption("Or merge it into the tool's own file, keeping the other settings there:")
+            st.code(export_command(own, tool), language="bash")
             for note in export.notes:
                 st.info(safe(note), icon=":material/info:")
             for warning in export.warnings:
