@@ -212,3 +212,40 @@ def test_no_report_line_holds_a_key(tmp_path: Path) -> None:
     report = doctor(home(tmp_path, claude, codex), env=env)
     text = "\n".join(report.lines())
     assert len(report.findings) >= 4 and FAKE_KEY not in text and SESSION_KEY not in text
+
+
+def test_cc_switch_own_config_with_providers_per_app(tmp_path: Path) -> None:
+    config = {
+        "version": 2,
+        "claude": {
+            "current": "relay",
+            "providers": {
+                "relay": {
+                    "id": "relay",
+                    "name": "Relay",
+                    "settingsConfig": {
+                        "env": {
+                            "ANTHROPIC_BASE_URL": "https://relay.example.com/v1",
+                            "ANTHROPIC_AUTH_TOKEN": FAKE_KEY,
+                        }
+                    },
+                }
+            },
+        },
+        "codex": {
+            "providers": {
+                "team": {"settingsConfig": {"auth": {"OPENAI_API_KEY": "sk-xxxxxxxx"}, "config": ""}}
+            }
+        },
+    }
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    report = run_doctor(
+        DoctorInputs(cc_switch=path, benchmark_fingerprints=(str(key_fingerprint(FAKE_KEY)),))
+    )
+    assert {(f.key, f.code) for f in report.findings} == {
+        ("claude.relay.settingsConfig.env.ANTHROPIC_BASE_URL", "version_segment"),
+        ("claude.relay.settingsConfig.env.ANTHROPIC_AUTH_TOKEN", "shared_key"),
+        ("codex.team.settingsConfig.auth.OPENAI_API_KEY", "placeholder_key"),
+    }
+    assert FAKE_KEY not in "\n".join(report.lines())
