@@ -213,13 +213,11 @@ def _cc_providers(data: Any) -> list[tuple[str, dict[str, Any]]]:
     if any(k in data for k in ("settingsConfig", "base_url", "api_key")):
         return [("", data)]
     found: list[tuple[str, dict[str, Any]]] = []
-    for app, section in data.items():
-        providers = section.get("providers") if isinstance(section, dict) else None
-        if app == "providers":
-            providers = section
-        for pid, p in (providers or {}).items() if isinstance(providers, dict) else []:
-            if isinstance(p, dict):
-                found.append((f"{app}.{pid}." if app != "providers" else f"providers.{pid}.", p))
+    for app, section in data.items():  # {"providers": {...}} or {"claude": {"providers": {...}}, ...}
+        nested = section.get("providers") if isinstance(section, dict) else None
+        providers = section if app == "providers" else nested
+        if isinstance(providers, dict):
+            found += [(f"{app}.{pid}.", p) for pid, p in providers.items() if isinstance(p, dict)]
     return found
 
 
