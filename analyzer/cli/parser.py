@@ -44,6 +44,7 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     for name, add in (("run", _add_run), ("rerun", _add_rerun), ("check", _add_check)):
         add(sub, with_route_flags in (None, name))
     _add_simulate(sub)
+    _add_dashboard(sub)
     _add_route(sub, with_route_flags in (None, "route"))
     return parser
 
@@ -273,6 +274,25 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--scenario", metavar="FILE", help="scenario JSON: keys, backends, faults, scripted replies"
     )
+
+
+def _add_dashboard(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "dashboard",
+        "Open the dashboard with its safe settings (127.0.0.1 only, no tracebacks on the page, no usage "
+        "statistics), wherever it is started from.",
+        ["rerunlens dashboard", "rerunlens dashboard --runs-dir runs --port 8502"],
+        f"{RUN_COMMANDS}:dashboard",
+    )
+    p.add_argument("--runs-dir", metavar="DIR", help="the runs folder (default: the app's)")
+    p.add_argument("--port", type=int, help="port (default 8501)")
+    p.add_argument(
+        "--address",
+        help="listen on this address instead of 127.0.0.1, on purpose (starting runs stays refused "
+        "there unless RERUNLENS_ALLOW_REMOTE_RUNS=1)",
+    )
+    p.add_argument("--print-command", action="store_true", help="print the streamlit command, do not run it")
 
 
 def _add_route(sub: argparse._SubParsersAction, route: bool) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from analyzer.cli.route_args import (
     resume_profile,
     scenario_from_args,
 )
+from analyzer.dashboard_exposure import dashboard_command
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.loader import load_path
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
@@ -132,6 +134,15 @@ def simulate(args: argparse.Namespace) -> int:
     finally:
         sim.stop()
     return 0
+
+
+def dashboard(args: argparse.Namespace) -> int:
+    """`rerunlens dashboard`: streamlit with the safe settings as flags (they beat any config file)."""
+    command = dashboard_command(args.runs_dir, args.port, args.address)
+    if args.print_command:
+        print(shlex.join(command))
+        return 0
+    return subprocess.call(command)
 
 
 def free_path(path: Path) -> Path:
