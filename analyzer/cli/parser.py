@@ -16,9 +16,12 @@ from analyzer.answer_keys import ANSWER_KEYS
 
 LOG_COMMANDS = "analyzer.cli.log_commands"
 RUN_COMMANDS = "analyzer.cli.run_commands"
+CODING_TOOL_COMMANDS = "analyzer.cli.route_commands"
+CODING_TOOLS = ("claude-code", "codex", "cc-switch")
+"""`route export --for` choices (analyzer.coding_tools.TOOLS, not imported: it loads the profile)."""
 
 
-ROUTE_COMMANDS = ("run", "rerun", "check")
+ROUTE_COMMANDS = ("run", "rerun", "check", "route")
 """Commands that take route flags."""
 
 
@@ -42,6 +45,7 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
         add(sub, with_route_flags in (None, name))
     _add_simulate(sub)
     _add_dashboard(sub)
+    _add_route(sub, with_route_flags in (None, "route"))
     return parser
 
 
@@ -289,3 +293,57 @@ def _add_dashboard(sub: argparse._SubParsersAction) -> None:
         "there unless RERUNLENS_ALLOW_REMOTE_RUNS=1)",
     )
     p.add_argument("--print-command", action="store_true", help="print the streamlit command, do not run it")
+
+
+def _add_route(sub: argparse._SubParsersAction, route: bool) -> None:
+    p = add_command(
+        sub,
+        "route",
+        "Point Claude Code, Codex or CC Switch at the benchmark's pinned route, and check their settings.",
+        [
+            "rerunlens route export --for codex --base-url https://gw.example.com/v1",
+            "rerunlens route doctor --env",
+        ],
+        f"{CODING_TOOL_COMMANDS}:export",
+    )
+    actions = p.add_subparsers(title="actions", metavar="ACTION", required=True)
+    e = add_command(
+        actions,
+        "export",
+        "Print (or merge into --out) the settings one coding tool needs for the route; never the key. "
+        "A base URL that fails the lint is refused.",
+        [
+            "rerunlens route export --for claude-code --base-url https://gw.example.com/v1 --model gw-coder",
+            "rerunlens route export --for codex --profile route.toml --key-env CODEX_KEY --out config.toml",
+        ],
+        f"{CODING_TOOL_COMMANDS}:export",
+    )
+    e.add_argument("--for", dest="tool", required=True, choices=CODING_TOOLS, help="the coding tool")
+    e.add_argument("--out", metavar="FILE", help="merge into this settings file, keeping its other settings")
+    e.add_argument("--force", action="store_true", help="with --out: replace keys the file sets otherwise")
+    _add_benchmark_key_env(e)
+    if route:
+        add_route_flags(e, repeat=False)
+    d = add_command(
+        actions,
+        "doctor",
+        "Report the classic mistakes in the coding tools' settings (default: ~/.claude/settings.json and "
+        "~/.codex/config.toml) with file, key and fix; exit 1 when there is any. Keys only as fingerprints.",
+        ["rerunlens route doctor", "rerunlens route doctor --codex-config ./config.toml --env"],
+        f"{CODING_TOOL_COMMANDS}:doctor",
+    )
+    d.add_argument("--claude-settings", metavar="FILE", help="Claude Code's settings.json")
+    d.add_argument("--codex-config", metavar="FILE", help="Codex's config.toml")
+    d.add_argument("--cc-switch", metavar="FILE", help="a CC Switch provider JSON")
+    d.add_argument("--env", action="store_true", help="also check base URLs and keys in the environment")
+    _add_benchmark_key_env(d)
+
+
+def _add_benchmark_key_env(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--benchmark-key-env",
+        metavar="NAME",
+        default="OPENAI_API_KEY",
+        help="the variable the benchmark reads its key from; a coding tool using it too is reported "
+        "(default OPENAI_API_KEY)",
+    )
