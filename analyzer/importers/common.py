@@ -123,7 +123,7 @@ class Provenance:
     created_at: datetime | None = None
     """When the source run started or was written, when it says."""
     route: Route | None = None
-    """The run's route as far as the source records it."""
+    """The run's route as far as the source records it; results without their own get a copy."""
     tasks: list[TaskSpec] | None = None
     """Task definitions, when the source holds them."""
     warnings: list[str] = field(default_factory=list)
@@ -147,8 +147,11 @@ def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: byte
     numbers = sorted({r.round for r in rows})
     position = {n: i for i, n in enumerate(numbers)}
     runs: list[list[Result]] = [[] for _ in numbers]
+    run_route = prov.route.model_dump(exclude_none=True) if prov.route is not None else None
     for row in rows:
         payload = {**row.fields, "task_id": row.task_id, "round": position[row.round] + 1}
+        if prov.route is not None and payload.get("route") is None:
+            payload["route"] = run_route  # a run-level setting: every result was sent with it
         payload["source_ref"] = row.place
         try:
             result = Result.model_validate(payload)

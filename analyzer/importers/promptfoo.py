@@ -110,11 +110,14 @@ def _parse(row: dict[str, Any], place: str, source: Source) -> dict[str, Any]:
 
 
 def _prompt_key(row: dict[str, Any], prompt: dict[str, Any]) -> str:
-    """Which prompt a row used: its `promptIdx` (the rendered `raw` text differs per test), else
-    the prompt's template label."""
-    index = row.get("promptIdx")
-    if isinstance(index, int) and not isinstance(index, bool):
-        return f"#{index}"
+    """Which prompt a row used: its `promptId` (a hash of the template), else the template label.
+
+    Not `promptIdx`, which numbers (prompt, provider) columns, nor the rendered `raw` text, which
+    differs per test.
+    """
+    prompt_id = row.get("promptId")
+    if isinstance(prompt_id, str) and prompt_id:
+        return prompt_id
     return str(prompt.get("label") or prompt.get("raw") or "")
 
 
