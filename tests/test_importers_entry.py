@@ -127,3 +127,10 @@ def test_native_log_mentioning_a_foreign_key_still_loads_natively() -> None:
     log["runs"][0][0]["answer"] = 'the "reward" was "traj"'  # defeats the byte shortcut
     data = json.dumps(log).encode()
     assert load_any_bytes(data, "n.json").log == load_bytes(data, "n.json").log
+
+
+def test_foreign_file_that_mentions_runs_is_still_imported() -> None:
+    raw = json.loads(TAU2.read_text(encoding="utf-8"))
+    raw["info"]["runs"] = 3  # a `"runs"` key deep inside: the native loader is tried first, then refuses
+    loaded = load_any_bytes(json.dumps(raw).encode(), "results.json")
+    assert loaded.log.imported_from["format"] == "tau2-bench"

@@ -43,9 +43,6 @@ FOREIGN_FORMATS: dict[str, tuple[Callable[[Any], bool], Reader]] = {
 in that the first match wins; the shapes do not overlap."""
 
 NATIVE = "altk-runs"
-# Byte markers of the foreign formats; a JSON file that has `"runs"` and none of them goes straight to
-# the native loader, which parses it once (no second parse just to detect the format).
-_FOREIGN_MARKERS = (b'"simulations"', b'"eval"', b'"evalId"', b'"traj"', b'"reward"', b'"testIdx"')
 
 
 def load_any(path: str | os.PathLike[str]) -> LoadedLog:
@@ -95,8 +92,6 @@ def detect_format(data: bytes, name: str = "upload") -> str:
     """
     if is_eval_archive(data):
         return inspect_log.FORMAT
-    if _plainly_native(data):
-        return NATIVE
     return _match(parse_json(_text(data, name), Source(name)), Source(name))
 
 
@@ -126,10 +121,17 @@ def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
     source = Source(name)
     if is_eval_archive(data):
         return _imported(inspect_log.read(read_eval_archive(data, source), source), source, data)
-    if _plainly_native(data):
-        return load_bytes(data, name)
-    parsed = parse_json(_text(data, name), source)
-    kind = _match(parsed, source)
+    if _maybe_native(data):
+        try:
+            return load_bytes(data, name)  # one parse for the common case
+        except LogError as native_error:
+            found = _foreign(data, source)
+            if found is None:
+                raise native_error from None
+            kind, parsed = found
+    else:
+        parsed = parse_json(_text(data, name), source)
+        kind = _match(parsed, source)
     if kind == NATIVE:
         return load_bytes(data, name)
     if kind == tau2_bench.FORMAT and tau2_bench.needs_folder(parsed):
@@ -161,10 +163,23 @@ def _match(parsed: Any, source: Source) -> str:
     )
 
 
-def _plainly_native(data: bytes) -> bool:
-    """Cheap byte test: a JSON object that mentions `"runs"` and no foreign format's key."""
+def _maybe_native(data: bytes) -> bool:
+    """Cheap byte test: a JSON object that mentions `"runs"` (a foreign file almost never does)."""
     head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
-    return head[:1] == b"{" and b'"runs"' in data and not any(m in data for m in _FOREIGN_MARKERS)
+    return head[:1] == b"{" and b'"runs"' in data
+
+
+def _foreign(data: bytes, source: Source) -> tuple[str, Any] | None:
+    """(format, parsed content) of a file the native loader refused; None when it is not foreign
+    either, and the native loader's error is the one to show."""
+    try:
+        parsed = parse_json(_text(data, source.name), source)
+    except LogError:
+        return None
+    for kind, (looks_like, _) in FOREIGN_FORMATS.items():
+        if looks_like(parsed):
+            return kind, parsed
+    return None
 
 
 def _text(data: bytes, name: str) -> str:
