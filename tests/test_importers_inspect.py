@@ -130,6 +130,10 @@ def test_zip_that_is_not_an_eval_log(tmp_path: Path) -> None:
         (lambda d: d["samples"][2].update(id=None), r"samples\[2\]\.id: expected a task id"),
         (lambda d: d.update(samples={"a": 1}), r"samples: expected a list, got an object"),
         (lambda d: d["samples"].__setitem__(0, 7), r"samples\[0\]: expected an object, got a number"),
+        (
+            lambda d: d["samples"][3]["model_usage"]["mockllm/model"].update(output_tokens="5"),
+            r"samples\[3\]\.model_usage\.mockllm/model\.output_tokens: expected a count",
+        ),
     ],
 )
 def test_wrong_shape_json_is_one_line_naming_the_place(change, place: str) -> None:  # noqa: ANN001

@@ -58,6 +58,14 @@ class Source:
             self.fail(place, "not a finite number")
         return float(value)
 
+    def count(self, value: Any, place: str) -> int:
+        """`value` as a token count (null counts 0), or a one-line error."""
+        if value is None:
+            return 0
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            self.fail(place, f"expected a count (a whole number, 0 or more), got {json_type(value)}")
+        return value
+
     def task_id(self, value: Any, place: str) -> str | int:
         """`value` as a task id (a string or an integer), or a one-line error."""
         if isinstance(value, bool) or not isinstance(value, str | int):

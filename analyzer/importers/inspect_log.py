@@ -89,7 +89,7 @@ def _row(sample: dict[str, Any], place: str, scorer: str | None, source: Source)
         "started_at": parse_time(sample.get("started_at")),
         "finished_at": parse_time(sample.get("completed_at")),
         **_grade(sample.get("scores"), scorer, f"{place}.scores", source),
-        **_tokens(sample.get("model_usage")),
+        **_tokens(sample.get("model_usage"), f"{place}.model_usage", source),
     }
     total_time = sample.get("total_time")
     if isinstance(total_time, int | float) and not isinstance(total_time, bool) and total_time >= 0:
@@ -126,17 +126,21 @@ def _grade(scores: Any, scorer: str | None, place: str, source: Source) -> dict[
     return {}
 
 
-def _tokens(model_usage: Any) -> dict[str, int]:
+def _tokens(model_usage: Any, place: str, source: Source) -> dict[str, int]:
     """Tokens summed over the models a sample used; nothing when it recorded none."""
     if not isinstance(model_usage, dict) or not model_usage:
         return {}
     totals = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
-    for usage in model_usage.values():
+    theirs = {
+        "prompt_tokens": "input_tokens",
+        "completion_tokens": "output_tokens",
+        "total_tokens": "total_tokens",
+    }
+    for model, usage in model_usage.items():
         if not isinstance(usage, dict):
             continue
-        totals["prompt_tokens"] += int(usage.get("input_tokens") or 0)
-        totals["completion_tokens"] += int(usage.get("output_tokens") or 0)
-        totals["total_tokens"] += int(usage.get("total_tokens") or 0)
+        for ours, key in theirs.items():
+            totals[ours] += source.count(usage.get(key), f"{place}.{model}.{key}")
     return totals
 
 

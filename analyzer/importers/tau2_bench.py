@@ -120,7 +120,7 @@ def _row(sim: dict[str, Any], place: str, source: Source) -> Row:
         "started_at": parse_time(sim.get("start_time")),
         "finished_at": parse_time(sim.get("end_time")),
         "cost_usd": sim.get("agent_cost"),
-        **_usage(messages or []),
+        **_usage(messages or [], f"{place}.messages", source),
         **_served(messages or []),
     }
     duration = sim.get("duration")
@@ -137,15 +137,17 @@ def _row(sim: dict[str, Any], place: str, source: Source) -> Row:
     return Row(task_id=task_id, round=trial + 1, fields=fields, place=place)
 
 
-def _usage(messages: list[Any]) -> dict[str, int]:
+def _usage(messages: list[Any], place: str, source: Source) -> dict[str, int]:
     """The agent's tokens: the sum of its messages' `usage`; nothing when none recorded usage."""
     prompt = completion = 0
     seen = False
-    for m in messages:
+    for i, m in enumerate(messages):
         if isinstance(m, dict) and m.get("role") in AGENT_ROLES and isinstance(m.get("usage"), dict):
             seen = True
-            prompt += int(m["usage"].get("prompt_tokens") or 0)
-            completion += int(m["usage"].get("completion_tokens") or 0)
+            prompt += source.count(m["usage"].get("prompt_tokens"), f"{place}[{i}].usage.prompt_tokens")
+            completion += source.count(
+                m["usage"].get("completion_tokens"), f"{place}[{i}].usage.completion_tokens"
+            )
     if not seen:
         return {}
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
