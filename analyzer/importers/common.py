@@ -73,6 +73,22 @@ class Source:
         return value
 
 
+def make_route(fields: dict[str, Any], source: Source, places: dict[str, str]) -> Route:
+    """A `Route` from the source's values, or one line naming the place of the first bad one.
+
+    Args:
+        fields: Route fields (None values are dropped).
+        source: The file, for error messages.
+        places: Where each field came from in the source, e.g. `{"model": "eval.model"}`.
+    """
+    try:
+        return Route.model_validate({k: v for k, v in fields.items() if v is not None})
+    except ValidationError as exc:
+        first = exc.errors(include_url=False)[0]
+        field = str(first["loc"][0]) if first["loc"] else ""
+        source.fail(places.get(field, field), f"{first['msg']} (got {str(first.get('input'))[:40]!r})")
+
+
 def json_type(value: object) -> str:
     """How JSON would name the type of `value`, for messages."""
     return {

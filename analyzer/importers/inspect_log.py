@@ -15,14 +15,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzer.importers.common import Provenance, Row, Source, parse_time, plural
+from analyzer.importers.common import Provenance, Row, Source, make_route, parse_time, plural
 from analyzer.importers.messages import trajectory
 from analyzer.model import Route
 
 FORMAT = "inspect-ai"
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 """Inspect's `value_to_float` for its letter grades: correct, incorrect, partial, no answer."""
-_ROUTE_CONFIG = {"temperature": "temperature", "top_p": "top_p", "seed": "seed", "max_tokens": "max_tokens"}
+_ROUTE_CONFIG = {
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "seed": "seed",
+    "max_tokens": "max_tokens",
+    "timeout": "timeout_s",
+    "max_retries": "max_retries",
+}
 
 
 def looks_like(data: Any) -> bool:
@@ -54,7 +61,7 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
         importer=__name__,
         label=f"Inspect: {spec.get('task', '?')} on {spec.get('model', '?')}",
         created_at=parse_time(spec.get("created")),
-        route=_route(log, spec),
+        route=_route(log, spec, source),
         warnings=warnings,
     )
     return rows, prov
@@ -183,18 +190,22 @@ def _outcome(error: dict[str, Any]) -> str:
     return "server_error"
 
 
-def _route(log: dict[str, Any], spec: dict[str, Any]) -> Route:
+def _route(log: dict[str, Any], spec: dict[str, Any], source: Source) -> Route:
     config: dict[str, Any] = {}
+    origin: dict[str, str] = {}
     plan = log.get("plan") if isinstance(log.get("plan"), dict) else {}
-    for part in (spec.get("model_generate_config"), plan.get("config")):
+    for where, part in (
+        ("eval.model_generate_config", spec.get("model_generate_config")),
+        ("plan.config", plan.get("config")),
+    ):
         if isinstance(part, dict):
             config.update({k: v for k, v in part.items() if v is not None})
-    fields = {ours: config[theirs] for theirs, ours in _ROUTE_CONFIG.items() if theirs in config}
-    if "timeout" in config:
-        fields["timeout_s"] = config["timeout"]
-    if "max_retries" in config:
-        fields["max_retries"] = config["max_retries"]
-    return Route(model=spec.get("model"), base_url=spec.get("model_base_url"), **fields)
+            origin.update({k: f"{where}.{k}" for k, v in part.items() if v is not None})
+    fields = {ours: config.get(theirs) for theirs, ours in _ROUTE_CONFIG.items()}
+    places = {ours: origin.get(theirs, theirs) for theirs, ours in _ROUTE_CONFIG.items()}
+    fields.update(model=spec.get("model"), base_url=spec.get("model_base_url"))
+    places.update(model="eval.model", base_url="eval.model_base_url")
+    return make_route(fields, source, places)
 
 
 def _warnings(log: dict[str, Any], rows: list[Row]) -> list[str]:

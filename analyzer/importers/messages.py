@@ -14,6 +14,13 @@ AGENT_ROLES = frozenset({"assistant"})
 """Roles whose tool calls are the agent's own actions."""
 
 
+def is_agent(message: Any) -> bool:
+    """True for a message object the agent wrote."""
+    return (
+        isinstance(message, dict) and isinstance(message.get("role"), str) and message["role"] in AGENT_ROLES
+    )
+
+
 def text_of(content: Any) -> str | None:
     """Message content as text: a string as is, a list of parts joined by their `text`, else None."""
     if isinstance(content, str):
@@ -56,7 +63,8 @@ def trajectory(messages: list[Any]) -> list[dict[str, Any]]:
         content = text_of(message.get("content"))
         if content:
             steps.append({"type": "message", "role": role, "content": content})
-        for call in message.get("tool_calls") or []:
+        calls = message.get("tool_calls")
+        for call in calls if isinstance(calls, list) else []:
             step = tool_call_step(call)
             if step is None:
                 continue
@@ -72,7 +80,7 @@ def trajectory(messages: list[Any]) -> list[dict[str, Any]]:
 def final_answer(messages: list[Any]) -> str | None:
     """The agent's last message with text (its closing words), or None when it never spoke."""
     for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") in AGENT_ROLES:
+        if is_agent(message):
             content = text_of(message.get("content"))
             if content and content.strip():
                 return content

@@ -154,7 +154,8 @@ def _task_names(
     seen: dict[str, int] = {}
     for key in keys:
         test = json.loads(key[2])
-        base = test.get("description") or _vars_text(test.get("vars"))
+        description = test.get("description")
+        base = description if isinstance(description, str) and description else _vars_text(test.get("vars"))
         parts = [base]
         if len(prompts) > 1:
             parts.append(f"prompt {prompts.index(key[0]) + 1}")

@@ -17,8 +17,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from analyzer.importers.common import Provenance, Row, Source, parse_json, parse_time, plural
-from analyzer.importers.messages import AGENT_ROLES, final_answer, trajectory
+from analyzer.importers.common import Provenance, Row, Source, make_route, parse_json, parse_time, plural
+from analyzer.importers.messages import final_answer, is_agent, trajectory
 from analyzer.importers.tau_bench import is_success
 from analyzer.model import Route, TaskSpec
 
@@ -90,7 +90,7 @@ def read(
         importer=__name__,
         label=_label(info, source),
         created_at=parse_time(top.get("timestamp")),
-        route=_route(info),
+        route=_route(info, source),
         tasks=_tasks(top.get("tasks")),
         warnings=_warnings(rows),
     )
@@ -142,7 +142,7 @@ def _usage(messages: list[Any], place: str, source: Source) -> dict[str, int]:
     prompt = completion = 0
     seen = False
     for i, m in enumerate(messages):
-        if isinstance(m, dict) and m.get("role") in AGENT_ROLES and isinstance(m.get("usage"), dict):
+        if is_agent(m) and isinstance(m.get("usage"), dict):
             seen = True
             prompt += source.count(m["usage"].get("prompt_tokens"), f"{place}[{i}].usage.prompt_tokens")
             completion += source.count(
@@ -156,7 +156,7 @@ def _usage(messages: list[Any], place: str, source: Source) -> dict[str, int]:
 def _served(messages: list[Any]) -> dict[str, str]:
     """Served model and fingerprint from the agent's last raw provider response (never the user's)."""
     for m in reversed(messages):
-        if isinstance(m, dict) and m.get("role") in AGENT_ROLES and isinstance(m.get("raw_data"), dict):
+        if is_agent(m) and isinstance(m.get("raw_data"), dict):
             raw = m["raw_data"]
             out = {}
             if isinstance(raw.get("model"), str):
@@ -167,15 +167,15 @@ def _served(messages: list[Any]) -> dict[str, str]:
     return {}
 
 
-def _route(info: dict[str, Any]) -> Route | None:
+def _route(info: dict[str, Any], source: Source) -> Route | None:
     agent = info.get("agent_info")
     if not isinstance(agent, dict):
         return None
     args = agent.get("llm_args") if isinstance(agent.get("llm_args"), dict) else {}
-    fields = {k: args[k] for k in _ROUTE_ARGS if isinstance(args.get(k), int | float)}
-    if "seed" in fields and not isinstance(fields["seed"], int):
-        del fields["seed"]
-    return Route(model=agent.get("llm") if isinstance(agent.get("llm"), str) else None, **fields)
+    fields = {k: args.get(k) for k in _ROUTE_ARGS}
+    places = {k: f"info.agent_info.llm_args.{k}" for k in _ROUTE_ARGS}
+    fields["model"], places["model"] = agent.get("llm"), "info.agent_info.llm"
+    return make_route(fields, source, places)
 
 
 def _label(info: dict[str, Any], source: Source) -> str:
