@@ -10,7 +10,7 @@ import pytest
 
 from analyzer.analysis import analyze
 from analyzer.errors import LogError
-from analyzer.importers import detect_format, import_to_file, load_any, load_any_bytes
+from analyzer.importers import detect_format, import_to_file, list_any_logs, load_any, load_any_bytes
 from analyzer.loader import load_bytes, load_path
 
 ROOT = Path(__file__).parent.parent
@@ -134,3 +134,16 @@ def test_foreign_file_that_mentions_runs_is_still_imported() -> None:
     raw["info"]["runs"] = 3  # a `"runs"` key deep inside: the native loader is tried first, then refuses
     loaded = load_any_bytes(json.dumps(raw).encode(), "results.json")
     assert loaded.log.imported_from["format"] == "tau2-bench"
+
+
+def test_runs_folder_lists_native_and_foreign_logs_but_not_task_files(tmp_path: Path) -> None:
+    for src in (NATIVE, TAU, TAU2, EVAL, INSPECT_JSON, PROMPTFOO):
+        shutil.copy(src, tmp_path / src.name)
+    shutil.copy(ROOT / "sample_runs" / "tasks.json", tmp_path / "tasks.json")
+    (tmp_path / "sims").mkdir()
+    (tmp_path / "sims" / "one.json").write_text(json.dumps({"id": "x", "task_id": "1"}), encoding="utf-8")
+    (tmp_path / "notes.eval").write_bytes(b"PK\x03\x04 not really a zip")
+    listed = [p.name for p in list_any_logs(tmp_path)]
+    assert listed == sorted([NATIVE.name, TAU.name, TAU2.name, EVAL.name, INSPECT_JSON.name, PROMPTFOO.name])
+    for path in list_any_logs(tmp_path):
+        load_any(path)  # every listed file opens

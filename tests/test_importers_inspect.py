@@ -12,6 +12,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
+import zstandard
 
 from analyzer.analysis import analyze
 from analyzer.errors import LogError
@@ -141,3 +142,22 @@ def test_wrong_shape_json_is_one_line_naming_the_place(change, place: str) -> No
     change(own)
     with pytest.raises(LogError, match=r"^log\.json: " + place):
         load_any_bytes(json.dumps(own).encode(), "log.json")
+
+
+def test_unfinished_eval_reads_its_journal_and_says_so(tmp_path: Path) -> None:
+    """An eval still running has no header.json yet; older Inspect deflated its entries."""
+    partial = tmp_path / "running.eval"
+    with zipfile.ZipFile(EVAL) as full, zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in full.infolist():
+            if info.filename in ("header.json", "reductions.json", "summaries.json"):
+                continue
+            raw = EVAL.read_bytes()[info.header_offset :]
+            start = 30 + int.from_bytes(raw[26:28], "little") + int.from_bytes(raw[28:30], "little")
+            body = zstandard.ZstdDecompressor().decompress(
+                raw[start : start + info.compress_size], max_output_size=info.file_size
+            )
+            out.writestr(info.filename, body)
+    loaded = load_any(partial)
+    assert any("status is 'started'" in w for w in loaded.warnings)
+    assert analyze(loaded.log).headline.results == 12
+    assert loaded.log.route is not None and loaded.log.route.model == "mockllm/model"

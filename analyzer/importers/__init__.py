@@ -3,7 +3,8 @@ by their content (never their name), mapped to a format-2 `RunLog` with provenan
 
 `load_any(path)` and `load_any_bytes(data, name)` return the same `LoadedLog` as the native loader
 (`analyzer.loader.load_path`/`load_bytes`) for native logs and the imported log for foreign ones;
-`import_to_file(src, out)` writes an imported log (never over an existing file). A damaged file is
+`import_to_file(src, out)` writes an imported log (never over an existing file), and
+`list_any_logs(folder)` lists a runs folder's native and foreign logs. A damaged file is
 one `LogError` line naming the file and the place. See docs/formats.md for every field map.
 """
 
@@ -19,6 +20,7 @@ from analyzer.errors import LogError
 from analyzer.importers import inspect_log, promptfoo, tau2_bench, tau_bench
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
 from analyzer.importers.inspect_archive import is_eval_archive, read_eval_archive
+from analyzer.importers.listing import list_any_logs
 from analyzer.loader import MAX_LOG_BYTES, LoadedLog, load_bytes
 from analyzer.log_warnings import structural_warnings
 
@@ -27,6 +29,7 @@ __all__ = [
     "ForeignLogError",
     "detect_format",
     "import_to_file",
+    "list_any_logs",
     "load_any",
     "load_any_bytes",
 ]
