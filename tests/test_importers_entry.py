@@ -147,3 +147,12 @@ def test_runs_folder_lists_native_and_foreign_logs_but_not_task_files(tmp_path: 
     assert listed == sorted([NATIVE.name, TAU.name, TAU2.name, EVAL.name, INSPECT_JSON.name, PROMPTFOO.name])
     for path in list_any_logs(tmp_path):
         load_any(path)  # every listed file opens
+
+
+@pytest.mark.parametrize("src", [TAU, TAU2, EVAL, INSPECT_JSON, PROMPTFOO], ids=lambda p: p.name)
+def test_imported_file_reads_back_to_the_same_figures(src: Path, tmp_path: Path) -> None:
+    out = import_to_file(src, tmp_path / "imported.json")
+    for key in ("exact", "normalized", "actions"):
+        direct = analyze(load_any(src).log, key).report()
+        reread = analyze(load_path(out).log, key).report()
+        assert reread == direct
