@@ -161,3 +161,11 @@ def test_unfinished_eval_reads_its_journal_and_says_so(tmp_path: Path) -> None:
     assert any("status is 'started'" in w for w in loaded.warnings)
     assert analyze(loaded.log).headline.results == 12
     assert loaded.log.route is not None and loaded.log.route.model == "mockllm/model"
+
+
+def test_a_reducer_other_than_mean_is_said() -> None:
+    own = _own()
+    own["eval"]["config"]["epochs_reducer"] = ["mode"]
+    loaded = load_any_bytes(json.dumps(own).encode(), "log.json")
+    assert any("reduced epochs with mode, not mean" in w for w in loaded.warnings)
+    assert not any("reduced epochs with" in w for w in load_any(JSON).warnings)

@@ -213,6 +213,14 @@ def _warnings(log: dict[str, Any], rows: list[Row]) -> list[str]:
     status = log.get("status")
     if status not in (None, "success"):
         out.append(f"the eval's status is {status!r}: the log may hold only part of the samples")
+    spec = log.get("eval") if isinstance(log.get("eval"), dict) else {}
+    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
+    reducers = config.get("epochs_reducer")
+    if isinstance(reducers, list) and reducers and reducers != ["mean"]:
+        out.append(
+            f"Inspect reduced epochs with {', '.join(map(str, reducers))}, not mean: its per-sample "
+            "figures are not success rates; RerunLens shows every epoch and computes its own"
+        )
     errored = sum(r.fields.get("status") == "error" for r in rows)
     if errored:
         out.append(
