@@ -23,6 +23,7 @@ from analyzer.importers.inspect_archive import is_eval_archive, read_eval_archiv
 from analyzer.importers.listing import list_any_logs
 from analyzer.loader import MAX_LOG_BYTES, LoadedLog, load_bytes
 from analyzer.log_warnings import structural_warnings
+from analyzer.model import RunLog
 
 __all__ = [
     "FOREIGN_FORMATS",
@@ -32,6 +33,7 @@ __all__ = [
     "list_any_logs",
     "load_any",
     "load_any_bytes",
+    "native_text",
 ]
 
 Reader = Callable[[Any, Source], tuple[list[Row], Provenance]]
@@ -114,10 +116,16 @@ def import_to_file(src: str | os.PathLike[str], out: str | os.PathLike[str] | No
     loaded = load_any(source)
     if getattr(loaded.log, "imported_from", None) is None:
         raise LogError(f"{source}: already a RerunLens run log; there is nothing to import")
-    text = loaded.log.model_dump_json(exclude_none=True, indent=2) + "\n"
+    text = native_text(loaded.log)
     if target.exists():  # checked again: the import may have taken a while
         raise LogError(f"{target}: already exists; choose another output path (nothing was written)")
     return write_text_atomic(target, text)
+
+
+def native_text(log: RunLog) -> str:
+    """An (imported) log as the text of a format-2 file, as `import_to_file` writes it; for keeping an
+    uploaded foreign file in the runs folder as a log the native loader reads."""
+    return log.model_dump_json(exclude_none=True, indent=2) + "\n"
 
 
 def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
