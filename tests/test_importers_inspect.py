@@ -169,3 +169,17 @@ def test_a_reducer_other_than_mean_is_said() -> None:
     loaded = load_any_bytes(json.dumps(own).encode(), "log.json")
     assert any("reduced epochs with mode, not mean" in w for w in loaded.warnings)
     assert not any("reduced epochs with" in w for w in load_any(JSON).warnings)
+
+
+def test_tool_calls_reach_the_actions_key() -> None:
+    log = load_any(HERE / "mock_tools.eval").log
+    second = [r for rnd in log.runs for r in rnd if r.task_id == "second"]
+    assert [r.answer for r in second] == ["5", "5", "5"]
+    calls = [[(s.name, s.arguments) for s in r.trajectory if s.type == "tool_call"] for r in second]
+    assert calls == [[("add", {"x": 2, "y": 3})], [("add", {"x": 3, "y": 2})], [("add", {"x": 2, "y": 3})]]
+    by_answer = analyze(log, "exact").tasks.set_index("task_id")
+    by_actions = analyze(log, "actions").tasks.set_index("task_id")
+    assert bool(by_answer.loc["second", "consistent"])  # the same answer every epoch
+    assert not bool(by_actions.loc["second", "consistent"])  # but not the same actions
+    assert by_actions.loc["second", "majority_share"] == pytest.approx(2 / 3)
+    assert bool(by_actions.loc["first", "consistent"])
