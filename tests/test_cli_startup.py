@@ -1,4 +1,4 @@
-"""`rerunlens --help` stays light: the parser imports neither the runner, the SDK, pandas nor pydantic models."""
+"""`rerunlens --help` stays light: the parser imports no runner, SDK, pandas or pydantic models."""
 
 from __future__ import annotations
 

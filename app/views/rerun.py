@@ -15,14 +15,10 @@ import streamlit as st
 
 from analyzer.before_after import VERDICT_TEXT, Verdict
 from analyzer.jobs import JobStatus
-from analyzer.runner.pinned_rerun import (
-    RerunRequest,
-    Selection,
-    default_rerun_path,
-    parent_settings,
-    rerun_plan,
-)
+from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
+from analyzer.runner.rerun_route import parent_provider, parent_settings
 from analyzer.uploads import store_log_upload
+from analyzer.url_lint import redact_url
 from app import data, fmt, log_folders
 from app.widgets import job_panel, route_editor, task_files
 from app.widgets.messages import one_line_error
@@ -104,8 +100,11 @@ def render(selection: data.Selection | None = None) -> None:
     route_editor.check_button(choice, "rerun")
 
     st.subheader("Run")
-    request = RerunRequest(group.loaded.log, selection, str(parent), tasks_file, sel.key)  # type: ignore[arg-type]
-    job = _run_button(request, ids, choice, job, sendable=defined is not None) or job
+    allow_simulator, blocked = _simulator_switch(group, choice, disabled=running)
+    request = RerunRequest(
+        group.loaded.log, selection, str(parent), tasks_file, sel.key, allow_simulator=allow_simulator
+    )  # type: ignore[arg-type]
+    job = _run_button(request, ids, choice, job, sendable=defined is not None and not blocked) or job
     if job is None:
         st.caption("No re-run of this log yet.")
         return
@@ -113,6 +112,39 @@ def render(selection: data.Selection | None = None) -> None:
     if job.state == "done":
         job_panel.open_when_finished(job)
         _before_after(job, sel.key)
+
+
+def _simulator_switch(
+    group: data.Group, choice: route_editor.RouteChoice | None, *, disabled: bool
+) -> tuple[bool, bool]:
+    """For a provider's log only: "Re-run on the built-in simulator instead" (off by default).
+
+    Returns (allow_simulator, blocked): blocked while the route would go to the simulator without it,
+    since the before/after would then compare a provider with a simulator.
+    """
+    provider = parent_provider(group.loaded.log)
+    if not provider.real:
+        return False, False
+    allowed = st.toggle(
+        "Re-run on the built-in simulator instead",
+        value=False,
+        key="rerun.allow_simulator",
+        disabled=disabled,
+        help="This log came from a provider. On the simulator the before/after compares the provider "
+        "with a simulator, which says nothing about the provider's route.",
+    )
+    to_simulator = choice is not None and choice.profile.uses_simulator
+    if to_simulator and not allowed:
+        st.warning(
+            data.escape(
+                f"This log came from {redact_url(provider.base_url or '')}, but the route above has no base "
+                "URL, so the re-run would go to the built-in simulator. Give the same provider's base URL "
+                "and key, or switch on the simulator on purpose."
+            ),
+            icon=":material/alt_route:",
+        )
+        return False, True
+    return allowed, False
 
 
 def _run_button(

@@ -15,11 +15,12 @@ from typing import Any
 
 import streamlit as st
 
+from analyzer.dashboard_exposure import runs_refused
 from analyzer.errors import RerunLensError
-from analyzer.keys import RunKeys, key_fingerprint, key_problem, read_keys
+from analyzer.keys import RunKeys, check_key_variable, key_fingerprint, key_problem, read_keys
 from analyzer.route_profile import RouteProfile, build_profile, knob_help, knob_kind, route_knobs
-from analyzer.runner.pinned_rerun import route_differences
 from analyzer.runner.preflight import check_route
+from analyzer.runner.rerun_route import route_differences
 from analyzer.url_lint import lint_base_url, redact_url
 from app import data
 from app.widgets.messages import safe
@@ -143,9 +144,11 @@ def _key_editor(profile: RouteProfile | None) -> None:
     if session_key:
         st.caption(f"Key: typed for this session · fingerprint {key_fingerprint(session_key)}")
         return
-    env = profile.key_env if profile else (st.session_state.get(ROUTE + "key_env") or "").strip()
-    key = read_keys([profile.key_env], check=False).keys[0] if profile else ""
-    if profile is not None and profile.uses_simulator and not key:
+    if profile is None:  # the route was refused (one line above): read no variable for it
+        return
+    env = profile.key_env
+    key = read_keys([env], check=False).keys[0]
+    if profile.uses_simulator and not key:
         st.caption(f"Key: {env or '(none)'} is not set · the simulator needs no key")
     elif not key:
         st.caption(f"Key: {env or '(none)'} is not set in the server's environment")
@@ -213,7 +216,11 @@ def route_editor() -> RouteChoice | None:
 
     Returns the route the analyzer built from them, or None after showing its one-line error.
     """
-    _seed_widgets()
+    refused = runs_refused(st.get_option("server.address"))
+    if refused is not None:
+        st.error(data.escape(f"Runs are off: {refused}."), icon=":material/lock:")
+        return None
+    defaults = _seed_widgets()
     _base_url_editor()
     st.text_input(route_knobs()["model"].label, key=ROUTE + "model", persist_state="session")
     cols = [*st.columns(4), *st.columns(4)]
@@ -222,7 +229,9 @@ def route_editor() -> RouteChoice | None:
     profile: RouteProfile | None = None
     try:
         profile = build_profile(use_env=False, overrides=_overrides())
+        check_key_variable(profile.key_env, defaults.key_envs())
     except RerunLensError as exc:
+        profile = None
         st.error(data.escape(_as_labels(exc.message)), icon=":material/error:")
     _key_editor(profile)
     if profile is None:
