@@ -173,6 +173,7 @@ def test_a_format1_log_picks_the_task_file_beside_it_and_reruns_with_another(run
     assert any("a format-1 log" in i.value for i in at.info)
     shipped = runs / "format1_plain_script.tasks.json"  # shipped beside the sample: picked for you
     assert at.selectbox(key="rerun.tasks_pick").value == str(shipped)
+    at.toggle(key="rerun.allow_simulator").set_value(True).run()  # the sample came from OpenAI
     assert not start_button(at).disabled
     assert start_button(at).label == f"Re-run {len(flagged)} tasks x 5 rounds on this route"
 
@@ -193,6 +194,28 @@ def test_a_format1_log_picks_the_task_file_beside_it_and_reruns_with_another(run
     [new] = new_logs(runs)
     assert load_path(new).log.parent_run_id == FORMAT1
     assert sorted({str(r.task_id) for _, r in load_path(new).log.results()}) == sorted(flagged[:-1])
+
+
+def test_a_providers_log_reruns_on_its_provider_unless_the_simulator_is_switched_on(runs: Path) -> None:
+    assert not open_view().get("toggle")  # sample A came from the simulator: no switch
+    at = open_view(FORMAT1)  # written against https://api.openai.com/v1
+    switch = at.toggle(key="rerun.allow_simulator")
+    assert switch.label == "Re-run on the built-in simulator instead" and switch.value is False
+    assert at.text_input(key="route.base_url").value == "https://api.openai.com/v1"  # the same provider
+    assert not start_button(at).disabled
+
+    at.text_input(key="route.base_url").input("").run()  # no base URL: it would reach the simulator
+    assert_clean(at)
+    assert any("would go to the built-in simulator" in plain(w.value) for w in at.warning)
+    assert start_button(at).disabled
+
+    at.toggle(key="rerun.allow_simulator").set_value(True).run()
+    assert not start_button(at).disabled
+    at.number_input(key="rerun.rounds").set_value(1).run()
+    start_button(at).click().run()
+    wait_for(at, finished)
+    [new] = new_logs(runs)
+    assert load_path(new).log.label.endswith("(simulated)")
 
 
 def test_without_a_task_file_a_format1_log_cannot_be_sent(runs: Path) -> None:

@@ -8,6 +8,7 @@ tab finds it again instead of starting another.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -16,7 +17,7 @@ import streamlit as st
 from analyzer.before_after import VERDICT_TEXT, Verdict
 from analyzer.jobs import JobStatus
 from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
-from analyzer.runner.rerun_route import parent_provider, parent_settings
+from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings
 from analyzer.uploads import store_log_upload
 from analyzer.url_lint import redact_url
 from app import data, fmt, log_folders
@@ -94,13 +95,14 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Route")
     inherited = parent_settings(group.loaded.log)
-    route_editor.inherit(inherited, str(parent))
+    provider = parent_provider(group.loaded.log)
+    route_editor.inherit({**provider.profile_base(), **inherited}, str(parent))  # the same provider
     choice = route_editor.route_editor()
     route_editor.differences_from(inherited, choice)
     route_editor.check_button(choice, "rerun")
 
     st.subheader("Run")
-    allow_simulator, blocked = _simulator_switch(group, choice, disabled=running)
+    choice, allow_simulator, blocked = _simulator_switch(provider, choice, disabled=running)
     request = RerunRequest(
         group.loaded.log, selection, str(parent), tasks_file, sel.key, allow_simulator=allow_simulator
     )  # type: ignore[arg-type]
@@ -115,36 +117,43 @@ def render(selection: data.Selection | None = None) -> None:
 
 
 def _simulator_switch(
-    group: data.Group, choice: route_editor.RouteChoice | None, *, disabled: bool
-) -> tuple[bool, bool]:
+    provider: ParentProvider, choice: route_editor.RouteChoice | None, *, disabled: bool
+) -> tuple[route_editor.RouteChoice | None, bool, bool]:
     """For a provider's log only: "Re-run on the built-in simulator instead" (off by default).
 
-    Returns (allow_simulator, blocked): blocked while the route would go to the simulator without it,
-    since the before/after would then compare a provider with a simulator.
+    Returns the route to use (switched on: the same route without its base URL), allow_simulator,
+    and blocked: True while the route would reach the simulator with the switch off, since the
+    before/after would then compare a provider with a simulator.
     """
-    provider = parent_provider(group.loaded.log)
-    if not provider.real:
-        return False, False
-    allowed = st.toggle(
+    if not provider.real or choice is None:
+        return choice, False, False
+    where = redact_url(provider.base_url or "")
+    on = st.toggle(
         "Re-run on the built-in simulator instead",
         value=False,
         key="rerun.allow_simulator",
         disabled=disabled,
-        help="This log came from a provider. On the simulator the before/after compares the provider "
-        "with a simulator, which says nothing about the provider's route.",
+        help=f"This log came from {where}. On the simulator the before/after compares that provider with "
+        "a simulator: it tests the page and the flow, not the provider's route.",
     )
-    to_simulator = choice is not None and choice.profile.uses_simulator
-    if to_simulator and not allowed:
+    if on:
+        st.caption(
+            data.escape(
+                f"The re-run goes to the built-in simulator, not {where}; its log is labelled (simulated)."
+            )
+        )
+        return replace(choice, profile=choice.profile.model_copy(update={"base_url": None})), True, False
+    if choice.profile.uses_simulator:
         st.warning(
             data.escape(
-                f"This log came from {redact_url(provider.base_url or '')}, but the route above has no base "
-                "URL, so the re-run would go to the built-in simulator. Give the same provider's base URL "
-                "and key, or switch on the simulator on purpose."
+                f"This log came from {where}, but the route above has no base URL, so the re-run would go "
+                "to the built-in simulator. Give the same provider's base URL and key, or switch on the "
+                "simulator on purpose."
             ),
             icon=":material/alt_route:",
         )
-        return False, True
-    return allowed, False
+        return choice, False, True
+    return choice, False, False
 
 
 def _run_button(
