@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from analyzer.compare import compare
-from app import charts, data
+from app import charts, data, fmt
 
 TABLE_COLUMNS = {
     "label": st.column_config.TextColumn("group"),
@@ -39,7 +39,7 @@ def render(selection: data.Selection | None = None) -> None:
     result = compare([(g.label, g.analysis) for g in sel.groups])
 
     st.subheader("Side by side")
-    st.dataframe(result.table, column_config=TABLE_COLUMNS, hide_index=True, key="compare.table")
+    st.dataframe(fmt.no_none(result.table), column_config=TABLE_COLUMNS, hide_index=True, key="compare.table")
 
     st.subheader("Charts")
     left, right = st.columns(2)
@@ -69,7 +69,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.text("No task flips between these groups.")
     else:
         st.dataframe(
-            result.flips.drop(columns=["flipped"]),
+            fmt.no_none(result.flips.drop(columns=["flipped"])),
             column_config={"task_id": st.column_config.TextColumn("task")},
             hide_index=True,
             key="compare.flips",
