@@ -250,13 +250,15 @@ def outcome_counts(counts: pd.DataFrame, by: str) -> go.Figure:
         color_discrete_map={OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
         text="attempts",
     )
-    fig.update_traces(texttemplate="%{y:,d}", textposition="inside", textangle=0, insidetextanchor="middle")
-    fig.update_layout(uniformtext={"minsize": 10, "mode": "hide"})  # too thin for its count: no label
     fig.update_xaxes(type="category")
     _count_axis(fig, "y", float(frame.groupby(x)["attempts"].sum().max()) if len(frame) else 0.0)
-    if by == "outcome":
+    if by == "outcome":  # one bar per outcome: its count above it, upright
+        fig.update_traces(texttemplate="%{y:,d}", textposition="outside", textangle=0, cliponaxis=False)
         fig.update_layout(showlegend=False)
         return _layout(fig, "Attempts by outcome", "outcome", "attempts (count)")
+    # stacked: a count inside its segment, upright, and none where the segment is too thin to hold it
+    fig.update_traces(texttemplate="%{y:,d}", textposition="inside", textangle=0, insidetextanchor="middle")
+    fig.update_layout(uniformtext={"minsize": 10, "mode": "hide"})
     name = by.replace("_", " ")
     return _layout(fig, f"Attempts by {name} and outcome", name, "attempts (count)")
 
@@ -321,7 +323,7 @@ def latency_box(frame: pd.DataFrame, column: str, by: str, title: str, x_title: 
 def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.Figure:
     """One bar per experiment group for one column of the analyzer's comparison table."""
     labels = plain(table["label"])
-    short = labels.where(labels.str.len() <= 32, labels.str.slice(0, 31) + "…")
+    short = labels.where(labels.str.len() <= 24, labels.str.slice(0, 23) + "…")
     frame = table.assign(group=short, label=labels)
     fig = px.bar(
         frame,
@@ -332,8 +334,11 @@ def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.
         color_discrete_sequence=list(CLUSTER_COLORS),
         hover_data={"label": True, "group": False},
     )
-    fig.update_traces(texttemplate=_value_format(unit), textposition="auto", textangle=0, cliponaxis=False)
-    fig.update_xaxes(tickformat=_axis_format(unit), rangemode="tozero")
+    fig.update_traces(
+        texttemplate=_value_format(unit), textposition="inside", textangle=0, insidetextanchor="end"
+    )
+    fig.update_layout(uniformtext={"minsize": 9, "mode": "hide"})  # the hover still gives the figure
+    fig.update_xaxes(tickformat=_axis_format(unit), rangemode="tozero", nticks=4)
     fig.update_layout(showlegend=False)
     # first group on top, as in the table
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(short)[::-1])
@@ -350,4 +355,4 @@ def _value_format(unit: str) -> str:
 
 
 def _axis_format(unit: str) -> str:
-    return ".1f" if "(pp)" in unit or "%" in unit else ",d"
+    return ",.0f" if "(pp)" in unit or "%" in unit else ",d"

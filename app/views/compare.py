@@ -8,7 +8,7 @@ from analyzer.compare import compare
 from app import charts, data, fmt
 
 TABLE_COLUMNS = {
-    "label": st.column_config.TextColumn("group"),
+    "label": st.column_config.TextColumn("group", width="medium"),  # the figures stay in view
     "answer_key": st.column_config.TextColumn("answer key"),
     "answer_gap_pp": st.column_config.NumberColumn("answer gap (pp)", format="%.1f"),
     "outcome_gap_pp": st.column_config.NumberColumn("outcome gap (pp)", format="%.1f"),
