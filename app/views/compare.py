@@ -56,7 +56,7 @@ def render(selection: data.Selection | None = None) -> None:
         charts.compare_bars(result.table, "tokens_total", "Tokens", "tokens (total)"), key="compare.tokens"
     )
     right.plotly_chart(
-        charts.compare_bars(result.table, "extra_attempts", "Retries", "retries (extra HTTP attempts)"),
+        charts.compare_bars(result.table, "extra_attempts", "Retries", "extra HTTP attempts"),
         key="compare.retries",
     )
 
