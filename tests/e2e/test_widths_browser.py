@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from browser_kit import ROOT, assert_no_exception, browser_marks, shot, streamlit_server, wait_rendered
@@ -29,8 +28,8 @@ QUERY = "?" + "&".join(f"log={p.name}" for p in list_logs(SAMPLES) if p.name[1] 
 OVERFLOW_JS = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
     const limit = main.getBoundingClientRect().right + 1;
-    const wide = [...main.querySelectorAll('[data-testid="stDataFrame"], [data-testid="stText"], pre, .js-plotly-plot')]
-        .filter(e => e.getBoundingClientRect().right > limit);
+    const shown = '[data-testid="stDataFrame"], [data-testid="stText"], pre, .js-plotly-plot';
+    const wide = [...main.querySelectorAll(shown)].filter(e => e.getBoundingClientRect().right > limit);
     return wide.map(e => e.getAttribute('data-testid') || e.className).slice(0, 5);
 }"""
 """Elements whose right edge lies beyond the main area (cut off on the right)."""
