@@ -19,10 +19,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
+from itertools import repeat
+from operator import is_
 from typing import Annotated, Any
 
 import jiter
 import msgspec
+import numpy as np
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from analyzer.errors import LogError
@@ -62,6 +65,9 @@ _LogRecord = _record(
 _DECODER = msgspec.json.Decoder(_LogRecord)
 _NESTED = {(Result, "route"), (Result, "error"), (Result, "attempts")}
 _CONTAINERS = (dict, list)
+_CHUNK = 1 << 24  # bytes scanned at a time when counting keys, so the scan needs little memory
+_COLON, _QUOTE, _BACKSLASH = ord(":"), ord('"'), ord("\\")
+_SPACE = np.array([ord(c) for c in " \t\r\n"], dtype=np.uint8)
 
 
 class _Refused(Exception):
@@ -126,9 +132,9 @@ class _KeyCount:
     def __init__(self) -> None:
         self.total = 0
 
-    def validate(self, model: type, name: str, values: tuple[Any, ...]) -> Sequence[Any]:
+    def validate(self, model: type, name: str, values: Sequence[Any]) -> Sequence[Any]:
         """Validated values of one field; absent ones become the field's default."""
-        absent = values.count(UNSET) if UNSET in values else 0
+        absent = sum(map(is_, values, repeat(UNSET)))
         self.total += len(values) - absent
         default = model.model_fields[name].default
         if (model, name) in _NESTED:
@@ -145,15 +151,41 @@ class _KeyCount:
         return [default if v is UNSET else next(it) for v in values]
 
     def matches(self, data: bytes) -> bool:
-        """Whether the keys in the bytes are exactly the keys decoded (so none was repeated).
+        """Whether the keys in the bytes are exactly the keys decoded (so none was repeated)."""
+        found = _keys_in_bytes(data)
+        return found is not None and found == self.total
 
-        A key ends in `"` then `:`. Inside a string that pair can only appear escaped (`\\":`);
-        a key ending in a backslash (`\\\\":`) or white space before a colon makes the count
-        ambiguous, and then the answer is no (the exact check runs).
-        """
-        if b'\\\\":' in data or any(ws in data for ws in (b" :", b"\t:", b"\n:", b"\r:")):
-            return False
-        return data.count(b'":') - data.count(b'\\":') == self.total
+
+def _keys_in_bytes(data: bytes) -> int | None:
+    """How many keys the JSON text holds; None when a cheap count cannot be sure.
+
+    A key is a string followed by a colon. Inside a string a quote is always escaped, so `":` is
+    a key's end unless the quote is escaped (`\\":`). A backslash pair before it (`\\\\":`)
+    or white space between a quote and a colon leave the count unsure.
+    """
+    text = np.frombuffer(data, dtype=np.uint8)
+    found = 0
+    for start in range(0, len(text), _CHUNK):
+        colons = np.flatnonzero(text[start : start + _CHUNK] == _COLON) + start
+        colons = colons[colons >= 3]
+        before = text[colons - 1]
+        quoted = colons[before == _QUOTE]
+        escaped = text[quoted - 2] == _BACKSLASH
+        if (text[quoted[escaped] - 3] == _BACKSLASH).any():
+            return None
+        found += int((~escaped).sum())
+        for at in colons[np.isin(before, _SPACE)].tolist():
+            if _after_spaces(data, at) == _QUOTE:
+                return None
+    return found
+
+
+def _after_spaces(data: bytes, at: int) -> int:
+    """The byte before position `at`, white space skipped (-1 at the start)."""
+    at -= 1
+    while at >= 0 and data[at] in b" \t\r\n":
+        at -= 1
+    return data[at] if at >= 0 else -1
 
 
 def _keys_inside(value: Any) -> int:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from analyzer.log_table import ROUTE_FIELDS, LogTable, gc_paused, log_table
 from analyzer.model import RunLog
@@ -92,17 +93,13 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
     )
     n_attempts = _ints(col["n_attempts"])
     data: dict[str, Any] = {
-        "task_id": pd.array([str(t) for t in col["task_id"]], dtype=STRING),
+        "task_id": _strings([str(t) for t in col["task_id"]]),
         "round": np.repeat(np.arange(1, len(table.round_sizes) + 1, dtype="int64"), table.round_sizes),
         "position": _positions(table.round_sizes),
-        "status": pd.array(
-            [
-                "error" if (s == "error" or e) else "ok"
-                for s, e in zip(col["status"], col["error"], strict=True)
-            ],
-            dtype=STRING,
+        "status": _strings(
+            ["error" if (s == "error" or e) else "ok" for s, e in zip(col["status"], col["error"], strict=True)]
         ),
-        "answer": pd.array(col["answer"], dtype=STRING),
+        "answer": _strings(col["answer"]),
         "prompt_tokens": _ints(pt),
         "completion_tokens": _ints(ct),
         "total_tokens": total,
@@ -114,14 +111,14 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
         "latency_ms": _floats(col["latency_ms"]),
         "n_attempts": n_attempts,
         "retried": (n_attempts > 1).fillna(False).to_numpy(dtype=bool),
-        "served_model": pd.array(col["served_model"], dtype=STRING),
-        "system_fingerprint": pd.array(col["system_fingerprint"], dtype=STRING),
-        "finish_reason": pd.array(col["finish_reason"], dtype=STRING),
+        "served_model": _strings(col["served_model"]),
+        "system_fingerprint": _strings(col["system_fingerprint"]),
+        "finish_reason": _strings(col["finish_reason"]),
     }
     for name in ROUTE_FIELDS:
         data[name] = _typed(table.routes[name], _ROUTE_DTYPES[name])
-    data["error_type"] = pd.array(table.errors["type"], dtype=STRING)
-    data["error_message"] = pd.array(table.errors["message"], dtype=STRING)
+    data["error_type"] = _strings(table.errors["type"])
+    data["error_message"] = _strings(table.errors["message"])
     data["http_status"] = _ints(table.errors["http_status"])
     return pd.DataFrame(data, columns=list(RESULT_COLUMNS))
 
@@ -147,7 +144,7 @@ def _attempts_frame(table: LogTable) -> pd.DataFrame:
     round_of_result = np.repeat(np.arange(1, len(table.round_sizes) + 1, dtype="int64"), table.round_sizes)
     col = table.attempts
     task_of_result = np.array([str(t) for t in table.results["task_id"]], dtype=object)
-    task_ids = pd.array(task_of_result[rows] if n else np.array([], dtype=object), dtype=STRING)
+    task_ids = _strings(task_of_result[rows] if n else np.array([], dtype=object))
     started_at = _times(col["started_at"])
     ended_at = _times(col["ended_at"])
     duration = (pd.Series(ended_at) - pd.Series(started_at)).dt.total_seconds() * 1000.0
@@ -160,10 +157,10 @@ def _attempts_frame(table: LogTable) -> pd.DataFrame:
         "ended_at": ended_at,
         "duration_ms": pd.array(duration.to_numpy(dtype="float64", na_value=np.nan), dtype="Float64"),
         "status_code": _ints(col["status_code"]),
-        "outcome": pd.array(col["outcome"], dtype=STRING),
+        "outcome": _strings(col["outcome"]),
         "retry_after_s": _floats(col["retry_after_s"]),
-        "base_url": pd.array(col["base_url"], dtype=STRING),
-        "key_fingerprint": pd.array(col["key_fingerprint"], dtype=STRING),
+        "base_url": _strings(col["base_url"]),
+        "key_fingerprint": _strings(col["key_fingerprint"]),
     }
     return pd.DataFrame(data, columns=list(ATTEMPT_COLUMNS))
 
@@ -193,7 +190,14 @@ def _typed(values: Sequence[Any], dtype: Any) -> Any:
         return _ints(values)
     if dtype == "Float64":
         return _floats(values)
-    return pd.array(values, dtype=dtype)
+    return _strings(values)
+
+
+def _strings(values: Any) -> Any:
+    """A `STRING` column from text values and None, straight through pyarrow (3x `pd.array`)."""
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    return pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(values, type=pa.large_string())]))
 
 
 def _ints(values: Sequence[Any]) -> Any:

@@ -70,7 +70,7 @@ ERROR_FIELDS: tuple[str, ...] = ("type", "message", "http_status")
 ALL_ROUTE_FIELDS: tuple[str, ...] = tuple(Route.model_fields)
 """Every route field (the fast decoder validates those no figure reads too)."""
 
-Fix = Callable[[type, str, tuple[Any, ...]], tuple[Any, ...]]
+Fix = Callable[[type, str, Sequence[Any]], Sequence[Any]]
 """Turns one raw column of a model's field into validated values (identity for pydantic objects)."""
 
 
@@ -169,22 +169,14 @@ def table_from_records(runs: Sequence[Sequence[Any]], fix: Fix) -> LogTable:
     )
 
 
-def _as_is(model: type, name: str, values: tuple[Any, ...]) -> tuple[Any, ...]:
+def _as_is(model: type, name: str, values: Sequence[Any]) -> Sequence[Any]:
     del model, name
     return values
 
 
-def _columns(objects: list[Any], attrs: tuple[str, ...]) -> list[tuple[Any, ...]]:
-    """Transpose objects into one tuple per attribute.
-
-    `attrgetter` and `zip(*...)` run in C, which is what keeps 100k results fast.
-    """
-    if not objects:
-        return [()] * len(attrs)
-    rows = map(attrgetter(*attrs), objects)
-    if len(attrs) == 1:
-        return [tuple(rows)]
-    return list(zip(*rows, strict=True))
+def _columns(objects: list[Any], attrs: tuple[str, ...]) -> list[list[Any]]:
+    """One list per attribute; `map(attrgetter)` runs in C, which is what keeps 1M results fast."""
+    return [list(map(attrgetter(name), objects)) for name in attrs]
 
 
 def _spread(values: Sequence[Any], present: list[bool], n: int) -> Sequence[Any]:
