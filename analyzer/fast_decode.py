@@ -116,7 +116,9 @@ def refuse_duplicate_keys(data: bytes | str, source: str) -> None:
 
 def _header(record: Any, keys: _KeyCount, source: str) -> RunLog:
     """Every field but `runs`, validated by the model itself from the file's own bytes."""
-    raws = {name: bytes(getattr(record, name)) for name in _HEADER_FIELDS if getattr(record, name) is not UNSET}
+    raws = {
+        name: bytes(getattr(record, name)) for name in _HEADER_FIELDS if getattr(record, name) is not UNSET
+    }
     keys.total += len(raws) + 1  # with `runs`
     for raw in raws.values():
         if raw[:1] in (b"{", b"["):

@@ -97,7 +97,10 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
         "round": np.repeat(np.arange(1, len(table.round_sizes) + 1, dtype="int64"), table.round_sizes),
         "position": _positions(table.round_sizes),
         "status": _strings(
-            ["error" if (s == "error" or e) else "ok" for s, e in zip(col["status"], col["error"], strict=True)]
+            [
+                "error" if (s == "error" or e) else "ok"
+                for s, e in zip(col["status"], col["error"], strict=True)
+            ]
         ),
         "answer": _strings(col["answer"]),
         "prompt_tokens": _ints(pt),

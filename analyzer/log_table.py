@@ -142,7 +142,11 @@ def table_from_records(runs: Sequence[Sequence[Any]], fix: Fix) -> LogTable:
     for name, values in zip(UNUSED_RESULT_FIELDS, _columns(flat, UNUSED_RESULT_FIELDS), strict=True):
         fix(Result, name, values)
     route, error, attempts = _columns(flat, ("route", "error", "attempts"))
-    route, error, attempts = fix(Result, "route", route), fix(Result, "error", error), fix(Result, "attempts", attempts)
+    route, error, attempts = (
+        fix(Result, "route", route),
+        fix(Result, "error", error),
+        fix(Result, "attempts", attempts),
+    )
 
     has_route = [x is not None for x in route]
     present_routes = [x for x in route if x is not None]

@@ -27,7 +27,7 @@ import streamlit as st
 from analyzer.analysis import Analysis, analyze
 from analyzer.answer_keys import ANSWER_KEYS
 from analyzer.errors import RerunLensError
-from analyzer.loader import MAX_LOG_BYTES, LoadedLog, list_logs, load_bytes, load_path
+from analyzer.loader import MAX_UPLOAD_BYTES, LoadedLog, list_logs, load_bytes, load_path
 from analyzer.model import RunLog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -279,7 +279,7 @@ def sidebar() -> Selection:
             type=["json"],
             accept_multiple_files=True,
             key=UPLOADS,
-            max_upload_size=MAX_LOG_BYTES // 2**20,
+            max_upload_size=MAX_UPLOAD_BYTES // 2**20,
             help="Drop one or several altk_runs.json files; each opens as its own experiment group.",
         )
         mirror_to_url("log", st.session_state[LOGS])
