@@ -65,6 +65,7 @@ _LogRecord = _record(
 _DECODER = msgspec.json.Decoder(_LogRecord)
 _NESTED = {(Result, "route"), (Result, "error"), (Result, "attempts")}
 _CONTAINERS = (dict, list)
+_TIMES = {"started_at", "finished_at", "ended_at"}
 _CHUNK = 1 << 24  # bytes scanned at a time when counting keys, so the scan needs little memory
 _COLON, _QUOTE, _BACKSLASH = ord(":"), ord('"'), ord("\\")
 _SPACE = np.array([ord(c) for c in " \t\r\n"], dtype=np.uint8)
@@ -145,6 +146,8 @@ class _KeyCount:
         if not present:
             return [default] * len(values)
         checked = _adapter(model, name).validate_python(present)
+        if name in _TIMES and all(map(isinstance, present, repeat(str))):
+            checked = present  # the text itself: frames parse it in C (see `frames._times`)
         if name in ("expected", "trajectory"):
             self.total += sum(_keys_inside(v) for v in present if isinstance(v, _CONTAINERS))
         if not absent:

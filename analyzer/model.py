@@ -8,6 +8,7 @@ Unknown fields are kept (``extra="allow"``) so a load-save round trip loses noth
 from __future__ import annotations
 
 import gc
+import threading
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
@@ -292,17 +293,24 @@ _BUILD_ON_ACCESS = frozenset({"runs", "__dict__"})
 """Attribute reads that need a deferred log's result objects (`__dict__` covers dumps and copies)."""
 
 
+_BUILD_LOCK = threading.Lock()
+"""Dashboard sessions run in threads: one builds a deferred log's results, the others wait for it."""
+
+
 def _build_runs(log: RunLog, private: dict[str, Any]) -> None:
     """Validate a deferred log's file into result objects, once, with the collector paused."""
-    raw = private["_deferred_json"]
-    private["_deferred_json"] = None
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        full = RunLog.model_validate_json(raw)
-    finally:
-        if was_enabled:
-            gc.enable()
-    object.__setattr__(log, "__dict__", full.__dict__)
-    object.__setattr__(log, "__pydantic_fields_set__", full.__pydantic_fields_set__)
-    object.__setattr__(log, "__pydantic_extra__", full.__pydantic_extra__)
+    with _BUILD_LOCK:
+        raw = private.get("_deferred_json")
+        if raw is None:  # another thread built them while this one waited
+            return
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            full = RunLog.model_validate_json(raw)
+        finally:
+            if was_enabled:
+                gc.enable()
+        object.__setattr__(log, "__dict__", full.__dict__)
+        object.__setattr__(log, "__pydantic_fields_set__", full.__pydantic_fields_set__)
+        object.__setattr__(log, "__pydantic_extra__", full.__pydantic_extra__)
+        private["_deferred_json"] = None
