@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 from pydantic import TypeAdapter
 
 from analyzer.log_table import ROUTE_FIELDS, LogTable, gc_paused, log_table
@@ -226,15 +227,16 @@ def _times(values: Sequence[Any]) -> Any:
     """UTC timestamps (microseconds); naive times are read as UTC, missing ones become NaT.
 
     Values are datetimes, or (from the fast reader) the file's own text that the model already
-    accepted: text in the plain RFC 3339 shape is parsed by pandas in C, the same instant pydantic
-    reads; anything else goes through the model's datetime type first.
+    accepted: text in the plain RFC 3339 shape is parsed by pyarrow in C, the same instant pydantic
+    reads (checked in tests/test_loader_limits.py); any other text goes through the model's type.
     """
     first = next((v for v in values if v is not None), None)
     if isinstance(first, str):
-        text = pd.Series(_strings(values))
-        if text.str.fullmatch(_RFC3339).all():
-            parsed = pd.to_datetime(text, format="ISO8601", utc=True).dt.as_unit("us")
-            return pd.array(parsed.array)
+        text = pa.array(values, type=pa.large_string())
+        if pc.all(pc.match_substring_regex(text, _ZONED)).as_py():
+            return _utc(pc.cast(text, pa.timestamp("us", tz="UTC")))
+        if pc.all(pc.match_substring_regex(text, _NAIVE)).as_py():
+            return _utc(pc.assume_timezone(pc.cast(text, pa.timestamp("us")), "UTC"))
         values = _DATETIMES.validate_python(values)
     nan = float("nan")
     seconds = np.array(
@@ -248,6 +250,14 @@ def _times(values: Sequence[Any]) -> Any:
     return pd.array(pd.DatetimeIndex(stamps).tz_localize("UTC"))
 
 
-_RFC3339 = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d)?"
-"""Times both pydantic and pandas read as the same instant (six fraction digits at most)."""
+def _utc(stamps: pa.Array) -> Any:
+    micros = pc.fill_null(stamps.cast(pa.int64()), 0).to_numpy().view("datetime64[us]").copy()
+    micros[pc.is_null(stamps).to_numpy(zero_copy_only=False)] = np.datetime64("NaT")
+    return pd.array(pd.DatetimeIndex(micros).tz_localize("UTC"))
+
+
+_STAMP = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?"
+_ZONED = _STAMP + r"(Z|[+-]\d\d:\d\d)$"
+"""Times pydantic and pyarrow both read as the same instant (six fraction digits at most)."""
+_NAIVE = _STAMP + "$"
 _DATETIMES = TypeAdapter(list[datetime | None])

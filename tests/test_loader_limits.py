@@ -156,3 +156,22 @@ def _error_of(path: Path) -> str:
     except LogError as exc:
         return str(exc)
     return "loaded"
+
+
+@pytest.mark.parametrize(
+    "times",
+    [
+        ["2026-11-01T01:00:00.5+01:00", "2026-11-01T01:00:00Z", "2026-11-01T01:00:00.123456-02:30", None],
+        ["2026-11-01T01:00:00", "2026-11-01T01:00:00.25", None, "2026-03-29T01:59:59.999999"],
+        ["2026-11-01 01:00:00", "2026-11-01", 1762000000, "2026-11-01T01:00:00+00:00"],
+    ],
+    ids=["with offsets", "naive", "mixed spellings"],
+)
+def test_times_in_every_spelling_are_the_same_instant_for_both_readers(times: list[object]) -> None:
+    runs = [[{"task_id": f"t{i}", "answer": "a", "started_at": t} for i, t in enumerate(times)]]
+    data = json.dumps({"runs": runs}).encode()
+    fast = decode_log(data, "times.json")
+    assert fast is not None
+    slow = loader._read_slowly(data, "times.json")
+    assert results_frame(fast)["started_at"].equals(results_frame(slow)["started_at"])
+    assert results_frame(fast)["started_at"].notna().sum() == sum(t is not None for t in times)
