@@ -44,7 +44,7 @@ def store_log_upload(runs_dir: Path, name: str, content: bytes) -> Path:
         LogError: the file is not a run log (nothing is written).
     """
     loaded = load_any_bytes(content, name)
-    foreign = (loaded.log.model_extra or {}).get("imported_from") is not None
+    foreign = loaded.log.imported_from is not None
     stem = _safe_stem(Path(name).stem if foreign else Path(name).name.removesuffix(".json"), 200)
     target, n = runs_dir / f"{stem}.json", 2
     while target.exists():

@@ -29,7 +29,7 @@ from analyzer.answer_keys import ANSWER_KEYS
 from analyzer.before_after import compare_files
 from analyzer.errors import RerunLensError
 from analyzer.importers import list_any_logs, load_any, load_any_bytes
-from analyzer.loader import MAX_LOG_BYTES, LoadedLog
+from analyzer.loader import MAX_UPLOAD_BYTES, LoadedLog
 from analyzer.model import RunLog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -282,7 +282,7 @@ def sidebar() -> Selection:
             type=["json", "eval"],
             accept_multiple_files=True,
             key=UPLOADS,
-            max_upload_size=MAX_LOG_BYTES // 2**20,
+            max_upload_size=MAX_UPLOAD_BYTES // 2**20,
             help="Drop one or several altk_runs.json files; each opens as its own experiment group.",
         )
         mirror_to_url("log", st.session_state[LOGS])

@@ -29,7 +29,7 @@ def test_import_writes_a_native_log_once(tmp_path: Path, capsys: pytest.CaptureF
     assert main(["import", str(INSPECT), "-o", str(out)]) == 0
     assert capsys.readouterr().out.strip() == f"wrote {out}"
     log = load_path(out).log
-    assert (log.model_extra or {})["imported_from"]["format"]
+    assert log.imported_from and log.imported_from["format"]
     before = out.read_bytes()
     assert main(["import", str(INSPECT), "-o", str(out)]) == 2
     err = capsys.readouterr().err.strip()
