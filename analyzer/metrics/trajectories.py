@@ -38,6 +38,8 @@ __all__ = [
     "call_frame",
     "call_token",
     "canonical_json",
+    "divergence_counts",
+    "divergence_histogram",
     "first_divergence",
     "measure_trajectories",
     "pairwise_similarity",
@@ -263,6 +265,16 @@ def divergence_histogram(tasks: pd.DataFrame) -> dict[str, int]:
     out = {str(int(k)): int(v) for k, v in counts.items()}
     out["none"] = int(fd.isna().sum())
     return out
+
+
+def divergence_counts(tasks: pd.DataFrame) -> pd.DataFrame:
+    """The histogram of first-divergence steps as a frame: label (the step, or "same calls") and
+    tasks, steps in order with the identical tasks last."""
+    hist = divergence_histogram(tasks)
+    labels = [k for k in hist if k != "none"]
+    return pd.DataFrame(
+        {"label": [*labels, "same calls"], "tasks": [hist[k] for k in labels] + [hist["none"]]}
+    )
 
 
 def _share(k: int, n: int) -> dict[str, float | None]:

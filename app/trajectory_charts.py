@@ -1,0 +1,89 @@
+"""Plotly figures for trajectories: the divergence tree of one task and the log-wide histogram of
+first-divergence steps. They draw the analyzer's frames (`analyzer.metrics.divergence`,
+`analyzer.metrics.trajectories`); the tree's layout comes from the analyzer too."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from analyzer.metrics.divergence import END_LABEL
+from app.charts import CLUSTER_COLORS, _layout
+
+END_COLOR = "#7f7f7f"
+CALL_CHARS = 120
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _hover(row: pd.Series, total: int) -> str:
+    call = row["call"] if len(row["call"]) <= CALL_CHARS else row["call"][:CALL_CHARS] + " …"
+    rounds = ", ".join(str(r) for r in row["rounds"])
+    return f"step {row['step']}<br>{_escape(call)}<br>rounds {rounds} ({row['n_rounds']} of {total})"
+
+
+def divergence_tree(tree: pd.DataFrame, first_divergence: int | None, total_rounds: int) -> go.Figure:
+    """Rounds merged on shared call prefixes: x is the tool-call step, each branch a lane; lines get
+    thicker with the rounds that share them, markers are coloured by tool, grey marks the end."""
+    fig = go.Figure()
+    lane = dict(zip(tree["node"], tree["lane"], strict=True))
+    step = dict(zip(tree["node"], tree["step"], strict=True))
+    edges = tree[tree["parent"] >= 0]
+    for n, group in edges.groupby("n_rounds", sort=True):
+        xs: list[float | None] = []
+        ys: list[float | None] = []
+        for parent, child in zip(group["parent"], group["node"], strict=True):
+            xs += [step[parent], step[child], None]
+            ys += [lane[parent], lane[child], None]
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                line={"width": 1.5 + 6 * n / max(total_rounds, 1), "color": "#9aa5b1"},
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+    names = [n for n in dict.fromkeys(tree["name"]) if n != END_LABEL]
+    for i, name in enumerate([*names, END_LABEL]):
+        part = tree[tree["name"] == name]
+        fig.add_trace(
+            go.Scatter(
+                x=part["step"],
+                y=part["lane"],
+                mode="markers+text",
+                name="end of calls" if name == END_LABEL else _escape(name),
+                marker={
+                    "size": 7 + 10 * part["n_rounds"] / max(total_rounds, 1),
+                    "color": END_COLOR if name == END_LABEL else CLUSTER_COLORS[i % len(CLUSTER_COLORS)],
+                    "symbol": "x" if name == END_LABEL else "circle",
+                },
+                text=[_escape(n) if b else "" for n, b in zip(part["name"], part["branch"], strict=True)],
+                textposition="top center",
+                hovertext=[_hover(r, total_rounds) for _, r in part.iterrows()],
+                hoverinfo="text",
+            )
+        )
+    if first_divergence is not None:
+        fig.add_vline(
+            x=first_divergence - 0.5,
+            line_dash="dash",
+            annotation_text=f"rounds part at step {first_divergence}",
+            annotation_position="top right",
+        )
+    lanes = int(tree["lane"].max()) + 1 if len(tree) else 1
+    fig.update_yaxes(autorange="reversed", showticklabels=False, zeroline=False, showgrid=False)
+    fig.update_xaxes(dtick=1 if tree["step"].max() <= 20 else 5, zeroline=False)
+    title = "Divergence tree: rounds merged while they made the same calls"
+    return _layout(fig, title, "tool-call step (0-based)", "", height=min(900, 160 + 34 * lanes))
+
+
+def divergence_histogram(counts: pd.DataFrame) -> go.Figure:
+    """Tasks by the step where their rounds first part ways; "same calls": rounds never did."""
+    colors = [END_COLOR if label == "same calls" else CLUSTER_COLORS[0] for label in counts["label"]]
+    fig = go.Figure(go.Bar(x=counts["label"], y=counts["tasks"], marker_color=colors))
+    fig.update_xaxes(type="category")
+    return _layout(fig, "Where the rounds part ways", "first divergence (tool-call step)", "tasks")
