@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from analyzer.metrics.divergence import END_LABEL
+from analyzer.metrics.trajectories import END_LABEL
 from app.charts import CLUSTER_COLORS, _layout
 
 END_COLOR = "#7f7f7f"
@@ -22,6 +22,19 @@ def _hover(row: pd.Series, total: int) -> str:
     call = row["call"] if len(row["call"]) <= CALL_CHARS else row["call"][:CALL_CHARS] + " …"
     rounds = ", ".join(str(r) for r in row["rounds"])
     return f"step {row['step']}<br>{_escape(call)}<br>rounds {rounds} ({row['n_rounds']} of {total})"
+
+
+def _texts(part: pd.DataFrame) -> list[str]:
+    """Labels where they help: the call at a branch point, the rounds at an end."""
+    out = []
+    for name, label, branch, rounds in zip(
+        part["name"], part["label"], part["branch"], part["rounds"], strict=True
+    ):
+        if name == END_LABEL:
+            out.append(" rounds " + ", ".join(str(r) for r in rounds))
+        else:
+            out.append(_escape(label) if branch else "")
+    return out
 
 
 def divergence_tree(tree: pd.DataFrame, first_divergence: int | None, total_rounds: int) -> go.Figure:
@@ -61,8 +74,11 @@ def divergence_tree(tree: pd.DataFrame, first_divergence: int | None, total_roun
                     "color": END_COLOR if name == END_LABEL else CLUSTER_COLORS[i % len(CLUSTER_COLORS)],
                     "symbol": "x" if name == END_LABEL else "circle",
                 },
-                text=[_escape(n) if b else "" for n, b in zip(part["name"], part["branch"], strict=True)],
-                textposition="top center",
+                text=_texts(part),
+                textposition=[
+                    "middle right" if name == END_LABEL else ("top center" if s % 2 else "bottom center")
+                    for s in part["step"]
+                ],
                 hovertext=[_hover(r, total_rounds) for _, r in part.iterrows()],
                 hoverinfo="text",
             )
@@ -71,12 +87,13 @@ def divergence_tree(tree: pd.DataFrame, first_divergence: int | None, total_roun
         fig.add_vline(
             x=first_divergence - 0.5,
             line_dash="dash",
-            annotation_text=f"rounds part at step {first_divergence}",
-            annotation_position="top right",
+            annotation_text=f"part at step {first_divergence}",
+            annotation_position="bottom left",
         )
     lanes = int(tree["lane"].max()) + 1 if len(tree) else 1
-    fig.update_yaxes(autorange="reversed", showticklabels=False, zeroline=False, showgrid=False)
-    fig.update_xaxes(dtick=1 if tree["step"].max() <= 20 else 5, zeroline=False)
+    fig.update_yaxes(range=[lanes - 0.4, -0.8], showticklabels=False, zeroline=False, showgrid=False)
+    last = int(tree["step"].max()) if len(tree) else 0
+    fig.update_xaxes(dtick=1 if last <= 20 else 5, zeroline=False, range=[-0.5, last + 1.5 + last / 8])
     title = "Divergence tree: rounds merged while they made the same calls"
     return _layout(fig, title, "tool-call step (0-based)", "", height=min(900, 160 + 34 * lanes))
 
@@ -86,4 +103,5 @@ def divergence_histogram(counts: pd.DataFrame) -> go.Figure:
     colors = [END_COLOR if label == "same calls" else CLUSTER_COLORS[0] for label in counts["label"]]
     fig = go.Figure(go.Bar(x=counts["label"], y=counts["tasks"], marker_color=colors))
     fig.update_xaxes(type="category")
+    fig.update_yaxes(dtick=1 if counts["tasks"].max() <= 10 else None, rangemode="tozero")
     return _layout(fig, "Where the rounds part ways", "first divergence (tool-call step)", "tasks")

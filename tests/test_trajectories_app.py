@@ -15,8 +15,8 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
 from analyzer.loader import load_path
-from analyzer.metrics.divergence import END_LABEL, divergence_tree, rounds_at_step
-from analyzer.metrics.trajectories import call_frame
+from analyzer.metrics.divergence import divergence_tree, rounds_at_step
+from analyzer.metrics.trajectories import END_LABEL, call_frame
 from analyzer.model import RunLog
 from app import data, trajectory_charts
 

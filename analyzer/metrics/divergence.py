@@ -14,13 +14,11 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer.metrics.trajectories import call_token
+from analyzer.metrics.trajectories import END_LABEL, call_token
 from analyzer.model import MessageStep, RunLog, ToolCallStep
 
 __all__ = ["END_LABEL", "divergence_tree", "rounds_at_step"]
 
-END_LABEL = "(end)"
-"""The call shown where a round stopped calling tools."""
 RESULT_CHARS = 400
 """Tool results are shortened to this many characters in the side-by-side table."""
 
@@ -30,6 +28,7 @@ class _Node:
     step: int
     call: str
     name: str
+    label: str
     parent: int
     rounds: list[int] = field(default_factory=list)
     children: list[int] = field(default_factory=list)
@@ -44,7 +43,8 @@ def divergence_tree(calls: pd.DataFrame, sequences: pd.DataFrame, task_id: str) 
         task_id: The task.
 
     Returns:
-        One row per node: node, parent (-1 for the first step), step, call, name, rounds (list),
+        One row per node: node, parent (-1 for the first step), step, call, name, label (short
+        call), rounds (list),
         n_rounds, lane (0 = top), branch (True where the parent has several children).
     """
     mine = calls[calls["task_id"] == task_id]
@@ -54,12 +54,12 @@ def divergence_tree(calls: pd.DataFrame, sequences: pd.DataFrame, task_id: str) 
     for rnd in sorted(sequences.loc[sequences["task_id"] == task_id, "round"]):
         parent = -1
         g = by_round.get(rnd)
-        walk = [] if g is None else list(zip(g["call"], g["name"], strict=True))
-        for step, (call, name) in enumerate([*walk, (END_LABEL, END_LABEL)]):
+        walk = [] if g is None else list(zip(g["call"], g["name"], g["label"], strict=True))
+        for step, (call, name, label) in enumerate([*walk, (END_LABEL, END_LABEL, END_LABEL)]):
             key = (parent, call)
             if key not in index:
                 index[key] = len(nodes)
-                nodes.append(_Node(step, call, name, parent))
+                nodes.append(_Node(step, call, name, label, parent))
                 if parent >= 0:
                     nodes[parent].children.append(index[key])
             node = index[key]
@@ -73,6 +73,7 @@ def divergence_tree(calls: pd.DataFrame, sequences: pd.DataFrame, task_id: str) 
             "step": [n.step for n in nodes],
             "call": [n.call for n in nodes],
             "name": [n.name for n in nodes],
+            "label": [n.label for n in nodes],
             "rounds": [n.rounds for n in nodes],
             "n_rounds": [len(n.rounds) for n in nodes],
             "lane": lanes,

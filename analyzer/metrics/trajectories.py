@@ -21,6 +21,7 @@ tasks taken in chunks of similar length so one very long trajectory does not inf
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from dataclasses import dataclass
@@ -43,6 +44,7 @@ __all__ = [
     "first_divergence",
     "measure_trajectories",
     "pairwise_similarity",
+    "short_label",
     "step_entropy",
 ]
 
@@ -51,6 +53,10 @@ END = -1
 CHUNK_TASKS = 256
 """Tasks per array chunk (sorted by length, so short tasks share a narrow array)."""
 Z95 = 1.959963984540054
+END_LABEL = "(end)"
+"""The call shown where a round stopped calling tools."""
+LABEL_CHARS = 28
+"""Longest short label of a call (tool name and argument values)."""
 
 
 def canonical_json(value: Any) -> str:
@@ -70,14 +76,25 @@ def call_token(name: str, arguments: Any) -> str:
     return f"{name} {canonical_json(arguments)}"
 
 
+def short_label(name: str, arguments: Any) -> str:
+    """A call as a few words for a chart label: `get_order(O-5002)`, cut to LABEL_CHARS."""
+    if isinstance(arguments, str):
+        with contextlib.suppress(ValueError):
+            arguments = json.loads(arguments)
+    values = arguments.values() if isinstance(arguments, dict) else [] if arguments is None else [arguments]
+    text = f"{name}({', '.join(str(v) for v in values)})"
+    return text if len(text) <= LABEL_CHARS else text[: LABEL_CHARS - 1] + "…"
+
+
 def call_frame(log: RunLog) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The log's tool calls and the rounds that recorded a trajectory.
 
     Returns:
-        calls: one row per tool call: task_id (str), round, step (0-based), name, call (token).
+        calls: one row per tool call: task_id (str), round, step (0-based), name, call (token),
+            label (short, for charts).
         sequences: one row per result with a trajectory: task_id, round, n_calls (file order).
     """
-    call_rows: list[tuple[str, int, int, str, str]] = []
+    call_rows: list[tuple[str, int, int, str, str, str]] = []
     seq_rows: list[tuple[str, int, int]] = []
     for rnd, result in log.results():
         if result.trajectory is None:
@@ -86,10 +103,11 @@ def call_frame(log: RunLog) -> tuple[pd.DataFrame, pd.DataFrame]:
         step = 0
         for item in result.trajectory:
             if isinstance(item, ToolCallStep):
-                call_rows.append((task, rnd, step, item.name, call_token(item.name, item.arguments)))
+                token = call_token(item.name, item.arguments)
+                call_rows.append((task, rnd, step, item.name, token, short_label(item.name, item.arguments)))
                 step += 1
         seq_rows.append((task, rnd, step))
-    calls = pd.DataFrame(call_rows, columns=["task_id", "round", "step", "name", "call"])
+    calls = pd.DataFrame(call_rows, columns=["task_id", "round", "step", "name", "call", "label"])
     sequences = pd.DataFrame(seq_rows, columns=["task_id", "round", "n_calls"])
     sequences = sequences.drop_duplicates(["task_id", "round"], keep="first").reset_index(drop=True)
     calls = calls.merge(sequences[["task_id", "round"]], on=["task_id", "round"])
