@@ -3,7 +3,8 @@ resampler replays it.
 
 Recorded form (a result's `trajectory`): every chat message is a `message` step (role, content; a
 tool result keeps its `tool_call_id`), and every tool call an assistant message made follows it as a
-`tool_call` step (name, arguments parsed from JSON where they are JSON, the call's `id`).
+`tool_call` step (name, arguments parsed from JSON where they are JSON, the call's `id`). The tools
+offered to the model, when given, ride on the first step as `tools`, so a replay offers the same.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 
 from analyzer.model import MessageStep, ToolCallStep
 
-__all__ = ["messages_from_steps", "steps_from_messages"]
+__all__ = ["messages_from_steps", "recorded_tools", "steps_from_messages"]
 
 
 def _arguments(raw: Any) -> Any:
@@ -26,8 +27,11 @@ def _arguments(raw: Any) -> Any:
     return raw
 
 
-def steps_from_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Chat messages (OpenAI shape, dicts) as trajectory steps."""
+def steps_from_messages(
+    messages: Iterable[Mapping[str, Any]], tools: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Chat messages (OpenAI shape, dicts) as trajectory steps; `tools` (the chat API's `tools`
+    parameter) is kept on the first step."""
     steps: list[dict[str, Any]] = []
     for m in messages:
         step: dict[str, Any] = {"type": "message", "role": str(m.get("role")), "content": m.get("content")}
@@ -44,7 +48,15 @@ def steps_from_messages(messages: Iterable[Mapping[str, Any]]) -> list[dict[str,
                     "id": call.get("id"),
                 }
             )
+    if tools and steps:
+        steps[0]["tools"] = tools
     return steps
+
+
+def recorded_tools(steps: Sequence[MessageStep | ToolCallStep]) -> list[dict[str, Any]] | None:
+    """The tools the recording executor offered (kept on the first step), or None."""
+    tools = (steps[0].model_extra or {}).get("tools") if steps else None
+    return tools if isinstance(tools, list) and tools else None
 
 
 def messages_from_steps(steps: Sequence[MessageStep | ToolCallStep]) -> list[dict[str, Any]]:

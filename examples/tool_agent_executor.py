@@ -70,7 +70,7 @@ def run_task(task: TaskSpec, client: openai.OpenAI, route: RouteProfile) -> Exec
         answer=answer,
         prompt_tokens=prompt_tokens,
         completion_tokens=completion_tokens,
-        trajectory=steps_from_messages(messages),
+        trajectory=steps_from_messages(messages, tools=tool_schemas()),
         served_model=last.model if last else None,
         system_fingerprint=last.system_fingerprint if last else None,
         finish_reason=last.choices[0].finish_reason if last else None,

@@ -224,6 +224,14 @@ def agent_answer_rules(noise: float = 1.0) -> list[AnswerRule]:
     return rules
 
 
+def with_agent_tasks(scenario: Scenario, *, noise: float = 1.0) -> Scenario:
+    """`scenario` that also plays the agent tasks (their rules and the agent keys' backends)."""
+    own = agent_scenario(noise=noise)
+    return scenario.model_copy(
+        update={"answers": [*scenario.answers, *own.answers], "keys": {**own.keys, **scenario.keys}}
+    )
+
+
 def agent_scenario(*, noise: float = 1.0, seed: int = 2026) -> Scenario:
     """The scenario for the agent tasks: two keys on two backends that disagree on close calls."""
     return Scenario(
