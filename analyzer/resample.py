@@ -14,6 +14,7 @@ consistency is its samples' agreement).
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
 from collections.abc import Callable, Sequence
@@ -39,7 +40,14 @@ from analyzer.simulator import Scenario
 from analyzer.simulator.agent import with_agent_tasks
 from analyzer.simulator.app_tasks import app_scenario
 
-__all__ = ["ResampleReport", "ResampleRequest", "StepResult", "replay_points", "resample"]
+__all__ = [
+    "ResampleReport",
+    "ResampleRequest",
+    "StepResult",
+    "default_resample_path",
+    "replay_points",
+    "resample",
+]
 
 
 @dataclass(frozen=True)
@@ -156,6 +164,14 @@ def _positions(messages: list[dict[str, Any]], wanted: Sequence[int] | None) -> 
                 f"--steps {missing[0]}: the conversation has {step} assistant steps (0-{step - 1})"
             )
     return out
+
+
+def default_resample_path(parent_path: str | Path, task_id: str) -> Path:
+    """`<parent stem>.resample-<task>.altk_runs.json` beside the parent (the dashboard looks there)."""
+    parent = Path(parent_path)
+    stem = parent.name.removesuffix(".json").removesuffix(".altk_runs")
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "-", task_id).strip("-") or "task"
+    return parent.with_name(f"{stem}.resample-{safe}.altk_runs.json")
 
 
 Progress = Callable[[int, int], None]

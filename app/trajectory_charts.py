@@ -105,3 +105,38 @@ def divergence_histogram(counts: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(type="category")
     fig.update_yaxes(dtick=1 if counts["tasks"].max() <= 10 else None, rangemode="tozero")
     return _layout(fig, "Where the rounds part ways", "first divergence (tool-call step)", "tasks")
+
+
+FLAG_COLOR = "#d62728"
+
+
+def uncertainty_strip(scores: pd.DataFrame, last_step: int) -> go.Figure:
+    """Per-step uncertainty from a resample (x: the tool-call step, as on the divergence tree), with
+    its 95% bootstrap interval; flagged steps in red."""
+    u = scores["uncertainty"].astype(float)
+    fig = go.Figure(
+        go.Bar(
+            x=scores["tool_step"],
+            y=u,
+            marker_color=[FLAG_COLOR if f else CLUSTER_COLORS[0] for f in scores["flagged"]],
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": (scores["high"].astype(float) - u).clip(lower=0),
+                "arrayminus": (u - scores["low"].astype(float)).clip(lower=0),
+            },
+            hovertext=[
+                f"assistant step {s}<br>recorded: {_escape(str(r))[:CALL_CHARS]}<br>"
+                f"{n} samples, {a} distinct actions, uncertainty {v:.2f}"
+                for s, r, n, a, v in zip(
+                    scores["step"], scores["recorded"], scores["samples"], scores["actions"], u, strict=True
+                )
+            ],
+            hoverinfo="text",
+        )
+    )
+    fig.add_hline(y=0.2, line_dash="dot", annotation_text="flag at 0.2", annotation_position="top left")
+    fig.update_yaxes(range=[0, 1])
+    fig.update_xaxes(range=[-0.5, last_step + 1.5 + last_step / 8], dtick=1 if last_step <= 20 else 5)
+    title = "Step uncertainty: each step resampled on one pinned route (red: flagged)"
+    return _layout(fig, title, "tool-call step (0-based)", "1 - mean similarity", height=240)

@@ -3,11 +3,18 @@ the log's tasks do. Drawn from the analyzer's figures; log text only in datafram
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
+from analyzer.errors import RerunLensError
+from analyzer.loader import load_path
 from analyzer.metrics.divergence import divergence_tree, rounds_at_step
+from analyzer.metrics.step_uncertainty import resample_frame, resample_of
 from analyzer.metrics.trajectories import divergence_counts
+from analyzer.model import RunLog
+from analyzer.resample import default_resample_path
 from app import data, fmt, trajectory_charts
 
 SIDE_COLUMNS = {
@@ -37,6 +44,7 @@ def task_section(group: data.Group, task_id: str) -> None:
     )
     tree = divergence_tree(traj.calls, traj.sequences, task_id)
     st.plotly_chart(trajectory_charts.divergence_tree(tree, fd, rounds), key="tasks.divergence_tree")
+    _uncertainty(group, task_id, int(tree["step"].max()))
     if fd is not None:
         st.markdown(f"**The rounds at step {fd}**")
         st.dataframe(
@@ -45,6 +53,39 @@ def task_section(group: data.Group, task_id: str) -> None:
             hide_index=True,
             key="tasks.divergence_sides",
         )
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _read_resample(path: str, mtime_ns: int) -> RunLog | None:
+    """A resample log beside the parent (keyed by modification time); None when it cannot be read."""
+    del mtime_ns  # cache key only
+    try:
+        return load_path(path).log
+    except RerunLensError:
+        return None
+
+
+def _uncertainty(group: data.Group, task_id: str, last_step: int) -> None:
+    """The uncertainty strip of the task's resample log (`default_resample_path`), when there is one."""
+    path = default_resample_path(data.runs_dir() / group.source, task_id)
+    if not path.is_file():
+        st.caption(
+            "No step resample for this task yet: `rerunlens resample` samples each step again on one "
+            f"pinned route and saves `{Path(path).name}` here."
+        )
+        return
+    log = _read_resample(str(path), path.stat().st_mtime_ns)
+    parent = group.loaded.log.run_id or Path(group.source).name
+    scores = resample_frame(log) if log is not None and resample_of(log) == (parent, task_id) else None
+    if scores is None or scores.empty:
+        return
+    st.plotly_chart(trajectory_charts.uncertainty_strip(scores, last_step), key="tasks.uncertainty")
+    flagged = scores[scores["flagged"]]
+    st.caption(
+        f"{int(scores['samples'].max())} samples per step · flagged (uncertainty ≥ 0.2, at most three): "
+        + (", ".join(f"step {s}" for s in flagged["tool_step"]) or "none")
+        + " · bars carry 95% bootstrap intervals over the samples"
+    )
 
 
 def overview_section(group: data.Group) -> None:

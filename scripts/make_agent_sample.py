@@ -7,6 +7,10 @@ rounds, run by examples/tool_agent_executor.py (a tool loop that records every m
 call), two keys alternating (each key sticks to its own backend, and the backends take different
 turns where the scripted model's options are close), temperature 0, no seed.
 
+It then resamples every step of one task's round-1 conversation (`analyzer.resample`): 8 samples
+per step on one pinned key, temperature 0, no seed, and saves
+sample_runs/E_agent_tools.resample-agent-cheapest-monitor.altk_runs.json, linked to the log.
+
 Every step, answer and attempt is deterministic (the simulator's draws hang on its seed and each
 request's position in the run); only timestamps and latencies differ between regenerations. The
 keys are simulator keys, not secrets; the log carries only their fingerprints.
@@ -21,6 +25,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from analyzer.keys import read_keys  # noqa: E402
+from analyzer.loader import load_path  # noqa: E402
+from analyzer.resample import ResampleRequest, default_resample_path, resample  # noqa: E402
 from analyzer.route_profile import RouteProfile  # noqa: E402
 from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
 from analyzer.runner.run import run_plan  # noqa: E402
@@ -30,6 +36,8 @@ OUT = ROOT / "sample_runs" / "E_agent_tools.altk_runs.json"
 EXECUTOR = f"{ROOT / 'examples' / 'tool_agent_executor.py'}:run_task"
 ROUNDS = 8
 PORT = 8766
+RESAMPLED_TASK = "agent-cheapest-monitor"
+SAMPLES = 8
 
 
 def main() -> None:
@@ -54,6 +62,15 @@ def main() -> None:
         f"{OUT.relative_to(ROOT)}: {p.done} results, {p.tokens:,} tokens, "
         f"{p.retries} retries, {p.errors} errors"
     )
+    out = default_resample_path(OUT, RESAMPLED_TASK)
+    out.unlink(missing_ok=True)
+    pinned = RouteProfile(model="gpt-4o-mini", temperature=0.0, seed=None, rounds=1, max_retries=1)
+    request = ResampleRequest(
+        load_path(OUT).log, RESAMPLED_TASK, out, samples=SAMPLES, scenario=agent_scenario()
+    )
+    report = resample(request, pinned, read_keys(pinned.key_envs(), rotation=AGENT_KEYS[:1]))
+    scores = ", ".join(f"{s.step}: {s.score.uncertainty:.2f}" for s in report.steps)
+    print(f"{out.relative_to(ROOT)}: uncertainty by step {scores}; flagged {report.flagged}")
 
 
 if __name__ == "__main__":

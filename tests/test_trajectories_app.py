@@ -146,3 +146,31 @@ def test_rounds_at_step_marks_rounds_that_ended() -> None:
 @pytest.fixture(autouse=True)
 def _no_runs_dir(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
+
+
+def test_tasks_page_shows_the_uncertainty_strip_of_the_shipped_resample() -> None:
+    from analyzer.metrics.step_uncertainty import resample_frame
+    from analyzer.resample import default_resample_path
+
+    resampled = load_path(default_resample_path(SAMPLE, "agent-cheapest-monitor")).log
+    scores = resample_frame(resampled)
+    assert scores is not None and resampled.parent_run_id == load_path(SAMPLE).log.run_id
+    at = run_view("tasks", {"task": "agent-cheapest-monitor"})
+    strip = chart(at, "Step uncertainty")
+    bars = strip["data"][0]
+    ys = (
+        np.frombuffer(base64.b64decode(bars["y"]["bdata"]), dtype=bars["y"]["dtype"])
+        if isinstance(bars["y"], dict)
+        else np.asarray(bars["y"])
+    )
+    assert np.allclose(ys, scores["uncertainty"].astype(float))
+    flagged = scores.loc[scores["flagged"], "tool_step"].tolist()
+    assert flagged and all(scores.loc[scores["flagged"], "uncertainty"] >= 0.2)
+    caption = next(c.value for c in at.caption if "samples per step" in c.value)
+    assert ", ".join(f"step {s}" for s in flagged) in caption
+
+
+def test_tasks_page_says_how_to_resample_a_task_without_one() -> None:
+    at = run_view("tasks", {"task": LAMP})
+    assert any("No step resample for this task yet" in c.value for c in at.caption)
+    assert not [el for el in at.get("plotly_chart") if "Step uncertainty" in el.proto.spec]

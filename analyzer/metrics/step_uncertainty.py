@@ -20,9 +20,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
-__all__ = ["FLAG_AT", "MAX_FLAGS", "Sample", "StepScore", "flag_steps", "score_step", "similarity"]
+from analyzer.model import RunLog
+
+__all__ = [
+    "FLAG_AT",
+    "MAX_FLAGS",
+    "Sample",
+    "StepScore",
+    "flag_steps",
+    "resample_frame",
+    "resample_of",
+    "score_step",
+    "similarity",
+]
 
 FLAG_AT = 0.2
 """Uncertainty at or above which a step is flagged."""
@@ -106,3 +119,51 @@ def flag_steps(scores: dict[int, StepScore]) -> list[int]:
         if s.uncertainty is not None and s.uncertainty >= FLAG_AT
     ]
     return [k for _u, k in sorted(hits, key=lambda t: (-t[0], t[1]))][:MAX_FLAGS]
+
+
+STRIP_COLUMNS = [
+    "step",
+    "tool_step",
+    "samples",
+    "uncertainty",
+    "low",
+    "high",
+    "entropy",
+    "flagged",
+    "recorded",
+    "actions",
+]
+
+
+def resample_frame(log: RunLog) -> pd.DataFrame | None:
+    """The scores a resample log carries (its `resample` block), one row per step; None when the log
+    is not a resample log."""
+    block = (log.model_extra or {}).get("resample")
+    if not isinstance(block, dict) or not isinstance(block.get("steps"), list):
+        return None
+    flagged = set(block.get("flagged") or [])
+    rows = [
+        {
+            "step": s.get("step"),
+            "tool_step": s.get("tool_step"),
+            "samples": s.get("samples"),
+            "uncertainty": s.get("uncertainty"),
+            "low": s.get("uncertainty_low"),
+            "high": s.get("uncertainty_high"),
+            "entropy": s.get("entropy"),
+            "flagged": s.get("step") in flagged,
+            "recorded": s.get("recorded"),
+            "actions": len(s.get("actions") or {}),
+        }
+        for s in block["steps"]
+        if isinstance(s, dict)
+    ]
+    return pd.DataFrame(rows, columns=STRIP_COLUMNS)
+
+
+def resample_of(log: RunLog) -> tuple[str | None, str | None]:
+    """(parent run id, task id) of a resample log; (None, None) for any other log."""
+    block = (log.model_extra or {}).get("resample")
+    if not isinstance(block, dict):
+        return None, None
+    return log.parent_run_id, str(block.get("task_id"))
