@@ -31,9 +31,10 @@ from analyzer.loader import save_log
 from analyzer.metrics.step_uncertainty import Sample, StepScore, flag_steps, score_step
 from analyzer.metrics.trajectories import call_token
 from analyzer.model import FORMAT_V2, Result, ResultError, RunLog, TaskSpec
-from analyzer.route_profile import RouteProfile
+from analyzer.route_profile import RouteProfile, build_profile
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import key_ring, serving
+from analyzer.runner.pinned_rerun import parent_settings
 from analyzer.runner.scrub import scrub
 from analyzer.runner.transport import now_utc, recording
 from analyzer.simulator import Scenario
@@ -45,6 +46,7 @@ __all__ = [
     "ResampleRequest",
     "StepResult",
     "default_resample_path",
+    "pinned_profile",
     "replay_points",
     "resample",
 ]
@@ -164,6 +166,12 @@ def _positions(messages: list[dict[str, Any]], wanted: Sequence[int] | None) -> 
                 f"--steps {missing[0]}: the conversation has {step} assistant steps (0-{step - 1})"
             )
     return out
+
+
+def pinned_profile(parent: RunLog, overrides: dict[str, Any] | None = None) -> RouteProfile:
+    """The route a resample pins: the environment's (or the defaults), with the parent's model,
+    temperature, top_p and max_tokens unless `overrides` (CLI flags) say otherwise; one worker."""
+    return build_profile(base=parent_settings(parent), overrides={"concurrency": 1, **(overrides or {})})
 
 
 def default_resample_path(parent_path: str | Path, task_id: str) -> Path:

@@ -9,12 +9,14 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.errors import RerunLensError
+from analyzer.keys import read_keys
 from analyzer.loader import load_path
 from analyzer.metrics.divergence import divergence_tree, rounds_at_step
 from analyzer.metrics.step_uncertainty import resample_frame, resample_of
 from analyzer.metrics.trajectories import divergence_counts
 from analyzer.model import RunLog
-from analyzer.resample import default_resample_path
+from analyzer.resample import ResampleRequest, default_resample_path, pinned_profile
+from analyzer.resample_jobs import ResampleJob, cancel_resample, resample_job, start_resample
 from app import data, fmt, trajectory_charts
 
 SIDE_COLUMNS = {
@@ -66,12 +68,20 @@ def _read_resample(path: str, mtime_ns: int) -> RunLog | None:
 
 
 def _uncertainty(group: data.Group, task_id: str, last_step: int) -> None:
-    """The uncertainty strip of the task's resample log (`default_resample_path`), when there is one."""
+    """The uncertainty strip of the task's resample log (`default_resample_path`), when there is one,
+    and the button that makes one (with progress and cancel while it runs)."""
     path = default_resample_path(data.runs_dir() / group.source, task_id)
+    job = resample_job(path)
+    if job is not None and job.state == "running":
+        _progress(str(path))
+        return
+    if job is not None and job.state == "failed":
+        st.error(data.escape(job.message or "resample failed"), icon=":material/warning:")
+    _start_button(group, task_id, path)
     if not path.is_file():
         st.caption(
-            "No step resample for this task yet: `rerunlens resample` samples each step again on one "
-            f"pinned route and saves `{Path(path).name}` here."
+            "No step resample for this task yet: it samples each step again on one pinned route "
+            f"and saves `{Path(path).name}` beside the log."
         )
         return
     log = _read_resample(str(path), path.stat().st_mtime_ns)
@@ -86,6 +96,47 @@ def _uncertainty(group: data.Group, task_id: str, last_step: int) -> None:
         + (", ".join(f"step {s}" for s in flagged["tool_step"]) or "none")
         + " · bars carry 95% bootstrap intervals over the samples"
     )
+
+
+def _start_button(group: data.Group, task_id: str, path: Path) -> None:
+    """Samples per step and the button that starts a resample of the task on the pinned route."""
+    if group.source.endswith("(upload)"):
+        return
+    left, right = st.columns([1, 3])
+    samples = left.number_input("Samples per step", 2, 20, 5, key="tasks.resample_samples")
+    again = path.is_file()
+    label = "Resample every step again" if again else "Resample every step"
+    if not right.button(
+        label,
+        key="tasks.resample_start",
+        help="Replays the recorded conversation up to "
+        "each assistant step on one pinned route (the environment's, with this log's model "
+        "and sampling settings) and samples the step again.",
+    ):
+        return
+    try:
+        profile = pinned_profile(group.loaded.log)
+        keys = read_keys(profile.key_envs())
+    except RerunLensError as exc:
+        st.error(data.escape(exc.message), icon=":material/warning:")
+        return
+    if again:
+        path.unlink(missing_ok=True)
+    request = ResampleRequest(group.loaded.log, task_id, path, samples=int(samples), source=group.source)
+    start_resample(request, profile, keys)
+    st.rerun()
+
+
+@st.fragment(run_every=1.0)
+def _progress(out: str) -> None:
+    """Progress of the running resample, with cancel; the page redraws once it has finished."""
+    job: ResampleJob | None = resample_job(out)
+    if job is None or job.state != "running":
+        st.rerun()
+        return
+    st.progress(job.fraction, text=f"Resampling {job.task_id}: {job.done} of {job.planned or '?'} samples")
+    if st.button("Cancel resample", key="tasks.resample_cancel"):
+        cancel_resample(out)
 
 
 def overview_section(group: data.Group) -> None:

@@ -174,3 +174,34 @@ def test_tasks_page_says_how_to_resample_a_task_without_one() -> None:
     at = run_view("tasks", {"task": LAMP})
     assert any("No step resample for this task yet" in c.value for c in at.caption)
     assert not [el for el in at.get("plotly_chart") if "Step uncertainty" in el.proto.spec]
+
+
+def test_tasks_page_starts_a_resample_and_shows_its_strip(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+    import time
+
+    from analyzer.resample import default_resample_path
+    from analyzer.resample_jobs import resample_job
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    shutil.copy(SAMPLE, runs / SAMPLE.name)
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(runs))
+    at = run_view("tasks", {"task": "agent-cancel"})
+    at.number_input(key="tasks.resample_samples").set_value(3)
+    at.button(key="tasks.resample_start").click().run()
+    out = default_resample_path(runs.resolve() / SAMPLE.name, "agent-cancel")
+    job = resample_job(out)
+    assert job is not None
+    deadline = time.monotonic() + 60
+    while job.state == "running" and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert job.state == "done" and job.done == job.planned == 9
+    at.run()
+    assert not at.exception
+    strip = chart(at, "Step uncertainty")
+    assert trajectory_charts_values(strip["data"][0]["x"]) == [0, 1, 2]  # tool-call steps of agent-cancel
+    assert load_path(out).log.parent_run_id == load_path(SAMPLE).log.run_id
+    assert any("3 samples per step" in c.value for c in at.caption)

@@ -141,3 +141,23 @@ def test_resample_refuses_bad_requests_and_stops_when_cancelled(tmp_path: Path) 
     report = resample(ResampleRequest(log, "agent-cancel", tmp_path / "c.json"), profile, keys, cancel=stop)  # type: ignore[arg-type]
     assert report.cancelled and report.steps[0].score.samples == 0
     assert json.loads((tmp_path / "c.json").read_text())["resample"]["cancelled"] is True
+
+
+def test_a_background_resample_reports_progress_and_stops_on_cancel(tmp_path: Path) -> None:
+    import time
+
+    from analyzer.resample_jobs import cancel_resample, start_resample
+
+    profile, keys = pinned()
+    out = tmp_path / "bg.json"
+    request = ResampleRequest(load_path(SAMPLE).log, "agent-late-audit", out, samples=20)
+    job = start_resample(request, profile, keys)  # type: ignore[arg-type]
+    assert start_resample(request, profile, keys) is job  # type: ignore[arg-type]  # no duplicate
+    deadline = time.monotonic() + 30
+    while job.done < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    cancel_resample(out)
+    while job.state == "running" and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert job.state == "cancelled" and 3 <= job.done < job.planned == 13 * 20
+    assert json.loads(out.read_text())["resample"]["cancelled"] is True
