@@ -10,6 +10,7 @@ from typing import Any
 
 from analyzer.analysis import analyze
 from analyzer.chat_steps import messages_from_steps, steps_from_messages
+from analyzer.loader import LoadedLog
 from analyzer.metrics.trajectories import measure_trajectories
 from analyzer.model import RunLog
 
@@ -94,3 +95,27 @@ def test_tau_bench_log_analyses_with_its_outcomes() -> None:
         "8": 1,
         "none": 0,
     }
+
+
+def test_tau_bench_task_on_the_tasks_page(tmp_path: Path) -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from app import data
+
+    log = as_log(records())
+    loaded = LoadedLog(log=log, source="tau.json")
+    group = data.Group(label="tau", source="tau.json", loaded=loaded, analysis=analyze(log))
+    sel = data.Selection(groups=[group], key="exact", focus=group)
+
+    def page(sel: object) -> None:
+        from app.views import tasks
+
+        tasks.render(sel)  # type: ignore[arg-type]
+
+    at = AppTest.from_function(page, kwargs={"sel": sel}, default_timeout=60)
+    at.query_params.update({"task": "30"})
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any("first divergence at step 8" in c.value for c in at.caption)
+    sides = next(df.value for df in at.dataframe if "previous_result" in df.value.columns)
+    assert sides["round"].tolist() == [1, 2, 3, 4] and sides["call"].nunique() > 1
