@@ -7,12 +7,14 @@ per task; it is typed (`Verdict`) so pages and the CLI can only show the verdict
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Literal
 
 import pandas as pd
 
 from analyzer.analysis import analyze
 from analyzer.answer_keys import AnswerKey
+from analyzer.loader import load_path
 from analyzer.model import RunLog
 
 Verdict = Literal["route", "model", "stable", "regressed", "unmeasured"]
@@ -47,6 +49,13 @@ def compare_before_after(
         verdict(b, a) for b, a in zip(frame["consistent_before"], frame["consistent_after"], strict=True)
     ]
     return frame
+
+
+def compare_files(
+    parent: str | Path, new: str | Path, ids: Sequence[str], key: AnswerKey = "exact"
+) -> pd.DataFrame:
+    """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log)."""
+    return compare_before_after(load_path(parent).log, load_path(new).log, ids, key)
 
 
 def verdict(before: Any, after: Any) -> Verdict:

@@ -1,6 +1,6 @@
 """Answer clusters and consistency: rate, gap, majority share and normalized entropy per task.
 
-For task t with n_t results that did not error (DESIGN.md, "Metric definitions"):
+For task t with n_t results that did not error (docs/metrics.md):
 consistent when n_t >= 2 and one cluster; rate = consistent / tasks with n_t >= 2;
 gap (pp) = (1 - rate) x 100; majority share = largest cluster / n_t;
 normalized entropy = -sum p log2 p / log2 n_t (0 when n_t = 1).
