@@ -11,6 +11,8 @@ from analyzer.metrics.trajectories import END_LABEL
 from app.charts import CLUSTER_COLORS, _layout
 
 END_COLOR = "#7f7f7f"
+ALIGNED = {"l": 70, "r": 20, "t": 40, "b": 10}
+"""Fixed margins shared by the tree and the uncertainty strip, so their step axes line up."""
 CALL_CHARS = 120
 
 
@@ -95,7 +97,10 @@ def divergence_tree(tree: pd.DataFrame, first_divergence: int | None, total_roun
     last = int(tree["step"].max()) if len(tree) else 0
     fig.update_xaxes(dtick=1 if last <= 20 else 5, zeroline=False, range=[-0.5, last + 1.5 + last / 8])
     title = "Divergence tree: rounds merged while they made the same calls"
-    return _layout(fig, title, "tool-call step (0-based)", "", height=min(900, 160 + 34 * lanes))
+    fig = _layout(fig, title, "tool-call step (0-based)", "", height=min(900, 190 + 34 * lanes))
+    fig.update_layout(margin=ALIGNED, legend={"orientation": "h", "y": -0.3, "x": 0})
+    fig.update_yaxes(automargin=False)
+    return fig
 
 
 def divergence_histogram(counts: pd.DataFrame) -> go.Figure:
@@ -139,4 +144,7 @@ def uncertainty_strip(scores: pd.DataFrame, last_step: int) -> go.Figure:
     fig.update_yaxes(range=[0, 1])
     fig.update_xaxes(range=[-0.5, last_step + 1.5 + last_step / 8], dtick=1 if last_step <= 20 else 5)
     title = "Step uncertainty: each step resampled on one pinned route (red: flagged)"
-    return _layout(fig, title, "tool-call step (0-based)", "1 - mean similarity", height=240)
+    fig = _layout(fig, title, "tool-call step (0-based)", "1 - mean similarity", height=240)
+    fig.update_layout(margin=ALIGNED)
+    fig.update_yaxes(automargin=False)
+    return fig

@@ -77,13 +77,18 @@ def _uncertainty(group: data.Group, task_id: str, last_step: int) -> None:
         return
     if job is not None and job.state == "failed":
         st.error(data.escape(job.message or "resample failed"), icon=":material/warning:")
-    _start_button(group, task_id, path)
-    if not path.is_file():
+    if path.is_file():
+        _strip(group, task_id, path, last_step)
+    else:
         st.caption(
             "No step resample for this task yet: it samples each step again on one pinned route "
             f"and saves `{Path(path).name}` beside the log."
         )
-        return
+    _start_button(group, task_id, path)
+
+
+def _strip(group: data.Group, task_id: str, path: Path, last_step: int) -> None:
+    """The strip itself, when the file is this task's resample of this log."""
     log = _read_resample(str(path), path.stat().st_mtime_ns)
     parent = group.loaded.log.run_id or Path(group.source).name
     scores = resample_frame(log) if log is not None and resample_of(log) == (parent, task_id) else None
