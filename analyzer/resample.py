@@ -30,7 +30,7 @@ from analyzer.keys import RunKeys
 from analyzer.loader import save_log
 from analyzer.metrics.step_uncertainty import Sample, StepScore, flag_steps, score_step
 from analyzer.metrics.trajectories import call_token
-from analyzer.model import FORMAT_V2, Result, ResultError, RunLog, TaskSpec
+from analyzer.model import FORMAT_V2, Result, ResultError, Route, RunLog, TaskSpec
 from analyzer.route_profile import RouteProfile, build_profile
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import key_ring, serving
@@ -197,6 +197,7 @@ class _Call:
     task_id: str
     sample: int
     secrets: list[str]
+    route: Route
 
 
 def _sample_once(call: _Call, seq: int) -> tuple[Result, Sample | None]:
@@ -219,7 +220,7 @@ def _sample_once(call: _Call, seq: int) -> tuple[Result, Sample | None]:
             )
             result = Result(
                 task_id=call.task_id, round=call.sample, status="error", error=error,
-                started_at=started, finished_at=now_utc(), attempts=list(rec.attempts),
+                started_at=started, finished_at=now_utc(), attempts=list(rec.attempts), route=call.route,
             )  # fmt: skip
             return result, None
     choice = completion.choices[0]
@@ -239,6 +240,7 @@ def _sample_once(call: _Call, seq: int) -> tuple[Result, Sample | None]:
         system_fingerprint=completion.system_fingerprint,
         finish_reason=choice.finish_reason,
         attempts=list(rec.attempts),
+        route=call.route,
         trajectory=steps_from_messages([message]),
     )
     return result, sample
@@ -277,6 +279,7 @@ def resample(
     with serving(profile, scenario=scenario) as served:
         ring = key_ring(keys, served)
         client, _transport = make_client(profile, served.base_url, ring)
+        route = profile.to_route(base_url=served.shown_url, fingerprints=[f for f in ring.fingerprints if f])
         done, planned = 0, len(points) * request.samples
         for step, index, before in points:
             samples: list[Sample] = []
@@ -292,6 +295,7 @@ def resample(
                     f"{request.task_id}#step{step}",
                     i + 1,
                     ring.secrets(),
+                    route,
                 )
                 result, sample = _sample_once(call, seq=done)
                 rows[i].append(result)
@@ -304,7 +308,6 @@ def resample(
             report.steps.append(StepResult(step, before, recorded, score_step(samples), taken - len(samples)))
             if report.cancelled:
                 break
-        route = profile.to_route(base_url=served.shown_url, fingerprints=[f for f in ring.fingerprints if f])
     report.flagged = flag_steps({s.step: s.score for s in report.steps})
     report.out = _save(request, report, rows, route, messages)
     return report
