@@ -178,3 +178,20 @@ def test_first_divergence_matches_an_independent_computation_on_random_logs() ->
     report = measure_trajectories(log_of(rounds)).report()
     assert report["first_divergence"] == expected
     assert 0 < report["identical"] < 300  # the random logs hold both kinds
+
+
+def test_a_task_listed_twice_in_a_round_counts_once() -> None:
+    log = RunLog.model_validate(
+        {
+            "runs": [
+                [
+                    {"task_id": "t", "answer": "x", "trajectory": calls(SEARCH)},
+                    {"task_id": "t", "answer": "y", "trajectory": calls(BUY, BUY)},
+                ],
+                [{"task_id": "t", "answer": "x", "trajectory": calls(SEARCH)}],
+            ]
+        }
+    )
+    traj = measure_trajectories(log)
+    assert traj.report()["first_divergence"] == {"t": None}
+    assert len(traj.calls) == 2

@@ -9,12 +9,13 @@ stays on the top lane, so a task whose rounds agree is one straight line.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 import pandas as pd
 
-from analyzer.metrics.trajectories import END_LABEL, call_token
+from analyzer.metrics.trajectories import END_LABEL, call_token, short_label
 from analyzer.model import MessageStep, RunLog, ToolCallStep
 
 __all__ = ["END_LABEL", "divergence_tree", "rounds_at_step"]
@@ -54,12 +55,12 @@ def divergence_tree(calls: pd.DataFrame, sequences: pd.DataFrame, task_id: str) 
     for rnd in sorted(sequences.loc[sequences["task_id"] == task_id, "round"]):
         parent = -1
         g = by_round.get(rnd)
-        walk = [] if g is None else list(zip(g["call"], g["name"], g["label"], strict=True))
-        for step, (call, name, label) in enumerate([*walk, (END_LABEL, END_LABEL, END_LABEL)]):
+        walk = [] if g is None else list(zip(g["call"], g["name"], strict=True))
+        for step, (call, name) in enumerate([*walk, (END_LABEL, END_LABEL)]):
             key = (parent, call)
             if key not in index:
                 index[key] = len(nodes)
-                nodes.append(_Node(step, call, name, label, parent))
+                nodes.append(_Node(step, call, name, _label(call, name), parent))
                 if parent >= 0:
                     nodes[parent].children.append(index[key])
             node = index[key]
@@ -80,6 +81,13 @@ def divergence_tree(calls: pd.DataFrame, sequences: pd.DataFrame, task_id: str) 
             "branch": [n.parent >= 0 and len(nodes[n.parent].children) > 1 for n in nodes],
         }
     )
+
+
+def _label(call: str, name: str) -> str:
+    """The short chart label of a call token (`name {canonical arguments}`)."""
+    if name == END_LABEL:
+        return END_LABEL
+    return short_label(name, json.loads(call[len(name) + 1 :]))
 
 
 def _lanes(nodes: list[_Node]) -> list[int]:

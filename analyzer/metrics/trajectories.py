@@ -59,6 +59,10 @@ LABEL_CHARS = 28
 """Longest short label of a call (tool name and argument values)."""
 
 
+_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+"""One encoder for every call (json.dumps with options builds a new one each time)."""
+
+
 def canonical_json(value: Any) -> str:
     """Arguments as canonical JSON; a string holding a JSON object or list is parsed first."""
     if isinstance(value, str):
@@ -68,7 +72,7 @@ def canonical_json(value: Any) -> str:
             parsed = value
         if isinstance(parsed, dict | list):
             value = parsed
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return _CANONICAL.encode(value)
 
 
 def call_token(name: str, arguments: Any) -> str:
@@ -90,28 +94,26 @@ def call_frame(log: RunLog) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The log's tool calls and the rounds that recorded a trajectory.
 
     Returns:
-        calls: one row per tool call: task_id (str), round, step (0-based), name, call (token),
-            label (short, for charts).
+        calls: one row per tool call: task_id (str), round, step (0-based), name, call (token).
         sequences: one row per result with a trajectory: task_id, round, n_calls (file order).
+        A task listed twice in one round counts once (its first result), as everywhere else.
     """
-    call_rows: list[tuple[str, int, int, str, str, str]] = []
+    call_rows: list[tuple[str, int, int, str, str]] = []
     seq_rows: list[tuple[str, int, int]] = []
+    seen: set[tuple[str, int]] = set()
     for rnd, result in log.results():
-        if result.trajectory is None:
-            continue
         task = str(result.task_id)
+        if result.trajectory is None or (task, rnd) in seen:
+            continue
+        seen.add((task, rnd))
         step = 0
         for item in result.trajectory:
             if isinstance(item, ToolCallStep):
-                token = call_token(item.name, item.arguments)
-                call_rows.append((task, rnd, step, item.name, token, short_label(item.name, item.arguments)))
+                call_rows.append((task, rnd, step, item.name, call_token(item.name, item.arguments)))
                 step += 1
         seq_rows.append((task, rnd, step))
-    calls = pd.DataFrame(call_rows, columns=["task_id", "round", "step", "name", "call", "label"])
-    sequences = pd.DataFrame(seq_rows, columns=["task_id", "round", "n_calls"])
-    sequences = sequences.drop_duplicates(["task_id", "round"], keep="first").reset_index(drop=True)
-    calls = calls.merge(sequences[["task_id", "round"]], on=["task_id", "round"])
-    return calls, sequences
+    calls = pd.DataFrame(call_rows, columns=["task_id", "round", "step", "name", "call"])
+    return calls, pd.DataFrame(seq_rows, columns=["task_id", "round", "n_calls"])
 
 
 @dataclass(frozen=True)
@@ -306,12 +308,24 @@ def _share(k: int, n: int) -> dict[str, float | None]:
     return {"value": p, "low": max(0.0, centre - half), "high": min(1.0, centre + half)}
 
 
+def _sequences_by_round(calls: pd.DataFrame) -> dict[tuple[str, int], list[int]]:
+    """Call codes per (task, round), split at the boundaries of the frame's runs (it is in step order
+    within each result, results contiguous), without a groupby per result."""
+    if calls.empty:
+        return {}
+    codes = pd.factorize(calls["call"])[0]
+    tasks = calls["task_id"].to_numpy()
+    rounds = calls["round"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, (tasks[1:] != tasks[:-1]) | (rounds[1:] != rounds[:-1])])
+    parts = np.split(codes, starts[1:])
+    return {(tasks[i], int(rounds[i])): p.tolist() for i, p in zip(starts, parts, strict=True)}
+
+
 def _task_table(calls: pd.DataFrame, sequences: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """One row per measured task: rounds, call counts, divergence, similarity, peak entropy."""
     order = _measured_order(sequences)
     fd = first_divergence(calls, sequences)
-    codes = calls.assign(code=pd.factorize(calls["call"])[0])
-    by_round = {key: g["code"].tolist() for key, g in codes.groupby(["task_id", "round"], sort=False)}
+    by_round = _sequences_by_round(calls)
     rows = []
     for task, g in sequences[sequences["task_id"].isin(set(order))].groupby("task_id", sort=False):
         seqs = [by_round.get((task, rnd), []) for rnd in g["round"]]
