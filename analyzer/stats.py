@@ -1,0 +1,272 @@
+"""The statistics behind every verdict and interval (DESIGN.md, "Verdicts and their uncertainty").
+
+Five tools, each exact or seeded so the same log always gives the same figures:
+
+- `mcnemar_exact(b, c)`: paired consistent-or-not per task in two experiments. Under "no difference"
+  each of the b + c discordant tasks flips either way with probability 1/2; the two-sided p-value is
+  min(1, 2 x P(Binomial(b + c, 1/2) <= min(b, c))).
+- `route_alignment_p(routes, answers)`: an exact permutation test of how well a task's answers align
+  with its routes. Statistic S = the number of rounds whose answer is their route's most common answer
+  (S = n when every route gives one answer). Under "the route does not matter" every distinct
+  relabelling of the answers over the rounds is equally likely; p = P(S_perm >= S_observed). The
+  distinct relabellings are counted exactly, grouped by the routes x answers table they produce
+  (a table with cells n_ra has prod_r m_r! / prod n_ra! relabellings, m_r the route's rounds).
+- `chance_agreement(counts, k)`: the probability that k new rounds all give one answer if nothing
+  changed, from the parent's answer counts. The shares are uncertain with five or so answers, so they
+  get a Jeffreys prior Dirichlet(1/2, ..., 1/2) over the answers seen and the posterior predictive is
+  used: P(all k agree) = sum_i E[p_i^k], E[p_i^k] = prod_{j<k} (a_i + j) / (A + j) with
+  a_i = n_i + 1/2, A = sum a_i. Why Jeffreys: it is the reference prior for multinomial shares and
+  pulls them less towards equal shares than the uniform prior Dirichlet(1, ..., 1) does; equal shares
+  make agreement look least likely, so a stronger pull would call "route" on weaker evidence.
+  With one answer seen the chance is 1: agreement then says nothing.
+- `rounds_needed(counts)`: the smallest k at which k agreeing rounds would be significant at 5 %
+  (optionally combined with the parent's own permutation p-value by Fisher's method), capped.
+- `bootstrap_means(values)`: a seeded, vectorised percentile bootstrap over tasks (tasks are the unit
+  that varies) for figures that are means of per-task values: answer gap, consistency rate, Mean@n,
+  Pass^k and the outcome gap are all such means.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Hashable, Sequence
+from functools import lru_cache
+
+import numpy as np
+
+ALPHA = 0.05
+"""Significance level of every verdict."""
+JEFFREYS = 0.5
+"""Dirichlet concentration per answer seen (Jeffreys prior)."""
+ROUNDS_CAP = 30
+"""`rounds_needed` never asks for more rounds than this."""
+BOOTSTRAP_SAMPLES = 2000
+"""Bootstrap resamples per interval."""
+BOOTSTRAP_SEED = 20261130
+"""Fixed seed: the same log always gets the same intervals."""
+_CHUNK_CELLS = 4_000_000
+"""Bootstrap draws are made in blocks of at most this many task indices (bounds memory at 100k results)."""
+_MAX_TABLES = 200_000
+"""Tables enumerated before the permutation test falls back to a seeded Monte Carlo estimate."""
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Exact two-sided McNemar p-value from the two discordant counts.
+
+    Args:
+        b: Pairs that are "yes" in the first experiment and "no" in the second.
+        c: Pairs that are "no" in the first and "yes" in the second.
+    """
+    if b < 0 or c < 0:
+        raise ValueError("discordant counts must not be negative")
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    return min(1.0, 2.0 * tail / 2.0**n)
+
+
+def alignment_statistic(table: Sequence[Sequence[int]]) -> int:
+    """S: rounds whose answer is their route's most common one (rows are routes, columns answers)."""
+    return sum(max(row) for row in table if len(row))
+
+
+def contingency(routes: Sequence[Hashable], answers: Sequence[Hashable]) -> list[list[int]]:
+    """The routes x answers count table of one task's rounds (routes and answers in first-seen order)."""
+    if len(routes) != len(answers):
+        raise ValueError("routes and answers must have one entry per round")
+    route_ids = list(dict.fromkeys(routes))
+    answer_ids = list(dict.fromkeys(answers))
+    counts = Counter(zip(routes, answers, strict=True))
+    return [[counts[(r, a)] for a in answer_ids] for r in route_ids]
+
+
+def route_alignment_p(routes: Sequence[Hashable], answers: Sequence[Hashable]) -> float:
+    """Exact permutation p-value that answers align with routes as well as observed, by chance.
+
+    Args:
+        routes: The route of each round (any hashable label).
+        answers: The answer (cluster) of each round.
+    """
+    table = contingency(routes, answers)
+    rows = tuple(sum(r) for r in table)
+    cols = tuple(sum(r[j] for r in table) for j in range(len(table[0]))) if table else ()
+    return _alignment_p(tuple(sorted(rows)), tuple(sorted(cols)), alignment_statistic(table))
+
+
+@lru_cache(maxsize=4096)
+def _alignment_p(rows: tuple[int, ...], cols: tuple[int, ...], observed: int) -> float:
+    """P(S >= observed) over all relabellings; depends only on the margins, hence cached."""
+    if len(rows) <= 1 or len(cols) <= 1:
+        return 1.0
+    n = sum(rows)
+    total = math.factorial(n) // math.prod(math.factorial(c) for c in cols)
+    hits = 0
+    for seen, (table, ways) in enumerate(_tables(rows, cols), start=1):
+        if seen > _MAX_TABLES:
+            return _alignment_p_monte_carlo(rows, cols, observed)
+        if alignment_statistic(table) >= observed:
+            hits += ways
+    return hits / total
+
+
+def _tables(rows: tuple[int, ...], cols: tuple[int, ...]):  # noqa: ANN202 - a generator of (table, ways)
+    """Every table with these margins and how many relabellings give it: prod_r m_r! / prod n_ra!."""
+
+    def fill(i: int, left: tuple[int, ...]):  # noqa: ANN202
+        if i == len(rows):
+            if not any(left):
+                yield [], 1
+            return
+        for row in _compositions(rows[i], left):
+            ways_row = math.factorial(rows[i]) // math.prod(math.factorial(x) for x in row)
+            rest = tuple(lft - x for lft, x in zip(left, row, strict=True))
+            for tail, ways in fill(i + 1, rest):
+                yield [list(row), *tail], ways_row * ways
+
+    yield from fill(0, cols)
+
+
+def _compositions(total: int, caps: tuple[int, ...]):  # noqa: ANN202
+    """Every way to split `total` into len(caps) parts with part j <= caps[j]."""
+    if len(caps) == 1:
+        if total <= caps[0]:
+            yield (total,)
+        return
+    room = sum(caps[1:])
+    for first in range(max(0, total - room), min(total, caps[0]) + 1):
+        for rest in _compositions(total - first, caps[1:]):
+            yield (first, *rest)
+
+
+def _alignment_p_monte_carlo(rows: tuple[int, ...], cols: tuple[int, ...], observed: int) -> float:
+    """Seeded estimate (1 + hits) / (1 + draws) for margins too large to enumerate."""
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    labels = np.repeat(np.arange(len(cols)), cols)
+    route_of = np.repeat(np.arange(len(rows)), rows)
+    draws, hits = 20_000, 0
+    for _ in range(draws):
+        perm = rng.permutation(labels)
+        counts = np.zeros((len(rows), len(cols)), dtype=np.int64)
+        np.add.at(counts, (route_of, perm), 1)
+        hits += int(counts.max(axis=1).sum() >= observed)
+    return (1 + hits) / (1 + draws)
+
+
+def chance_agreement(counts: Sequence[int], k: int, prior: float = JEFFREYS) -> float:
+    """P(k new rounds all give the same answer) under the Dirichlet posterior predictive.
+
+    Args:
+        counts: How often the parent gave each distinct answer (zeros are ignored).
+        k: Rounds of the new run (k <= 1 always agrees).
+        prior: Dirichlet concentration per answer seen.
+    """
+    seen = [c for c in counts if c > 0]
+    if len(seen) <= 1 or k <= 1:
+        return 1.0
+    a = np.asarray(seen, dtype=np.float64) + prior
+    steps = np.arange(k, dtype=np.float64)
+    # E[p_i^k] = prod_j (a_i + j) / (A + j), in logs to stay finite for large k
+    log_moment = np.log(a[:, None] + steps).sum(axis=1) - np.log(a.sum() + steps).sum()
+    return float(min(1.0, np.exp(log_moment).sum()))
+
+
+def fisher_combined(p_values: Sequence[float]) -> float:
+    """Fisher's method for independent p-values: P(chi2 with 2m d.f. >= -2 sum ln p)."""
+    ps = [min(max(p, 1e-300), 1.0) for p in p_values]
+    if not ps:
+        return 1.0
+    x = -sum(math.log(p) for p in ps)  # half the chi-square statistic
+    # survival of chi2(2m) at 2x = exp(-x) sum_{i<m} x^i / i!
+    return float(min(1.0, math.exp(-x) * sum(x**i / math.factorial(i) for i in range(len(ps)))))
+
+
+def agreement_p(counts: Sequence[int], k: int, parent_p: float | None = None) -> float:
+    """Evidence that k agreeing rounds are not chance: `chance_agreement`, combined by Fisher's method
+    with the parent's own alignment p-value when the parent already split by route.
+
+    Args:
+        counts: The parent's answer counts.
+        k: Agreeing rounds in the new run.
+        parent_p: The parent's `route_alignment_p`, or None when it has none to offer.
+    """
+    chance = chance_agreement(counts, k)
+    if parent_p is None or parent_p >= 1.0:
+        return chance
+    return fisher_combined([chance, parent_p])
+
+
+def rounds_needed(
+    counts: Sequence[int], parent_p: float | None = None, alpha: float = ALPHA, cap: int = ROUNDS_CAP
+) -> int | None:
+    """Smallest k (2..cap) at which k agreeing rounds would be significant at `alpha`; None past the cap.
+
+    Args:
+        counts: The parent's answer counts.
+        parent_p: The parent's alignment p-value, as for `agreement_p`.
+        alpha: Significance level.
+        cap: Largest k considered.
+    """
+    for k in range(2, cap + 1):
+        if agreement_p(counts, k, parent_p) <= alpha:
+            return k
+    return None
+
+
+def bootstrap_means(
+    values: np.ndarray, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED, level: float = 0.95
+) -> np.ndarray:
+    """Percentile bootstrap intervals of column means, resampling rows (tasks) with replacement.
+
+    Every column is resampled with the same task draws, so figures computed together stay paired.
+
+    Args:
+        values: Shape (tasks,) or (tasks, figures): one row per task.
+        samples: Resamples.
+        seed: Generator seed (same seed and values, same interval).
+        level: Coverage of the interval.
+
+    Returns:
+        Shape (figures, 2): [low, high] per column; NaN when there are no tasks.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    x = x[:, None] if x.ndim == 1 else x
+    n, m = x.shape
+    if n == 0:
+        return np.full((m, 2), np.nan)
+    rng = np.random.default_rng(seed)
+    means = np.empty((samples, m))
+    block = max(1, _CHUNK_CELLS // n)
+    for start in range(0, samples, block):
+        stop = min(samples, start + block)
+        picks = rng.integers(0, n, size=(stop - start, n))
+        means[start:stop] = x[picks].mean(axis=1)
+    tail = (1.0 - level) / 2.0 * 100.0
+    return np.percentile(means, [tail, 100.0 - tail], axis=0).T
+
+
+def paired_difference_ci(
+    first: np.ndarray, second: np.ndarray, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED
+) -> tuple[float, float]:
+    """95 % bootstrap interval of mean(second - first) over paired tasks; (nan, nan) without tasks."""
+    diff = np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)
+    low, high = bootstrap_means(diff, samples=samples, seed=seed)[0]
+    return float(low), float(high)
+
+
+def tasks_to_resolve(
+    first: np.ndarray, second: np.ndarray, z: float = 1.96, power_z: float = 0.84
+) -> int | None:
+    """Paired tasks needed to tell a difference of the observed size from zero (5 % two-sided, 80 % power).
+
+    Normal approximation on the per-task differences: n = ((z + power_z) x sd / mean)^2. None when the
+    observed difference is zero (no size to resolve) or there is no spread to go on.
+    """
+    diff = np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)
+    if len(diff) < 2:
+        return None
+    mean, sd = float(diff.mean()), float(diff.std(ddof=1))
+    if mean == 0.0 or sd == 0.0:
+        return None
+    return max(2, math.ceil(((z + power_z) * sd / abs(mean)) ** 2))

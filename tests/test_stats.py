@@ -1,0 +1,142 @@
+"""The statistics module, each figure checked against a value worked out by hand (or by brute force)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+from analyzer.stats import (
+    agreement_p,
+    alignment_statistic,
+    bootstrap_means,
+    chance_agreement,
+    contingency,
+    fisher_combined,
+    mcnemar_exact,
+    paired_difference_ci,
+    rounds_needed,
+    route_alignment_p,
+    tasks_to_resolve,
+)
+
+
+@pytest.mark.parametrize(
+    ("b", "c", "expected"),
+    [
+        (0, 0, 1.0),  # no discordant task: no evidence either way
+        (0, 5, 2 / 32),  # 2 x P(X <= 0), X ~ Bin(5, 1/2) = 2 x 1/32
+        (5, 0, 2 / 32),  # symmetric
+        (1, 8, 2 * (1 + 9) / 512),  # 2 x (C(9,0) + C(9,1)) / 2^9 = 0.0390625
+        (2, 3, 1.0),  # 2 x (1 + 5 + 10) / 32 = 1 (capped)
+        (3, 10, 2 * (1 + 13 + 78 + 286) / 8192),  # 0.09228515625
+    ],
+)
+def test_mcnemar_exact_by_hand(b: int, c: int, expected: float) -> None:
+    assert mcnemar_exact(b, c) == pytest.approx(expected)
+
+
+def test_mcnemar_rejects_negative_counts() -> None:
+    with pytest.raises(ValueError):
+        mcnemar_exact(-1, 2)
+
+
+def test_contingency_and_statistic() -> None:
+    table = contingency(list("AAABB"), list("xxyyy"))
+    assert table == [[2, 1], [0, 2]]
+    assert alignment_statistic(table) == 4  # 2 rounds of A give its usual x, both B rounds give y
+
+
+def test_permutation_p_by_hand() -> None:
+    # keys alternate over 5 rounds, each key always gives its own answer: of the C(5,2) = 10 ways to
+    # place the two y's, only the observed one is this pure -> p = 1/10
+    assert route_alignment_p(list("ABABA"), list("xyxyx")) == pytest.approx(0.1)
+    # 10 rounds, 5 per key: 2 pure arrangements (x on A or x on B) of C(10,5) = 252
+    assert route_alignment_p(list("ABABABABAB"), list("xyxyxyxyxy")) == pytest.approx(2 / 252)
+    # one round per route: every arrangement is pure, the test cannot tell
+    assert route_alignment_p(list("ABCDE"), list("xyxyx")) == 1.0
+    # one route: nothing to align with
+    assert route_alignment_p(list("AAAA"), list("xyxy")) == 1.0
+
+
+def _brute_force_p(routes: str, answers: str) -> float:
+    observed = alignment_statistic(contingency(list(routes), list(answers)))
+    arrangements = set(itertools.permutations(answers))
+    hits = sum(alignment_statistic(contingency(list(routes), list(a))) >= observed for a in arrangements)
+    return hits / len(arrangements)
+
+
+@pytest.mark.parametrize(
+    ("routes", "answers"),
+    [("AAABB", "xxyyy"), ("AABBC", "xxyyz"), ("AAABBBC", "xxyyyzx"), ("ABABAB", "xxyxyy"), ("AABB", "xyxy")],
+)
+def test_permutation_p_equals_enumerating_every_relabelling(routes: str, answers: str) -> None:
+    assert route_alignment_p(list(routes), list(answers)) == pytest.approx(_brute_force_p(routes, answers))
+
+
+def test_chance_agreement_by_hand() -> None:
+    # parent answered x 3 times, y twice; Jeffreys posterior Dirichlet(3.5, 2.5), A = 6, K = 5:
+    # E[p_x^5] = 3.5*4.5*5.5*6.5*7.5 / (6*7*8*9*10) = 4222.96875 / 30240
+    # E[p_y^5] = 2.5*3.5*4.5*5.5*6.5 / 30240      = 1407.65625 / 30240   -> sum 0.186198
+    assert chance_agreement([3, 2], 5) == pytest.approx(5630.625 / 30240)
+    # K = 2: E[p_x^2] + E[p_y^2] = (3.5*4.5 + 2.5*3.5) / (6*7) = 24.5 / 42
+    assert chance_agreement([3, 2], 2) == pytest.approx(24.5 / 42)
+    assert chance_agreement([5], 5) == 1.0  # one answer seen: agreement says nothing
+    assert chance_agreement([3, 0, 2], 5) == chance_agreement([3, 2], 5)  # zeros are not answers
+    # more rounds make chance agreement less likely; a lopsided parent makes it more likely
+    assert chance_agreement([3, 2], 10) < chance_agreement([3, 2], 5) < chance_agreement([4, 1], 5)
+    # the posterior predictive is more cautious than plugging in the shares 0.6^5 + 0.4^5 = 0.08800
+    assert chance_agreement([3, 2], 5) > 0.6**5 + 0.4**5
+
+
+def test_fisher_combination_by_hand() -> None:
+    # -2 ln(0.1 * 0.1) = 9.21 on 4 d.f.: survival = 0.01 * (1 + ln 100) = 0.056052
+    assert fisher_combined([0.1, 0.1]) == pytest.approx(0.01 * (1 + math.log(100)))
+    assert fisher_combined([0.3]) == pytest.approx(0.3)
+    assert fisher_combined([]) == 1.0
+
+
+def test_rounds_needed() -> None:
+    # chance agreement for a 3/2 parent: K=10 -> 0.0567, K=11 -> below 0.05
+    assert chance_agreement([3, 2], 10) > 0.05 >= chance_agreement([3, 2], 11)
+    assert rounds_needed([3, 2]) == 11
+    # with the parent's own route split (p = 0.1) the evidence adds up sooner
+    assert agreement_p([3, 2], 8, 0.1) <= 0.05 < agreement_p([3, 2], 7, 0.1)
+    assert rounds_needed([3, 2], parent_p=0.1) == 8
+    assert rounds_needed([4, 1]) is None  # a 4/1 parent cannot be decided within the cap
+    assert rounds_needed([4, 1], cap=60) is not None
+    assert rounds_needed([5]) is None  # a consistent parent: agreement never tells anything
+
+
+def test_bootstrap_is_reproducible_and_brackets_the_mean() -> None:
+    rng = np.random.default_rng(1)
+    values = (rng.random(200) < 0.3).astype(float)
+    first = bootstrap_means(values)
+    assert np.array_equal(first, bootstrap_means(values))  # same seed, same interval
+    spread = rng.normal(size=50)  # continuous values: another seed moves the interval's ends
+    assert not np.array_equal(bootstrap_means(spread), bootstrap_means(spread, seed=7))
+    low, high = first[0]
+    assert low < values.mean() < high
+    # a binomial share of 0.3 over 200 tasks has sd 0.0324: the 95 % interval is about +-0.064
+    assert high - low == pytest.approx(
+        2 * 1.96 * math.sqrt(values.mean() * (1 - values.mean()) / 200), rel=0.15
+    )
+
+
+def test_bootstrap_shapes_and_edges() -> None:
+    both = bootstrap_means(np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 0.5]]))
+    assert both.shape == (2, 2)
+    assert both[0].tolist() == [1.0, 1.0]  # a constant column has no spread
+    assert np.isnan(bootstrap_means(np.array([]))).all()
+
+
+def test_paired_difference_and_tasks_to_resolve() -> None:
+    first = np.array([1.0] * 10 + [0.0] * 10)
+    second = np.array([0.0] * 10 + [0.0] * 10)
+    low, high = paired_difference_ci(first, second)
+    assert low < -0.5 < high < 0  # mean difference -0.5, clearly below zero
+    # diffs: ten -1 and ten 0 -> mean -0.5, sd 0.5130; n = (2.8 x 0.5130 / 0.5)^2 = 8.25 -> 9
+    assert tasks_to_resolve(first, second) == 9
+    assert tasks_to_resolve(first, first) is None
