@@ -19,8 +19,8 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
 from analyzer.jobs import get_manager
+from analyzer.keys import key_fingerprint
 from analyzer.loader import list_logs, load_path
-from analyzer.route_profile import key_fingerprint
 from app import data, run_panel
 
 PARENT = "A_baseline.altk_runs.json"

@@ -14,8 +14,9 @@ from fake_keys import FAKE_KEY
 
 from analyzer.errors import RouteError
 from analyzer.jobs import JobManager, get_manager
+from analyzer.keys import key_fingerprint
 from analyzer.loader import load_path
-from analyzer.route_profile import RouteProfile, key_fingerprint
+from analyzer.route_profile import RouteProfile
 from analyzer.simulator.app_tasks import app_scenario
 from analyzer.taskfile import load_tasks
 

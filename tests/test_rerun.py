@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from plan_kit import rerun
 
 from analyzer.cli import main
 from analyzer.errors import RerunLensError
 from analyzer.loader import load_path
 from analyzer.route_profile import RouteProfile
-from analyzer.runner import default_rerun_path, rerun, select_tasks
+from analyzer.runner import default_rerun_path, select_tasks
 
 SAMPLE_A = Path("sample_runs/A_baseline.altk_runs.json")
 SAMPLE_C = Path("sample_runs/C_pinned.altk_runs.json")
@@ -128,7 +129,8 @@ def test_cli_rerun_default_output_never_overwrites(
 
 
 def _parent(tmp_path: Path) -> Path:
-    from analyzer.runner import run_tasks
+    from plan_kit import run_tasks
+
     from analyzer.taskfile import load_tasks
 
     out = tmp_path / "parent.altk_runs.json"

@@ -1,0 +1,249 @@
+"""The `rerunlens` argument parser: every command's arguments, help and example, and nothing else.
+
+Building it imports neither the runner nor pandas: each command names its handler as
+`module:function`, and `analyzer.cli.main` imports that module only when the command runs. Route
+flags are generated from the route profile's own field metadata (`route_knobs`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from analyzer.answer_keys import ANSWER_KEYS
+from analyzer.route_profile import knob_help, knob_kind, route_knobs
+
+LOG_COMMANDS = "analyzer.cli.log_commands"
+RUN_COMMANDS = "analyzer.cli.run_commands"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser with every subcommand."""
+    parser = argparse.ArgumentParser(
+        prog="rerunlens",
+        description="Tell route noise from model noise in repeated LLM agent runs.",
+    )
+    sub = parser.add_subparsers(title="commands", metavar="COMMAND")
+    _add_analyze(sub)
+    _add_compare(sub)
+    _add_export(sub)
+    _add_schema(sub)
+    _add_run(sub)
+    _add_rerun(sub)
+    _add_check(sub)
+    _add_simulate(sub)
+    return parser
+
+
+def add_command(
+    sub: argparse._SubParsersAction, name: str, help_text: str, examples: str | list[str], handler: str
+) -> argparse.ArgumentParser:
+    """A subcommand whose help carries its description and at least one example.
+
+    Args:
+        handler: `module:function` that runs the command (imported only when it runs).
+    """
+    lines = [examples] if isinstance(examples, str) else examples
+    p = sub.add_parser(
+        name,
+        help=help_text,
+        description=help_text,
+        epilog="example:\n" + "\n".join(f"  {e}" for e in lines),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.set_defaults(handler=handler)
+    return p
+
+
+def add_answer_key_option(p: argparse.ArgumentParser) -> None:
+    """The shared `--key exact|normalized|fuzzy` option."""
+    p.add_argument(
+        "--key",
+        choices=ANSWER_KEYS,
+        default=ANSWER_KEYS[0],
+        help=f"how answers are grouped into clusters (default: {ANSWER_KEYS[0]})",
+    )
+
+
+def add_route_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
+    """`--profile`, one flag per route field (from the profile's metadata) and `--scenario`."""
+    g = p.add_argument_group(
+        "route", "defaults < ALTK_*/OPENAI_* environment variables < --profile file < these flags"
+    )
+    g.add_argument("--profile", metavar="FILE", help="route profile, TOML or JSON")
+    for field, knob in route_knobs().items():
+        if field == "rounds" and not repeat:
+            continue
+        g.add_argument(knob.flag, dest=field, type=knob_kind(field), default=None, help=knob_help(field))
+    g.add_argument(
+        "--scenario", metavar="FILE", help="simulator scenario (when the built-in simulator serves)"
+    )
+
+
+def _finite_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def _add_analyze(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "analyze",
+        "Report a run log: answer gap, outcome figures, tokens, retries, route, flagged tasks.",
+        "rerunlens analyze sample_runs/format1_plain_script.json --key normalized --fail-above 20",
+        f"{LOG_COMMANDS}:analyze",
+    )
+    p.add_argument("file", help="run log (altk_runs.json)")
+    add_answer_key_option(p)
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    p.add_argument(
+        "--fail-above",
+        type=_finite_float,
+        metavar="PP",
+        help="exit 1 when the answer gap exceeds PP percentage points (for CI)",
+    )
+
+
+def _add_compare(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "compare",
+        "Compare run logs side by side and list the tasks that flip between consistent and not.",
+        "rerunlens compare sample_runs/A_baseline.altk_runs.json sample_runs/C_pinned.altk_runs.json",
+        f"{LOG_COMMANDS}:compare",
+    )
+    p.add_argument("files", nargs="+", help="two or more run logs")
+    p.add_argument("--label", action="append", help="a label per file, in order (default: the log's label)")
+    add_answer_key_option(p)
+    p.add_argument("--json", action="store_true", help="print JSON instead of tables")
+
+
+def _add_export(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "export",
+        "Write the flagged tasks as a task file, and/or the per-task table as CSV.",
+        "rerunlens export run.json --flagged flagged_tasks.json --csv tasks.csv",
+        f"{LOG_COMMANDS}:export",
+    )
+    p.add_argument("file", help="run log")
+    p.add_argument("--flagged", metavar="OUT.json", help="write the flagged tasks as a task file")
+    p.add_argument("--csv", metavar="OUT.csv", help="write the per-task table")
+    p.add_argument("--tasks", metavar="TASKS.json", help="take prompts from this task file (format-1 logs)")
+    add_answer_key_option(p)
+
+
+def _add_schema(sub: argparse._SubParsersAction) -> None:
+    add_command(
+        sub,
+        "schema",
+        "Print the JSON Schema of the run log format.",
+        "rerunlens schema > altk_runs.schema.json",
+        f"{LOG_COMMANDS}:schema",
+    )
+
+
+def _add_run(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "run",
+        "Run every task N times through one route and write a format-2 run log (checkpointed, resumable).",
+        [
+            "rerunlens run --tasks sample_runs/tasks.json --repeat 5 --out runs/mine.altk_runs.json",
+            "rerunlens run --tasks t.json --out x.json --base-url https://api.openai.com/v1 --concurrency 4",
+            "rerunlens run --tasks t.json --out runs/x.json --executor examples/agent_executor.py:run_task",
+        ],
+        f"{RUN_COMMANDS}:run",
+    )
+    p.add_argument(
+        "--tasks", help='task file: a JSON list of {"task_id", "prompt", "max_tokens"?, "expected"?}'
+    )
+    p.add_argument("--out", required=True, help="run log to write (a journal sits beside it while running)")
+    _add_executor(p)
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted run from its journal, on the journal's route (route flags, if "
+        "given, must match it; OPENAI_*/ALTK_* variables other than the key are not read)",
+    )
+    p.add_argument("--label", help='label stored in the log, e.g. "C: pinned route"')
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_route_flags(p)
+
+
+def _add_executor(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--executor", metavar="MODULE:FUNCTION", help="your agent: called with (task, client, route)"
+    )
+
+
+def _add_rerun(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "rerun",
+        "Re-run a log's unstable tasks through one pinned route; print before/after and the verdict. "
+        "Model, temperature, top_p and max_tokens default to the parent log's (so before/after "
+        "measures the route, not a model change); key, base URL, seed, retries and concurrency come "
+        "from the profile as usual. A setting given that differs from the parent's is warned about "
+        "and recorded in the new log.",
+        [
+            "rerunlens rerun sample_runs/A_baseline.altk_runs.json --only flagged --out runs/A_pinned.json",
+            "rerunlens rerun runs/mine.json --only shop-003 cal-007 --out runs/two.json --concurrency 1",
+        ],
+        f"{RUN_COMMANDS}:rerun",
+    )
+    p.add_argument("log", help="the run log to re-run tasks from")
+    p.add_argument(
+        "--only",
+        nargs="+",
+        default=["flagged"],
+        metavar="WHICH",
+        help="flagged (default), inconsistent, or task ids",
+    )
+    p.add_argument("--out", help="new log (default: LOG's name with .rerun)")
+    p.add_argument("--tasks", help="task file, for a format-1 log that has no task definitions")
+    add_answer_key_option(p)
+    _add_executor(p)
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="finish an interrupted re-run from its journal, on the journal's route",
+    )
+    p.add_argument("--label", help="label stored in the new log")
+    p.add_argument("--json", action="store_true", help="print the before/after as JSON")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_route_flags(p)
+
+
+def _add_check(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "check",
+        'Preflight a route: one minimal completion (asks for "OK", max_tokens 8) and a diagnosis.',
+        [
+            "rerunlens check",
+            "rerunlens check --base-url https://api.openai.com/v1 --key-env MY_KEY --model gpt-4o-mini",
+        ],
+        f"{RUN_COMMANDS}:check",
+    )
+    p.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
+    add_route_flags(p, repeat=False)
+
+
+def _add_simulate(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "simulate",
+        "Serve the OpenAI-compatible simulator on loopback (/v1/chat/completions, /v1/models) until Ctrl-C.",
+        [
+            "rerunlens simulate --port 8765",
+            "rerunlens simulate --port 8765 --scenario tests/fixtures/scenarios/flaky.json",
+        ],
+        f"{RUN_COMMANDS}:simulate",
+    )
+    p.add_argument("--port", type=int, default=8765, help="loopback port (default 8765; 0 picks a free one)")
+    p.add_argument(
+        "--scenario", metavar="FILE", help="scenario JSON: keys, backends, faults, scripted replies"
+    )
