@@ -21,6 +21,7 @@ Five tools, each exact or seeded so the same log always gives the same figures:
   With one answer seen the chance is 1: agreement then says nothing.
 - `rounds_needed(counts)`: the smallest k at which k agreeing rounds would be significant at 5 %
   (optionally combined with the parent's own permutation p-value by Fisher's method), capped.
+- `mcnemar_tasks_needed(b, c, n)`: how many paired tasks would resolve a difference of the size seen.
 - `bootstrap_means(values)`: a seeded, vectorised percentile bootstrap over tasks (tasks are the unit
   that varies) for figures that are means of per-task values: answer gap, consistency rate, Mean@n,
   Pass^k and the outcome gap are all such means.
@@ -255,18 +256,23 @@ def paired_difference_ci(
     return float(low), float(high)
 
 
-def tasks_to_resolve(
-    first: np.ndarray, second: np.ndarray, z: float = 1.96, power_z: float = 0.84
-) -> int | None:
-    """Paired tasks needed to tell a difference of the observed size from zero (5 % two-sided, 80 % power).
+def mcnemar_tasks_needed(b: int, c: int, n: int, z_alpha: float = 1.96, z_power: float = 0.84) -> int | None:
+    """Paired tasks the McNemar test needs to detect a difference of the observed size (5 %, 80 % power).
 
-    Normal approximation on the per-task differences: n = ((z + power_z) x sd / mean)^2. None when the
-    observed difference is zero (no size to resolve) or there is no spread to go on.
+    Connor's (1987) formula with the observed discordant share p_d = (b + c) / n and difference
+    delta = (c - b) / n: N = (z_alpha sqrt(p_d) + z_power sqrt(p_d - delta^2))^2 / delta^2.
+    None when there is no difference (b = c) to resolve.
+
+    Args:
+        b: Tasks that flip one way.
+        c: Tasks that flip the other way.
+        n: Paired tasks observed.
+        z_alpha: Normal quantile of the two-sided level (1.96 for 5 %).
+        z_power: Normal quantile of the power (0.84 for 80 %).
     """
-    diff = np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)
-    if len(diff) < 2:
+    if n <= 0 or b == c:
         return None
-    mean, sd = float(diff.mean()), float(diff.std(ddof=1))
-    if mean == 0.0 or sd == 0.0:
-        return None
-    return max(2, math.ceil(((z + power_z) * sd / abs(mean)) ** 2))
+    discordant = (b + c) / n
+    delta = (c - b) / n
+    root = z_alpha * math.sqrt(discordant) + z_power * math.sqrt(max(discordant - delta**2, 0.0))
+    return max(2, math.ceil(root**2 / delta**2))

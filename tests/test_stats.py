@@ -16,10 +16,10 @@ from analyzer.stats import (
     contingency,
     fisher_combined,
     mcnemar_exact,
+    mcnemar_tasks_needed,
     paired_difference_ci,
     rounds_needed,
     route_alignment_p,
-    tasks_to_resolve,
 )
 
 
@@ -132,11 +132,17 @@ def test_bootstrap_shapes_and_edges() -> None:
     assert np.isnan(bootstrap_means(np.array([]))).all()
 
 
-def test_paired_difference_and_tasks_to_resolve() -> None:
+def test_paired_difference_interval() -> None:
     first = np.array([1.0] * 10 + [0.0] * 10)
     second = np.array([0.0] * 10 + [0.0] * 10)
     low, high = paired_difference_ci(first, second)
     assert low < -0.5 < high < 0  # mean difference -0.5, clearly below zero
-    # diffs: ten -1 and ten 0 -> mean -0.5, sd 0.5130; n = (2.8 x 0.5130 / 0.5)^2 = 8.25 -> 9
-    assert tasks_to_resolve(first, second) == 9
-    assert tasks_to_resolve(first, first) is None
+
+
+def test_mcnemar_tasks_needed_by_hand() -> None:
+    # 10 tasks, 5 flip one way, none back: p_d = 0.5, delta = 0.5
+    # N = (1.96 sqrt(0.5) + 0.84 sqrt(0.25))^2 / 0.25 = (1.38593 + 0.42)^2 / 0.25 = 13.05 -> 14
+    assert mcnemar_tasks_needed(0, 5, 10) == 14
+    # 30 tasks, 10 one way and 1 back: p_d = 11/30, delta = 9/30 -> 29.5 -> 30
+    assert mcnemar_tasks_needed(1, 10, 30) == 30
+    assert mcnemar_tasks_needed(3, 3, 30) is None  # no difference to resolve
