@@ -190,43 +190,53 @@ def task_attribution(results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.Da
         attempts: Attempt frame.
         tasks: Task frame with `task_id` and `consistent`.
     """
-    inconsistent = tasks.loc[tasks["consistent"].eq(False).fillna(False).astype(bool), "task_id"]
+    inconsistent = tasks.loc[tasks["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str)
     if inconsistent.empty:
         return []
-    wanted = set(inconsistent.astype(str))
+    per_task, values = answered_rounds(results, attempts, set(inconsistent))
+    out = []
+    for task in inconsistent:
+        rounds = per_task.get(task, [])
+        labels = {r.route for r in rounds if r.route is not None}
+        finding = attribute_rounds(rounds, describe_routes(values, labels))
+        out.append(
+            Attribution(task_id=task, cause=finding.cause, p_value=finding.p_value, evidence=finding.evidence)
+        )
+    return out
+
+
+def answered_rounds(
+    results: pd.DataFrame, attempts: pd.DataFrame, wanted: set[str]
+) -> tuple[dict[str, list[Round]], dict[int, dict[str, object]]]:
+    """The answered rounds of the `wanted` tasks, and the route fields of every route code they use.
+
+    Args:
+        results: Result frame with `cluster` and `retried`.
+        attempts: Attempt frame.
+        wanted: Task ids (strings).
+    """
     fields = route_fields(results, attempts)
     codes = _codes(results, fields)
     answered = results["cluster"].notna().to_numpy(dtype=bool) & results["task_id"].isin(wanted).to_numpy()
     rows = np.flatnonzero(answered)
     per_task: dict[str, list[Round]] = {}
-    task_ids = results["task_id"].to_numpy(dtype=object)[rows]
-    rounds = results["round"].to_numpy(dtype=np.int64)[rows]
-    clusters = results["cluster"].to_numpy(dtype=np.int64, na_value=-1)[rows]
-    retried = results["retried"].to_numpy(dtype=bool)[rows]
-    texts = results["answer"].fillna("").to_numpy(dtype=object)[rows]
-    for t, rnd, code, cl, rt, text in zip(
-        task_ids,
-        rounds.tolist(),
+    columns = zip(
+        results["task_id"].to_numpy(dtype=object)[rows],
+        results["round"].to_numpy(dtype=np.int64)[rows].tolist(),
         codes[rows].tolist(),
-        clusters.tolist(),
-        retried.tolist(),
-        texts,
+        results["cluster"].to_numpy(dtype=np.int64, na_value=-1)[rows].tolist(),
+        results["retried"].to_numpy(dtype=bool)[rows].tolist(),
+        results["answer"].fillna("").to_numpy(dtype=object)[rows],
         strict=True,
-    ):
-        per_task.setdefault(str(t), []).append(Round(rnd, None if code < 0 else code, cl, rt, str(text)))
+    )
+    for task, rnd, code, cluster, retried, text in columns:
+        route = None if code < 0 else code
+        per_task.setdefault(str(task), []).append(Round(rnd, route, cluster, retried, str(text)))
     used = np.unique(codes[rows][codes[rows] >= 0])
     first = np.searchsorted(np.sort(codes), used)  # any row of each code will do: they share the tuple
     any_row = np.argsort(codes, kind="stable")[first]
     values = dict(zip(used.tolist(), fields.iloc[any_row].astype(object).to_dict("records"), strict=True))
-    out = []
-    for task in inconsistent.astype(str):
-        answered_rounds = per_task.get(task, [])
-        labels = {r.route for r in answered_rounds if r.route is not None}
-        finding = attribute_rounds(answered_rounds, describe_routes(values, labels))
-        out.append(
-            Attribution(task_id=task, cause=finding.cause, p_value=finding.p_value, evidence=finding.evidence)
-        )
-    return out
+    return per_task, values
 
 
 def describe_routes(values: dict[int, dict[str, object]], codes: set[Hashable]) -> dict[Hashable, str]:
