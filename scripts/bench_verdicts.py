@@ -1,0 +1,201 @@
+"""How often the verdicts are right, against the simulator's own ground truth.
+
+    python scripts/bench_verdicts.py [--seeds 2026 7 11 ...] [--parent-rounds 5 8] [--cap 30]
+
+For each simulator seed and parent round count: a parent run of the 30 sample tasks like sample A
+(two keys alternating, no seed, SDK retries, the sample's mild 429s and 5xx), then one pinned re-run
+of its inconsistent tasks (one key, the parent's other settings) of `--cap` rounds. Each verdict
+reads the first K rounds of that re-run: K = 5, K = 10 and the default, each task's `rounds_needed`
+(capped), which is what the dashboard offers.
+
+Ground truth comes from the simulator itself (analyzer/simulator/app_tasks.py, engine.py): a task
+whose inherent noise (`flake`) is 0.2 or more is model-caused; a task with little noise (0.05 or
+less) whose two keys' backends favour different answers is route-caused; anything else (little noise
+and backends that agree, so the split came from a rare flake or a spill) is "mixed" and left out of
+precision and recall. Printed per method: precision and recall of `route` and `model`, the share of
+model-noise tasks wrongly called `route` (target at most 5 %) and the share of route-caused tasks
+called `route` (target at least 80 % with the default rounds). "old" is the verdict before issue 9:
+consistent after the re-run = route.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from analyzer.analysis import analyze  # noqa: E402
+from analyzer.keys import read_keys  # noqa: E402
+from analyzer.loader import load_path  # noqa: E402
+from analyzer.metrics.attribution import Round, answered_rounds  # noqa: E402
+from analyzer.rerun_verdict import rerun_verdict  # noqa: E402
+from analyzer.route_profile import RouteProfile  # noqa: E402
+from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
+from analyzer.runner.run import run_plan  # noqa: E402
+from analyzer.simulator.app_tasks import APP_TASKS, SAMPLE_KEYS, app_scenario, app_task_specs  # noqa: E402
+from analyzer.simulator.engine import backend_logits, task_distribution  # noqa: E402
+from analyzer.simulator.scenario import Scenario  # noqa: E402
+from analyzer.stats import ROUNDS_CAP, rounds_needed  # noqa: E402
+
+METHODS = ("log attribution", "re-run K=5", "re-run K=10", "re-run default K", "old, default K")
+
+
+@dataclass
+class Tally:
+    """Calls per (method, truth): Counter of verdicts."""
+
+    calls: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+    rounds_used: list[int] = field(default_factory=list)
+
+    def add(self, method: str, truth: str, call: str) -> None:
+        self.calls.setdefault((method, truth), Counter())[call] += 1
+
+
+def truth_of(scenario: Scenario) -> dict[str, str]:
+    """Task id -> `route`, `model` or `mixed`, from the simulator's own answer model."""
+    backends = {b.name: b for b in scenario.backends}
+    names = [scenario.keys[k].backend for k in SAMPLE_KEYS[:2]]
+    out = {}
+    for task_id, _kind, prompt, _expected, _other in APP_TASKS:
+        dist = task_distribution(prompt, scenario)
+        favourite = set()
+        for name in names:
+            logits = backend_logits(dist, backends[str(name)], scenario, prompt)
+            favourite.add(max(range(len(logits)), key=logits.__getitem__))
+        if dist.flake >= 0.2:
+            out[task_id] = "model"
+        elif dist.flake <= 0.05 and len(favourite) > 1:
+            out[task_id] = "route"
+        else:
+            out[task_id] = "mixed"
+    return out
+
+
+def run(tasks: list, profile: RouteProfile, keys: list[str], out: Path, scenario: Scenario, rounds: int):  # noqa: ANN201
+    plan = new_plan(
+        tasks,
+        profile,
+        out,
+        keys=read_keys(profile.key_envs(), rotation=keys),
+        rounds=rounds,
+        provenance=Provenance(label=out.stem),
+        simulation=Simulation(scenario, None),
+    )
+    run_plan(plan)
+    return load_path(out).log
+
+
+def one_setting(seed: int, parent_rounds: int, cap: int, work: Path, tally: Tally) -> None:
+    scenario = app_scenario(with_faults=True, seed=seed)
+    truth = truth_of(scenario)
+    specs = app_task_specs()
+    base = dict(model="gpt-4o-mini", temperature=0.0, seed=None, concurrency=4)
+    parent_log = run(
+        specs,
+        RouteProfile(max_retries=2, **base),
+        SAMPLE_KEYS[:2],
+        work / f"parent-{seed}-{parent_rounds}.json",
+        scenario,
+        parent_rounds,
+    )
+    parent = analyze(parent_log)
+    ids = [a.task_id for a in parent.headline.attribution]
+    for a in parent.headline.attribution:
+        tally.add("log attribution", truth[a.task_id], a.cause)
+    if not ids:
+        return
+    chosen = [s for s in specs if str(s.task_id) in ids]
+    rerun_log = run(
+        chosen,
+        RouteProfile(max_retries=1, **base),
+        SAMPLE_KEYS[:1],
+        work / f"rerun-{seed}-{parent_rounds}.json",
+        scenario,
+        cap,
+    )
+    after = analyze(rerun_log)
+    before_rounds, _ = answered_rounds(parent.results, parent.attempts, set(ids))
+    after_rounds, _ = answered_rounds(after.results, after.attempts, set(ids))
+    for task in ids:
+        before = before_rounds.get(task, [])
+        later = sorted(after_rounds.get(task, []), key=lambda r: r.round)
+        counts = list(Counter(r.answer for r in before).values())
+        attribution = next(a for a in parent.headline.attribution if a.task_id == task)
+        parent_p = attribution.p_value if attribution.cause == "route" else None
+        default_k = rounds_needed(counts, parent_p, cap=cap) or cap
+        tally.rounds_used.append(default_k)
+        for method, k in (("re-run K=5", 5), ("re-run K=10", 10), ("re-run default K", default_k)):
+            tally.add(method, truth[task], rerun_verdict(before, _first(later, k)).verdict)
+        tally.add("old, default K", truth[task], _old_verdict(_first(later, default_k)))
+
+
+def _first(rounds: list[Round], k: int) -> list[Round]:
+    return [r for r in rounds if r.round <= k]
+
+
+def _old_verdict(rounds: list[Round]) -> str:
+    if len(rounds) < 2:
+        return "unmeasured"
+    return "route" if len({r.answer for r in rounds}) == 1 else "model"
+
+
+def report(tally: Tally) -> list[str]:
+    lines = [
+        "| method | route-caused tasks | model-noise tasks | mixed | `route` precision | `route` recall "
+        "| `model` precision | `model` recall | model-noise called `route` |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for method in METHODS:
+        route = tally.calls.get((method, "route"), Counter())
+        model = tally.calls.get((method, "model"), Counter())
+        mixed = tally.calls.get((method, "mixed"), Counter())
+        n_route, n_model = sum(route.values()), sum(model.values())
+        called_route = route["route"] + model["route"]
+        called_model = route["model"] + model["model"]
+        lines.append(
+            f"| {method} | {n_route} | {n_model} | {sum(mixed.values())} "
+            f"| {_share(route['route'], called_route)} | {_share(route['route'], n_route)} "
+            f"| {_share(model['model'], called_model)} | {_share(model['model'], n_model)} "
+            f"| {_share(model['route'], n_model)} |"
+        )
+    lines.append("")
+    for method in METHODS:
+        for truth in ("route", "model"):
+            calls = tally.calls.get((method, truth), Counter())
+            shown = ", ".join(f"{k} {v}" for k, v in calls.most_common())
+            lines.append(f"- {method}, {truth}-caused tasks: {shown or 'none'}")
+    return lines
+
+
+def _share(part: int, whole: int) -> str:
+    return "—" if whole == 0 else f"{100.0 * part / whole:.0f} % ({part}/{whole})"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, nargs="+", default=[2026, 7, 11, 23, 42, 101, 202, 303])
+    parser.add_argument("--parent-rounds", type=int, nargs="+", default=[5, 8])
+    parser.add_argument("--cap", type=int, default=ROUNDS_CAP)
+    args = parser.parse_args()
+    started = time.perf_counter()
+    for parent_rounds in args.parent_rounds:
+        tally = Tally()
+        with tempfile.TemporaryDirectory() as tmp:
+            for seed in args.seeds:
+                one_setting(seed, parent_rounds, args.cap, Path(tmp), tally)
+        used = Counter(tally.rounds_used)
+        print(f"\n### Parent of {parent_rounds} rounds, seeds {', '.join(map(str, args.seeds))}\n")
+        print("\n".join(report(tally)))
+        print(f"\nDefault K per task (rounds_needed, capped at {args.cap}): {dict(sorted(used.items()))}")
+    print(f"\n({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
