@@ -14,7 +14,7 @@ import pandas as pd
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.answer_keys import AnswerKey
-from analyzer.metrics.attribution import answered_rounds
+from analyzer.metrics.attribution import answered_rounds, portable_routes
 from analyzer.model import RunLog
 from analyzer.rerun_verdict import TaskVerdict, Verdict, rerun_verdict
 
@@ -68,8 +68,8 @@ def compare_before_after(
 def task_verdicts(parent: Analysis, new: Analysis, ids: Sequence[str]) -> list[TaskVerdict]:
     """`rerun_verdict` for every task id, from the two analyses' answered rounds (with routes)."""
     wanted = {str(t) for t in ids}
-    before, _ = answered_rounds(parent.results, parent.attempts, wanted)
-    after, _ = answered_rounds(new.results, new.attempts, wanted)
+    before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
+    after = portable_routes(*answered_rounds(new.results, new.attempts, wanted))
     return [rerun_verdict(before.get(str(t), []), after.get(str(t), [])) for t in ids]
 
 

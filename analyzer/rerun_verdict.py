@@ -1,20 +1,29 @@
 """The re-run verdict per task, with chance taken into account (DESIGN.md, "Verdicts and their uncertainty").
 
-A task that was inconsistent and agrees on K rounds of a pinned route is evidence against the route
-only beyond chance: `stats.chance_agreement` is the probability that K rounds agree if nothing changed,
-from the parent's answers. The parent's own evidence comes first:
+A task that was inconsistent and agrees on K rounds of a pinned route points at the route only beyond
+chance. Two figures say how far:
+
+- `chance_p` (`stats.chance_agreement`): the probability that K rounds agree if nothing changed, from
+  the parent's answer shares under a Dirichlet posterior predictive. It ignores which route gave
+  which answer, and it is what the headline sums ("by chance alone about N would have").
+- `p_value`, the evidence a `route` verdict is held to: the exact permutation test of answers against
+  routes (`stats.route_alignment_p`) over the parent's rounds and the re-run's together. Under "the
+  route does not matter" every round is exchangeable, whichever log it is in; the parent's own split
+  by route and the re-run's agreement both count, as strongly as their rounds allow. A parent round
+  with no recorded route counts as a route of its own.
+
+The parent's own evidence comes first:
 
 - `model` when the parent already disagreed within one route (that proves model noise whatever the
-  re-run shows), or when the re-run still disagrees within its pinned route;
-- `route` when the re-run's rounds on the pinned route all agree and that is significant at 5 %
-  (`stats.agreement_p`: chance agreement, combined with the parent's permutation p-value when the
-  parent's answers already split along routes);
+  re-run shows), or when the re-run still disagrees within one route;
+- `route` when the re-run agrees within its routes and `p_value` <= 5 %;
 - `inconclusive` otherwise, with the rounds that would decide it (`stats.rounds_needed`);
 - `stable` (consistent before and after), `regressed` (consistent before, not after) and
   `unmeasured` (fewer than two answers after) as before.
 
-The pinned route is the re-run's most used route tuple: rounds a load balancer spilled elsewhere are
-left out of K (and named in the reason).
+K counts the rounds on the re-run's most used route tuple (rounds a load balancer spilled elsewhere are
+named in the reason); answers must be labelled alike in both logs (e.g. by answer key), and routes by
+their tuple, so that the same answer or route in both logs is one label.
 """
 
 from __future__ import annotations
@@ -24,7 +33,7 @@ from collections.abc import Hashable, Sequence
 from typing import Literal, NamedTuple
 
 from analyzer.metrics.attribution import Round, attribute_rounds
-from analyzer.stats import ALPHA, ROUNDS_CAP, agreement_p, chance_agreement, rounds_needed
+from analyzer.stats import ALPHA, ROUNDS_CAP, chance_agreement, rounds_needed, route_alignment_p
 
 Verdict = Literal["route", "model", "inconclusive", "stable", "regressed", "unmeasured"]
 """What a task's before/after says about the cause of its inconsistency."""
@@ -69,18 +78,21 @@ def rerun_verdict(parent: Sequence[Round], rerun: Sequence[Round]) -> TaskVerdic
         return TaskVerdict("model", chance, None, None, "the parent already disagreed within one route")
     if not agreed:
         return TaskVerdict("model", None, None, None, "still inconsistent on the pinned route")
-    parent_p = finding.p_value if finding.cause == "route" else None
-    p = agreement_p(counts, len(pinned), parent_p)
-    need = rounds_needed(counts, parent_p)
-    left_out = f"; {spilled} round(s) served by another route left out" if spilled else ""
+    before_routes = [r.route for r in parent]
+    need = rounds_needed(before_routes, [r.answer for r in parent])
+    labels = [r if r is not None else ("unrecorded", i) for i, r in enumerate(before_routes)]
+    p = route_alignment_p(
+        [*labels, *[r.route if r.route is not None else ("pinned",) for r in rerun]],
+        [*(r.answer for r in parent), *(r.answer for r in rerun)],
+    )
+    left_out = f"; {spilled} round(s) served by another route" if spilled else ""
+    head = f"{len(pinned)} rounds agree on the pinned route (alone, by chance {chance:.0%} of the time)"
     if p <= ALPHA:
-        reason = f"{len(pinned)} rounds agree on the pinned route, p = {p:.3f}{left_out}"
-        return TaskVerdict("route", chance, p, need, reason)
+        return TaskVerdict("route", chance, p, need, f"{head}; answers follow routes, p = {p:.3f}{left_out}")
     decide = (
         f"{need} agreeing rounds would decide" if need else f"more than {ROUNDS_CAP} rounds would be needed"
     )
-    reason = f"{len(pinned)} rounds agree, but by chance {chance:.0%} of the time; {decide}{left_out}"
-    return TaskVerdict("inconclusive", chance, p, need, reason)
+    return TaskVerdict("inconclusive", chance, p, need, f"{head}; p = {p:.2f}, {decide}{left_out}")
 
 
 def _pinned_rounds(rerun: Sequence[Round]) -> tuple[list[Round], int]:

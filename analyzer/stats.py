@@ -19,8 +19,8 @@ Five tools, each exact or seeded so the same log always gives the same figures:
   pulls them less towards equal shares than the uniform prior Dirichlet(1, ..., 1) does; equal shares
   make agreement look least likely, so a stronger pull would call "route" on weaker evidence.
   With one answer seen the chance is 1: agreement then says nothing.
-- `rounds_needed(counts)`: the smallest k at which k agreeing rounds would be significant at 5 %
-  (optionally combined with the parent's own permutation p-value by Fisher's method), capped.
+- `rounds_needed(routes, answers)`: the smallest k at which k agreeing rounds on a pinned route would
+  be significant at 5 % by the same permutation test over the parent's rounds and the new ones, capped.
 - `mcnemar_tasks_needed(b, c, n)`: how many paired tasks would resolve a difference of the size seen.
 - `bootstrap_means(values)`: a seeded, vectorised percentile bootstrap over tasks (tasks are the unit
   that varies) for figures that are means of per-task values: answer gap, consistency rate, Mean@n,
@@ -173,44 +173,32 @@ def chance_agreement(counts: Sequence[int], k: int, prior: float = JEFFREYS) -> 
     return float(min(1.0, np.exp(log_moment).sum()))
 
 
-def fisher_combined(p_values: Sequence[float]) -> float:
-    """Fisher's method for independent p-values: P(chi2 with 2m d.f. >= -2 sum ln p)."""
-    ps = [min(max(p, 1e-300), 1.0) for p in p_values]
-    if not ps:
-        return 1.0
-    x = -sum(math.log(p) for p in ps)  # half the chi-square statistic
-    # survival of chi2(2m) at 2x = exp(-x) sum_{i<m} x^i / i!
-    return float(min(1.0, math.exp(-x) * sum(x**i / math.factorial(i) for i in range(len(ps)))))
-
-
-def agreement_p(counts: Sequence[int], k: int, parent_p: float | None = None) -> float:
-    """Evidence that k agreeing rounds are not chance: `chance_agreement`, combined by Fisher's method
-    with the parent's own alignment p-value when the parent already split by route.
-
-    Args:
-        counts: The parent's answer counts.
-        k: Agreeing rounds in the new run.
-        parent_p: The parent's `route_alignment_p`, or None when it has none to offer.
-    """
-    chance = chance_agreement(counts, k)
-    if parent_p is None or parent_p >= 1.0:
-        return chance
-    return fisher_combined([chance, parent_p])
-
-
 def rounds_needed(
-    counts: Sequence[int], parent_p: float | None = None, alpha: float = ALPHA, cap: int = ROUNDS_CAP
+    routes: Sequence[Hashable | None],
+    answers: Sequence[Hashable],
+    alpha: float = ALPHA,
+    cap: int = ROUNDS_CAP,
 ) -> int | None:
-    """Smallest k (2..cap) at which k agreeing rounds would be significant at `alpha`; None past the cap.
+    """Smallest k (1..cap) at which k agreeing rounds on a pinned route would be significant at `alpha`.
+
+    "Significant" is `route_alignment_p` over the parent's rounds and the k new ones together, the
+    new rounds on a route of their own giving the parent's most common answer (the least telling
+    answer they could give). A round with no recorded route counts as a route of its own.
+    None when even `cap` rounds would not do (or the parent gave one answer: nothing to explain).
 
     Args:
-        counts: The parent's answer counts.
-        parent_p: The parent's alignment p-value, as for `agreement_p`.
+        routes: The parent's route per answered round (None where not recorded).
+        answers: The parent's answer per round.
         alpha: Significance level.
         cap: Largest k considered.
     """
-    for k in range(2, cap + 1):
-        if agreement_p(counts, k, parent_p) <= alpha:
+    if len(set(answers)) < 2:
+        return None
+    labels = [r if r is not None else ("unrecorded", i) for i, r in enumerate(routes)]
+    majority = Counter(answers).most_common(1)[0][0]
+    pinned = ("pinned",)
+    for k in range(1, cap + 1):
+        if route_alignment_p([*labels, *[pinned] * k], [*answers, *[majority] * k]) <= alpha:
             return k
     return None
 

@@ -210,6 +210,9 @@ def answered_rounds(
 ) -> tuple[dict[str, list[Round]], dict[int, dict[str, object]]]:
     """The answered rounds of the `wanted` tasks, and the route fields of every route code they use.
 
+    A round's answer is its cluster, named by the cluster's first answer key (so the same answer is
+    the same label in two logs); its route is the route code (see `portable_routes`).
+
     Args:
         results: Result frame with `cluster` and `retried`.
         attempts: Attempt frame.
@@ -225,18 +228,35 @@ def answered_rounds(
         results["round"].to_numpy(dtype=np.int64)[rows].tolist(),
         codes[rows].tolist(),
         results["cluster"].to_numpy(dtype=np.int64, na_value=-1)[rows].tolist(),
+        results["answer_key"].to_numpy(dtype=object)[rows],
         results["retried"].to_numpy(dtype=bool)[rows].tolist(),
         results["answer"].fillna("").to_numpy(dtype=object)[rows],
         strict=True,
     )
-    for task, rnd, code, cluster, retried, text in columns:
+    label: dict[tuple[str, int], str] = {}  # a cluster is named by its first answer key: alike across logs
+    for task, rnd, code, cluster, key, retried, text in columns:
         route = None if code < 0 else code
-        per_task.setdefault(str(task), []).append(Round(rnd, route, cluster, retried, str(text)))
+        answer = label.setdefault((str(task), cluster), str(key))
+        per_task.setdefault(str(task), []).append(Round(rnd, route, answer, retried, str(text)))
     used = np.unique(codes[rows][codes[rows] >= 0])
     first = np.searchsorted(np.sort(codes), used)  # any row of each code will do: they share the tuple
     any_row = np.argsort(codes, kind="stable")[first]
     values = dict(zip(used.tolist(), fields.iloc[any_row].astype(object).to_dict("records"), strict=True))
     return per_task, values
+
+
+def portable_routes(
+    per_task: dict[str, list[Round]], values: dict[int, dict[str, object]]
+) -> dict[str, list[Round]]:
+    """The same rounds with each route code replaced by its tuple of field values (alike across logs)."""
+    return {
+        task: [r._replace(route=None if r.route is None else _route_key(values[r.route])) for r in rounds]  # type: ignore[index]
+        for task, rounds in per_task.items()
+    }
+
+
+def _route_key(fields: dict[str, object]) -> tuple[str, ...]:
+    return tuple(_text(fields[f]) for f in DRIFT_FIELDS)
 
 
 def describe_routes(values: dict[int, dict[str, object]], codes: set[Hashable]) -> dict[Hashable, str]:
