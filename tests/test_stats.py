@@ -9,12 +9,10 @@ import numpy as np
 import pytest
 
 from analyzer.stats import (
-    agreement_p,
     alignment_statistic,
     bootstrap_means,
     chance_agreement,
     contingency,
-    fisher_combined,
     mcnemar_exact,
     mcnemar_tasks_needed,
     paired_difference_ci,
@@ -91,23 +89,20 @@ def test_chance_agreement_by_hand() -> None:
     assert chance_agreement([3, 2], 5) > 0.6**5 + 0.4**5
 
 
-def test_fisher_combination_by_hand() -> None:
-    # -2 ln(0.1 * 0.1) = 9.21 on 4 d.f.: survival = 0.01 * (1 + ln 100) = 0.056052
-    assert fisher_combined([0.1, 0.1]) == pytest.approx(0.01 * (1 + math.log(100)))
-    assert fisher_combined([0.3]) == pytest.approx(0.3)
-    assert fisher_combined([]) == 1.0
-
-
-def test_rounds_needed() -> None:
-    # chance agreement for a 3/2 parent: K=10 -> 0.0567, K=11 -> below 0.05
-    assert chance_agreement([3, 2], 10) > 0.05 >= chance_agreement([3, 2], 11)
-    assert rounds_needed([3, 2]) == 11
-    # with the parent's own route split (p = 0.1) the evidence adds up sooner
-    assert agreement_p([3, 2], 8, 0.1) <= 0.05 < agreement_p([3, 2], 7, 0.1)
-    assert rounds_needed([3, 2], parent_p=0.1) == 8
-    assert rounds_needed([4, 1]) is None  # a 4/1 parent cannot be decided within the cap
-    assert rounds_needed([4, 1], cap=60) is not None
-    assert rounds_needed([5]) is None  # a consistent parent: agreement never tells anything
+def test_rounds_needed_by_hand() -> None:
+    # keys alternate and split x/y; k pinned rounds give x (the majority) on a route of their own:
+    # answers x: 3 + k, y: 2; the only pure arrangement puts y on key B (or, for k = 2, on the pinned
+    # route too): k = 1 -> 1/C(6,2) = 0.067; k = 2 -> 2/C(7,2) = 0.095; k = 3 -> 1/C(8,2) = 0.036
+    routes, answers = list("ABABA"), list("xyxyx")
+    assert route_alignment_p([*routes, "P"], [*answers, "x"]) == pytest.approx(1 / 15)
+    assert route_alignment_p([*routes, "P", "P"], [*answers, "x", "x"]) == pytest.approx(2 / 21)
+    assert rounds_needed(routes, answers) == 3
+    # one round per route: 2 of the 5 singletons take the y's in C(5,2) = 10 pure arrangements;
+    # k = 15 -> 10/C(20,2) = 0.0526, k = 16 -> 10/C(21,2) = 0.0476
+    assert rounds_needed(list("ABCDE"), answers) == 16
+    assert rounds_needed([None] * 5, answers) == 16  # no route recorded: each round its own route
+    assert rounds_needed(list("ABCDE"), answers, cap=15) is None
+    assert rounds_needed(routes, list("xxxxx")) is None  # one answer: nothing to explain
 
 
 def test_bootstrap_is_reproducible_and_brackets_the_mean() -> None:
