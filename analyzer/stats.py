@@ -179,7 +179,9 @@ def rounds_needed(
     alpha: float = ALPHA,
     cap: int = ROUNDS_CAP,
 ) -> int | None:
-    """Smallest k (1..cap) at which k agreeing rounds on a pinned route would be significant at `alpha`.
+    """Smallest k (2..cap) at which k agreeing rounds on a pinned route would be significant at `alpha`.
+
+    At least 2: agreement needs two answers, whatever one round would already show.
 
     "Significant" is `route_alignment_p` over the parent's rounds and the k new ones together, the
     new rounds on a route of their own giving the parent's most common answer (the least telling
@@ -197,7 +199,7 @@ def rounds_needed(
     labels = [r if r is not None else ("unrecorded", i) for i, r in enumerate(routes)]
     majority = Counter(answers).most_common(1)[0][0]
     pinned = ("pinned",)
-    for k in range(1, cap + 1):
+    for k in range(2, cap + 1):
         if route_alignment_p([*labels, *[pinned] * k], [*answers, *[majority] * k]) <= alpha:
             return k
     return None

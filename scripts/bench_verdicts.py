@@ -14,7 +14,9 @@ model-caused. A task whose backends favour different answers and whose inherent 
 (0.05 or less) is route-caused. Backends that differ and large noise (0.2 or more) is "both": counted
 apart, not in precision and recall. Two scenarios: `sample` (the shipped samples' simulator) and
 `model-noise` (the same with every backend's bias at 0, so backends agree and every split is the
-model's, as with the issue's 70/30 tasks). Printed per method: precision and recall of `route` and
+model's, as with the issue's 70/30 tasks) and `route-only` (no inherent noise: every split is the
+route's). The re-run pins the parent's route to its first key (same URL, model and parameters).
+Printed per method: precision and recall of `route` and
 `model`, the share of model-noise tasks wrongly called `route` (target at most 5 %), the share of
 route-caused tasks
 called `route` (target at least 80 % with the default rounds). "old" is the verdict before issue 9:
@@ -97,11 +99,15 @@ def run(tasks: list, profile: RouteProfile, keys: list[str], out: Path, scenario
 
 
 def scenario_of(name: str, seed: int) -> Scenario:
-    """`sample`, or `model-noise`: backends without bias, so only the tasks' own noise splits answers."""
+    """`sample`; `model-noise`: backends without bias, so only the tasks' own noise splits answers;
+    `route-only`: no inherent noise, so only the backends (keys, spills, retries) split answers."""
     scenario = app_scenario(with_faults=True, seed=seed)
     if name == "model-noise":
         flat = [b.model_copy(update={"bias": 0.0}) for b in scenario.backends]
         scenario = scenario.model_copy(update={"backends": flat})
+    if name == "route-only":
+        clean = [rule.model_copy(update={"flake": 0.0}) for rule in scenario.answers]
+        scenario = scenario.model_copy(update={"answers": clean})
     return scenario
 
 
@@ -125,9 +131,9 @@ def one_setting(name: str, seed: int, parent_rounds: int, cap: int, work: Path, 
     if not ids:
         return
     chosen = [s for s in specs if str(s.task_id) in ids]
-    rerun_log = run(
+    rerun_log = run(  # the parent's own route, pinned to its first key
         chosen,
-        RouteProfile(max_retries=1, **base),
+        RouteProfile(max_retries=2, **base),
         SAMPLE_KEYS[:1],
         work / f"rerun-{name}-{seed}-{parent_rounds}.json",
         scenario,
@@ -193,7 +199,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[2026, 7, 11, 23, 42, 101, 202, 303])
     parser.add_argument("--parent-rounds", type=int, nargs="+", default=[5, 8])
     parser.add_argument("--cap", type=int, default=ROUNDS_CAP)
-    parser.add_argument("--scenarios", nargs="+", default=["sample", "model-noise"])
+    parser.add_argument("--scenarios", nargs="+", default=["sample", "model-noise", "route-only"])
     args = parser.parse_args()
     started = time.perf_counter()
     for name in args.scenarios:
