@@ -66,7 +66,7 @@ def outcome_intervals(results: pd.DataFrame, figures: OutcomeFigures | None) -> 
     ci = bootstrap_means(columns)
     k_max = figures.n
     return OutcomeWithIntervals(
-        **figures.model_dump(),
+        **figures.model_dump(include=set(OutcomeFigures.model_fields)),
         mean_at_n_ci=_pair(*ci[0]),
         pass_hat_k_ci=_pair(*ci[k_max]),
         pass_hat_curve_ci={k: _pair(*ci[k]) for k in range(1, k_max + 1)},
