@@ -132,11 +132,12 @@ def render_report(analysis: Analysis, source: str) -> str:
 
 
 def interval(ci: list[float] | None, unit: str) -> str:
-    """` (95 % interval 26.7 to 60.0)` (a 0..1 share shown in %), or nothing when there is no interval."""
+    """` (95 % interval 26.7 to 60.0 pp)` (a 0..1 share shown in %), or nothing without an interval."""
     if not ci:
         return ""
-    low, high = (v * 100 for v in ci) if unit == "%" else ci
-    return f" (95 % interval {low:.1f} to {high:.1f})"
+    if unit == "%":
+        return f" (95 % interval {ci[0] * 100:.1f}% to {ci[1] * 100:.1f}%)"
+    return f" (95 % interval {ci[0]:.1f} to {ci[1]:.1f} {unit})"
 
 
 def attribution_lines(items: list[Attribution]) -> list[str]:

@@ -17,10 +17,12 @@ def test_report_shows_intervals_and_attribution() -> None:
     text = render_report(analysis, "A")
     h = analysis.headline
     low, high = h.answer_gap_ci
-    assert f"answer gap {h.answer_gap_pp:.1f} pp (95 % interval {low:.1f} to {high:.1f})" in text
+    assert f"answer gap {h.answer_gap_pp:.1f} pp (95 % interval {low:.1f} to {high:.1f} pp)" in text
     assert h.outcome is not None
     low, high = h.outcome.outcome_gap_ci
-    assert f"outcome gap {h.outcome.outcome_gap_pp:.1f} pp (95 % interval {low:.1f} to {high:.1f})" in text
+    assert f"outcome gap {h.outcome.outcome_gap_pp:.1f} pp (95 % interval {low:.1f} to {high:.1f} pp)" in text
+    low, high = h.outcome.pass_hat_k_ci
+    assert f"pass^5 53.3% (95 % interval {100 * low:.1f}% to {100 * high:.1f}%)" in text
     causes = [a.cause for a in h.attribution]
     assert (
         f"Cause, from the log alone ({len(causes)} inconsistent task(s)): {causes.count('route')} route, "
