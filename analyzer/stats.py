@@ -228,20 +228,45 @@ def bootstrap_means(
     n, m = x.shape
     if n == 0:
         return np.full((m, 2), np.nan)
-    rng = np.random.default_rng(seed)
     rows, counts = np.unique(x, axis=0, return_counts=True)
     if len(rows) <= _FEW_DISTINCT:
-        # Resampling n tasks with replacement draws each distinct row a Multinomial(n, counts / n)
-        # number of times: the same distribution as picking tasks one by one, at a fraction of the cost
-        # (per-task figures take few values: consistent or not, c successes of n).
-        weights = rng.multinomial(n, counts / n, size=samples)
-        means = weights @ rows / n
-    else:
-        means = np.empty((samples, m))
-        block = max(1, _CHUNK_CELLS // n)
-        for start in range(0, samples, block):
-            stop = min(samples, start + block)
-            means[start:stop] = x[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+        return bootstrap_grouped_means(rows, counts, samples=samples, seed=seed, level=level)
+    rng = np.random.default_rng(seed)
+    means = np.empty((samples, m))
+    block = max(1, _CHUNK_CELLS // n)
+    for start in range(0, samples, block):
+        stop = min(samples, start + block)
+        means[start:stop] = x[rng.integers(0, n, size=(stop - start, n))].mean(axis=1)
+    return _percentiles(means, level)
+
+
+def bootstrap_grouped_means(
+    rows: np.ndarray,
+    counts: np.ndarray,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = 0.95,
+) -> np.ndarray:
+    """`bootstrap_means` for tasks given as distinct rows and how many tasks have each row.
+
+    Resampling n tasks with replacement draws each distinct row a Multinomial(n, counts / n) number
+    of times: the same distribution as picking tasks one by one, at a fraction of the cost (per-task
+    figures take few values: consistent or not, c successes of n).
+
+    Args:
+        rows: Shape (distinct, figures).
+        counts: Tasks per row.
+        samples, seed, level: As for `bootstrap_means`.
+    """
+    rows = np.asarray(rows, dtype=np.float64).reshape(len(counts), -1)
+    n = int(np.sum(counts))
+    if n == 0:
+        return np.full((rows.shape[1], 2), np.nan)
+    weights = np.random.default_rng(seed).multinomial(n, np.asarray(counts) / n, size=samples)
+    return _percentiles(weights @ rows / n, level)
+
+
+def _percentiles(means: np.ndarray, level: float) -> np.ndarray:
     tail = (1.0 - level) / 2.0 * 100.0
     return np.percentile(means, [tail, 100.0 - tail], axis=0).T
 

@@ -31,7 +31,9 @@ import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -194,14 +196,59 @@ def _share(part: int, whole: int) -> str:
     return "—" if whole == 0 else f"{100.0 * part / whole:.0f} % ({part}/{whole})"
 
 
+def overhead(tasks: int = 1000, rounds: int = 10, repeat: int = 9) -> None:
+    """The intervals and the attribution against the whole analysis: each timed best of `repeat`,
+    interleaved in one process (so a busy machine slows them alike)."""
+    from analyzer.analysis import analyze
+    from analyzer.metrics.attribution import task_attribution
+    from analyzer.model import RunLog
+    from scripts.bench_analyzer import make_log
+
+    log = RunLog.model_validate(make_log(tasks, rounds))
+    print(f"\n#### Analysis overhead, {tasks * rounds:,} results ({tasks} tasks x {rounds} rounds)\n")
+    print("| answer key | inconsistent tasks | whole analysis | bootstrap intervals | attribution |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for key in ("exact", "fuzzy"):
+        done = analyze(log, key)  # type: ignore[arg-type]
+        steps = {
+            "whole": partial(analyze, log, key),
+            "boot": partial(_intervals, done),
+            "attribution": partial(task_attribution, done.results, done.attempts, done.tasks),
+        }
+        times: dict[str, list[float]] = {name: [] for name in steps}
+        for _ in range(repeat):
+            for name, step in steps.items():
+                began = time.perf_counter()
+                step()
+                times[name].append(time.perf_counter() - began)
+        whole, boot, attr = (min(times[k]) for k in ("whole", "boot", "attribution"))
+        rest = whole - boot - attr
+        print(
+            f"| {key} | {len(done.headline.attribution)} | {whole:.3f} s "
+            f"| {boot * 1000:.0f} ms (+{100 * boot / rest:.1f} %) "
+            f"| {attr * 1000:.0f} ms (+{100 * attr / rest:.1f} %) |"
+        )
+
+
+def _intervals(done: Any) -> None:
+    from analyzer.metrics.intervals import answer_intervals, outcome_intervals
+
+    answer_intervals(done.tasks)
+    outcome_intervals(done.results, done.headline.outcome)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", type=int, nargs="+", default=[2026, 7, 11, 23, 42, 101, 202, 303])
     parser.add_argument("--parent-rounds", type=int, nargs="+", default=[5, 8])
     parser.add_argument("--cap", type=int, default=ROUNDS_CAP)
     parser.add_argument("--scenarios", nargs="+", default=["sample", "model-noise", "route-only"])
+    parser.add_argument("--overhead-only", action="store_true", help="only time the analysis overhead")
     args = parser.parse_args()
     started = time.perf_counter()
+    overhead()
+    if args.overhead_only:
+        return
     for name in args.scenarios:
         for parent_rounds in args.parent_rounds:
             tally = Tally()

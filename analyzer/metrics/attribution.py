@@ -95,10 +95,11 @@ def route_fields(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
     out = results[list(DRIFT_FIELDS)].reset_index(drop=True).copy()
     if attempts.empty:
         return out
-    last = attempts.sort_values(["result_row", "attempt"], kind="stable").drop_duplicates(
-        "result_row", keep="last"
-    )
-    rows = last["result_row"].to_numpy(dtype=np.int64)
+    result_row = attempts["result_row"].to_numpy(dtype=np.int64)
+    # attempts are listed per result in the order they were made: a result's last row is its last attempt
+    is_last = np.r_[result_row[1:] != result_row[:-1], True]
+    last = attempts.loc[is_last]
+    rows = result_row[is_last]
     for name in ATTEMPT_FIELDS:
         own = pd.Series(pd.NA, index=out.index, dtype=out[name].dtype)
         own.iloc[rows] = last[name].to_numpy()
@@ -117,17 +118,18 @@ def attribute_rounds(rounds: Sequence[Round], describe: dict[Hashable, str] | No
     known = [r for r in rounds if r.route is not None]
     if not known:
         return Finding("unclear", None, "the log records no route for this task's answers", None)
-    split = _within_route_split(known)
+    by_route = _group(known)
+    split = _split_route(by_route)
     if split is not None:
-        first_only = _within_route_split([r for r in known if not r.retried])
+        retried = any(r.retried for r in known)
+        first_only = _split_route(_group([r for r in known if not r.retried])) if retried else split
         where = "on first attempts" if first_only is not None else "involving retried results"
         route = first_only if first_only is not None else split
-        rows = [r for r in known if r.route == route]
         return Finding(
             "model",
             None,
             f"answers differ within one route ({names.get(route, 'same key, URL, parameters and backend')}) "
-            f"{where}: {_answers_by_round(rows)}",
+            f"{where}: {_answers_by_round(by_route[route])}",
             route,
         )
     if len({r.answer for r in known}) == 1:
@@ -135,7 +137,6 @@ def attribute_rounds(rounds: Sequence[Round], describe: dict[Hashable, str] | No
         return Finding(
             "unclear", None, f"answers differ only on the {n} round(s) with no route recorded", None
         )
-    by_route = _group(known)
     if all(len(rows) == 1 for rows in by_route.values()):
         return Finding(
             "unclear", None, f"one round per route ({len(by_route)} routes): no route was tried twice", None
@@ -160,10 +161,11 @@ def _group(rounds: Sequence[Round]) -> dict[Hashable, list[Round]]:
     return out
 
 
-def _within_route_split(rounds: Sequence[Round]) -> Hashable | None:
+def _split_route(by_route: dict[Hashable, list[Round]]) -> Hashable | None:
     """The first route whose rounds gave more than one answer, or None."""
-    for route, rows in _group(rounds).items():
-        if len({r.answer for r in rows}) > 1:
+    for route, rows in by_route.items():
+        first = rows[0].answer
+        if any(r.answer != first for r in rows):
             return route
     return None
 
@@ -195,10 +197,13 @@ def task_attribution(results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.Da
         return []
     per_task, values = answered_rounds(results, attempts, set(inconsistent))
     out = []
+    described: dict[frozenset[Hashable], dict[Hashable, str]] = {}  # tasks often share their routes
     for task in inconsistent:
         rounds = per_task.get(task, [])
-        labels = {r.route for r in rounds if r.route is not None}
-        finding = attribute_rounds(rounds, describe_routes(values, labels))
+        labels = frozenset(r.route for r in rounds if r.route is not None)
+        if labels not in described:
+            described[labels] = describe_routes(values, set(labels))
+        finding = attribute_rounds(rounds, described[labels])
         out.append(
             Attribution(task_id=task, cause=finding.cause, p_value=finding.p_value, evidence=finding.evidence)
         )
@@ -207,7 +212,7 @@ def task_attribution(results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.Da
 
 def answered_rounds(
     results: pd.DataFrame, attempts: pd.DataFrame, wanted: set[str]
-) -> tuple[dict[str, list[Round]], dict[int, dict[str, object]]]:
+) -> tuple[dict[str, list[Round]], dict[int, dict[str, str]]]:
     """The answered rounds of the `wanted` tasks, and the route fields of every route code they use.
 
     A round's answer is its cluster, named by the cluster's first answer key (so the same answer is
@@ -222,15 +227,16 @@ def answered_rounds(
     codes = _codes(results, fields)
     answered = results["cluster"].notna().to_numpy(dtype=bool) & results["task_id"].isin(wanted).to_numpy()
     rows = np.flatnonzero(answered)
+    picked = results.iloc[rows]  # convert only the rows needed to Python objects
     per_task: dict[str, list[Round]] = {}
     columns = zip(
-        results["task_id"].to_numpy(dtype=object)[rows],
-        results["round"].to_numpy(dtype=np.int64)[rows].tolist(),
+        picked["task_id"].to_numpy(dtype=object),
+        picked["round"].to_numpy(dtype=np.int64).tolist(),
         codes[rows].tolist(),
-        results["cluster"].to_numpy(dtype=np.int64, na_value=-1)[rows].tolist(),
-        results["answer_key"].to_numpy(dtype=object)[rows],
-        results["retried"].to_numpy(dtype=bool)[rows].tolist(),
-        results["answer"].fillna("").to_numpy(dtype=object)[rows],
+        picked["cluster"].to_numpy(dtype=np.int64, na_value=-1).tolist(),
+        picked["answer_key"].to_numpy(dtype=object),
+        picked["retried"].to_numpy(dtype=bool).tolist(),
+        picked["answer"].fillna("").to_numpy(dtype=object),
         strict=True,
     )
     label: dict[tuple[str, int], str] = {}  # a cluster is named by its first answer key: alike across logs
@@ -241,12 +247,15 @@ def answered_rounds(
     used = np.unique(codes[rows][codes[rows] >= 0])
     first = np.searchsorted(np.sort(codes), used)  # any row of each code will do: they share the tuple
     any_row = np.argsort(codes, kind="stable")[first]
-    values = dict(zip(used.tolist(), fields.iloc[any_row].astype(object).to_dict("records"), strict=True))
+    records = fields.iloc[any_row].astype(object).to_dict("records")
+    values = {
+        code: {f: _text(v) for f, v in rec.items()} for code, rec in zip(used.tolist(), records, strict=True)
+    }
     return per_task, values
 
 
 def portable_routes(
-    per_task: dict[str, list[Round]], values: dict[int, dict[str, object]]
+    per_task: dict[str, list[Round]], values: dict[int, dict[str, str]]
 ) -> dict[str, list[Round]]:
     """The same rounds with each route code replaced by its tuple of field values (alike across logs)."""
     return {
@@ -255,11 +264,11 @@ def portable_routes(
     }
 
 
-def _route_key(fields: dict[str, object]) -> tuple[str, ...]:
-    return tuple(_text(fields[f]) for f in DRIFT_FIELDS)
+def _route_key(fields: dict[str, str]) -> tuple[str, ...]:
+    return tuple(fields[f] for f in DRIFT_FIELDS)
 
 
-def describe_routes(values: dict[int, dict[str, object]], codes: set[Hashable]) -> dict[Hashable, str]:
+def describe_routes(values: dict[int, dict[str, str]], codes: set[Hashable]) -> dict[Hashable, str]:
     """Route code -> short description naming the fields that tell the task's routes apart.
 
     Args:
@@ -268,7 +277,7 @@ def describe_routes(values: dict[int, dict[str, object]], codes: set[Hashable]) 
     """
     if not codes:
         return {}
-    rows = {code: {f: _text(v) for f, v in values[code].items()} for code in codes}  # type: ignore[index]
+    rows = {code: values[code] for code in codes}  # type: ignore[index]
     differ = [f for f in DRIFT_FIELDS if len({row[f] for row in rows.values()}) > 1]
     if not differ:
         differ = [f for f in SHOWN_FIELDS[:2] if any(row[f] != "unset" for row in rows.values())]

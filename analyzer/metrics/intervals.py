@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.metrics.outcome import OutcomeFigures, graded_counts, pass_hat_curve
-from analyzer.stats import bootstrap_means
+from analyzer.stats import bootstrap_grouped_means, bootstrap_means
 
 Interval = list[float]
 """[low, high]."""
@@ -58,12 +58,16 @@ def outcome_intervals(results: pd.DataFrame, figures: OutcomeFigures | None) -> 
         return None
     counts = graded_counts(results)
     counts = counts[counts["n"] > 0]
-    n = counts["n"].to_numpy()
-    c = counts["c"].to_numpy()
+    # a task's figures depend only on (n, c): bootstrap the few distinct pairs, weighted by their tasks
+    width = figures.n + 1
+    pairs, tasks_per_pair = np.unique(
+        counts["n"].to_numpy() * width + counts["c"].to_numpy(), return_counts=True
+    )
+    n, c = pairs // width, pairs % width
     curve = pass_hat_curve(n, c, figures.n)
     mean = c / n
     columns = np.column_stack([mean, curve, (mean - curve[:, -1]) * 100.0])
-    ci = bootstrap_means(columns)
+    ci = bootstrap_grouped_means(columns, tasks_per_pair)
     k_max = figures.n
     return OutcomeWithIntervals(
         **figures.model_dump(include=set(OutcomeFigures.model_fields)),
