@@ -8,12 +8,14 @@ it is typed (`Verdict`) so pages and the CLI can only show the verdicts defined 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.answer_keys import AnswerKey
+from analyzer.loader import load_path
 from analyzer.metrics.attribution import answered_rounds, portable_routes
 from analyzer.model import RunLog
 from analyzer.rerun_verdict import TaskVerdict, Verdict, rerun_verdict
@@ -24,6 +26,7 @@ __all__ = [
     "before_after_lines",
     "chance_headline",
     "compare_before_after",
+    "compare_files",
     "tasks_with",
 ]
 
@@ -91,6 +94,13 @@ def chance_headline(frame: pd.DataFrame) -> str:
         f"(beyond chance at 5 %), {int(counts.get('model', 0))} model, "
         f"{int(counts.get('inconclusive', 0))} inconclusive."
     )
+
+
+def compare_files(
+    parent: str | Path, new: str | Path, ids: Sequence[str], key: AnswerKey = "exact"
+) -> pd.DataFrame:
+    """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log)."""
+    return compare_before_after(load_path(parent).log, load_path(new).log, ids, key)
 
 
 def tasks_with(frame: pd.DataFrame, *verdicts: Verdict) -> list[str]:

@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from analyzer.answers import action_signature
 from analyzer.model import RunLog
 
 STRING = pd.StringDtype()
@@ -59,6 +60,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "error_type",
     "error_message",
     "http_status",
+    "actions",
 )
 """Columns of `results_frame`, in order."""
 
@@ -179,6 +181,7 @@ def _results_frame(log: RunLog) -> pd.DataFrame:
     data["error_type"] = pd.array(_spread(etype, is_error, n), dtype=STRING)
     data["error_message"] = pd.array(_spread(emsg, is_error, n), dtype=STRING)
     data["http_status"] = pd.array(_spread(ehttp, is_error, n), dtype="Int64")
+    data["actions"] = pd.array([action_signature(r.trajectory) for r in flat], dtype=STRING)
     return pd.DataFrame(data, columns=list(RESULT_COLUMNS))
 
 

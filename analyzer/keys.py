@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,32 @@ PLACEHOLDER_MARKERS = ("your", "xxx", "placeholder", "changeme", "replace", "<",
 """Substrings that mark a key as a template value nobody replaced."""
 
 KeyProblem = Literal["empty", "placeholder", "whitespace"]
+
+KEY_VARIABLE = re.compile(r"^[A-Z][A-Z0-9_]*(API_KEY|_KEY|_TOKEN)$")
+"""What a key variable chosen in the dashboard must look like: `OPENAI_API_KEY`, `TEAM_KEY`, `GW_TOKEN`.
+
+A page must never be able to send an arbitrary server variable (`HOME`, `DATABASE_URL`) as a bearer
+token to a base URL of its choosing.
+"""
+
+
+def check_key_variable(name: str, allowed: Sequence[str] = ()) -> None:
+    """Refuse a key variable that does not look like one, unless a profile names it (`allowed`).
+
+    Raises:
+        RouteError: naming the variable and the pattern.
+    """
+    if name in allowed or KEY_VARIABLE.match(name):
+        return
+    if not re.fullmatch(r"[A-Z][A-Z0-9_]{0,63}", name):  # perhaps a pasted key: never echo it
+        raise RouteError(
+            f"the key variable field holds something that is not a variable name (fingerprint "
+            f"{key_fingerprint(name)}); give the name of the variable that holds the key, not the key"
+        )
+    raise RouteError(
+        f"key variable {name!r} does not look like an API key variable (NAME_API_KEY, NAME_KEY or "
+        "NAME_TOKEN, in capitals); name one that does"
+    )
 
 
 def key_fingerprint(key: str | None) -> str | None:

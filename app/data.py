@@ -26,6 +26,7 @@ import streamlit as st
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.answer_keys import ANSWER_KEYS
+from analyzer.before_after import compare_files
 from analyzer.errors import RerunLensError
 from analyzer.loader import MAX_LOG_BYTES, LoadedLog, list_logs, load_bytes, load_path
 from analyzer.model import RunLog
@@ -327,3 +328,21 @@ def escape(text: object) -> str:
 
 def _code(text: str) -> str:
     return text.replace("`", "'")
+
+
+def files_stamp(*paths: str | None) -> str:
+    """Modification times of files: a cache key that changes when one of them changes."""
+    stamps = []
+    for path in paths:
+        try:
+            stamps.append(str(Path(path).stat().st_mtime_ns) if path else "-")
+        except OSError:
+            stamps.append("missing")
+    return ":".join(stamps)
+
+
+@st.cache_data(show_spinner="Comparing before and after…", max_entries=32)
+def rerun_before_after(parent: str, out: str, ids: tuple[str, ...], key: str, stamp: str) -> pd.DataFrame:
+    """The analyzer's before/after of a finished re-run (cached per logs, tasks, key and file versions)."""
+    del stamp  # cache key only
+    return compare_files(parent, out, list(ids), key)  # type: ignore[arg-type]

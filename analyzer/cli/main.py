@@ -10,7 +10,7 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 
-from analyzer.cli.parser import build_parser
+from analyzer.cli.parser import ROUTE_COMMANDS, build_parser
 from analyzer.errors import RerunLensError
 
 EXIT_OK = 0
@@ -25,8 +25,10 @@ Handler = Callable[[argparse.Namespace], int]
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `rerunlens` console script; returns the exit code."""
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = next((w for w in words if not w.startswith("-")), None)
+    parser = build_parser(with_route_flags=command if command in ROUTE_COMMANDS else "")
+    args = parser.parse_args(words)
     target: str | None = getattr(args, "handler", None)
     if target is None:
         parser.print_help()

@@ -2,7 +2,9 @@
 
 Building it imports neither the runner nor pandas: each command names its handler as
 `module:function`, and `analyzer.cli.main` imports that module only when the command runs. Route
-flags are generated from the route profile's own field metadata (`route_knobs`).
+flags are generated from the route profile's own field metadata (`route_knobs`); since that means
+building the pydantic model, they are added only to the command being run (`rerunlens --help`
+stays fast), or to every command when `with_route_flags` is None.
 """
 
 from __future__ import annotations
@@ -11,14 +13,25 @@ import argparse
 import math
 
 from analyzer.answer_keys import ANSWER_KEYS
-from analyzer.route_profile import knob_help, knob_kind, route_knobs
 
 LOG_COMMANDS = "analyzer.cli.log_commands"
 RUN_COMMANDS = "analyzer.cli.run_commands"
+CODING_TOOL_COMMANDS = "analyzer.cli.route_commands"
+CODING_TOOLS = ("claude-code", "codex", "cc-switch")
+"""`route export --for` choices (analyzer.coding_tools.TOOLS, not imported: it loads the profile)."""
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The parser with every subcommand."""
+ROUTE_COMMANDS = ("run", "rerun", "check", "route")
+"""Commands that take route flags."""
+
+
+def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser:
+    """The parser with every subcommand.
+
+    Args:
+        with_route_flags: The one command that gets its route flags (the one about to run); None
+            gives every route command its flags (complete help, tests).
+    """
     parser = argparse.ArgumentParser(
         prog="rerunlens",
         description="Tell route noise from model noise in repeated LLM agent runs.",
@@ -28,10 +41,11 @@ def build_parser() -> argparse.ArgumentParser:
     _add_compare(sub)
     _add_export(sub)
     _add_schema(sub)
-    _add_run(sub)
-    _add_rerun(sub)
-    _add_check(sub)
+    for name, add in (("run", _add_run), ("rerun", _add_rerun), ("check", _add_check)):
+        add(sub, with_route_flags in (None, name))
     _add_simulate(sub)
+    _add_dashboard(sub)
+    _add_route(sub, with_route_flags in (None, "route"))
     return parser
 
 
@@ -71,6 +85,8 @@ def add_route_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
         "route", "defaults < ALTK_*/OPENAI_* environment variables < --profile file < these flags"
     )
     g.add_argument("--profile", metavar="FILE", help="route profile, TOML or JSON")
+    from analyzer.route_profile import knob_help, knob_kind, route_knobs  # pydantic: only when needed
+
     for field, knob in route_knobs().items():
         if field == "rounds" and not repeat:
             continue
@@ -145,7 +161,7 @@ def _add_schema(sub: argparse._SubParsersAction) -> None:
     )
 
 
-def _add_run(sub: argparse._SubParsersAction) -> None:
+def _add_run(sub: argparse._SubParsersAction, route: bool) -> None:
     p = add_command(
         sub,
         "run",
@@ -170,7 +186,8 @@ def _add_run(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--label", help='label stored in the log, e.g. "C: pinned route"')
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_route_flags(p)
+    if route:
+        add_route_flags(p)
 
 
 def _add_executor(p: argparse.ArgumentParser) -> None:
@@ -179,15 +196,17 @@ def _add_executor(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _add_rerun(sub: argparse._SubParsersAction) -> None:
+def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
     p = add_command(
         sub,
         "rerun",
         "Re-run a log's unstable tasks through one pinned route; print before/after and the verdict. "
-        "Model, temperature, top_p and max_tokens default to the parent log's (so before/after "
-        "measures the route, not a model change); key, base URL, seed, retries and concurrency come "
-        "from the profile as usual. A setting given that differs from the parent's is warned about "
-        "and recorded in the new log.",
+        "The base URL and key variable default to the parent's provider, and model, temperature, "
+        "top_p and max_tokens to the parent's settings (so before/after measures the route, not a "
+        "change of provider or model); seed, retries and concurrency come from the profile as usual. "
+        "A setting given that differs from the parent's is warned about and recorded in the new log; "
+        "a seed the parent did not send is named beside the verdict. A log the built-in simulator "
+        "made is re-run on the scenario it recorded.",
         [
             "rerunlens rerun sample_runs/A_baseline.altk_runs.json --only flagged --out runs/A_pinned.json",
             "rerunlens rerun runs/mine.json --only shop-003 cal-007 --out runs/two.json --concurrency 1",
@@ -212,12 +231,19 @@ def _add_rerun(sub: argparse._SubParsersAction) -> None:
         help="finish an interrupted re-run from its journal, on the journal's route",
     )
     p.add_argument("--label", help="label stored in the new log")
+    p.add_argument(
+        "--simulator",
+        action="store_true",
+        help="re-run a provider's log on the built-in simulator on purpose (refused otherwise: the "
+        "before/after would compare a provider with a simulator)",
+    )
     p.add_argument("--json", action="store_true", help="print the before/after as JSON")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    add_route_flags(p)
+    if route:
+        add_route_flags(p)
 
 
-def _add_check(sub: argparse._SubParsersAction) -> None:
+def _add_check(sub: argparse._SubParsersAction, route: bool) -> None:
     p = add_command(
         sub,
         "check",
@@ -229,7 +255,8 @@ def _add_check(sub: argparse._SubParsersAction) -> None:
         f"{RUN_COMMANDS}:check",
     )
     p.add_argument("--json", action="store_true", help="print the diagnosis as JSON")
-    add_route_flags(p, repeat=False)
+    if route:
+        add_route_flags(p, repeat=False)
 
 
 def _add_simulate(sub: argparse._SubParsersAction) -> None:
@@ -246,4 +273,77 @@ def _add_simulate(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--port", type=int, default=8765, help="loopback port (default 8765; 0 picks a free one)")
     p.add_argument(
         "--scenario", metavar="FILE", help="scenario JSON: keys, backends, faults, scripted replies"
+    )
+
+
+def _add_dashboard(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "dashboard",
+        "Open the dashboard with its safe settings (127.0.0.1 only, no tracebacks on the page, no usage "
+        "statistics), wherever it is started from.",
+        ["rerunlens dashboard", "rerunlens dashboard --runs-dir runs --port 8502"],
+        f"{RUN_COMMANDS}:dashboard",
+    )
+    p.add_argument("--runs-dir", metavar="DIR", help="the runs folder (default: the app's)")
+    p.add_argument("--port", type=int, help="port (default 8501)")
+    p.add_argument(
+        "--address",
+        help="listen on this address instead of 127.0.0.1, on purpose (starting runs stays refused "
+        "there unless RERUNLENS_ALLOW_REMOTE_RUNS=1)",
+    )
+    p.add_argument("--print-command", action="store_true", help="print the streamlit command, do not run it")
+
+
+def _add_route(sub: argparse._SubParsersAction, route: bool) -> None:
+    p = add_command(
+        sub,
+        "route",
+        "Point Claude Code, Codex or CC Switch at the benchmark's pinned route, and check their settings.",
+        [
+            "rerunlens route export --for codex --base-url https://gw.example.com/v1",
+            "rerunlens route doctor --env",
+        ],
+        f"{CODING_TOOL_COMMANDS}:export",
+    )
+    actions = p.add_subparsers(title="actions", metavar="ACTION", required=True)
+    e = add_command(
+        actions,
+        "export",
+        "Print (or merge into --out) the settings one coding tool needs for the route; never the key. "
+        "A base URL that fails the lint is refused.",
+        [
+            "rerunlens route export --for claude-code --base-url https://gw.example.com/v1 --model gw-coder",
+            "rerunlens route export --for codex --profile route.toml --key-env CODEX_KEY --out config.toml",
+        ],
+        f"{CODING_TOOL_COMMANDS}:export",
+    )
+    e.add_argument("--for", dest="tool", required=True, choices=CODING_TOOLS, help="the coding tool")
+    e.add_argument("--out", metavar="FILE", help="merge into this settings file, keeping its other settings")
+    e.add_argument("--force", action="store_true", help="with --out: replace keys the file sets otherwise")
+    _add_benchmark_key_env(e)
+    if route:
+        add_route_flags(e, repeat=False)
+    d = add_command(
+        actions,
+        "doctor",
+        "Report the classic mistakes in the coding tools' settings (default: ~/.claude/settings.json and "
+        "~/.codex/config.toml) with file, key and fix; exit 1 when there is any. Keys only as fingerprints.",
+        ["rerunlens route doctor", "rerunlens route doctor --codex-config ./config.toml --env"],
+        f"{CODING_TOOL_COMMANDS}:doctor",
+    )
+    d.add_argument("--claude-settings", metavar="FILE", help="Claude Code's settings.json")
+    d.add_argument("--codex-config", metavar="FILE", help="Codex's config.toml")
+    d.add_argument("--cc-switch", metavar="FILE", help="a CC Switch provider JSON")
+    d.add_argument("--env", action="store_true", help="also check base URLs and keys in the environment")
+    _add_benchmark_key_env(d)
+
+
+def _add_benchmark_key_env(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--benchmark-key-env",
+        metavar="NAME",
+        default="OPENAI_API_KEY",
+        help="the variable the benchmark reads its key from; a coding tool using it too is reported "
+        "(default OPENAI_API_KEY)",
     )

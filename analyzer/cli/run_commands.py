@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,15 +15,10 @@ from analyzer.cli.route_args import (
     resume_profile,
     scenario_from_args,
 )
+from analyzer.dashboard_exposure import dashboard_command
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.loader import load_path
-from analyzer.runner.pinned_rerun import (
-    RerunRequest,
-    default_rerun_path,
-    parent_settings,
-    rerun_plan,
-    resume_rerun_plan,
-)
+from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (
     Provenance,
@@ -36,6 +32,7 @@ from analyzer.runner.plan import (
 )
 from analyzer.runner.preflight import check_route
 from analyzer.runner.progress import Progress, TerminalProgress
+from analyzer.runner.rerun_route import parent_provider, parent_settings
 from analyzer.runner.run import run_plan
 from analyzer.simulator import Scenario, Simulator
 from analyzer.taskfile import load_tasks
@@ -84,14 +81,15 @@ def rerun(args: argparse.Namespace) -> int:
     again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
     again += ["--repeat", str(args.rounds)] if args.rounds else []
     again += (["--tasks", args.tasks] if args.tasks else []) + flags_again(args) + ["--resume"]
-    request = RerunRequest(parent, only, args.log, args.tasks, args.key, args.label)
+    request = RerunRequest(parent, only, args.log, args.tasks, args.key, args.label, args.simulator)
     scenario = scenario_from_args(args)
     if args.resume:
         given = resume_profile(args, recorded_profile(out))
         ask = ResumeRequest(profile=given, rounds=args.rounds, executor=args.executor, scenario=scenario)
         plan = resume_rerun_plan(request, out, ask)
     else:
-        profile = profile_from_args(args, base=parent_settings(parent))
+        base = {**parent_provider(parent).profile_base(), **parent_settings(parent)}
+        profile = profile_from_args(args, base=base)
         plan = rerun_plan(
             request, profile, out, rounds=args.rounds, executor=args.executor, simulation=Simulation(scenario)
         )
@@ -136,6 +134,15 @@ def simulate(args: argparse.Namespace) -> int:
     finally:
         sim.stop()
     return 0
+
+
+def dashboard(args: argparse.Namespace) -> int:
+    """`rerunlens dashboard`: streamlit with the safe settings as flags (they beat any config file)."""
+    command = dashboard_command(args.runs_dir, args.port, args.address)
+    if args.print_command:
+        print(shlex.join(command))
+        return 0
+    return subprocess.call(command)
 
 
 def free_path(path: Path) -> Path:

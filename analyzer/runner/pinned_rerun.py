@@ -8,7 +8,6 @@ before/after itself is analyzer.before_after.
 from __future__ import annotations
 
 import json
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -33,12 +32,18 @@ from analyzer.runner.plan import (
     new_plan,
     plan_from_journal,
 )
+from analyzer.runner.rerun_route import (
+    describe_route,
+    parent_provider,
+    parent_scenario,
+    parent_settings,
+    pinned_besides_route,
+    pinned_text,
+    require_same_provider,
+    route_differences,
+)
 from analyzer.runner.run import RunOutcome, run_plan
 from analyzer.taskfile import load_tasks
-from analyzer.url_lint import redact_url
-
-INHERITED = ("model", "temperature", "top_p", "max_tokens")
-"""Settings a re-run takes from its parent unless given: changing them would confound the comparison."""
 
 Selection = str | Sequence[str]
 """`flagged`, `inconsistent`, or explicit task ids."""
@@ -60,6 +65,8 @@ class RerunRequest:
     """The answer key of the before/after clusters."""
     label: str | None = None
     """Label of the new log; default "re-run of <parent> on a pinned route"."""
+    allow_simulator: bool = False
+    """Re-run a provider's log on the built-in simulator on purpose (the verdict then compares the two)."""
 
 
 @dataclass
@@ -78,6 +85,13 @@ class RerunReport:
     """The route the re-run used, one line."""
     warnings: list[str] = field(default_factory=list)
     """Sampling settings that differ from the parent's (they confound before/after)."""
+    pinned: list[str] = field(default_factory=lambda: ["route"])
+    """What the re-run pinned: the route, and anything it changed besides (`seed`, `scenario`)."""
+
+    @property
+    def pinned_text(self) -> str:
+        """`route pinned`, `route and seed pinned`, ...: said beside the verdict."""
+        return pinned_text(self.pinned[1:])
 
     @property
     def turned_consistent(self) -> list[str]:
@@ -93,6 +107,7 @@ class RerunReport:
         """The route, warnings, a before/after table and the verdict, for a terminal."""
         head = [self.route_line] if self.route_line else []
         head += [f"Warning: {w}" for w in self.warnings]
+        head += [f"Pinned: {self.pinned_text}"]
         return head + before_after_lines(self.before_after)
 
     def to_json(self) -> dict[str, Any]:
@@ -100,6 +115,7 @@ class RerunReport:
         return {
             "route": self.route_line,
             "warnings": self.warnings,
+            "pinned": self.pinned,
             "path": str(self.outcome.path),
             "run_id": self.outcome.run_id,
             "parent_run_id": self.parent_run_id,
@@ -107,53 +123,6 @@ class RerunReport:
             "still_inconsistent": self.still_inconsistent,
             "tasks": json.loads(self.before_after.to_json(orient="records")),
         }
-
-
-def parent_settings(log: RunLog) -> dict[str, Any]:
-    """The parent's model, temperature, top_p and max_tokens (those it recorded and a profile accepts).
-
-    Taken from the log's route, else from the routes its results recorded (the most common value).
-    """
-    found: dict[str, Any] = {}
-    if log.route is not None:
-        found = {f: getattr(log.route, f) for f in INHERITED if getattr(log.route, f) is not None}
-    for f in INHERITED:
-        if f in found:
-            continue
-        values = [getattr(r.route, f) for _rnd, r in log.results() if r.route is not None]
-        values = [v for v in values if v is not None]
-        if values:
-            found[f] = Counter(values).most_common(1)[0][0]
-    if "model" not in found and log.summary is not None and log.summary.model:
-        found["model"] = log.summary.model
-    accepted: dict[str, Any] = {}
-    for f, v in found.items():
-        try:
-            RouteProfile(**{f: v})
-        except ValueError:
-            continue
-        accepted[f] = v
-    return accepted
-
-
-def route_differences(parent: dict[str, Any], profile: RouteProfile) -> list[str]:
-    """`temperature 0.7 -> 0.0`, one per inherited setting where the re-run differs from the parent."""
-    return [
-        f"{f} {parent[f]!r} -> {getattr(profile, f)!r}"
-        for f in INHERITED
-        if f in parent and parent[f] != getattr(profile, f)
-    ]
-
-
-def describe_route(profile: RouteProfile) -> str:
-    """The re-run's route in one line."""
-    where = redact_url(profile.base_url) if profile.base_url else "the built-in simulator"
-    return (
-        f"Re-run route: {where}, key {profile.key_env}, model {profile.model}, "
-        f"temperature {profile.temperature:g}, top_p {profile.top_p:g}, seed {profile.seed}, "
-        f"max_tokens {profile.max_tokens}, max_retries {profile.max_retries}, "
-        f"concurrency {profile.concurrency}"
-    )
 
 
 def parent_id(log: RunLog, source: str | Path | None = None) -> str:
@@ -224,9 +193,14 @@ def rerun_plan(
         raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
     specs = task_specs(log, ids, request.tasks_file)
     pinned = profile.model_copy(update={"key_rotation": []})
+    require_same_provider(log, pinned, request.allow_simulator)
+    simulation = simulation or Simulation()
+    if pinned.uses_simulator and simulation.scenario is None:
+        simulation = replace(simulation, scenario=parent_scenario(log))
     pid = parent_id(log, request.source)
+    simulated = " (simulated)" if parent_provider(log).real and pinned.uses_simulator else ""
     provenance = Provenance(
-        label=request.label or f"re-run of {log.label or pid} on a pinned route",
+        label=request.label or f"re-run of {log.label or pid} on a pinned route{simulated}",
         parent_run_id=pid,
         extra={"rerun_of": _rerun_of(request, pinned)},
     )
@@ -259,6 +233,12 @@ def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = N
     """
     controls = controls or RunControls()
     warnings = sampling_warnings(parent_settings(request.parent), plan.profile)
+    if parent_provider(request.parent).real and plan.profile.uses_simulator:
+        warnings.append(
+            "the parent ran against a provider and this re-run on the built-in simulator: before/after "
+            "compares a provider with a simulator, not two routes"
+        )
+    pinned = ["route", *pinned_besides_route(request.parent, plan.profile, plan.simulation.scenario)]
     for w in warnings:
         controls.say(f"Warning: {w}")
     outcome = run_plan(plan, controls)
@@ -266,9 +246,9 @@ def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = N
     ids = [str(t.task_id) for t in plan.tasks]
     line = describe_route(plan.profile)
     if outcome.log is None:
-        return RerunReport(outcome, pid, ids, pd.DataFrame(), line, warnings)
+        return RerunReport(outcome, pid, ids, pd.DataFrame(), line, warnings, pinned)
     frame = compare_before_after(request.parent, outcome.log, ids, request.answer_key)
-    return RerunReport(outcome, pid, ids, frame, line, warnings)
+    return RerunReport(outcome, pid, ids, frame, line, warnings, pinned)
 
 
 def sampling_warnings(parent: dict[str, Any], profile: RouteProfile) -> list[str]:
@@ -295,4 +275,5 @@ def _rerun_of(request: RerunRequest, pinned: RouteProfile) -> dict[str, Any]:
         "only": only if isinstance(only, str) else "ids",
         "parent_route": parent,
         **({"differs_from_parent": differs} if differs else {}),
+        **({"simulated": True} if parent_provider(log).real and pinned.uses_simulator else {}),
     }

@@ -137,6 +137,7 @@ def _finish(
             tasks=list(plan.tasks),
             runs=scheduler.rounds_of_results(),
             **(dict(prov.extra) if prov.extra else {}),
+            **_scenario_record(served),
         )
         log.summary = _summary(log, plan.profile, served)
         save_log(log, plan.out)
@@ -192,6 +193,13 @@ def _log_route(profile: RouteProfile, served: Served, keys: KeyRing) -> Route:
     route = profile.to_route(base_url=served.shown_url, fingerprints=fps)
     route.simulator = served.simulator is not None
     return route
+
+
+def _scenario_record(served: Served) -> dict[str, Any]:
+    """`simulator_scenario` for a log the embedded simulator served, so a re-run can replay it."""
+    if served.simulator is None:
+        return {}
+    return {"simulator_scenario": served.simulator.scenario.model_dump(mode="json")}
 
 
 def _summary(log: RunLog, profile: RouteProfile, served: Served) -> Summary:

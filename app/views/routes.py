@@ -9,6 +9,7 @@ from analyzer.metrics.attribution import attribution_frame
 from analyzer.url_lint import lint_base_url
 from app import data, fmt
 from app.views.overview import ATTRIBUTION_COLUMNS
+from app.widgets import coding_tools
 
 SPLIT_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
@@ -81,6 +82,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.dataframe(
             attribution_frame(items), column_config=ATTRIBUTION_COLUMNS, hide_index=True, key="routes.cause"
         )
+    coding_tools.render(group.loaded.log)
 
 
 def _lint(routes: pd.DataFrame) -> None:
