@@ -16,9 +16,10 @@ import pandas as pd
 from analyzer.analysis import Analysis, analyze
 from analyzer.answer_keys import AnswerKey
 from analyzer.loader import load_path
-from analyzer.metrics.attribution import answered_rounds, portable_routes
+from analyzer.metrics.attribution import answered_rounds, attribute_rounds, portable_routes
 from analyzer.model import RunLog
 from analyzer.rerun_verdict import TaskVerdict, Verdict, rerun_verdict
+from analyzer.stats import ROUNDS_CAP, rounds_needed
 
 __all__ = [
     "VERDICT_TEXT",
@@ -27,6 +28,8 @@ __all__ = [
     "chance_headline",
     "compare_before_after",
     "compare_files",
+    "default_rounds",
+    "rounds_to_decide",
     "tasks_with",
 ]
 
@@ -74,6 +77,29 @@ def task_verdicts(parent: Analysis, new: Analysis, ids: Sequence[str]) -> list[T
     before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
     after = portable_routes(*answered_rounds(new.results, new.attempts, wanted))
     return [rerun_verdict(before.get(str(t), []), after.get(str(t), [])) for t in ids]
+
+
+def rounds_to_decide(parent: Analysis, ids: Sequence[str], cap: int = ROUNDS_CAP) -> dict[str, int | None]:
+    """Per task: agreeing rounds on a pinned route that would make its verdict `route` at 5 %
+    (`stats.rounds_needed`); None when the task was consistent, when the parent already proves model
+    noise (no re-run can make it `route`), or when more than `cap` would be needed."""
+    wanted = {str(t) for t in ids}
+    before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
+    out: dict[str, int | None] = {}
+    for task in ids:
+        rounds = before.get(str(task), [])
+        if rounds and attribute_rounds(rounds).cause == "model":
+            out[str(task)] = None
+            continue
+        out[str(task)] = rounds_needed([r.route for r in rounds], [r.answer for r in rounds], cap=cap)
+    return out
+
+
+def default_rounds(needed: dict[str, int | None], cap: int = ROUNDS_CAP) -> int:
+    """The rounds a re-run should default to: enough for every task that can be decided within `cap`
+    (the most any of them needs), at least 2; `cap` when none can."""
+    known = [n for n in needed.values() if n is not None]
+    return max(2, max(known)) if known else cap
 
 
 def chance_headline(frame: pd.DataFrame) -> str:
