@@ -51,6 +51,8 @@ from analyzer.simulator.engine import backend_logits, task_distribution  # noqa:
 from analyzer.simulator.scenario import Scenario  # noqa: E402
 from analyzer.stats import ROUNDS_CAP, rounds_needed  # noqa: E402
 
+SIMULATOR_PORT = 8793
+"""A fixed port: the parent and its re-run then share a base URL, as two runs against one provider do."""
 METHODS = ("log attribution", "re-run K=5", "re-run K=10", "re-run default K", "old, default K")
 
 
@@ -94,7 +96,7 @@ def run(tasks: list, profile: RouteProfile, keys: list[str], out: Path, scenario
         keys=read_keys(profile.key_envs(), rotation=keys),
         rounds=rounds,
         provenance=Provenance(label=out.stem),
-        simulation=Simulation(scenario, None),
+        simulation=Simulation(scenario, SIMULATOR_PORT),  # one base URL for parent and re-run, as in real use
     )
     run_plan(plan)
     return load_path(out).log
