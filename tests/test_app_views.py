@@ -332,6 +332,13 @@ def test_compare_shows_the_analyzers_comparison() -> None:
     assert "95 % interval" in diff.sentence and "p = " in diff.sentence
     gap = [f for f in figures(at) if f["layout"]["title"]["text"] == "Answer gap"][0]
     assert [float(decode(tr["x"])[0]) for tr in gap["data"]] == expected.table["answer_gap_pp"].tolist()
+    # each bar carries its 95 % interval as an error bar
+    for trace, (_, row) in zip(gap["data"], expected.table.iterrows(), strict=True):
+        bar = trace["error_x"]
+        assert float(decode(bar["array"])[0]) == pytest.approx(row["answer_gap_high"] - row["answer_gap_pp"])
+        assert float(decode(bar["arrayminus"])[0]) == pytest.approx(
+            row["answer_gap_pp"] - row["answer_gap_low"]
+        )
 
 
 def test_compare_needs_two_logs() -> None:

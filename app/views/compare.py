@@ -57,13 +57,12 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Charts")
     left, right = st.columns(2)
-    left.plotly_chart(
-        charts.compare_bars(result.table, "answer_gap_pp", "Answer gap", "answer gap (pp)"), key="compare.gap"
-    )
+    gap = charts.compare_bars(result.table, "answer_gap_pp", "Answer gap", "answer gap (pp)")
+    left.plotly_chart(charts.with_intervals(gap, result.table, "answer_gap_pp"), key="compare.gap")
     if "outcome_gap_pp" in result.table and result.table["outcome_gap_pp"].notna().any():
+        outcome = charts.compare_bars(result.table, "outcome_gap_pp", "Outcome gap", "outcome gap (pp)")
         right.plotly_chart(
-            charts.compare_bars(result.table, "outcome_gap_pp", "Outcome gap", "outcome gap (pp)"),
-            key="compare.outcome",
+            charts.with_intervals(outcome, result.table, "outcome_gap_pp"), key="compare.outcome"
         )
     left, right = st.columns(2)
     left.plotly_chart(
