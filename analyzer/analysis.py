@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from analyzer.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
 from analyzer.frames import attempts_frame, results_frame
+from analyzer.log_table import round_count
 from analyzer.metrics.attribution import Attribution, task_attribution
 from analyzer.metrics.consistency import (
     answer_gap_pp,
@@ -199,7 +200,7 @@ def _headline(
     measured = tasks["consistent"].notna()
     return Headline(
         tasks=len(tasks),
-        rounds=len(log.runs),
+        rounds=round_count(log),
         results=len(results),
         errors=int((results["status"] == "error").sum()),
         answer_key=key,
@@ -219,7 +220,7 @@ def _headline(
             total_tokens=tokens.total,
             unknown_token_results=tokens.unknown_results,
             tasks=len(tasks),
-            rounds=len(log.runs),
+            rounds=round_count(log),
             results=len(results),
         ),
         warnings=[*structural_warnings(log), *_metric_warnings(tasks, outcome)],

@@ -40,6 +40,7 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     _add_analyze(sub)
     _add_compare(sub)
     _add_export(sub)
+    _add_import(sub)
     _add_schema(sub)
     for name, add in (("run", _add_run), ("rerun", _add_rerun), ("check", _add_check)):
         add(sub, with_route_flags in (None, name))
@@ -70,7 +71,7 @@ def add_command(
 
 
 def add_answer_key_option(p: argparse.ArgumentParser) -> None:
-    """The shared `--key exact|normalized|fuzzy` option."""
+    """The shared `--key` option (every answer key in `ANSWER_KEYS`)."""
     p.add_argument(
         "--key",
         choices=ANSWER_KEYS,
@@ -111,7 +112,7 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
         "rerunlens analyze sample_runs/format1_plain_script.json --key normalized --fail-above 20",
         f"{LOG_COMMANDS}:analyze",
     )
-    p.add_argument("file", help="run log (altk_runs.json)")
+    p.add_argument("file", help="run log (altk_runs.json, or another tool's log: see rerunlens import)")
     add_answer_key_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.add_argument(
@@ -149,6 +150,24 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--csv", metavar="OUT.csv", help="write the per-task table")
     p.add_argument("--tasks", metavar="TASKS.json", help="take prompts from this task file (format-1 logs)")
     add_answer_key_option(p)
+
+
+def _add_import(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "import",
+        "Write another tool's log (Inspect AI, tau-bench, tau2-bench, promptfoo) as a format-2 run log. "
+        "analyze and compare read those files directly too; the format is recognised from the content.",
+        [
+            "rerunlens import logs/2026-11-30_task.eval -o runs/inspect.altk_runs.json",
+            "rerunlens import tau2/results.json",
+        ],
+        f"{LOG_COMMANDS}:import_log",
+    )
+    p.add_argument("src", help="the other tool's log (a file, or a tau2-bench results.json)")
+    p.add_argument(
+        "-o", "--out", help="where to write (default: SRC's name with .altk_runs.json; never overwritten)"
+    )
 
 
 def _add_schema(sub: argparse._SubParsersAction) -> None:
