@@ -32,7 +32,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Hashable, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -51,7 +51,7 @@ _CHUNK_CELLS = 4_000_000
 _FEW_DISTINCT = 256
 """Up to this many distinct per-task rows, the bootstrap draws multinomial counts of each row."""
 _MAX_TABLES = 200_000
-"""Tables enumerated before the permutation test falls back to a seeded Monte Carlo estimate."""
+"""Above this many possible tables the permutation test uses a seeded Monte Carlo estimate instead."""
 
 
 def mcnemar_exact(b: int, c: int) -> float:
@@ -105,13 +105,33 @@ def _alignment_p(rows: tuple[int, ...], cols: tuple[int, ...], observed: int) ->
         return 1.0
     n = sum(rows)
     total = math.factorial(n) // math.prod(math.factorial(c) for c in cols)
+    if observed == n:  # every route gave one answer: count the pure relabellings directly
+        return _pure_assignments(rows, cols) / total
+    # an upper bound on the tables: each route's row is one of C(m_r + answers - 1, answers - 1) splits
+    if math.prod(math.comb(m + len(cols) - 1, len(cols) - 1) for m in rows) > _MAX_TABLES:
+        return _alignment_p_monte_carlo(rows, cols, observed)
     hits = 0
-    for seen, (table, ways) in enumerate(_tables(rows, cols), start=1):
-        if seen > _MAX_TABLES:
-            return _alignment_p_monte_carlo(rows, cols, observed)
+    for table, ways in _tables(rows, cols):
         if alignment_statistic(table) >= observed:
             hits += ways
     return hits / total
+
+
+def _pure_assignments(rows: tuple[int, ...], cols: tuple[int, ...]) -> int:
+    """Relabellings in which every route gives one answer: ways to give each route an answer so that
+    the routes of each answer hold exactly its count of rounds (one relabelling each)."""
+
+    @cache
+    def ways(i: int, left: tuple[int, ...]) -> int:
+        if i == len(rows):
+            return int(not any(left))
+        total = 0
+        for j, room in enumerate(left):
+            if room >= rows[i]:
+                total += ways(i + 1, (*left[:j], room - rows[i], *left[j + 1 :]))
+        return total
+
+    return ways(0, cols)
 
 
 def _tables(rows: tuple[int, ...], cols: tuple[int, ...]):  # noqa: ANN202 - a generator of (table, ways)
@@ -148,12 +168,13 @@ def _alignment_p_monte_carlo(rows: tuple[int, ...], cols: tuple[int, ...], obser
     rng = np.random.default_rng(BOOTSTRAP_SEED)
     labels = np.repeat(np.arange(len(cols)), cols)
     route_of = np.repeat(np.arange(len(rows)), rows)
-    draws, hits = 20_000, 0
-    for _ in range(draws):
-        perm = rng.permutation(labels)
-        counts = np.zeros((len(rows), len(cols)), dtype=np.int64)
-        np.add.at(counts, (route_of, perm), 1)
-        hits += int(counts.max(axis=1).sum() >= observed)
+    draws, block, hits = 20_000, 1_000, 0
+    for _ in range(draws // block):
+        perms = rng.permuted(np.tile(labels, (block, 1)), axis=1)
+        cell = (np.arange(block)[:, None] * len(rows) + route_of) * len(cols) + perms
+        counts = np.bincount(cell.ravel(), minlength=block * len(rows) * len(cols))
+        stat = counts.reshape(block, len(rows), len(cols)).max(axis=2).sum(axis=1)
+        hits += int((stat >= observed).sum())
     return (1 + hits) / (1 + draws)
 
 

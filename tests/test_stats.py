@@ -141,3 +141,18 @@ def test_mcnemar_tasks_needed_by_hand() -> None:
     # 30 tasks, 10 one way and 1 back: p_d = 11/30, delta = 9/30 -> 29.5 -> 30
     assert mcnemar_tasks_needed(1, 10, 30) == 30
     assert mcnemar_tasks_needed(3, 3, 30) is None  # no difference to resolve
+
+
+def test_large_tables_stay_fast_and_agree_with_the_estimate() -> None:
+    # 60 rounds over 6 routes, 6 answers, each route its own answer: counted directly (not enumerated)
+    routes = [r for r in "ABCDEF" for _ in range(10)]
+    answers = [a for a in "uvwxyz" for _ in range(10)]
+    # 6! pure relabellings of 60! / (10!)^6
+    expected = math.factorial(6) / (math.factorial(60) / math.factorial(10) ** 6)
+    assert route_alignment_p(routes, answers) == pytest.approx(expected)
+    # a table too large to enumerate falls back to a seeded estimate: the same 60 rounds with two
+    # stray answers; the estimate is (1 + hits) / (1 + draws), so never 0, and the same every time
+    stray = [*answers]
+    stray[0], stray[10] = "z", "y"
+    p = route_alignment_p(routes, stray)
+    assert 0 < p < 0.001 and p == route_alignment_p(routes, stray)
