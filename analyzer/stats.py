@@ -10,7 +10,9 @@ Five tools, each exact or seeded so the same log always gives the same figures:
   (S = n when every route gives one answer). Under "the route does not matter" every distinct
   relabelling of the answers over the rounds is equally likely; p = P(S_perm >= S_observed). The
   distinct relabellings are counted exactly, grouped by the routes x answers table they produce
-  (a table with cells n_ra has prod_r m_r! / prod n_ra! relabellings, m_r the route's rounds).
+  (a table with cells n_ra has prod_r m_r! / prod n_ra! relabellings, m_r the route's rounds); when
+  every route gave one answer (S = n) the pure relabellings are counted directly. Margins with more
+  than 200,000 possible tables get a seeded Monte Carlo estimate (20,000 draws) instead.
 - `chance_agreement(counts, k)`: the probability that k new rounds all give one answer if nothing
   changed, from the parent's answer counts. The shares are uncertain with five or so answers, so they
   get a Jeffreys prior Dirichlet(1/2, ..., 1/2) over the answers seen and the posterior predictive is
