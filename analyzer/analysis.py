@@ -29,6 +29,7 @@ from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures
 from analyzer.metrics.route_drift import RouteFigures, route_figures, route_table, route_usage, task_drift
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
+from analyzer.metrics.trajectories import Trajectories, measure_trajectories
 from analyzer.model import RunLog
 
 __all__ = ["Analysis", "AnswerKey", "Headline", "analyze"]
@@ -112,6 +113,8 @@ class Analysis:
     """One row per round: results, errors, tokens."""
     headline: Headline
     """The headline figures."""
+    trajectories: Trajectories | None = None
+    """Tool-call sequences across rounds: first divergence, similarity, step entropy."""
 
     def report(self) -> dict[str, Any]:
         """The headline as a JSON-ready dict (what `rerunlens analyze --json` prints).
@@ -121,6 +124,8 @@ class Analysis:
         out = self.headline.model_dump(mode="json")
         out["run_id"] = self.log.run_id
         out["label"] = self.log.label
+        if self.trajectories is not None:
+            out["trajectories"] = self.trajectories.report()
         return out
 
 
@@ -176,6 +181,7 @@ def analyze(
         token_outliers=outliers,
         per_round=round_tokens(results),
         headline=headline,
+        trajectories=measure_trajectories(log),
     )
 
 

@@ -120,7 +120,7 @@ def test_overview_shows_the_analyzers_headline() -> None:
     ]
     assert frame_with(at, "cause", "evidence")["evidence"].tolist() == [a.evidence for a in h.attribution]
 
-    (curve,) = figures(at)
+    curve = figures(at)[0]  # the Pass^k curve; the trajectory histogram follows it
     k = decode(curve["data"][0]["x"])
     pass_hat = decode(curve["data"][0]["y"])
     assert list(k) == list(h.outcome.pass_hat_k)  # type: ignore[union-attr]

@@ -9,7 +9,7 @@ from analyzer.analysis import Headline
 from analyzer.metrics.attribution import attribution_frame
 from analyzer.metrics.outcome import OutcomeFigures
 from analyzer.report_text import interval
-from app import charts, data, fmt
+from app import charts, data, fmt, trajectory_panel
 
 TASKS_VIEW = "views/tasks.py"
 
@@ -71,6 +71,8 @@ def render(selection: data.Selection | None = None) -> None:
 
     if outcome:
         _outcome(outcome)
+
+    trajectory_panel.overview_section(group)
 
     st.subheader("Downloads")
     fmt.downloads(group, "overview", report=True)
