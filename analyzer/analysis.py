@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from analyzer.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
 from analyzer.frames import attempts_frame, results_frame
 from analyzer.log_table import round_count
+from analyzer.log_warnings import structural_warnings
 from analyzer.metrics.attribution import Attribution, task_attribution
 from analyzer.metrics.consistency import (
     answer_gap_pp,
@@ -166,7 +167,8 @@ def analyze(
     routes = route_table(usage)
     outliers = token_outliers(results)
     exact_gap = None if key == "exact" else _exact_gap(base)
-    headline = _headline(log, key, results, attempts, tasks, usage, routes, outliers, exact_gap)
+    frames = _Frames(results, attempts, tasks, usage, routes, outliers)
+    headline = _headline(log, key, frames, exact_gap)
     headline = _with_uncertainty(headline, results, attempts, tasks)
     return Analysis(
         log=log,
@@ -185,20 +187,22 @@ def analyze(
     )
 
 
-def _headline(
-    log: RunLog,
-    key: AnswerKey,
-    results: pd.DataFrame,
-    attempts: pd.DataFrame,
-    tasks: pd.DataFrame,
-    usage: pd.DataFrame,
-    routes: pd.DataFrame,
-    outliers: pd.DataFrame,
-    exact_gap: float | None,
-) -> Headline:
-    """Gather the headline figures; `exact_gap` is None when `key` is already `exact`."""
-    from analyzer.log_warnings import structural_warnings  # the lead's module; imported late on purpose
+@dataclass(frozen=True)
+class _Frames:
+    """The frames the headline is gathered from."""
 
+    results: pd.DataFrame
+    attempts: pd.DataFrame
+    tasks: pd.DataFrame
+    usage: pd.DataFrame
+    routes: pd.DataFrame
+    outliers: pd.DataFrame
+
+
+def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | None) -> Headline:
+    """Gather the headline figures; `exact_gap` is None when `key` is already `exact`."""
+    results, attempts, tasks = frames.results, frames.attempts, frames.tasks
+    outliers = frames.outliers
     outcome = outcome_figures(results)
     rate = consistency_rate(tasks)
     gap = answer_gap_pp(tasks)
@@ -219,7 +223,7 @@ def _headline(
         outcome=outcome,
         tokens=tokens,
         retries=retry_figures(results, attempts),
-        route=route_figures(results, usage, routes, tasks),
+        route=route_figures(results, frames.usage, frames.routes, tasks),
         summary_mismatches=check_summary(
             log.summary,
             gap_exact_pp=gap if key == "exact" else exact_gap,
