@@ -150,7 +150,7 @@ def test_an_agents_several_calls_are_not_retries() -> None:
                         "attempts": [call(0, 0), call(1, 0, "rate_limited", 429), call(2, 1), call(3, 0)],
                     },
                     {"task_id": "b", "answer": "x", "attempts": [call(0, 0), call(1, 0)]},
-                    {"task_id": "c", "answer": "x", "attempts": [call(0, None), call(1, None), call(2, None)]},
+                    {"task_id": "c", "answer": "x", "attempts": [call(n, None) for n in range(3)]},
                 ]
             ]
         }
