@@ -80,11 +80,6 @@ def render_report(analysis: Analysis, source: str) -> str:
     lines.append(f"  {route.verdict}")
     if route.drifted_fields:
         lines.append(f"  drifted: {', '.join(route.drifted_fields)}")
-    if route.inconsistent_drifted_or_retried or route.inconsistent_clean:
-        lines.append(
-            f"  inconsistent tasks: {len(route.inconsistent_drifted_or_retried)} drifted or retried,"
-            f" {len(route.inconsistent_clean)} clean"
-        )
 
     lines += attribution_lines(h.attribution)
 
