@@ -138,7 +138,7 @@ def _figures(report: dict[str, Any]) -> str:
         (
             "Answer consistency",
             _pct(report.get("answer_consistency_rate")),
-            _interval(report, "consistency", "%"),
+            _interval(report, "answer_consistency", "%"),
         ),
         (
             "Outcome gap",
@@ -146,7 +146,11 @@ def _figures(report: dict[str, Any]) -> str:
             _interval(report, "outcome_gap", "pp"),
         ),
         ("Mean@n", _pct(outcome.get("mean_at_n")), _interval(report, "mean_at_n", "%")),
-        (f"Pass^{n}" if n else "Pass^n", _pct((outcome.get("pass_hat_k") or {}).get(str(n))), ""),
+        (
+            f"Pass^{n}" if n else "Pass^n",
+            _pct((outcome.get("pass_hat_k") or {}).get(str(n))),
+            _interval(report, "pass_hat_k", "%"),
+        ),
         ("Tokens, total", _int((report.get("tokens") or {}).get("total")), ""),
         ("Retries", _int((report.get("retries") or {}).get("extra_attempts")), ""),
         ("Errored results", _int(report.get("errors")), ""),

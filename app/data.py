@@ -25,7 +25,8 @@ from analyzer.analysis import Analysis, analyze
 from analyzer.answer_keys import ANSWER_KEYS
 from analyzer.before_after import compare_files
 from analyzer.errors import RerunLensError
-from analyzer.loader import MAX_LOG_BYTES, LoadedLog, load_bytes, load_path
+from analyzer.importers import load_any, load_any_bytes
+from analyzer.loader import MAX_UPLOAD_BYTES, LoadedLog
 from analyzer.model import RunLog
 from analyzer.report_html import ReportEntry, render_report_html
 from app import log_folders
@@ -34,7 +35,8 @@ from app.log_folders import RUNS_DIR_ENV, runs_dir
 ROOT = log_folders.ROOT
 KEY_HELP = (
     "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
-    "white space and trailing punctuation ignored), fuzzy (normalized answers that are nearly equal)."
+    "white space and punctuation at either end ignored), fuzzy (normalized answers that are nearly "
+    "equal), actions (the same tool calls with the same arguments, for agent logs with trajectories)."
 )
 
 # Session-state keys (ids and selections only).
@@ -87,7 +89,7 @@ def _read_path(path: str, mtime_ns: int, size: int) -> LoadedLog | Problem:
     """A log file read by the analyzer; keyed by modification time so an edited file is re-read."""
     del mtime_ns, size  # cache key only
     try:
-        return load_path(path)
+        return load_any(path)
     except RerunLensError as exc:
         return Problem(Path(path).name, exc.message)
     except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
@@ -99,7 +101,7 @@ def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
     """An uploaded log read by the analyzer; keyed by the upload's id, not its bytes."""
     del file_id  # cache key only
     try:
-        return load_bytes(_data, name)
+        return load_any_bytes(_data, name)
     except RerunLensError as exc:
         return Problem(name, exc.message)
     except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
@@ -277,10 +279,10 @@ def sidebar() -> Selection:
         )
         st.file_uploader(
             "Upload logs",
-            type=["json"],
+            type=["json", "eval"],
             accept_multiple_files=True,
             key=UPLOADS,
-            max_upload_size=MAX_LOG_BYTES // 2**20,
+            max_upload_size=MAX_UPLOAD_BYTES // 2**20,
             help="Drop one or several altk_runs.json files; each opens as its own experiment group.",
         )
         mirror_to_url("log", st.session_state[LOGS])

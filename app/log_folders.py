@@ -16,7 +16,7 @@ import os
 import sys
 from pathlib import Path
 
-from analyzer.loader import list_logs
+from analyzer.importers import list_any_logs
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "sample_runs"
@@ -47,8 +47,8 @@ def samples_listed(runs: Path) -> bool:
 
 def log_names(runs: Path) -> list[str]:
     """Every log the sidebar offers: the runs folder's (relative paths), then the samples."""
-    own = [p.relative_to(runs).as_posix() for p in list_logs(runs)]
-    samples = [SAMPLE_PREFIX + p.relative_to(SAMPLES_DIR).as_posix() for p in list_logs(SAMPLES_DIR)]
+    own = [p.relative_to(runs).as_posix() for p in list_any_logs(runs)]
+    samples = [SAMPLE_PREFIX + p.relative_to(SAMPLES_DIR).as_posix() for p in list_any_logs(SAMPLES_DIR)]
     return list(dict.fromkeys(own + (samples if samples_listed(runs) else [])))
 
 

@@ -65,6 +65,18 @@ def test_an_interval_is_shown_when_the_analysis_has_one(value: object, shown: st
     assert _interval({"answer_gap_pp": 40.0, "answer_gap_ci": value}, "answer_gap", "pp") == shown
 
 
+def test_the_analyzers_intervals_are_shown_beside_their_figures() -> None:
+    a = analyze(load_path(SAMPLE_A).log)
+    report = a.report()
+    page = render_report_html([ReportEntry("A", "A.json", a)])
+    low, high = report["answer_gap_ci"]
+    assert f"95 % interval {low:.1f} – {high:.1f} pp" in page
+    low, high = report["outcome"]["outcome_gap_ci"]
+    assert f"95 % interval {low:.1f} – {high:.1f} pp" in page
+    low, high = report["answer_consistency_rate_ci"]
+    assert f"95 % interval {100 * low:.1f} – {100 * high:.1f} %" in page
+
+
 def test_report_command_writes_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "report.html"
     code = main(["report", str(SAMPLE_A), str(FORMAT1), "--label", "A", "--label", "plain", "-o", str(out)])

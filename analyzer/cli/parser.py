@@ -21,7 +21,7 @@ CODING_TOOLS = ("claude-code", "codex", "cc-switch")
 """`route export --for` choices (analyzer.coding_tools.TOOLS, not imported: it loads the profile)."""
 
 
-ROUTE_COMMANDS = ("run", "rerun", "check", "route")
+ROUTE_COMMANDS = ("run", "rerun", "check", "route", "resample")
 """Commands that take route flags."""
 
 
@@ -40,9 +40,15 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     _add_analyze(sub)
     _add_compare(sub)
     _add_export(sub)
+    _add_import(sub)
     _add_schema(sub)
     _add_report(sub)
-    for name, add in (("run", _add_run), ("rerun", _add_rerun), ("check", _add_check)):
+    for name, add in (
+        ("run", _add_run),
+        ("rerun", _add_rerun),
+        ("check", _add_check),
+        ("resample", _add_resample),
+    ):
         add(sub, with_route_flags in (None, name))
     _add_simulate(sub)
     _add_dashboard(sub)
@@ -71,7 +77,7 @@ def add_command(
 
 
 def add_answer_key_option(p: argparse.ArgumentParser) -> None:
-    """The shared `--key exact|normalized|fuzzy` option."""
+    """The shared `--key` option (every answer key in `ANSWER_KEYS`)."""
     p.add_argument(
         "--key",
         choices=ANSWER_KEYS,
@@ -112,7 +118,7 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
         "rerunlens analyze sample_runs/format1_plain_script.json --key normalized --fail-above 20",
         f"{LOG_COMMANDS}:analyze",
     )
-    p.add_argument("file", help="run log (altk_runs.json)")
+    p.add_argument("file", help="run log (altk_runs.json, or another tool's log: see rerunlens import)")
     add_answer_key_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.add_argument(
@@ -171,6 +177,24 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--csv", metavar="OUT.csv", help="write the per-task table")
     p.add_argument("--tasks", metavar="TASKS.json", help="take prompts from this task file (format-1 logs)")
     add_answer_key_option(p)
+
+
+def _add_import(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "import",
+        "Write another tool's log (Inspect AI, tau-bench, tau2-bench, promptfoo) as a format-2 run log. "
+        "analyze and compare read those files directly too; the format is recognised from the content.",
+        [
+            "rerunlens import logs/2026-11-30_task.eval -o runs/inspect.altk_runs.json",
+            "rerunlens import tau2/results.json",
+        ],
+        f"{LOG_COMMANDS}:import_log",
+    )
+    p.add_argument("src", help="the other tool's log (a file, or a tau2-bench results.json)")
+    p.add_argument(
+        "-o", "--out", help="where to write (default: SRC's name with .altk_runs.json; never overwritten)"
+    )
 
 
 def _add_schema(sub: argparse._SubParsersAction) -> None:
@@ -263,6 +287,32 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     if route:
         add_route_flags(p)
+
+
+def _add_resample(sub: argparse._SubParsersAction, route: bool) -> None:
+    p = add_command(
+        sub,
+        "resample",
+        "Replay one task's recorded conversation up to each assistant step on a pinned route and sample "
+        "the step N times: per-step uncertainty (1 - mean pairwise similarity) and entropy, up to three "
+        "steps flagged at 0.2 or more, the samples saved in a log linked to the parent.",
+        [
+            "rerunlens resample sample_runs/E_agent_tools.altk_runs.json --task agent-cheapest-monitor",
+            "rerunlens resample runs/agent.json --task t-7 --samples 8 --steps 0 3 --json",
+        ],
+        f"{RUN_COMMANDS}:resample",
+    )
+    p.add_argument("log", help="the run log whose task conversation is replayed (recorded as chat messages)")
+    p.add_argument("--task", required=True, help="the task id")
+    p.add_argument("--samples", type=int, default=5, help="samples per step (default 5, at least 2)")
+    p.add_argument(
+        "--steps", type=int, nargs="+", metavar="STEP", help="assistant steps, 0-based (default: all)"
+    )
+    p.add_argument("--round", type=int, help="the round whose conversation is replayed (default: the first)")
+    p.add_argument("--out", help="the new log (default: beside LOG, .resample-TASK)")
+    p.add_argument("--json", action="store_true", help="print the scores as JSON")
+    if route:
+        add_route_flags(p, repeat=False)
 
 
 def _add_check(sub: argparse._SubParsersAction, route: bool) -> None:
