@@ -335,7 +335,7 @@ def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.
         hover_data={"label": True, "group": False},
     )
     fig.update_traces(
-        texttemplate=_value_format(unit), textposition="inside", textangle=0, insidetextanchor="end"
+        texttemplate=_value_format(unit), textposition="inside", textangle=0, insidetextanchor="start"
     )
     fig.update_layout(uniformtext={"minsize": 9, "mode": "hide"})  # the hover still gives the figure
     fig.update_xaxes(tickformat=_axis_format(unit), rangemode="tozero", nticks=4)
