@@ -26,7 +26,7 @@ LAMP = "agent-refund-lamp"
 
 def sample_selection() -> data.Selection:
     loaded = load_path(SAMPLE)
-    g = data.Group(label="E", source=SAMPLE.name, loaded=loaded, analysis=analyze(loaded.log))
+    g = data.Group(label="E", source=f"sample_runs/{SAMPLE.name}", loaded=loaded, analysis=analyze(loaded.log))
     return data.Selection(groups=[g], key="exact", focus=g)
 
 
