@@ -129,6 +129,8 @@ class JobStatus(BaseModel):
     turned_consistent: list[str] | None = None
     """Re-run: tasks that became consistent on the pinned route."""
     still_inconsistent: list[str] | None = None
+    pinned: list[str] | None = None
+    """Re-run: what it pinned (`route`, and `seed` or `scenario` where it changed them too)."""
     """Re-run: tasks still inconsistent on the pinned route."""
 
     @property
@@ -387,6 +389,7 @@ class JobManager:
             if not report.outcome.cancelled:
                 status.turned_consistent = report.turned_consistent
                 status.still_inconsistent = report.still_inconsistent
+                status.pinned = report.pinned
         self._finish(live, cancelled=report.outcome.cancelled)
 
     def _controls(self, live: _Live) -> RunControls:

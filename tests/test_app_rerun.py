@@ -19,6 +19,7 @@ from plan_kit import job_before_after
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
+from analyzer.before_after import default_rounds, rounds_to_decide
 from analyzer.jobs import get_manager
 from analyzer.keys import key_fingerprint
 from analyzer.loader import list_logs, load_path
@@ -102,12 +103,17 @@ def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Pat
     assert shown["Results"] == f"{len(flagged) * 2} / {len(flagged) * 2}"
     table = next(df.value for df in at.dataframe if "verdict_text" in df.value.columns)
     assert sorted(table["task_id"]) == sorted(flagged)
-    assert table["verdict_text"].iloc[0] == "became consistent: the route"  # what changed comes first
+    first = {"route": "became consistent beyond chance: the route", "model": "still inconsistent: the model"}
+    assert table["verdict_text"].iloc[0] == first["route" if route else "model"]  # what changed comes first
+    inconclusive = frame.loc[frame["verdict"] == "inconclusive", "task_id"].tolist()
+    assert shown["Inconclusive"] == str(len(inconclusive))
+    assert any("by chance alone" in i.value and "route and seed pinned" in i.value for i in at.info)
+    assert all(reason for reason in table["reason"])  # each verdict says why
     row = frame.set_index("task_id").loc[route[0] if route else flagged[0]]
     shown_row = table.set_index("task_id").loc[route[0] if route else flagged[0]]
     assert shown_row["clusters"] == f"{row['clusters_before']} → {row['clusters_after']}"
     assert shown_row["retries"] == f"{row['retries_before']} → {row['retries_after']}"
-    assert any("route was the likely cause" in s.value for s in at.success) == bool(route)
+    assert any("beyond what chance explains" in s.value for s in at.success) == bool(route)
     assert any("the model is to blame" in w.value for w in at.warning) == bool(model)
 
     again = open_view()  # a reload: the finished re-run is found, not started again
@@ -175,7 +181,9 @@ def test_a_format1_log_picks_the_task_file_beside_it_and_reruns_with_another(run
     assert at.selectbox(key="rerun.tasks_pick").value == str(shipped)
     at.toggle(key="rerun.allow_simulator").set_value(True).run()  # the sample came from OpenAI
     assert not start_button(at).disabled
-    assert start_button(at).label == f"Re-run {len(flagged)} tasks x 5 rounds on this route"
+    decide = default_rounds(rounds_to_decide(analyze(load_path(runs / FORMAT1).log), flagged))
+    assert decide > 5  # one round per answer in the parent: a 5-round re-run could not decide
+    assert start_button(at).label == f"Re-run {len(flagged)} tasks x {decide} rounds on this route"
 
     tasks = [{"task_id": t, "prompt": f"Answer for {t}."} for t in flagged[:-1]]
     (runs / "plain_tasks.json").write_text(json.dumps(tasks), encoding="utf-8")

@@ -14,10 +14,17 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from analyzer.before_after import VERDICT_TEXT, Verdict
+from analyzer.before_after import (
+    VERDICT_TEXT,
+    Verdict,
+    chance_headline,
+    default_rounds,
+    rounds_to_decide,
+    tasks_with,
+)
 from analyzer.jobs import JobStatus
 from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
-from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings
+from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings, pinned_text
 from analyzer.uploads import store_log_upload
 from analyzer.url_lint import redact_url
 from app import data, fmt, log_folders
@@ -43,6 +50,7 @@ AFTER_COLUMNS = {
     "consistent": st.column_config.TextColumn("consistent", help="One answer every round, before → after."),
     "tokens": st.column_config.TextColumn("tokens per result", help="Mean tokens, before → after."),
     "retries": st.column_config.TextColumn("retries", help="HTTP retries, before → after."),
+    "reason": st.column_config.TextColumn("why", width="large", help="The evidence behind the verdict."),
 }
 """The before/after table: one `before → after` column per figure, so the whole row fits the page."""
 COMPARE_VIEW = "views/compare.py"
@@ -60,8 +68,9 @@ EMPTY = {
     "pick": "This log has no tasks.",
 }
 VERDICT_SHORT: dict[Verdict, str] = {
-    "route": "became consistent: the route",
+    "route": "became consistent beyond chance: the route",
     "model": "still inconsistent: the model",
+    "inconclusive": "inconclusive: more rounds would decide",
     "regressed": "became inconsistent: the model",
     "unmeasured": "too few answers after",
     "stable": "consistent before and after",
@@ -106,7 +115,9 @@ def render(selection: data.Selection | None = None) -> None:
     request = RerunRequest(
         group.loaded.log, selection, str(parent), tasks_file, sel.key, allow_simulator=allow_simulator
     )  # type: ignore[arg-type]
-    job = _run_button(request, ids, choice, job, sendable=defined is not None and not blocked) or job
+    needed = rounds_to_decide(group.analysis, ids)
+    rounds = default_rounds(needed) if needed else (choice.profile.rounds if choice else 5)
+    job = _run_button(request, ids, choice, job, rounds, sendable=defined is not None and not blocked) or job
     if job is None:
         st.caption("No re-run of this log yet.")
         return
@@ -161,16 +172,22 @@ def _run_button(
     ids: list[str],
     choice: route_editor.RouteChoice | None,
     job: JobStatus | None,
+    rounds_default: int,
     *,
     sendable: bool,
 ) -> JobStatus | None:
-    """Rounds and the one button; while a re-run runs, the button names it and is disabled.
+    """Rounds (by default, the rounds that could decide every task's verdict) and the one button;
+    while a re-run runs, the button names it and is disabled.
 
     `ids` are the tasks the request selects; `sendable` is False while a log without task
     definitions still lacks the task file with its prompts.
     """
     with st.columns([1, 3])[0]:
-        rounds = route_editor.rounds_input("rerun.rounds", choice.profile.rounds if choice else 5)
+        rounds = route_editor.rounds_input("rerun.rounds", rounds_default)
+    st.caption(
+        f"{rounds_default} rounds by default: enough agreeing rounds on the pinned route to tell the route "
+        "from chance for the tasks that can be decided at all (fewer can only be inconclusive)."
+    )
     running = job is not None and job.active
     label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
     if job is not None and running:
@@ -380,16 +397,21 @@ def _before_after(job: JobStatus, key: str) -> None:
         f"and {where} · answer key **{key}**"
     )
     verdicts = frame["verdict"].value_counts()
-    route = frame.loc[frame["verdict"] == "route", "task_id"].astype(str).tolist()
-    model = frame.loc[frame["verdict"].isin(["model", "regressed"]), "task_id"].astype(str).tolist()
-    cols = st.columns(4)
+    route = tasks_with(frame, "route")
+    model = tasks_with(frame, "model", "regressed")
+    cols = st.columns(5)
     cols[0].metric("Became consistent", f"{len(route)}", help=VERDICT_TEXT["route"])
     cols[1].metric("Still inconsistent", f"{len(model)}", help=VERDICT_TEXT["model"])
-    cols[2].metric("Consistent before and after", f"{int(verdicts.get('stable', 0))}")
-    cols[3].metric(
+    cols[2].metric(
+        "Inconclusive", f"{int(verdicts.get('inconclusive', 0))}", help=VERDICT_TEXT["inconclusive"]
+    )
+    cols[3].metric("Consistent before and after", f"{int(verdicts.get('stable', 0))}")
+    cols[4].metric(
         "Too few answers", f"{int(verdicts.get('unmeasured', 0))}", help=VERDICT_TEXT["unmeasured"]
     )
-    _verdict_lines(route, model)
+    pinned = pinned_text(job.pinned[1:]) if job.pinned else "route pinned"
+    st.info(data.escape(f"{chance_headline(frame)} ({pinned}.)"), icon=":material/casino:")
+    _verdict_lines(route, model, tasks_with(frame, "inconclusive"))
     order = {v: i for i, v in enumerate(VERDICT_SHORT)}
     shown = pd.DataFrame(
         {
@@ -399,6 +421,7 @@ def _before_after(job: JobStatus, key: str) -> None:
             "consistent": _pairs(frame["consistent_before"], frame["consistent_after"], "yes/no"),
             "tokens": _pairs(frame["tokens_mean_before"], frame["tokens_mean_after"], "{:,.0f}"),
             "retries": _pairs(frame["retries_before"], frame["retries_after"], "{:.0f}"),
+            "reason": frame["reason"].astype("string").fillna(fmt.NONE) if "reason" in frame else fmt.NONE,
             "_order": frame["verdict"].map(order),
         }
     ).sort_values("_order", kind="stable")
@@ -425,14 +448,22 @@ def _one(value: object, pattern: str) -> str:
     return pattern.format(float(value))  # type: ignore[arg-type]
 
 
-def _verdict_lines(route: list[str], model: list[str]) -> None:
+def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str]) -> None:
     if route:
         st.success(
             data.escape(
-                f"{len(route)} became consistent once the route was pinned, so the route was the likely "
-                f"cause: {', '.join(route)}"
+                f"{len(route)} became consistent once the route was pinned, beyond what chance explains at "
+                f"5 %, so the route was the likely cause: {', '.join(route)}"
             ),
             icon=":material/alt_route:",
+        )
+    if inconclusive:
+        st.info(
+            data.escape(
+                f"{len(inconclusive)} agreed on the pinned route, but not beyond chance with these rounds "
+                f"(the 'why' column says how many would decide): {', '.join(inconclusive)}"
+            ),
+            icon=":material/help:",
         )
     if model:
         st.warning(
@@ -442,7 +473,7 @@ def _verdict_lines(route: list[str], model: list[str]) -> None:
             ),
             icon=":material/psychology:",
         )
-    if not route and not model:
+    if not route and not model and not inconclusive:
         st.info("No task was inconsistent before and measured after: nothing to blame.")
 
 
