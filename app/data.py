@@ -147,12 +147,41 @@ def _with_label(group: Group, label: str) -> Group:
     return Group(label=label, source=group.source, loaded=group.loaded, analysis=group.analysis)
 
 
+def unique_logs(picked: list[str]) -> list[str]:
+    """The picked folder logs, each once (a shared URL may name a file twice: `?log=X&log=X`)."""
+    return list(dict.fromkeys(picked))
+
+
+def upload_sources(names: list[str]) -> list[str]:
+    """A source per upload: `name (upload)`, and `name #2 (upload)`... when several share a name.
+
+    Two uploads both called `altk_runs.json` (the common case) are two sources, told apart by their
+    place among the uploads of that name; every source keeps the ` (upload)` ending.
+    """
+    total = {name: names.count(name) for name in names}
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        out.append(
+            f"{name} #{seen[name]} (upload)" if total[name] > 1 and seen[name] > 1 else f"{name} (upload)"
+        )
+    return out
+
+
+def upload_for(source: str) -> Any | None:
+    """The uploaded file behind an upload source (see `upload_sources`), or None."""
+    uploads = list(st.session_state.get(UPLOADS) or [])
+    sources = upload_sources([u.name for u in uploads])
+    return next((u for u, s in zip(uploads, sources, strict=True) if s == source), None)
+
+
 def current() -> Selection:
     """Open every picked log (cached) and return the selection; reads session state only."""
     folder = runs_dir()
     key = st.session_state.get(KEY) or "exact"
     opened: list[Group | Problem] = []
-    for rel in st.session_state.get(LOGS) or []:
+    for rel in unique_logs(st.session_state.get(LOGS) or []):
         path = folder / rel
         try:
             stat = path.stat()
@@ -161,10 +190,10 @@ def current() -> Selection:
             continue
         token = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
         opened.append(_open(token, rel, _read_path(str(path), stat.st_mtime_ns, stat.st_size), key))
-    for upload in st.session_state.get(UPLOADS) or []:
-        name = upload.name
-        loaded = _read_upload(upload.file_id, name, upload.getvalue())
-        opened.append(_open(f"upload:{upload.file_id}", f"{name} (upload)", loaded, key))
+    uploads = list(st.session_state.get(UPLOADS) or [])
+    for upload, source in zip(uploads, upload_sources([u.name for u in uploads]), strict=True):
+        loaded = _read_upload(upload.file_id, upload.name, upload.getvalue())
+        opened.append(_open(f"upload:{upload.file_id}", source, loaded, key))
 
     groups: list[Group] = []
     taken: set[str] = set()
@@ -264,9 +293,12 @@ def sidebar() -> Selection:
     with st.sidebar:
         st.subheader("Run logs")
         seed_from_url(
-            LOGS, "log", available[:6], lambda raw: [r for r in raw if r in available] or available[:1]
+            LOGS,
+            "log",
+            available[:6],
+            lambda raw: unique_logs([r for r in raw if r in available]) or available[:1],
         )
-        st.session_state[LOGS] = [r for r in st.session_state[LOGS] if r in available]
+        st.session_state[LOGS] = unique_logs([r for r in st.session_state[LOGS] if r in available])
         st.multiselect(
             "From the runs folder",
             available,
@@ -294,7 +326,7 @@ def sidebar() -> Selection:
             with st.expander("Group labels"):
                 for g in selection.groups:
                     auto = g.loaded.log.display_label(Path(g.source).stem)
-                    st.text_input(g.source, key=LABEL + g.source, placeholder=auto, max_chars=80)
+                    st.text_input(escape(g.source), key=LABEL + g.source, placeholder=auto, max_chars=80)
             selection = current()
         labels = [g.label for g in selection.groups]
         if len(labels) > 1:
@@ -318,11 +350,16 @@ def show_problems(selection: Selection) -> None:
 
 # --- small formatting helpers ------------------------------------------------------------------
 
-_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$"
+_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:@&="
 
 
 def escape(text: object) -> str:
-    """Text from a log (labels, file names, messages) made safe to put inside markdown."""
+    """Text from a log (labels, file names, messages) made safe to put inside markdown: plain text.
+
+    Every markdown punctuation is backslash-escaped, including `:` (no `:material/...:` icons, no
+    `:red[...]` colours, no `https://` autolinks), `@` (no e-mail autolinks), `&` (no entities) and
+    `=` (no setext headings), so a file name or label never renders as a link, an image or markup.
+    """
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in str(text))
 
 

@@ -28,6 +28,7 @@ from analyzer.runner.embedded import serving
 from analyzer.runner.scrub import one_line, scrub
 from analyzer.runner.transport import KeyRing, recording
 from analyzer.simulator import Scenario
+from analyzer.terminal_text import visible
 from analyzer.url_lint import Finding, chat_url, lint_base_url, redact_url, url_problem
 
 DiagnosisKind = Literal[
@@ -102,7 +103,7 @@ class Diagnosis:
         out += [f"  lint     {f.message} Fix: {f.fix}" for f in self.lint]
         if self.fix:
             out.append(f"  fix      {self.fix}")
-        return out
+        return [visible(line) for line in out]  # a served model or message never drives the terminal
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (attempt times as ISO strings)."""
