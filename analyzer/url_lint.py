@@ -147,34 +147,7 @@ def lint_base_url(url: str) -> LintReport:
         )
     if not host:
         findings.append(Finding("no_host", "error", "The URL has no host name.", "Give the API's host name."))
-    if parts.query:
-        tracking = [
-            k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if k.lower().startswith("utm_")
-        ]
-        what = "tracking parameters (utm_...) copied from a web page" if tracking else "a query string"
-        findings.append(
-            Finding(
-                "query_string",
-                "error",
-                f"The URL carries {what}; the SDK would send it on every call.",
-                "Drop everything from '?' on.",
-            )
-        )
-    if parts.fragment:
-        findings.append(
-            Finding("fragment", "error", "The URL has a '#' fragment.", "Drop everything from '#' on.")
-        )
-    secret_in = secret_places(fixed)
-    if secret_in:
-        findings.append(
-            Finding(
-                "secret_in_url",
-                "warning",
-                f"The URL carries what looks like a key (in its {' and '.join(secret_in)}); every proxy and "
-                "server log on the way sees it, and logs only ever show it masked.",
-                "Take the key out of the URL and export it in the key variable (--key-env).",
-            )
-        )
+    findings += _carried_findings(fixed)
     if scheme == "http" and host and not is_loopback(host):
         findings.append(
             Finding(
@@ -221,6 +194,41 @@ def lint_base_url(url: str) -> LintReport:
         new_path = new_path.rstrip("/") + want
     suggestion = urlunsplit((fixed_scheme, parts.netloc, new_path.rstrip("/") or "", "", ""))
     return _report(url, findings, suggestion)
+
+
+def _carried_findings(url: str) -> list[Finding]:
+    """What the URL carries besides its API root: a query string, a fragment, something key-shaped."""
+    parts = urlsplit(url)
+    findings: list[Finding] = []
+    if parts.query:
+        tracking = [
+            k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if k.lower().startswith("utm_")
+        ]
+        what = "tracking parameters (utm_...) copied from a web page" if tracking else "a query string"
+        findings.append(
+            Finding(
+                "query_string",
+                "error",
+                f"The URL carries {what}; the SDK would send it on every call.",
+                "Drop everything from '?' on.",
+            )
+        )
+    if parts.fragment:
+        findings.append(
+            Finding("fragment", "error", "The URL has a '#' fragment.", "Drop everything from '#' on.")
+        )
+    secret_in = secret_places(url)
+    if secret_in:
+        findings.append(
+            Finding(
+                "secret_in_url",
+                "warning",
+                f"The URL carries what looks like a key (in its {' and '.join(secret_in)}); every proxy and "
+                "server log on the way sees it, and logs only ever show it masked.",
+                "Take the key out of the URL and export it in the key variable (--key-env).",
+            )
+        )
+    return findings
 
 
 def _is_version(segment: str) -> bool:
