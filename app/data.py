@@ -304,7 +304,7 @@ def sidebar() -> Selection:
             available,
             key=LOGS,
             placeholder="No log picked" if available else "No logs in this folder",
-            help=f"Runs folder: {folder} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}).",
+            help=f"Runs folder: {escape(folder)} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}).",
         )
         st.caption(f"Folder: `{_code(str(folder))}`")
         st.file_uploader(

@@ -188,7 +188,7 @@ class RecordingTransport(httpx2.BaseTransport):
         if rec is not None:
             request.headers[SEQ_HEADER] = str(rec.seq)
         request.headers["Accept-Encoding"] = "identity"  # the body is read (and scrubbed) here
-        where = self._base_url if home else _shown_origin(request.url)
+        where = self._base_url if home else scrub(_shown_origin(request.url), self._keys.secrets())
         started = now_utc()
         fp = key_fingerprint(key) if home else None
         try:
@@ -207,7 +207,7 @@ class RecordingTransport(httpx2.BaseTransport):
         status = clean.status_code
         hop = _Hop(started, status, outcome_for_status(status), retry_after_seconds(clean.headers), where, fp)
         if 300 <= status < 400:
-            hop.redirect_to = _redirect_target(request.url, clean.headers.get("location"))
+            hop.redirect_to = scrub(_redirect_target(request.url, clean.headers.get("location")), secrets)
         self._record(rec, hop)
         if rec is not None:
             rec.last_status = status
