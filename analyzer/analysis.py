@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from analyzer.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
 from analyzer.frames import attempts_frame, results_frame
+from analyzer.log_table import round_count
 from analyzer.metrics.consistency import (
     answer_gap_pp,
     assign_clusters,
@@ -26,6 +27,7 @@ from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures
 from analyzer.metrics.route_drift import RouteFigures, route_figures, route_table, route_usage, task_drift
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
+from analyzer.metrics.trajectories import Trajectories, measure_trajectories
 from analyzer.model import RunLog
 
 __all__ = ["Analysis", "AnswerKey", "Headline", "analyze"]
@@ -103,6 +105,8 @@ class Analysis:
     """One row per round: results, errors, tokens."""
     headline: Headline
     """The headline figures."""
+    trajectories: Trajectories | None = None
+    """Tool-call sequences across rounds: first divergence, similarity, step entropy."""
 
     def report(self) -> dict[str, Any]:
         """The headline as a JSON-ready dict (what `rerunlens analyze --json` prints).
@@ -112,6 +116,8 @@ class Analysis:
         out = self.headline.model_dump(mode="json")
         out["run_id"] = self.log.run_id
         out["label"] = self.log.label
+        if self.trajectories is not None:
+            out["trajectories"] = self.trajectories.report()
         return out
 
 
@@ -166,6 +172,7 @@ def analyze(
         token_outliers=outliers,
         per_round=round_tokens(results),
         headline=headline,
+        trajectories=measure_trajectories(log),
     )
 
 
@@ -190,7 +197,7 @@ def _headline(
     measured = tasks["consistent"].notna()
     return Headline(
         tasks=len(tasks),
-        rounds=len(log.runs),
+        rounds=round_count(log),
         results=len(results),
         errors=int((results["status"] == "error").sum()),
         answer_key=key,
@@ -210,7 +217,7 @@ def _headline(
             total_tokens=tokens.total,
             unknown_token_results=tokens.unknown_results,
             tasks=len(tasks),
-            rounds=len(log.runs),
+            rounds=round_count(log),
             results=len(results),
         ),
         warnings=[*structural_warnings(log), *_metric_warnings(tasks, outcome)],

@@ -1,39 +1,29 @@
 """pandas frames over a run log: one row per result and one row per HTTP attempt.
 
-The frames are built from the pydantic objects once, column by column (lists, not a dict per row),
-so every metric after this point is vectorised pandas. Task ids are compared as strings, so `1`
+The frames are built from the log's columns (`analyzer.log_table`), not a dict per row, so every
+metric after this point is vectorised pandas. Task ids are compared as strings, so `1`
 and `"1"` are the same task; a result's round is its position in `runs` (1-based).
 """
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
-from datetime import UTC
-from operator import attrgetter
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+from pydantic import TypeAdapter
 
+from analyzer.log_table import ROUTE_FIELDS, LogTable, gc_paused, log_table
 from analyzer.model import RunLog
+
+__all__ = ["ATTEMPT_COLUMNS", "RESULT_COLUMNS", "ROUTE_FIELDS", "STRING", "attempts_frame", "results_frame"]
 
 STRING = pd.StringDtype()
 """Text columns: pandas' nullable string dtype, `<NA>` for missing."""
-
-ROUTE_FIELDS: tuple[str, ...] = (
-    "base_url",
-    "key_fingerprint",
-    "model",
-    "temperature",
-    "top_p",
-    "seed",
-    "max_tokens",
-    "timeout_s",
-    "max_retries",
-)
-"""Route fields that make up a result's route tuple (what was actually sent)."""
 
 RESULT_COLUMNS: tuple[str, ...] = (
     "task_id",
@@ -59,6 +49,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "error_type",
     "error_message",
     "http_status",
+    "actions",
 )
 """Columns of `results_frame`, in order."""
 
@@ -79,27 +70,7 @@ ATTEMPT_COLUMNS: tuple[str, ...] = (
 """Columns of `attempts_frame`, in order."""
 
 
-_ROUTE_ATTRS = ROUTE_FIELDS
-
-
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Pause the cyclic garbage collector while building many small tuples.
-
-    Building the columns allocates hundreds of thousands of tuples; each allocation burst would
-    trigger a collection that walks the whole (large, acyclic) pydantic log. The previous state is
-    restored afterwards.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
-def results_frame(log: RunLog) -> pd.DataFrame:
+def results_frame(log: RunLog | LogTable) -> pd.DataFrame:
     """One row per result, in file order (round-major).
 
     `status` is `error` when the result says so or carries an `error` object. `total_tokens` falls
@@ -108,81 +79,58 @@ def results_frame(log: RunLog) -> pd.DataFrame:
     attempts (format 1); `retried` is true only when more than one attempt is recorded.
 
     Args:
-        log: The parsed run log.
+        log: The parsed run log (or its table).
     """
-    with _gc_paused():
-        return _results_frame(log)
+    with gc_paused():
+        return _results_frame(log_table(log))
 
 
-def _results_frame(log: RunLog) -> pd.DataFrame:
-    flat = [r for rnd in log.runs for r in rnd]
-    rounds = [i for i, rnd in enumerate(log.runs, start=1) for _ in rnd]
-    positions = [i for rnd in log.runs for i in range(len(rnd))]
-    (
-        task_id,
-        status,
-        answer,
-        pt,
-        ct,
-        tt,
-        success,
-        score,
-        started,
-        finished,
-        latency,
-        attempts,
-        route,
-        err,
-    ) = _columns(flat, _RESULT_ATTRS)
-    (served, sysfp, finish) = _columns(flat, ("served_model", "system_fingerprint", "finish_reason"))
-    routes = _columns([x for x in route if x is not None], _ROUTE_ATTRS)
-    has_route = [x is not None for x in route]
-    errors = [e for e in err if e is not None]
-    etype, emsg, ehttp = _columns(errors, ("type", "message", "http_status"))
-    is_error = [e is not None for e in err]
-
-    total = pd.array(
+def _results_frame(table: LogTable) -> pd.DataFrame:
+    col = table.results
+    pt, ct, tt = col["prompt_tokens"], col["completion_tokens"], col["total_tokens"]
+    total = _ints(
         [
             t if t is not None else (p + c if p is not None and c is not None else None)
             for t, p, c in zip(tt, pt, ct, strict=True)
-        ],
-        dtype="Int64",
+        ]
     )
-    n_attempts = pd.array([len(a) if a is not None else None for a in attempts], dtype="Int64")
-    n = len(flat)
+    n_attempts = _ints(col["n_attempts"])
     data: dict[str, Any] = {
-        "task_id": pd.array([str(t) for t in task_id], dtype=STRING),
-        "round": np.array(rounds, dtype="int64"),
-        "position": np.array(positions, dtype="int64"),
-        "status": pd.array(
-            ["error" if (s == "error" or e) else "ok" for s, e in zip(status, is_error, strict=True)],
-            dtype=STRING,
+        "task_id": _strings([str(t) for t in col["task_id"]]),
+        "round": np.repeat(np.arange(1, len(table.round_sizes) + 1, dtype="int64"), table.round_sizes),
+        "position": _positions(table.round_sizes),
+        "status": _strings(
+            [
+                "error" if (s == "error" or e) else "ok"
+                for s, e in zip(col["status"], col["error"], strict=True)
+            ]
         ),
-        "answer": pd.array(answer, dtype=STRING),
-        "prompt_tokens": pd.array(pt, dtype="Int64"),
-        "completion_tokens": pd.array(ct, dtype="Int64"),
+        "answer": _strings(col["answer"]),
+        "prompt_tokens": _ints(pt),
+        "completion_tokens": _ints(ct),
         "total_tokens": total,
         "tokens_known": ~pd.isna(total),
-        "success": pd.array(success, dtype="boolean"),
-        "score": pd.array(score, dtype="Float64"),
-        "started_at": _times(started),
-        "finished_at": _times(finished),
-        "latency_ms": pd.array(latency, dtype="Float64"),
+        "success": pd.array(col["success"], dtype="boolean"),
+        "score": _floats(col["score"]),
+        "started_at": _times(col["started_at"]),
+        "finished_at": _times(col["finished_at"]),
+        "latency_ms": _floats(col["latency_ms"]),
         "n_attempts": n_attempts,
         "retried": (n_attempts > 1).fillna(False).to_numpy(dtype=bool),
-        "served_model": pd.array(served, dtype=STRING),
-        "system_fingerprint": pd.array(sysfp, dtype=STRING),
-        "finish_reason": pd.array(finish, dtype=STRING),
+        "served_model": _strings(col["served_model"]),
+        "system_fingerprint": _strings(col["system_fingerprint"]),
+        "finish_reason": _strings(col["finish_reason"]),
     }
-    for name, values in zip(_ROUTE_ATTRS, routes, strict=True):
-        data[name] = pd.array(_spread(values, has_route, n), dtype=_ROUTE_DTYPES[name])
-    data["error_type"] = pd.array(_spread(etype, is_error, n), dtype=STRING)
-    data["error_message"] = pd.array(_spread(emsg, is_error, n), dtype=STRING)
-    data["http_status"] = pd.array(_spread(ehttp, is_error, n), dtype="Int64")
+    for name in ROUTE_FIELDS:
+        data[name] = _typed(table.routes[name], _ROUTE_DTYPES[name])
+    data["error_type"] = _strings(table.errors["type"])
+    data["error_message"] = _strings(table.errors["message"])
+    data["http_status"] = _ints(table.errors["http_status"])
+    data["actions"] = _strings(table.results["actions"])
     return pd.DataFrame(data, columns=list(RESULT_COLUMNS))
 
 
-def attempts_frame(log: RunLog) -> pd.DataFrame:
+def attempts_frame(log: RunLog | LogTable) -> pd.DataFrame:
     """One row per recorded HTTP attempt, the SDK's own retries included.
 
     `result_row` is the row of the owning result in `results_frame` (same file order), so route
@@ -190,72 +138,40 @@ def attempts_frame(log: RunLog) -> pd.DataFrame:
     `key_fingerprint` are kept as recorded (`<NA>` when the attempt did not record them).
 
     Args:
-        log: The parsed run log.
+        log: The parsed run log (or its table).
     """
-    with _gc_paused():
-        return _attempts_frame(log)
+    with gc_paused():
+        return _attempts_frame(log_table(log))
 
 
-def _attempts_frame(log: RunLog) -> pd.DataFrame:
-    flat = [r for rnd in log.runs for r in rnd]
-    per_result = [r.attempts or () for r in flat]
-    counts = np.fromiter(map(len, per_result), dtype="int64", count=len(per_result))
-    rows = np.repeat(np.arange(len(flat), dtype="int64"), counts)
-    round_of_result = np.array([i for i, rnd in enumerate(log.runs, start=1) for _ in rnd], dtype="int64")
-    task_of_result = np.array([str(r.task_id) for r in flat], dtype=object)
-    flat_attempts = [a for attempts in per_result for a in attempts]
-    (number, started, ended, code, outcome, retry_after, base_url, key_fp) = _columns(
-        flat_attempts, _ATTEMPT_ATTRS
-    )
-    rounds = round_of_result[rows] if len(flat) else rows
-    task_ids = task_of_result[rows] if len(flat) else np.array([], dtype=object)
-    result_row = rows
-    started_at = _times(started)
-    ended_at = _times(ended)
+def _attempts_frame(table: LogTable) -> pd.DataFrame:
+    n = table.n_results
+    counts = np.asarray(table.attempt_counts, dtype="int64")
+    rows = np.repeat(np.arange(n, dtype="int64"), counts)
+    round_of_result = np.repeat(np.arange(1, len(table.round_sizes) + 1, dtype="int64"), table.round_sizes)
+    col = table.attempts
+    task_of_result = np.array([str(t) for t in table.results["task_id"]], dtype=object)
+    task_ids = _strings(task_of_result[rows] if n else np.array([], dtype=object))
+    started_at = _times(col["started_at"])
+    ended_at = _times(col["ended_at"])
     duration = (pd.Series(ended_at) - pd.Series(started_at)).dt.total_seconds() * 1000.0
     data: dict[str, Any] = {
-        "task_id": pd.array(task_ids, dtype=STRING),
-        "round": np.array(rounds, dtype="int64"),
-        "result_row": np.array(result_row, dtype="int64"),
-        "attempt": np.array(number, dtype="int64"),
+        "task_id": task_ids,
+        "round": round_of_result[rows],
+        "result_row": rows,
+        "attempt": np.array(col["attempt"], dtype="int64"),
         "started_at": started_at,
         "ended_at": ended_at,
         "duration_ms": pd.array(duration.to_numpy(dtype="float64", na_value=np.nan), dtype="Float64"),
-        "status_code": pd.array(code, dtype="Int64"),
-        "outcome": pd.array(outcome, dtype=STRING),
-        "retry_after_s": pd.array(retry_after, dtype="Float64"),
-        "base_url": pd.array(base_url, dtype=STRING),
-        "key_fingerprint": pd.array(key_fp, dtype=STRING),
+        "status_code": _ints(col["status_code"]),
+        "outcome": _strings(col["outcome"]),
+        "retry_after_s": _floats(col["retry_after_s"]),
+        "base_url": _strings(col["base_url"]),
+        "key_fingerprint": _strings(col["key_fingerprint"]),
     }
     return pd.DataFrame(data, columns=list(ATTEMPT_COLUMNS))
 
 
-_RESULT_ATTRS: tuple[str, ...] = (
-    "task_id",
-    "status",
-    "answer",
-    "prompt_tokens",
-    "completion_tokens",
-    "total_tokens",
-    "success",
-    "score",
-    "started_at",
-    "finished_at",
-    "latency_ms",
-    "attempts",
-    "route",
-    "error",
-)
-_ATTEMPT_ATTRS: tuple[str, ...] = (
-    "attempt",
-    "started_at",
-    "ended_at",
-    "status_code",
-    "outcome",
-    "retry_after_s",
-    "base_url",
-    "key_fingerprint",
-)
 _ROUTE_DTYPES: dict[str, Any] = {
     "base_url": STRING,
     "key_fingerprint": STRING,
@@ -269,32 +185,61 @@ _ROUTE_DTYPES: dict[str, Any] = {
 }
 
 
-def _columns(objects: list[Any], attrs: tuple[str, ...]) -> list[tuple[Any, ...]]:
-    """Transpose objects into one tuple per attribute.
-
-    `attrgetter` and `zip(*...)` run in C, which is what keeps 100k results fast.
-    """
-    if not objects:
-        return [()] * len(attrs)
-    rows = map(attrgetter(*attrs), objects)
-    if len(attrs) == 1:
-        return [tuple(rows)]
-    return list(zip(*rows, strict=True))
+def _positions(sizes: list[int]) -> np.ndarray:
+    """0-based position of each result within its round."""
+    total = int(sum(sizes))
+    starts = np.repeat(np.cumsum([0, *sizes[:-1]]).astype("int64"), sizes) if sizes else np.zeros(0, "int64")
+    return np.arange(total, dtype="int64") - starts
 
 
-def _spread(values: tuple[Any, ...], present: list[bool], n: int) -> list[Any]:
-    """Values of the objects that exist, put back at their rows; None elsewhere."""
-    if len(values) == n:
-        return list(values)
-    it = iter(values)
-    return [next(it) if p else None for p in present]
+def _typed(values: Sequence[Any], dtype: Any) -> Any:
+    if dtype == "Int64":
+        return _ints(values)
+    if dtype == "Float64":
+        return _floats(values)
+    return _strings(values)
 
 
-def _times(values: tuple[Any, ...]) -> Any:
+def _strings(values: Any) -> Any:
+    """A `STRING` column from text values and None, straight through pyarrow (3x `pd.array`)."""
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    return pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(values, type=pa.large_string())]))
+
+
+def _ints(values: Sequence[Any]) -> Any:
+    """A nullable Int64 column; built through numpy, several times faster than from a list with None."""
+    if None not in values:
+        return pd.array(np.array(values, dtype="int64"), dtype="Int64")
+    mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    data = np.fromiter((0 if v is None else v for v in values), dtype="int64", count=len(values))
+    return pd.arrays.IntegerArray(data, mask)
+
+
+def _floats(values: Sequence[Any]) -> Any:
+    """A nullable Float64 column (NaN never occurs: the loader refuses it)."""
+    if None not in values:
+        return pd.array(np.array(values, dtype="float64"), dtype="Float64")
+    mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
+    data = np.fromiter((0.0 if v is None else v for v in values), dtype="float64", count=len(values))
+    return pd.arrays.FloatingArray(data, mask)
+
+
+def _times(values: Sequence[Any]) -> Any:
     """UTC timestamps (microseconds); naive times are read as UTC, missing ones become NaT.
 
-    `datetime.timestamp()` per value is several times faster than `pd.to_datetime` on objects.
+    Values are datetimes, or (from the fast reader) the file's own text that the model already
+    accepted: text in the plain RFC 3339 shape is parsed by pyarrow in C, the same instant pydantic
+    reads (checked in tests/test_loader_limits.py); any other text goes through the model's type.
     """
+    first = next((v for v in values if v is not None), None)
+    if isinstance(first, str):
+        text = pa.array(values, type=pa.large_string())
+        if pc.all(pc.match_substring_regex(text, _ZONED)).as_py():
+            return _utc(pc.cast(text, pa.timestamp("us", tz="UTC")))
+        if pc.all(pc.match_substring_regex(text, _NAIVE)).as_py():
+            return _utc(pc.assume_timezone(pc.cast(text, pa.timestamp("us")), "UTC"))
+        values = _DATETIMES.validate_python(values)
     nan = float("nan")
     seconds = np.array(
         [nan if d is None else (d if d.tzinfo else d.replace(tzinfo=UTC)).timestamp() for d in values],
@@ -305,3 +250,16 @@ def _times(values: tuple[Any, ...]) -> Any:
     stamps = np.where(missing, 0, micros).astype("int64").view("datetime64[us]")
     stamps[missing] = np.datetime64("NaT")
     return pd.array(pd.DatetimeIndex(stamps).tz_localize("UTC"))
+
+
+def _utc(stamps: pa.Array) -> Any:
+    micros = pc.fill_null(stamps.cast(pa.int64()), 0).to_numpy().view("datetime64[us]").copy()
+    micros[pc.is_null(stamps).to_numpy(zero_copy_only=False)] = np.datetime64("NaT")
+    return pd.array(pd.DatetimeIndex(micros).tz_localize("UTC"))
+
+
+_STAMP = r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d{1,6})?"
+_ZONED = _STAMP + r"(Z|[+-]\d\d:\d\d)$"
+"""Times pydantic and pyarrow both read as the same instant (six fraction digits at most)."""
+_NAIVE = _STAMP + "$"
+_DATETIMES = TypeAdapter(list[datetime | None])

@@ -42,8 +42,13 @@ def check_key_variable(name: str, allowed: Sequence[str] = ()) -> None:
     """
     if name in allowed or KEY_VARIABLE.match(name):
         return
+    if not re.fullmatch(r"[A-Z][A-Z0-9_]{0,63}", name):  # perhaps a pasted key: never echo it
+        raise RouteError(
+            f"the key variable field holds something that is not a variable name (fingerprint "
+            f"{key_fingerprint(name)}); give the name of the variable that holds the key, not the key"
+        )
     raise RouteError(
-        f"key variable {name[:40]!r} does not look like an API key variable (NAME_API_KEY, NAME_KEY or "
+        f"key variable {name!r} does not look like an API key variable (NAME_API_KEY, NAME_KEY or "
         "NAME_TOKEN, in capitals); name one that does"
     )
 

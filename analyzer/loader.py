@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import mmap
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,11 +18,18 @@ from pydantic import ValidationError
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import LogError
+from analyzer.fast_decode import decode_log, refuse_duplicate_keys
+from analyzer.log_table import gc_paused, keep_table
 from analyzer.log_warnings import structural_warnings
 from analyzer.model import RunLog
 
-MAX_LOG_BYTES = 256 * 1024 * 1024
-"""Largest log accepted (the dashboard's upload limit matches it)."""
+MAX_LOG_BYTES = 4 * 1024 * 1024 * 1024
+"""Largest log accepted: 4 GiB, some 4.5 million results (analysing one takes about 2.5x its size
+in memory beside the file itself). The dashboard's upload limit is lower (`MAX_UPLOAD_BYTES`)."""
+
+MAX_UPLOAD_BYTES = 256 * 1024 * 1024
+"""Largest upload the dashboard accepts (`.streamlit/config.toml` says the same): the dashboard keeps
+up to 16 opened logs with their result objects for its per-task views, all in one server process."""
 
 # Parts of a pydantic error location that name a union member, not a place in the file: a type
 # name right after a field name (`task_id`, `str`), or a trajectory step's tag right after its index.
@@ -41,24 +49,14 @@ class LoadedLog:
 def load_path(path: str | os.PathLike[str]) -> LoadedLog:
     """Read a run log from a file.
 
+    Only a regular file is read (a device or a pipe has no end to wait for), and at most one byte
+    more than the size limit, so the limit holds for what is actually read.
+
     Raises:
-        LogError: the file is missing, too large, or not a valid run log.
+        LogError: the file is missing, not a regular file, too large, or not a valid run log.
     """
     p = Path(path)
-    try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise LogError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
-    if p.is_dir():
-        raise LogError(f"{p}: is a folder, not a run log file")
-    _check_size(size, str(p))
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
-    return load_bytes(data, str(p))
+    return load_bytes(_read_regular_file(p), str(p))
 
 
 def load_bytes(data: bytes, source: str = "upload") -> LoadedLog:
@@ -68,17 +66,53 @@ def load_bytes(data: bytes, source: str = "upload") -> LoadedLog:
         LogError: the bytes are not a valid run log.
     """
     _check_size(len(data), source)
+    log = decode_log(data, source) or _read_slowly(data, source)
+    return LoadedLog(log=log, source=source, warnings=structural_warnings(log))
+
+
+def _read_slowly(data: bytes, source: str) -> RunLog:
+    """Validate with pydantic into result objects: the reader every error message comes from."""
     text = _decode(data, source)
     if not text.strip():
         raise LogError(f"{source}: the file is empty")
     try:
-        log = RunLog.model_validate_json(text)
+        with gc_paused():
+            log = RunLog.model_validate_json(text)
     except ValidationError as exc:
         raise LogError(_describe(exc, text, source)) from None
     if not any(log.runs):
         raise LogError(f"{source}: runs: no results at all")
     _reject_non_finite(text, source)
-    return LoadedLog(log=log, source=source, warnings=structural_warnings(log))
+    refuse_duplicate_keys(text, source)
+    return keep_table(log)
+
+
+def _read_regular_file(p: Path) -> bytes:
+    try:
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise LogError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise LogError(f"{p}: is a folder, not a run log file") from None
+    except OSError as exc:
+        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise LogError(f"{p}: is a folder, not a run log file")
+        raise LogError(f"{p}: not a regular file (a device, pipe or socket); save the log to a file first")
+    with os.fdopen(fd, "rb") as fh:
+        _check_size(info.st_size, str(p))
+        try:
+            data = fh.read(MAX_LOG_BYTES + 1)
+        except OSError as exc:
+            raise LogError(f"{p}: cannot read ({exc.strerror})") from None
+    if len(data) > MAX_LOG_BYTES:  # the file grew, or says it is smaller than it is (/proc)
+        raise LogError(
+            f"{p}: over the {MAX_LOG_BYTES // 2**20} MiB limit for a run log (reading stopped there)"
+        )
+    return data
 
 
 def list_logs(folder: str | os.PathLike[str]) -> list[Path]:

@@ -4,45 +4,56 @@ from __future__ import annotations
 
 from collections import Counter
 
+from analyzer.log_table import LogTable, log_table
 from analyzer.model import RunLog
 
 _LIST_AT_MOST = 5
 
 
-def structural_warnings(log: RunLog) -> list[str]:
+def structural_warnings(log: RunLog | LogTable) -> list[str]:
     """Ragged rounds, duplicate tasks, errored results, unknown tokens and misplaced round numbers.
 
-    Results are compared by task id as a string, the same way the metrics align them.
+    Results are compared by task id as a string, the same way the metrics align them. Computed
+    once per table: the loader and the analysis share it.
     """
-    warnings: list[str] = []
-    per_round = [[str(r.task_id) for r in rnd] for rnd in log.runs]
-    all_tasks = _ordered_union(per_round)
+    table = log_table(log)
+    if "warnings" not in table.cache:
+        table.cache["warnings"] = _warnings(table)
+    return list(table.cache["warnings"])
 
-    for number, ids in enumerate(per_round, start=1):
-        present = set(ids)
-        missing = [t for t in all_tasks if t not in present]
-        if missing:
+
+def _warnings(table: LogTable) -> list[str]:
+    warnings: list[str] = []
+    col = table.results
+    ids = [str(t) for t in col["task_id"]]
+    per_round: list[list[str]] = []
+    start = 0
+    for size in table.round_sizes:
+        per_round.append(ids[start : start + size])
+        start += size
+    all_tasks = list(dict.fromkeys(ids))
+
+    for number, round_ids in enumerate(per_round, start=1):
+        present = set(round_ids)
+        if len(present) < len(all_tasks):
+            missing = [t for t in all_tasks if t not in present]
             warnings.append(f"round {number} misses {_tasks(missing)} that other rounds have")
-        twice = [t for t, n in Counter(ids).items() if n > 1]
-        if twice:
+        if len(present) < len(round_ids):
+            twice = [t for t, n in Counter(round_ids).items() if n > 1]
             warnings.append(f"round {number} lists {_tasks(twice)} more than once")
     if len(per_round) > 1:
         first = set(per_round[0])
-        added = [t for t in all_tasks if t not in first]
-        if added:
+        if len(first) < len(all_tasks):
+            added = [t for t in all_tasks if t not in first]
             warnings.append(f"later rounds add {_tasks(added)} that round 1 does not have")
 
-    errored: list[str] = []
-    no_tokens = 0
-    misplaced: list[str] = []
-    for number, rnd in enumerate(log.runs, start=1):
-        for index, r in enumerate(rnd):
-            if r.status == "error" or r.error is not None:
-                errored.append(str(r.task_id))
-            if r.total_tokens is None and (r.prompt_tokens is None or r.completion_tokens is None):
-                no_tokens += 1
-            if r.round is not None and r.round != number:
-                misplaced.append(f"runs[{number - 1}][{index}] says round {r.round}")
+    errored = [t for t, s, e in zip(ids, col["status"], col["error"], strict=True) if s == "error" or e]
+    no_tokens = sum(
+        1
+        for t, p, c in zip(col["total_tokens"], col["prompt_tokens"], col["completion_tokens"], strict=True)
+        if t is None and (p is None or c is None)
+    )
+    misplaced = _misplaced(table)
     if errored:
         n = len(errored)
         warnings.append(
@@ -60,12 +71,18 @@ def structural_warnings(log: RunLog) -> list[str]:
     return warnings
 
 
-def _ordered_union(rounds: list[list[str]]) -> list[str]:
-    seen: dict[str, None] = {}
-    for ids in rounds:
-        for t in ids:
-            seen.setdefault(t, None)
-    return list(seen)
+def _misplaced(table: LogTable) -> list[str]:
+    """`runs[i][j] says round r` for results whose recorded round is not their position's."""
+    out: list[str] = []
+    declared = table.results["round"]
+    start = 0
+    for number, size in enumerate(table.round_sizes, start=1):
+        for index in range(size):
+            r = declared[start + index]
+            if r is not None and r != number:
+                out.append(f"runs[{number - 1}][{index}] says round {r}")
+        start += size
+    return out
 
 
 def _tasks(ids: list[str]) -> str:

@@ -7,10 +7,12 @@ Unknown fields are kept (``extra="allow"``) so a load-save round trip loses noth
 
 from __future__ import annotations
 
+import gc
+import threading
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, Strict
 
 FORMAT_V2 = "altk-runs/2"
 
@@ -37,10 +39,13 @@ MAX_COUNT = 10**12
 """Upper bound for counts (tokens, rounds, retries): a million results at this bound still sum
 inside a 64-bit integer, so no figure overflows."""
 
-NonNegInt = Annotated[int, Field(ge=0, le=MAX_COUNT)]
-NonNegFloat = Annotated[float, Field(ge=0, allow_inf_nan=False)]
-Int64 = Annotated[int, Field(ge=-(2**63), le=2**63 - 1)]
-HttpStatus = Annotated[int, Field(ge=0, le=999)]
+# Numbers are strict: `true`, `"12"` and `12.5` are not counts, and `true` is not a temperature.
+# (Pydantic's lax mode would read `true` as 1 and `"12"` as 12, silently.)
+NonNegInt = Annotated[int, Strict(), Field(ge=0, le=MAX_COUNT)]
+NonNegFloat = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
+Number = Annotated[float, Strict(), Field(allow_inf_nan=False)]
+Int64 = Annotated[int, Strict(), Field(ge=-(2**63), le=2**63 - 1)]
+HttpStatus = Annotated[int, Strict(), Field(ge=0, le=999)]
 
 
 class _Record(BaseModel):
@@ -62,7 +67,7 @@ class Summary(_Record):
     """Number of rounds the script says it ran."""
     task_count: NonNegInt | None = None
     """Number of tasks the script says it ran."""
-    consistency_gap_pp: float | None = None
+    consistency_gap_pp: Number | None = None
     """The answer consistency gap in percentage points, as the script computed it."""
     total_tokens: NonNegInt | None = None
     """Total tokens over all results, as the script computed it."""
@@ -81,9 +86,9 @@ class Route(_Record):
     """One-way fingerprint of the key, e.g. `sha256:0123456789ab`; never the key."""
     model: str | None = None
     """Model requested."""
-    temperature: float | None = None
+    temperature: Number | None = None
     """Sampling temperature sent."""
-    top_p: float | None = None
+    top_p: Number | None = None
     """Nucleus sampling parameter sent."""
     seed: Int64 | None = None
     """Seed sent."""
@@ -169,7 +174,7 @@ class Result(_Record):
     """Completion tokens; null when unknown."""
     total_tokens: NonNegInt | None = None
     """Total tokens; null when unknown."""
-    round: Annotated[int, Field(ge=1, le=MAX_COUNT)] | None = None
+    round: Annotated[int, Strict(), Field(ge=1, le=MAX_COUNT)] | None = None
     """1-based round number (format 2); the result's position in `runs` decides its round."""
     status: ResultStatus = "ok"
     """`ok` or `error`."""
@@ -179,7 +184,7 @@ class Result(_Record):
     """Ground truth, where the task has it."""
     success: bool | None = None
     """Whether the answer was graded correct."""
-    score: Annotated[float, Field(allow_inf_nan=False)] | None = None
+    score: Number | None = None
     """Graded score, compared with a threshold when `success` is absent."""
     started_at: datetime | None = None
     """When work on the result began (UTC)."""
@@ -233,8 +238,49 @@ class RunLog(_Record):
     """Task definitions that were run."""
     summary: Summary | None = None
     """The writer's own figures: a claim, recomputed and checked on load."""
+    rerun_of: dict[str, Any] | None = None
+    """For a re-run: the parent, the selection, the parent's route settings and what differs from them."""
+    simulator_scenario: dict[str, Any] | None = None
+    """The built-in simulator's scenario when it served the run, so a re-run can replay it."""
+    imported_from: dict[str, Any] | None = None
+    """For a log imported from another tool: its format and version, the importer, the file, warnings."""
     runs: list[list[Result]]
     """Round-major results: one list per round."""
+
+    _deferred_json: bytes | None = PrivateAttr(None)
+    """A fast load's validated file, from which `runs` is built on first use (see `deferred`)."""
+    _table: Any = PrivateAttr(None)
+    """A fast load's columns (`analyzer.frames.LogTable`), so analysis needs no result objects."""
+
+    @classmethod
+    def deferred(cls, header: RunLog, raw: bytes, table: Any) -> RunLog:
+        """A log whose result objects are built from `raw` only when something asks for `runs`.
+
+        `header` holds every other field (its `runs` is ignored); `raw` must be a log that already
+        validated, and `table` its columns. Analysis reads the columns, so a million results never
+        become a million objects unless a caller walks them. Everything else (equality, dumps,
+        copies) sees the full log.
+        """
+        fields = {k: v for k, v in header.__dict__.items() if k != "runs"}
+        log = cls.model_construct(_fields_set={*header.model_fields_set, "runs"}, **fields)
+        log._deferred_json = raw
+        log._table = table
+        return log
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in _BUILD_ON_ACCESS:
+            private = object.__getattribute__(self, "__pydantic_private__")
+            if private and private.get("_deferred_json") is not None:
+                _build_runs(self, private)
+        return super().__getattribute__(name)
+
+    def __eq__(self, other: object) -> bool:
+        """Same fields and unknown fields; what a fast load keeps aside is not part of the log."""
+        if not isinstance(other, RunLog):
+            return NotImplemented
+        return self.__dict__ == other.__dict__ and self.__pydantic_extra__ == other.__pydantic_extra__
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def version(self) -> int:
@@ -248,3 +294,30 @@ class RunLog(_Record):
     def results(self) -> list[tuple[int, Result]]:
         """Every result with its 1-based round, in file order."""
         return [(i + 1, r) for i, rnd in enumerate(self.runs) for r in rnd]
+
+
+_BUILD_ON_ACCESS = frozenset({"runs", "__dict__"})
+"""Attribute reads that need a deferred log's result objects (`__dict__` covers dumps and copies)."""
+
+
+_BUILD_LOCK = threading.Lock()
+"""Dashboard sessions run in threads: one builds a deferred log's results, the others wait for it."""
+
+
+def _build_runs(log: RunLog, private: dict[str, Any]) -> None:
+    """Validate a deferred log's file into result objects, once, with the collector paused."""
+    with _BUILD_LOCK:
+        raw = private.get("_deferred_json")
+        if raw is None:  # another thread built them while this one waited
+            return
+        was_enabled = gc.isenabled()
+        gc.disable()
+        try:
+            full = RunLog.model_validate_json(raw)
+        finally:
+            if was_enabled:
+                gc.enable()
+        object.__setattr__(log, "__dict__", full.__dict__)
+        object.__setattr__(log, "__pydantic_fields_set__", full.__pydantic_fields_set__)
+        object.__setattr__(log, "__pydantic_extra__", full.__pydantic_extra__)
+        private["_deferred_json"] = None

@@ -9,7 +9,7 @@ import hashlib
 from pathlib import Path
 
 from analyzer.atomic import write_text_atomic
-from analyzer.loader import load_bytes
+from analyzer.importers import load_any_bytes, native_text
 from analyzer.taskfile import load_tasks_bytes
 
 TASK_UPLOADS = Path(".rerunlens") / "tasks"
@@ -38,13 +38,16 @@ def store_task_upload(runs_dir: Path, name: str, content: bytes) -> Path:
 def store_log_upload(runs_dir: Path, name: str, content: bytes) -> Path:
     """Keep an uploaded log in the runs folder under a free name (an existing file is never replaced).
 
+    Another tool's log (an Inspect `.eval`, a tau-bench list) is kept as the format-2 log it imports to.
+
     Raises:
         LogError: the file is not a run log (nothing is written).
     """
-    load_bytes(content, name)
-    stem = _safe_stem(Path(name).name.removesuffix(".json"), 200)
+    loaded = load_any_bytes(content, name)
+    foreign = loaded.log.imported_from is not None
+    stem = _safe_stem(Path(name).stem if foreign else Path(name).name.removesuffix(".json"), 200)
     target, n = runs_dir / f"{stem}.json", 2
     while target.exists():
         target, n = runs_dir / f"{stem}-upload-{n}.json", n + 1
-    write_text_atomic(target, content.decode("utf-8-sig"))
+    write_text_atomic(target, native_text(loaded.log) if foreign else content.decode("utf-8-sig"))
     return target

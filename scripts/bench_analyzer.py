@@ -1,24 +1,37 @@
-"""Benchmark: load + full analysis of large logs, side by side with a bare `json.load` of the same file.
+"""Benchmark: load + full analysis of large logs, each figure beside a baseline measured in the same run.
 
-The machine is shared and noisy, so every figure is printed next to a baseline measured in the same
-run; read the ratios. Each measurement runs in a fresh subprocess so peak memory (max RSS) is its own.
+The machine is shared and noisy, so read the ratios: every size is measured against a bare
+`json.load` process on the same file, right before it. Each measurement runs in a fresh subprocess,
+so peak memory (max RSS) is its own. The growth exponent is fitted (least squares on logs) over the
+sizes measured, for our figures and for `json.load`'s alike. Start-up is measured as whole
+processes against a bare `python -c pass`.
 
-Targets (2 cores): load+analysis of 10k results within 3x a bare json.load; 100k results analysed
-in under 10 s and under 1 GB.
+Targets (issue 12, 2 cores): 100k results within 2x `json.load`'s time and 1.5x its memory; 10k
+within 3x; 1M (about 0.9 GB) within 3x time and 2x memory; growth exponent at most 1.05;
+`rerunlens analyze` of a shipped sample within 0.6 s (and `rerunlens --help` within 0.1 s).
 
-Usage: python scripts/bench_analyzer.py [--tasks 1000 10000] [--rounds 10] [--repeat 3]
+Sizes from --big-from results up are run once (not best of --repeat): a 1M run takes a minute.
+Generated logs are kept in --cache when given, so a second run does not rebuild them.
+
+Usage: python scripts/bench_analyzer.py [--tasks 1000 10000 30000 100000] [--rounds 10] [--repeat 3]
+                                         [--cache DIR] [--key fuzzy]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import random
 import subprocess
 import sys
 import tempfile
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
 
 BARE = """
 import json, resource, sys, time
@@ -36,13 +49,12 @@ from analyzer.loader import load_path
 t0 = time.perf_counter()
 loaded = load_path(sys.argv[1])
 t1 = time.perf_counter()
-analysis = analyze(loaded.log, sys.argv[2])
-analysis.report()
+analyze(loaded.log, sys.argv[2]).report()
 t2 = time.perf_counter()
+rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # before the warm run below
 analyze(loaded.log, sys.argv[2]).report()  # again, warm: what a long-running dashboard pays
 t3 = time.perf_counter()
-print(json.dumps({"load": t1 - t0, "analyze": t2 - t1, "seconds": t2 - t0, "warm": t3 - t2,
-                  "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(json.dumps({"load": t1 - t0, "analyze": t2 - t1, "seconds": t2 - t0, "warm": t3 - t2, "rss_mb": rss}))
 """
 
 IMPORTS = """
@@ -52,6 +64,8 @@ import analyzer.analysis, analyzer.loader
 print(json.dumps({"seconds": time.perf_counter() - t,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
+
+SAMPLE = ROOT / "sample_runs" / "A_baseline.altk_runs.json"
 
 
 def make_log(tasks: int, rounds: int, seed: int = 7) -> dict:
@@ -121,7 +135,9 @@ def make_log(tasks: int, rounds: int, seed: int = 7) -> dict:
 
 
 def measure(script: str, *args: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", script, *args], check=True, capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, "-c", script, *args], check=True, capture_output=True, text=True, cwd=ROOT
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -130,39 +146,100 @@ def best(script: str, repeat: int, *args: str) -> dict:
     return min(runs, key=lambda r: r["seconds"])
 
 
+def wall(argv: list[str], repeat: int) -> float:
+    """Best wall time of a whole process, start-up included."""
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run(argv, check=True, capture_output=True, cwd=ROOT)
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def exponent(sizes: list[int], seconds: list[float]) -> float:
+    """Least-squares slope of log(seconds) against log(size): 1.0 is linear growth."""
+    xs, ys = [math.log(s) for s in sizes], [math.log(t) for t in seconds]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
+
+
+def log_file(folder: Path, tasks: int, rounds: int) -> Path:
+    path = folder / f"bench_{tasks}x{rounds}.json"
+    if not path.exists():
+        tmp = path.with_suffix(".tmp")
+        with tmp.open("w") as fh:
+            json.dump(make_log(tasks, rounds), fh)
+        tmp.replace(path)
+    return path
+
+
+def startup(repeat: int) -> None:
+    python = [sys.executable, "-c", "pass"]
+    cli = [sys.executable, "-m", "analyzer.cli"]
+    bare = wall(python, repeat)
+    sample = wall([*cli, "analyze", "--json", str(SAMPLE)], repeat)
+    helped = wall([*cli, "--help"], repeat)
+    print(f"start-up, whole processes, best of {repeat}; baseline `python -c pass` {bare:.3f} s")
+    print(f"  rerunlens analyze --json {SAMPLE.name} ({SAMPLE.stat().st_size // 1024} KB): {sample:.3f} s")
+    print(f"  rerunlens --help: {helped:.3f} s")
+    imports = best(IMPORTS, repeat)
+    print(
+        f"  import of analyzer.analysis + loader: {imports['seconds']:.3f} s, {imports['rss_mb']:.0f} MB RSS"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--tasks", type=int, nargs="+", default=[1000, 10000])
+    parser.add_argument("--tasks", type=int, nargs="+", default=[1000, 10000, 30000, 100000])
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=3, help="runs per figure; the fastest is kept")
+    parser.add_argument("--big-from", type=int, default=300_000, help="results from which a size runs once")
     parser.add_argument("--key", default="fuzzy", choices=["exact", "normalized", "fuzzy"])
+    parser.add_argument("--cache", type=Path, help="folder to keep the generated logs in between runs")
     args = parser.parse_args()
 
-    imports = best(IMPORTS, args.repeat)
+    print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    startup(args.repeat)
+    print(f"\nload + full analysis, answer key {args.key}; in-process after imports; each row against")
+    print("a bare `json.load` process on the same file, measured right before it")
     print(
-        f"import of analyzer (not counted below): {imports['seconds']:.2f} s, {imports['rss_mb']:.0f} MB RSS"
+        f"{'results':>9} {'file MB':>8} {'runs':>4} {'json.load s':>11} {'ours s':>7} {'ratio':>6} "
+        f"{'load s':>7} {'analyze s':>9} {'warm s':>7} {'json MB':>8} {'ours MB':>8} {'mem ratio':>9}"
     )
-    header = (
-        f"{'results':>8} {'file MB':>8} {'json.load s':>12} {'load s':>8} {'analyze s':>10} "
-        f"{'total s':>8} {'ratio':>6} {'warm analyze s':>15} {'json RSS MB':>12} {'our RSS MB':>11}"
-    )
-    print(f"answer key: {args.key}; best of {args.repeat}")
-    print(header)
+    sizes: list[int] = []
+    bare_times: list[float] = []
+    our_times: list[float] = []
     with tempfile.TemporaryDirectory() as tmp:
+        folder = args.cache or Path(tmp)
+        folder.mkdir(parents=True, exist_ok=True)
         for tasks in args.tasks:
-            path = Path(tmp) / f"bench_{tasks}x{args.rounds}.json"
-            path.write_text(json.dumps(make_log(tasks, args.rounds)))
-            bare = best(BARE, args.repeat, str(path))
-            full = best(FULL, args.repeat, str(path), args.key)
+            results = tasks * args.rounds
+            repeat = 1 if results >= args.big_from else args.repeat
+            path = log_file(folder, tasks, args.rounds)
+            bare = best(BARE, repeat, str(path))
+            full = best(FULL, repeat, str(path), args.key)
+            sizes.append(results)
+            bare_times.append(bare["seconds"])
+            our_times.append(full["seconds"])
             print(
-                f"{tasks * args.rounds:>8} {path.stat().st_size / 2**20:>8.1f} {bare['seconds']:>12.3f} "
-                f"{full['load']:>8.3f} {full['analyze']:>10.3f} {full['seconds']:>8.3f} "
-                f"{full['seconds'] / bare['seconds']:>5.1f}x {full['warm']:>15.3f} "
-                f"{bare['rss_mb']:>12.0f} {full['rss_mb']:>11.0f}"
+                f"{results:>9,} {path.stat().st_size / 2**20:>8.1f} {repeat:>4} {bare['seconds']:>11.3f} "
+                f"{full['seconds']:>7.3f} {full['seconds'] / bare['seconds']:>5.2f}x {full['load']:>7.3f} "
+                f"{full['analyze']:>9.3f} {full['warm']:>7.3f} {bare['rss_mb']:>8.0f} {full['rss_mb']:>8.0f} "
+                f"{full['rss_mb'] / bare['rss_mb']:>8.2f}x",
+                flush=True,
             )
-    print("targets: ratio <= 3x at 10k results; 100k results < 10 s and < 1024 MB")
+    if len(sizes) > 1:
+        print(
+            f"growth exponent over {', '.join(f'{s:,}' for s in sizes)} results: ours "
+            f"{exponent(sizes, our_times):.3f}, json.load {exponent(sizes, bare_times):.3f}"
+        )
+    print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+    print(
+        "targets: 10k <= 3x; 100k <= 2x time and <= 1.5x memory; 1M <= 3x time and <= 2x memory; "
+        "exponent <= 1.05; sample analyze <= 0.6 s; --help <= 0.1 s"
+    )
 
 
 if __name__ == "__main__":

@@ -1,12 +1,12 @@
 """`.streamlit/config.toml`: local only, XSRF on, no usage statistics, no tracebacks on the page, and
-an upload limit equal to the analyzer's own limit for a log."""
+an upload limit equal to the analyzer's limit for an upload (`MAX_UPLOAD_BYTES`)."""
 
 from __future__ import annotations
 
 import tomllib
 from pathlib import Path
 
-from analyzer.loader import MAX_LOG_BYTES
+from analyzer.loader import MAX_UPLOAD_BYTES
 
 CONFIG = Path(__file__).resolve().parents[1] / ".streamlit" / "config.toml"
 
@@ -21,7 +21,7 @@ def test_config_is_safe_by_default() -> None:
 
 def test_upload_limit_matches_the_loader() -> None:
     config = tomllib.loads(CONFIG.read_text(encoding="utf-8"))
-    assert config["server"]["maxUploadSize"] * 2**20 == MAX_LOG_BYTES
+    assert config["server"]["maxUploadSize"] * 2**20 == MAX_UPLOAD_BYTES
 
 
 def test_both_themes_are_defined() -> None:

@@ -36,6 +36,14 @@ BAD_CASES = {
     "huge_tokens.json": "runs[0][0].total_tokens: too large (got 100000000000000000000000",
     "nan_in_untyped_field.json": "not valid JSON: NaN is not a number JSON allows",
     "error_message_not_text.json": "runs[0][0].error.message: Input should be a valid string (got 5)",
+    # counts are exact integers and booleans are never numbers, in every mode (issue 15, item 9)
+    "bool_tokens.json": "runs[0][0].total_tokens: Input should be a valid integer (got true)",
+    "string_tokens.json": "runs[0][0].prompt_tokens: Input should be a valid integer (got '12')",
+    "yes_tokens.json": "runs[0][0].completion_tokens: Input should be a valid integer (got 'yes')",
+    "bool_temperature.json": "runs[0][0].route.temperature: Input should be a valid number (got true)",
+    # a repeated key would silently replace the first (the answer gap went from 100 to 0)
+    "duplicate_runs_key.json": 'duplicate key "runs" at line 2 column 9',
+    "duplicate_answer_key.json": 'duplicate key "answer" at line 1 column 54',
 }
 
 

@@ -12,7 +12,7 @@ from analyzer.atomic import write_text_atomic
 from analyzer.compare import compare as compare_groups
 from analyzer.errors import RerunLensError
 from analyzer.export import flagged_task_file, missing_prompts, tasks_csv
-from analyzer.loader import load_path
+from analyzer.importers import import_to_file, load_any
 from analyzer.model import RunLog
 from analyzer.report_text import render_comparison, render_report
 from analyzer.taskfile import load_tasks
@@ -20,7 +20,7 @@ from analyzer.taskfile import load_tasks
 
 def analyze(args: argparse.Namespace) -> int:
     """`rerunlens analyze`: the report, or one JSON object; exit 1 above `--fail-above`."""
-    analysis = analyze_log(load_path(args.file).log, args.key)
+    analysis = analyze_log(load_any(args.file).log, args.key)
     if args.json:
         report = analysis.report()
         report["source"] = str(args.file)
@@ -42,7 +42,7 @@ def compare(args: argparse.Namespace) -> int:
         raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
     groups = []
     for i, path in enumerate(args.files):
-        log = load_path(path).log
+        log = load_any(path).log
         label = args.label[i] if args.label else log.display_label(Path(path).name)
         groups.append((label, analyze_log(log, args.key)))
     comparison = compare_groups(groups)
@@ -61,7 +61,7 @@ def export(args: argparse.Namespace) -> int:
     """`rerunlens export`: the flagged tasks as a task file and/or the per-task table as CSV."""
     if not args.flagged and not args.csv:
         raise RerunLensError("export needs --flagged OUT.json and/or --csv OUT.csv")
-    analysis = analyze_log(load_path(args.file).log, args.key)
+    analysis = analyze_log(load_any(args.file).log, args.key)
     if args.flagged:
         entries = flagged_task_file(analysis, load_tasks(args.tasks) if args.tasks else None)
         write_text_atomic(args.flagged, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
@@ -76,6 +76,12 @@ def export(args: argparse.Namespace) -> int:
     if args.csv:
         write_text_atomic(args.csv, tasks_csv(analysis))
         print(f"wrote {len(analysis.tasks)} task row(s) to {args.csv}")
+    return 0
+
+
+def import_log(args: argparse.Namespace) -> int:
+    """`rerunlens import`: another tool's log written as a format-2 log, with its provenance."""
+    print(f"wrote {import_to_file(args.src, args.out)}")
     return 0
 
 

@@ -16,9 +16,12 @@ from analyzer.answer_keys import ANSWER_KEYS
 
 LOG_COMMANDS = "analyzer.cli.log_commands"
 RUN_COMMANDS = "analyzer.cli.run_commands"
+CODING_TOOL_COMMANDS = "analyzer.cli.route_commands"
+CODING_TOOLS = ("claude-code", "codex", "cc-switch")
+"""`route export --for` choices (analyzer.coding_tools.TOOLS, not imported: it loads the profile)."""
 
 
-ROUTE_COMMANDS = ("run", "rerun", "check")
+ROUTE_COMMANDS = ("run", "rerun", "check", "route")
 """Commands that take route flags."""
 
 
@@ -37,11 +40,13 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     _add_analyze(sub)
     _add_compare(sub)
     _add_export(sub)
+    _add_import(sub)
     _add_schema(sub)
     for name, add in (("run", _add_run), ("rerun", _add_rerun), ("check", _add_check)):
         add(sub, with_route_flags in (None, name))
     _add_simulate(sub)
     _add_dashboard(sub)
+    _add_route(sub, with_route_flags in (None, "route"))
     return parser
 
 
@@ -66,7 +71,7 @@ def add_command(
 
 
 def add_answer_key_option(p: argparse.ArgumentParser) -> None:
-    """The shared `--key exact|normalized|fuzzy` option."""
+    """The shared `--key` option (every answer key in `ANSWER_KEYS`)."""
     p.add_argument(
         "--key",
         choices=ANSWER_KEYS,
@@ -107,7 +112,7 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
         "rerunlens analyze sample_runs/format1_plain_script.json --key normalized --fail-above 20",
         f"{LOG_COMMANDS}:analyze",
     )
-    p.add_argument("file", help="run log (altk_runs.json)")
+    p.add_argument("file", help="run log (altk_runs.json, or another tool's log: see rerunlens import)")
     add_answer_key_option(p)
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
     p.add_argument(
@@ -145,6 +150,24 @@ def _add_export(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--csv", metavar="OUT.csv", help="write the per-task table")
     p.add_argument("--tasks", metavar="TASKS.json", help="take prompts from this task file (format-1 logs)")
     add_answer_key_option(p)
+
+
+def _add_import(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "import",
+        "Write another tool's log (Inspect AI, tau-bench, tau2-bench, promptfoo) as a format-2 run log. "
+        "analyze and compare read those files directly too; the format is recognised from the content.",
+        [
+            "rerunlens import logs/2026-11-30_task.eval -o runs/inspect.altk_runs.json",
+            "rerunlens import tau2/results.json",
+        ],
+        f"{LOG_COMMANDS}:import_log",
+    )
+    p.add_argument("src", help="the other tool's log (a file, or a tau2-bench results.json)")
+    p.add_argument(
+        "-o", "--out", help="where to write (default: SRC's name with .altk_runs.json; never overwritten)"
+    )
 
 
 def _add_schema(sub: argparse._SubParsersAction) -> None:
@@ -289,3 +312,57 @@ def _add_dashboard(sub: argparse._SubParsersAction) -> None:
         "there unless RERUNLENS_ALLOW_REMOTE_RUNS=1)",
     )
     p.add_argument("--print-command", action="store_true", help="print the streamlit command, do not run it")
+
+
+def _add_route(sub: argparse._SubParsersAction, route: bool) -> None:
+    p = add_command(
+        sub,
+        "route",
+        "Point Claude Code, Codex or CC Switch at the benchmark's pinned route, and check their settings.",
+        [
+            "rerunlens route export --for codex --base-url https://gw.example.com/v1",
+            "rerunlens route doctor --env",
+        ],
+        f"{CODING_TOOL_COMMANDS}:export",
+    )
+    actions = p.add_subparsers(title="actions", metavar="ACTION", required=True)
+    e = add_command(
+        actions,
+        "export",
+        "Print (or merge into --out) the settings one coding tool needs for the route; never the key. "
+        "A base URL that fails the lint is refused.",
+        [
+            "rerunlens route export --for claude-code --base-url https://gw.example.com/v1 --model gw-coder",
+            "rerunlens route export --for codex --profile route.toml --key-env CODEX_KEY --out config.toml",
+        ],
+        f"{CODING_TOOL_COMMANDS}:export",
+    )
+    e.add_argument("--for", dest="tool", required=True, choices=CODING_TOOLS, help="the coding tool")
+    e.add_argument("--out", metavar="FILE", help="merge into this settings file, keeping its other settings")
+    e.add_argument("--force", action="store_true", help="with --out: replace keys the file sets otherwise")
+    _add_benchmark_key_env(e)
+    if route:
+        add_route_flags(e, repeat=False)
+    d = add_command(
+        actions,
+        "doctor",
+        "Report the classic mistakes in the coding tools' settings (default: ~/.claude/settings.json and "
+        "~/.codex/config.toml) with file, key and fix; exit 1 when there is any. Keys only as fingerprints.",
+        ["rerunlens route doctor", "rerunlens route doctor --codex-config ./config.toml --env"],
+        f"{CODING_TOOL_COMMANDS}:doctor",
+    )
+    d.add_argument("--claude-settings", metavar="FILE", help="Claude Code's settings.json")
+    d.add_argument("--codex-config", metavar="FILE", help="Codex's config.toml")
+    d.add_argument("--cc-switch", metavar="FILE", help="a CC Switch provider JSON")
+    d.add_argument("--env", action="store_true", help="also check base URLs and keys in the environment")
+    _add_benchmark_key_env(d)
+
+
+def _add_benchmark_key_env(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--benchmark-key-env",
+        metavar="NAME",
+        default="OPENAI_API_KEY",
+        help="the variable the benchmark reads its key from; a coding tool using it too is reported "
+        "(default OPENAI_API_KEY)",
+    )

@@ -17,7 +17,7 @@ from analyzer.cli.route_args import (
 )
 from analyzer.dashboard_exposure import dashboard_command
 from analyzer.errors import RerunLensError, TaskFileError
-from analyzer.loader import load_path
+from analyzer.importers import load_any
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (
@@ -75,7 +75,7 @@ def run(args: argparse.Namespace) -> int:
 
 def rerun(args: argparse.Namespace) -> int:
     """`rerunlens rerun`: the chosen tasks of a log on a pinned route, then before/after."""
-    parent = load_path(args.log).log
+    parent = load_any(args.log).log
     only: str | list[str] = args.only[0] if args.only in (["flagged"], ["inconsistent"]) else args.only
     out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))
     again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]

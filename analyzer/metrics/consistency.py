@@ -73,7 +73,9 @@ def task_consistency(results: pd.DataFrame) -> pd.DataFrame:
     n_clusters = np.bincount(pair_task, minlength=n_tasks)
     largest = np.zeros(n_tasks, dtype="int64")
     np.maximum.at(largest, pair_task, size)
-    n = n_ok.astype("float64")
+    # answers that have a key: the same as n_ok for text keys; fewer for `actions`, whose results
+    # without a recorded trajectory have no key and so are not measured
+    n = per_task_count(tasks, n_tasks, clustered).astype("float64")
     p = size / np.maximum(n[pair_task], 1.0)
     plogp = np.bincount(pair_task, weights=p * np.log2(p), minlength=n_tasks)
     with np.errstate(divide="ignore", invalid="ignore"):

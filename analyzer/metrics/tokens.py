@@ -59,8 +59,10 @@ def task_tokens(results: pd.DataFrame) -> pd.DataFrame:
     order, tasks = task_codes(results)
     n_tasks = len(order)
     x = results["total_tokens"].to_numpy(dtype="float64", na_value=np.nan)
-    known = per_task_count(tasks, n_tasks, ~np.isnan(x))
-    total = per_task_sum(tasks, x, n_tasks)
+    is_known = ~np.isnan(x)
+    known = per_task_count(tasks, n_tasks, is_known)
+    total = np.zeros(n_tasks, dtype="int64")  # exact: a float64 sum drifts past 2**53 tokens
+    np.add.at(total, tasks[is_known], results["total_tokens"].to_numpy(dtype="int64", na_value=0)[is_known])
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = np.where(known > 0, total / np.maximum(known, 1), np.nan)
         squares = per_task_sum(tasks, (x - mean[tasks]) ** 2, n_tasks)
@@ -68,7 +70,7 @@ def task_tokens(results: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(
         {
             "task_id": order,
-            "tokens_total": pd.array(np.where(known > 0, total, np.nan), dtype="Float64").astype("Int64"),
+            "tokens_total": pd.arrays.IntegerArray(total, known == 0),
             "tokens_mean": pd.array(mean, dtype="Float64"),
             "tokens_std": pd.array(std, dtype="Float64"),
             "tokens_known": known,

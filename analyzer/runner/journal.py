@@ -42,6 +42,9 @@ class JournalState:
     """Finished results by (task id as string, round)."""
 
 
+MAX_ROUNDS = 1000
+"""Most rounds a journal header may claim: what a route profile allows (`RouteProfile.rounds`)."""
+
 HEADER_FIELDS = ("run_id", "created_at", "rounds", "tasks")
 """What a header must hold for a run to resume."""
 
@@ -104,6 +107,8 @@ def _checked_header(entry: dict[str, Any], damaged: Any) -> dict[str, Any]:
     rounds = entry["rounds"]
     if not isinstance(rounds, int) or isinstance(rounds, bool) or rounds < 1:
         raise damaged(f"the header's rounds is {rounds!r}, not a positive integer")
+    if rounds > MAX_ROUNDS:  # a tampered header must not make a resume plan a billion rounds
+        raise damaged(f"the header's rounds is {rounds}, over the {MAX_ROUNDS} a run can have")
     if not isinstance(entry["run_id"], str) or not entry["run_id"]:
         raise damaged("the header's run_id is not a string")
     try:

@@ -119,8 +119,7 @@ def require_same_provider(log: RunLog, profile: RouteProfile, allow_simulator: b
 
 def recorded_scenario(log: RunLog) -> dict[str, Any] | None:
     """The `simulator_scenario` a simulator-made log carries (written by `run_plan`), as data."""
-    recorded = (log.model_extra or {}).get("simulator_scenario")
-    return recorded if isinstance(recorded, dict) else None
+    return log.simulator_scenario
 
 
 def parent_scenario(log: RunLog) -> Scenario | None:

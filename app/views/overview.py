@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, fmt
+from app import charts, data, fmt, trajectory_panel
 
 TASKS_VIEW = "views/tasks.py"
 
@@ -84,6 +84,8 @@ def render(selection: data.Selection | None = None) -> None:
             }
         )
         st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
+
+    trajectory_panel.overview_section(group)
 
     st.subheader("Downloads")
     fmt.downloads(group, "overview", report=True)

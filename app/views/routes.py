@@ -7,6 +7,7 @@ import streamlit as st
 
 from analyzer.url_lint import lint_base_url
 from app import data, fmt
+from app.widgets import coding_tools
 
 SPLIT_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
@@ -75,6 +76,7 @@ def render(selection: data.Selection | None = None) -> None:
         "Drifted or retried (the route may explain it)",
     )
     _split(right, analysis.tasks, route.inconsistent_clean, "Clean route (the model itself varies)")
+    coding_tools.render(group.loaded.log)
 
 
 def _lint(routes: pd.DataFrame) -> None:

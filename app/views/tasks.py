@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, fmt
+from app import charts, data, fmt, trajectory_panel
 
 FLAGGED = "tasks.flagged"
 SEARCH = "tasks.search"
@@ -187,6 +187,7 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
         column_config=ROUND_CONFIG,
         key="tasks.rounds",
     )
+    trajectory_panel.task_section(group, task_id)
     _trajectory(group, task_id)
 
 
