@@ -171,13 +171,6 @@ def upload_sources(names: list[str]) -> list[str]:
     return out
 
 
-def upload_for(source: str) -> Any | None:
-    """The uploaded file behind an upload source (see `upload_sources`), or None."""
-    uploads = list(st.session_state.get(UPLOADS) or [])
-    sources = upload_sources([u.name for u in uploads])
-    return next((u for u, s in zip(uploads, sources, strict=True) if s == source), None)
-
-
 def current() -> Selection:
     """Open every picked log (cached) and return the selection; reads session state only."""
     folder = runs_dir()

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fake_keys import FAKE_KEY
@@ -91,6 +92,36 @@ def test_a_redirect_to_another_host_never_delivers_the_key_and_unpins_the_route(
     assert head.retries.by_outcome == {"redirect": 4, "ok": 4}
     assert head.route.verdict.startswith("Route not pinned")
     _files_clean(tmp_path)
+
+
+def _agent_with_own_headers(task: TaskSpec, client: Any, route: RouteProfile) -> str:
+    """A team's executor that adds its own credential headers (as an Azure-style agent would)."""
+    headers = {"api-key": FAKE_KEY, "x-trace": f"caller={base64.b64encode(FAKE_KEY.encode()).decode()}"}
+    reply = client.chat.completions.create(
+        model=route.model, messages=[{"role": "user", "content": task.prompt}], extra_headers=headers
+    )
+    return str(reply.choices[0].message.content)
+
+
+def test_an_executors_own_credential_headers_stay_home_too(tmp_path: Path) -> None:
+    with (
+        HostileEndpoint(lambda got: completion("OK")) as other,
+        HostileEndpoint(_redirect_to(other)) as route,
+    ):
+        profile = RouteProfile(base_url=route.base_url, max_retries=0)
+        run_tasks(
+            TASKS[:1],
+            profile,
+            tmp_path / "r.json",
+            rounds=1,
+            api_key=FAKE_KEY,
+            executor=_agent_with_own_headers,
+        )
+    (home,) = route.received
+    assert home.headers.get("api-key") == FAKE_KEY and "x-trace" in home.headers
+    (away,) = other.received
+    assert {"api-key", "x-trace", "authorization"}.isdisjoint(k.lower() for k in away.headers)
+    _no_key(other.seen())
 
 
 def test_a_same_host_redirect_keeps_the_key_and_is_recorded() -> None:

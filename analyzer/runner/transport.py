@@ -184,7 +184,7 @@ class RecordingTransport(httpx2.BaseTransport):
         rec = _current.get()
         home = self._origin is not None and origin_of(str(request.url)) == self._origin
         key = self._keys.pick(rec) if home else ""
-        self._set_key(request, key)
+        self._set_key(request, key, home)
         if rec is not None:
             request.headers[SEQ_HEADER] = str(rec.seq)
         request.headers["Accept-Encoding"] = "identity"  # the body is read (and scrubbed) here
@@ -215,10 +215,14 @@ class RecordingTransport(httpx2.BaseTransport):
                 _peek(rec, body)
         return clean
 
-    def _set_key(self, request: httpx2.Request, key: str) -> None:
-        """The key on the request, or no credential at all (nor one the SDK or an executor put there)."""
+    def _set_key(self, request: httpx2.Request, key: str, home: bool) -> None:
+        """The key on a request to the route's origin; elsewhere no credential at all (nor a header the
+        SDK or an executor set that holds a key)."""
         if key:
             request.headers["Authorization"] = f"Bearer {key}"
+            return
+        if home:  # no key configured: no bearer token either, as before
+            request.headers.pop("Authorization", None)
             return
         secrets = self._keys.secrets()
         for name in list(request.headers.keys()):
