@@ -14,6 +14,8 @@ from pydantic import BaseModel
 from analyzer.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
 from analyzer.frames import attempts_frame, results_frame
 from analyzer.log_table import round_count
+from analyzer.log_warnings import structural_warnings
+from analyzer.metrics.attribution import Attribution, task_attribution
 from analyzer.metrics.consistency import (
     answer_gap_pp,
     assign_clusters,
@@ -22,6 +24,7 @@ from analyzer.metrics.consistency import (
     task_consistency,
 )
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
+from analyzer.metrics.intervals import Interval, OutcomeWithIntervals, answer_intervals, outcome_intervals
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
 from analyzer.metrics.route_drift import RouteFigures, route_figures, route_table, route_usage, task_drift
@@ -58,8 +61,12 @@ class Headline(BaseModel):
     """Consistent tasks / measured tasks (0..1); None when no task was measured."""
     answer_gap_pp: float | None
     """(1 - rate) x 100, in points."""
-    outcome: OutcomeFigures | None
-    """Outcome figures where results are graded; None otherwise."""
+    answer_gap_ci: Interval | None = None
+    """95 % bootstrap interval over tasks of the answer gap, [low, high] in points."""
+    answer_consistency_rate_ci: Interval | None = None
+    """95 % bootstrap interval of the consistency rate, [low, high] (0..1)."""
+    outcome: OutcomeWithIntervals | OutcomeFigures | None
+    """Outcome figures with their intervals where results are graded; None otherwise."""
     tokens: TokenFigures
     """Token use."""
     retries: RetryFigures
@@ -72,6 +79,8 @@ class Headline(BaseModel):
     """Structural and measurement warnings, one line each."""
     flagged: list[FlaggedTask]
     """Tasks worth re-running, with reasons."""
+    attribution: list[Attribution] = []
+    """Per inconsistent task: `model`, `route` or `unclear`, with p-value and evidence from the log."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -158,7 +167,9 @@ def analyze(
     routes = route_table(usage)
     outliers = token_outliers(results)
     exact_gap = None if key == "exact" else _exact_gap(base)
-    headline = _headline(log, key, results, attempts, tasks, usage, routes, outliers, exact_gap)
+    frames = _Frames(results, attempts, tasks, usage, routes, outliers)
+    headline = _headline(log, key, frames, exact_gap)
+    headline = _with_uncertainty(headline, results, attempts, tasks)
     return Analysis(
         log=log,
         key=key,
@@ -176,20 +187,22 @@ def analyze(
     )
 
 
-def _headline(
-    log: RunLog,
-    key: AnswerKey,
-    results: pd.DataFrame,
-    attempts: pd.DataFrame,
-    tasks: pd.DataFrame,
-    usage: pd.DataFrame,
-    routes: pd.DataFrame,
-    outliers: pd.DataFrame,
-    exact_gap: float | None,
-) -> Headline:
-    """Gather the headline figures; `exact_gap` is None when `key` is already `exact`."""
-    from analyzer.log_warnings import structural_warnings  # the lead's module; imported late on purpose
+@dataclass(frozen=True)
+class _Frames:
+    """The frames the headline is gathered from."""
 
+    results: pd.DataFrame
+    attempts: pd.DataFrame
+    tasks: pd.DataFrame
+    usage: pd.DataFrame
+    routes: pd.DataFrame
+    outliers: pd.DataFrame
+
+
+def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | None) -> Headline:
+    """Gather the headline figures; `exact_gap` is None when `key` is already `exact`."""
+    results, attempts, tasks = frames.results, frames.attempts, frames.tasks
+    outliers = frames.outliers
     outcome = outcome_figures(results)
     rate = consistency_rate(tasks)
     gap = answer_gap_pp(tasks)
@@ -210,7 +223,7 @@ def _headline(
         outcome=outcome,
         tokens=tokens,
         retries=retry_figures(results, attempts),
-        route=route_figures(results, usage, routes, tasks),
+        route=route_figures(results, frames.usage, frames.routes, tasks),
         summary_mismatches=check_summary(
             log.summary,
             gap_exact_pp=gap if key == "exact" else exact_gap,
@@ -222,6 +235,21 @@ def _headline(
         ),
         warnings=[*structural_warnings(log), *_metric_warnings(tasks, outcome)],
         flagged=flagged_list(tasks),
+    )
+
+
+def _with_uncertainty(
+    headline: Headline, results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.DataFrame
+) -> Headline:
+    """The headline with bootstrap intervals and the per-task attribution (issue 9)."""
+    gap_ci, rate_ci = answer_intervals(tasks)
+    return headline.model_copy(
+        update={
+            "answer_gap_ci": gap_ci,
+            "answer_consistency_rate_ci": rate_ci,
+            "outcome": outcome_intervals(results, headline.outcome),
+            "attribution": task_attribution(results, attempts, tasks),
+        }
     )
 
 

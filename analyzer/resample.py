@@ -34,7 +34,7 @@ from analyzer.model import FORMAT_V2, Result, ResultError, Route, RunLog, TaskSp
 from analyzer.route_profile import RouteProfile, build_profile
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import key_ring, serving
-from analyzer.runner.pinned_rerun import parent_settings
+from analyzer.runner.rerun_route import parent_provider, parent_settings
 from analyzer.runner.scrub import scrub
 from analyzer.runner.transport import now_utc, recording
 from analyzer.simulator import Scenario
@@ -169,9 +169,10 @@ def _positions(messages: list[dict[str, Any]], wanted: Sequence[int] | None) -> 
 
 
 def pinned_profile(parent: RunLog, overrides: dict[str, Any] | None = None) -> RouteProfile:
-    """The route a resample pins: the environment's (or the defaults), with the parent's model,
-    temperature, top_p and max_tokens unless `overrides` (CLI flags) say otherwise; one worker."""
-    return build_profile(base=parent_settings(parent), overrides={"concurrency": 1, **(overrides or {})})
+    """The route a resample pins: the parent's provider (its base URL and key variable) and model,
+    temperature, top_p and max_tokens, under the environment and `overrides` (CLI flags); one worker."""
+    base = {**parent_provider(parent).profile_base(), **parent_settings(parent)}
+    return build_profile(base=base, overrides={**(overrides or {}), "concurrency": 1})
 
 
 def default_resample_path(parent_path: str | Path, task_id: str) -> Path:

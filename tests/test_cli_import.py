@@ -1,4 +1,4 @@
-"""Other tools' logs through the command line and an upload: read as they are, imported once."""
+"""Other tools' logs and step resampling through the command line: read as they are, saved once."""
 
 from __future__ import annotations
 
@@ -41,3 +41,19 @@ def test_an_uploaded_eval_file_is_kept_as_the_log_it_imports_to(tmp_path: Path) 
     kept = store_log_upload(tmp_path, INSPECT.name, INSPECT.read_bytes())
     assert kept.name == "mock_epochs.json" and kept.parent == tmp_path
     assert load_path(kept).log.results()  # the native loader reads the kept copy
+
+
+def test_resample_scores_each_step_of_a_recorded_conversation(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = Path(__file__).resolve().parents[1] / "sample_runs" / "E_agent_tools.altk_runs.json"
+    out = tmp_path / "steps.json"
+    args = ["resample", str(agent), "--task", "agent-cheapest-monitor", "--samples", "3", "--steps", "0", "3"]
+    assert main([*args, "--out", str(out), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [s["step"] for s in report["steps"]] == [0, 3]
+    assert all(0.0 <= s["uncertainty"] <= 1.0 for s in report["steps"])
+    assert set(report["flagged"]) <= {0, 3}
+    saved = load_path(out).log
+    assert saved.parent_run_id == "sample-E_agent_tools" or saved.parent_run_id
+    assert main([*args, "--out", str(out)]) == 2  # never over an existing log

@@ -195,3 +195,12 @@ def test_a_task_listed_twice_in_a_round_counts_once() -> None:
     traj = measure_trajectories(log)
     assert traj.report()["first_divergence"] == {"t": None}
     assert len(traj.calls) == 2
+
+
+def test_rounds_that_only_talked_made_the_same_calls_none() -> None:
+    """Trajectories of messages only (an Inspect log without tools): nothing diverged, nothing crashed."""
+    talk = [{"type": "message", "role": "assistant", "content": "Paris"}]
+    log = log_of([{"t": talk, "u": talk}, {"t": talk, "u": talk}])
+    report = measure_trajectories(log).report()
+    assert report["first_divergence"] == {"t": None, "u": None}
+    assert report["identical"] == 2

@@ -10,6 +10,7 @@ from pathlib import Path
 from analyzer.analysis import analyze as analyze_log
 from analyzer.atomic import write_text_atomic
 from analyzer.compare import compare as compare_groups
+from analyzer.compare import comparison_report
 from analyzer.errors import RerunLensError
 from analyzer.export import flagged_task_file, missing_prompts, tasks_csv
 from analyzer.importers import import_to_file, load_any
@@ -47,11 +48,7 @@ def compare(args: argparse.Namespace) -> int:
         groups.append((label, analyze_log(log, args.key)))
     comparison = compare_groups(groups)
     if args.json:
-        report = {
-            "groups": json.loads(comparison.table.to_json(orient="records")),
-            "flips": json.loads(comparison.flips.to_json(orient="records")),
-        }
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json.dumps(comparison_report(comparison), indent=2, ensure_ascii=False))
     else:
         print(render_comparison(comparison))
     return 0

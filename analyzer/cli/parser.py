@@ -21,7 +21,7 @@ CODING_TOOLS = ("claude-code", "codex", "cc-switch")
 """`route export --for` choices (analyzer.coding_tools.TOOLS, not imported: it loads the profile)."""
 
 
-ROUTE_COMMANDS = ("run", "rerun", "check", "route")
+ROUTE_COMMANDS = ("run", "rerun", "check", "route", "resample")
 """Commands that take route flags."""
 
 
@@ -42,7 +42,12 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     _add_export(sub)
     _add_import(sub)
     _add_schema(sub)
-    for name, add in (("run", _add_run), ("rerun", _add_rerun), ("check", _add_check)):
+    for name, add in (
+        ("run", _add_run),
+        ("rerun", _add_rerun),
+        ("check", _add_check),
+        ("resample", _add_resample),
+    ):
         add(sub, with_route_flags in (None, name))
     _add_simulate(sub)
     _add_dashboard(sub)
@@ -260,6 +265,32 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     if route:
         add_route_flags(p)
+
+
+def _add_resample(sub: argparse._SubParsersAction, route: bool) -> None:
+    p = add_command(
+        sub,
+        "resample",
+        "Replay one task's recorded conversation up to each assistant step on a pinned route and sample "
+        "the step N times: per-step uncertainty (1 - mean pairwise similarity) and entropy, up to three "
+        "steps flagged at 0.2 or more, the samples saved in a log linked to the parent.",
+        [
+            "rerunlens resample sample_runs/E_agent_tools.altk_runs.json --task agent-cheapest-monitor",
+            "rerunlens resample runs/agent.json --task t-7 --samples 8 --steps 0 3 --json",
+        ],
+        f"{RUN_COMMANDS}:resample",
+    )
+    p.add_argument("log", help="the run log whose task conversation is replayed (recorded as chat messages)")
+    p.add_argument("--task", required=True, help="the task id")
+    p.add_argument("--samples", type=int, default=5, help="samples per step (default 5, at least 2)")
+    p.add_argument(
+        "--steps", type=int, nargs="+", metavar="STEP", help="assistant steps, 0-based (default: all)"
+    )
+    p.add_argument("--round", type=int, help="the round whose conversation is replayed (default: the first)")
+    p.add_argument("--out", help="the new log (default: beside LOG, .resample-TASK)")
+    p.add_argument("--json", action="store_true", help="print the scores as JSON")
+    if route:
+        add_route_flags(p, repeat=False)
 
 
 def _add_check(sub: argparse._SubParsersAction, route: bool) -> None:

@@ -13,11 +13,15 @@ from analyzer.cli.route_args import (
     flags_again,
     profile_from_args,
     resume_profile,
+    route_overrides,
     scenario_from_args,
 )
 from analyzer.dashboard_exposure import dashboard_command
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
+from analyzer.keys import read_keys
+from analyzer.resample import ResampleRequest, default_resample_path, pinned_profile
+from analyzer.resample import resample as resample_steps
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (
@@ -143,6 +147,38 @@ def dashboard(args: argparse.Namespace) -> int:
         print(shlex.join(command))
         return 0
     return subprocess.call(command)
+
+
+def resample(args: argparse.Namespace) -> int:
+    """`rerunlens resample`: one task's steps sampled again on a pinned route, scored and saved."""
+    parent = load_any(args.log).log
+    profile = pinned_profile(parent, overrides=route_overrides(args))
+    out = Path(args.out) if args.out else default_resample_path(args.log, args.task)
+    request = ResampleRequest(
+        parent, args.task, out, args.samples, args.steps, args.round, args.log, scenario_from_args(args)
+    )
+    report = resample_steps(request, profile, read_keys(profile.key_envs()), progress=_sample_progress)
+    print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        for step in report.steps:
+            mark = "  flagged" if step.step in report.flagged else ""
+            score = step.score
+            print(
+                f"step {step.step:>3}  uncertainty {_two(score.uncertainty)} "
+                f"[{_two(score.low)}, {_two(score.high)}]  entropy {score.entropy:.2f}{mark}"
+            )
+        print(f"\n{report.out}  flagged steps: {', '.join(map(str, report.flagged)) or 'none'}")
+    return 130 if report.cancelled else 0
+
+
+def _two(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _sample_progress(done: int, planned: int) -> None:
+    print(f"\rsamples {done}/{planned}", end="", file=sys.stderr, flush=True)
 
 
 def free_path(path: Path) -> Path:

@@ -145,13 +145,16 @@ def _cubes(calls: pd.DataFrame, sequences: pd.DataFrame) -> list[_Cube]:
         width = max(int(longest[ids].max()), 1)
         cube = np.full((len(ids), int(part["pos"].max()) + 1, width), END, dtype=np.int64)
         present = np.zeros(cube.shape[:2], dtype=bool)
-        present[part["task_id"].map(where).to_numpy(), part["pos"].to_numpy()] = True
-        rows = located[located["task_id"].isin(where)]
-        cube[rows["task_id"].map(where).to_numpy(), rows["pos"].to_numpy(), rows["step"].to_numpy()] = rows[
-            "code"
-        ].to_numpy()
+        present[_ints(part["task_id"].map(where)), _ints(part["pos"])] = True
+        rows = located[located["task_id"].isin(where)]  # may be empty: rounds that made no call
+        cube[_ints(rows["task_id"].map(where)), _ints(rows["pos"]), _ints(rows["step"])] = _ints(rows["code"])
         out.append(_Cube(ids, cube, present, longest[ids].to_numpy()))
     return out
+
+
+def _ints(column: pd.Series) -> np.ndarray:
+    """An index column as integers (an empty selection would otherwise come back as floats)."""
+    return column.to_numpy(dtype=np.int64)
 
 
 def first_divergence(calls: pd.DataFrame, sequences: pd.DataFrame) -> pd.Series:
