@@ -185,7 +185,7 @@ def render_comparison(comparison: Comparison) -> str:
     lines += ["", shown.to_string(index=False), ""]
     if comparison.differences:
         lines.append("Differences against the first group (paired over shared tasks)")
-        lines += [f"  {d.sentence}" for d in comparison.differences]
+        lines += [f"  {visible(d.sentence)}" for d in comparison.differences]  # sentences name labels
         lines.append("")
     flips = comparison.flips
     if flips.empty:
