@@ -243,3 +243,29 @@ def test_a_retry_after_http_date_is_recorded_in_seconds() -> None:
     assert 20 <= d.retry_after_s <= 31
     assert d.attempts[0].retry_after_s == d.retry_after_s
     assert "Retry-After" in d.headline
+
+
+# 11. a key in the base URL's path or fragment is never written down ------------------------------
+
+
+def test_a_key_in_the_base_urls_path_is_sent_but_never_written(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "another-key-0123456789")
+    with HostileEndpoint(lambda got: completion("OK")) as route:
+        base = f"{route.origin}/key/{FAKE_KEY}/v1"
+        tasks = tmp_path / "tasks.json"
+        tasks.write_text(json.dumps([t.model_dump(exclude_none=True) for t in TASKS]))
+        out = tmp_path / "r.json"
+        run_code = main(
+            ["run", "--tasks", str(tasks), "--out", str(out), "--repeat", "1", "--base-url", base]
+        )
+        check_code = main(["check", "--base-url", base])
+    printed = capsys.readouterr()
+    assert run_code == 0 and check_code == 0
+    assert all(r.path == f"/key/{FAKE_KEY}/v1/chat/completions" for r in route.received)  # the proxy got it
+    log = load_path(out).log
+    assert log.route is not None and log.route.base_url == f"{route.origin}/key/REDACTED/v1"
+    assert "The URL carries what looks like a key (in its path)" in printed.out
+    _no_key(printed.out + printed.err)
+    _files_clean(tmp_path)
