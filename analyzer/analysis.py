@@ -5,6 +5,7 @@ The CLI, the dashboard and the runner all call this; every figure they show come
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,7 +28,14 @@ from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.intervals import Interval, OutcomeWithIntervals, answer_intervals, outcome_intervals
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
-from analyzer.metrics.route_drift import RouteFigures, route_figures, route_table, route_usage, task_drift
+from analyzer.metrics.route_drift import (
+    RouteFigures,
+    route_figures,
+    route_table,
+    route_usage,
+    task_drift,
+    verdict_sentence,
+)
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
 from analyzer.metrics.trajectories import Trajectories, measure_trajectories
@@ -243,12 +251,16 @@ def _with_uncertainty(
 ) -> Headline:
     """The headline with bootstrap intervals and the per-task attribution (issue 9)."""
     gap_ci, rate_ci = answer_intervals(tasks)
+    attribution = task_attribution(results, attempts, tasks)
+    causes = Counter(a.cause for a in attribution)
+    verdict = verdict_sentence(headline.route, headline.tasks_measured, causes)
     return headline.model_copy(
         update={
             "answer_gap_ci": gap_ci,
             "answer_consistency_rate_ci": rate_ci,
             "outcome": outcome_intervals(results, headline.outcome),
-            "attribution": task_attribution(results, attempts, tasks),
+            "attribution": attribution,
+            "route": headline.route.model_copy(update={"verdict": verdict}),
         }
     )
 

@@ -7,6 +7,7 @@ import streamlit as st
 
 from analyzer.analysis import Headline
 from analyzer.metrics.attribution import attribution_frame
+from analyzer.metrics.outcome import OutcomeFigures
 from analyzer.report_text import interval
 from app import charts, data, fmt, trajectory_panel
 
@@ -69,33 +70,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.warning("\n".join(f"- {data.escape(w)}" for w in warnings), icon=":material/warning:")
 
     if outcome:
-        st.subheader("Outcome consistency")
-        ocols = st.columns(3)
-        ocols[0].metric("Mean@n", fmt.pct(outcome.mean_at_n), help="Mean success rate over rounds.")
-        ocols[1].metric(
-            f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), help="All rounds succeed."
-        )
-        ocols[2].metric(
-            f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds."
-        )
-        cis = [
-            f"Mean@n {interval(getattr(outcome, 'mean_at_n_ci', None), '%').strip()}",
-            f"Pass^{outcome.n} {interval(getattr(outcome, 'pass_hat_k_ci', None), '%').strip()}",
-        ]
-        st.caption("Over tasks: " + " · ".join(cis))
-        if outcome.uneven_n:
-            st.caption(
-                f"Tasks have between {outcome.n_min} and {outcome.n} graded runs; each task uses its own "
-                "count for k = n."
-            )
-        curve = pd.DataFrame(
-            {
-                "k": list(outcome.pass_hat_k),
-                "pass_hat_k": list(outcome.pass_hat_k.values()),
-                "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
-            }
-        )
-        st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
+        _outcome(outcome)
 
     trajectory_panel.overview_section(group)
 
@@ -112,6 +87,33 @@ ATTRIBUTION_COLUMNS = {
     "evidence": st.column_config.TextColumn("evidence", width="large"),
 }
 """The cause table (Overview, Routes)."""
+
+
+def _outcome(outcome: OutcomeFigures) -> None:
+    """Mean@n, Pass^n and Pass@n with their intervals, and the Pass^k curve."""
+    st.subheader("Outcome consistency")
+    ocols = st.columns(3)
+    ocols[0].metric("Mean@n", fmt.pct(outcome.mean_at_n), help="Mean success rate over rounds.")
+    ocols[1].metric(f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), help="All rounds succeed.")
+    ocols[2].metric(f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds.")
+    cis = [
+        f"Mean@n {interval(getattr(outcome, 'mean_at_n_ci', None), '%').strip()}",
+        f"Pass^{outcome.n} {interval(getattr(outcome, 'pass_hat_k_ci', None), '%').strip()}",
+    ]
+    st.caption("Over tasks: " + " · ".join(cis))
+    if outcome.uneven_n:
+        st.caption(
+            f"Tasks have between {outcome.n_min} and {outcome.n} graded runs; each task uses its own "
+            "count for k = n."
+        )
+    curve = pd.DataFrame(
+        {
+            "k": list(outcome.pass_hat_k),
+            "pass_hat_k": list(outcome.pass_hat_k.values()),
+            "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
+        }
+    )
+    st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
 
 
 def _intervals(h: Headline) -> None:
