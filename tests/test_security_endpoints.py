@@ -90,6 +90,8 @@ def test_a_redirect_to_another_host_never_delivers_the_key_and_unpins_the_route(
     head = analyze(log).headline
     assert head.route.pinned is False and "base_url" in head.route.drifted_fields
     assert head.retries.by_outcome == {"redirect": 4, "ok": 4}
+    assert [a.retry for a in first] == [0, 0]  # following a redirect is not a retry
+    assert head.retries.extra_attempts == 0 and head.retries.results_with_retry == 0
     assert head.route.verdict.startswith("Route not pinned")
     _files_clean(tmp_path)
 

@@ -189,6 +189,7 @@ class RecordingTransport(httpx2.BaseTransport):
             request.headers[SEQ_HEADER] = str(rec.seq)
         request.headers["Accept-Encoding"] = "identity"  # the body is read (and scrubbed) here
         where = self._base_url if home else scrub(_shown_origin(request.url), self._keys.secrets())
+        retry = _retry_number(request)
         started = now_utc()
         fp = key_fingerprint(key) if home else None
         try:
@@ -196,16 +197,17 @@ class RecordingTransport(httpx2.BaseTransport):
             body = _decoded(response, b"".join(response.stream))
             response.stream.close()
         except httpx2.TimeoutException:
-            self._record(rec, _Hop(started, None, "timeout", None, where, fp))
+            self._record(rec, _Hop(started, None, "timeout", None, where, fp, retry))
             raise
         except httpx2.TransportError:
-            self._record(rec, _Hop(started, None, "connection_error", None, where, fp))
+            self._record(rec, _Hop(started, None, "connection_error", None, where, fp, retry))
             raise
         secrets = self._keys.secrets()
         body = scrub_body(body, secrets)
         clean = _clean_response(response, body, secrets)
         status = clean.status_code
-        hop = _Hop(started, status, outcome_for_status(status), retry_after_seconds(clean.headers), where, fp)
+        wait = retry_after_seconds(clean.headers)
+        hop = _Hop(started, status, outcome_for_status(status), wait, where, fp, retry)
         if 300 <= status < 400:
             hop.redirect_to = scrub(_redirect_target(request.url, clean.headers.get("location")), secrets)
         self._record(rec, hop)
@@ -238,6 +240,7 @@ class RecordingTransport(httpx2.BaseTransport):
             attempts.append(
                 Attempt(
                     attempt=len(attempts),
+                    retry=hop.retry,
                     started_at=hop.started,
                     ended_at=now_utc(),
                     status_code=hop.status,
@@ -265,8 +268,19 @@ class _Hop:
     """The route's base URL, or the other origin a redirect led to."""
     fingerprint: str | None
     """The key's fingerprint; None when no key was sent (another origin)."""
+    retry: int | None = None
+    """The SDK's retry number (`x-stainless-retry-count`); a redirect's next hop keeps its request's."""
     redirect_to: str | None = None
     """Where a 3xx pointed (scheme, host, port and path; query dropped, secrets masked)."""
+
+
+def _retry_number(request: httpx2.Request) -> int | None:
+    """The SDK's retry number of a request (0 for a first try), None when the request does not say.
+
+    httpx copies the header onto a redirect's next hop, so following a redirect is not a retry.
+    """
+    value = request.headers.get("x-stainless-retry-count", "")
+    return int(value) if value.isdigit() and len(value) < 7 else None
 
 
 def _shown_origin(url: httpx2.URL) -> str:
