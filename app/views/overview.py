@@ -76,6 +76,30 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Downloads")
     fmt.downloads(group, "overview", report=True)
+    _html_reports(sel, group)
+
+
+def _html_reports(sel: data.Selection, group: data.Group) -> None:
+    """The shareable HTML report (`rerunlens report`) of this log, and of every open log side by side."""
+    cols = st.columns(3)
+    cols[0].download_button(
+        "Report to share (HTML)",
+        lambda: data.html_report([group]),
+        file_name=f"{fmt.file_stem(group.label)}-report.html",
+        mime="text/html",
+        on_click="ignore",
+        key="overview.dl.html",
+        help="One self-contained file (charts included) that opens offline in any browser.",
+    )
+    if len(sel.groups) > 1:
+        cols[1].download_button(
+            f"All {len(sel.groups)} open logs side by side (HTML)",
+            lambda: data.html_report(sel.groups),
+            file_name="rerunlens-report.html",
+            mime="text/html",
+            on_click="ignore",
+            key="overview.dl.html_all",
+        )
 
 
 ATTRIBUTION_COLUMNS = {
