@@ -105,9 +105,9 @@ def test_two_uploads_with_one_name_are_two_groups_labelled_apart(runs: Path) -> 
     clean(at)
     assert at.selectbox(key=data.FOCUS).options == [
         "B: pinned route",
-        "A: shared proxy",
-        "altk_runs",
-        "altk_runs (2)",
+        "A: shared proxy (uploaded)",
+        "altk_runs (uploaded)",
+        "altk_runs (uploaded) (2)",
     ]
     boxes = [w.label for w in at.text_input]
     assert boxes == [
@@ -140,6 +140,7 @@ def test_hostile_labels_and_file_names_render_as_plain_text(view: str, runs: Pat
     at.file_uploader(key=data.UPLOADS).set_value(
         [(HOSTILE_NAME, (FIXTURES / "plain_v1.json").read_bytes(), "application/json")]
     ).run()
+    at.selectbox(key=data.FOCUS).set_value(HOSTILE_LABEL).run()  # a new upload takes the focus
     at.switch_page(f"views/{view}.py").run()
     clean(at)
     shown = [t for t in shown_markdown(at) if "evil" in t]
