@@ -50,10 +50,12 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
 def tasks_csv(analysis: Analysis) -> str:
-    """The per-task table as CSV text.
+    """The per-task table as CSV text (RFC 4180: CRLF line ends).
 
     Text cells that a spreadsheet would run as a formula (`=HYPERLINK(...)` as a task id) get a
-    leading apostrophe, the usual guard; numbers are left alone.
+    leading apostrophe, the usual guard; numbers are left alone. With CRLF as the line end, every
+    cell holding a line break, a bare carriage return included, is quoted: otherwise `"x\r=1"` would
+    be written bare and a spreadsheet would start a new row at the CR whose first cell is `=1`.
     """
     table = analysis.tasks.copy()
     for name in table.columns:
@@ -61,7 +63,7 @@ def tasks_csv(analysis: Analysis) -> str:
             text = table[name].astype("string")
             risky = text.str.startswith(_FORMULA_START).fillna(False)
             table[name] = text.mask(risky, "'" + text)
-    return table.to_csv(index=False)
+    return table.to_csv(index=False, lineterminator="\r\n")
 
 
 def _task_index(log: RunLog, extra: list[TaskSpec] | None) -> dict[str, TaskSpec]:

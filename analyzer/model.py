@@ -25,8 +25,9 @@ Outcome = Literal[
     "server_error",
     "connection_error",
     "bad_request",
+    "redirect",
 ]
-"""What one HTTP attempt came to."""
+"""What one HTTP attempt came to (`redirect`: a 3xx, followed without the key off the route's origin)."""
 
 ResultStatus = Literal["ok", "error"]
 """Whether a result produced an answer."""

@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from analyzer.terminal_text import visible, visible_lines
+
 if TYPE_CHECKING:
     from analyzer.analysis import Analysis
     from analyzer.compare import Comparison
@@ -100,7 +102,7 @@ def render_report(analysis: Analysis, source: str) -> str:
         lines.append(f"  {flag.task_id}: {', '.join(flag.reasons)}")
     if len(h.flagged) > _LIST_AT_MOST:
         lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
-    return "\n".join(lines)
+    return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
 
 
 def retry_lines(r: RetryFigures) -> list[str]:
@@ -181,11 +183,11 @@ def render_comparison(comparison: Comparison) -> str:
             ),
         }
     )
-    lines = [f"{tag}  {label}" for tag, label in zip(tags, comparison.labels, strict=True)]
+    lines = [f"{tag}  {visible(label)}" for tag, label in zip(tags, comparison.labels, strict=True)]
     lines += ["", shown.to_string(index=False), ""]
     if comparison.differences:
         lines.append("Differences against the first group (paired over shared tasks)")
-        lines += [f"  {d.sentence}" for d in comparison.differences]
+        lines += [f"  {visible(d.sentence)}" for d in comparison.differences]  # sentences name labels
         lines.append("")
     flips = comparison.flips
     if flips.empty:
@@ -195,6 +197,7 @@ def render_comparison(comparison: Comparison) -> str:
         cells = flips[["task_id", *comparison.labels]].rename(
             columns=dict(zip(comparison.labels, tags, strict=True))
         )
+        cells["task_id"] = cells["task_id"].map(visible)  # an id cannot break the table's lines
         for tag in tags:
             cells[tag] = cells[tag].map(
                 lambda v: "—" if pd.isna(v) else ("consistent" if v else "inconsistent")

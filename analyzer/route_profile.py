@@ -6,9 +6,7 @@ at call time (analyzer.keys) and only its fingerprint is ever written.
 
 from __future__ import annotations
 
-import json
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analyzer.errors import RouteError
 from analyzer.model import Route
+from analyzer.settings_file import json_kind, parse_settings, read_settings_text
 from analyzer.url_lint import redact_url
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
@@ -256,18 +255,11 @@ def _check_field(where: str, field: str, value: Any) -> None:
 def profile_from_file(path: str | Path) -> dict[str, Any]:
     """Profile fields from a TOML or JSON file (a `[route]` table or top-level keys)."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as err:
-        raise RouteError(f"{p}: cannot read profile ({err.strerror})") from None
-    try:
-        data = json.loads(text) if p.suffix.lower() == ".json" else tomllib.loads(text)
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
-        raise RouteError(
-            f"{p}: not valid {'JSON' if p.suffix.lower() == '.json' else 'TOML'}: {err}"
-        ) from None
+    data = parse_settings(read_settings_text(p, "profile", RouteError), p, RouteError)
     if not isinstance(data, dict):
         raise RouteError(f"{p}: a profile must be a table of settings")
+    if "route" in data and not isinstance(data["route"], dict):
+        raise RouteError(f"{p}: 'route' must be a table of settings, not {json_kind(data['route'])}")
     data = data.get("route", data)
     for secret in ("api_key", "key", "openai_api_key"):
         if secret in data:

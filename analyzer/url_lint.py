@@ -11,7 +11,7 @@ import ipaddress
 import re
 from dataclasses import dataclass, field
 from typing import Literal
-from urllib.parse import parse_qsl, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 import httpx2
 
@@ -147,23 +147,7 @@ def lint_base_url(url: str) -> LintReport:
         )
     if not host:
         findings.append(Finding("no_host", "error", "The URL has no host name.", "Give the API's host name."))
-    if parts.query:
-        tracking = [
-            k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if k.lower().startswith("utm_")
-        ]
-        what = "tracking parameters (utm_...) copied from a web page" if tracking else "a query string"
-        findings.append(
-            Finding(
-                "query_string",
-                "error",
-                f"The URL carries {what}; the SDK would send it on every call.",
-                "Drop everything from '?' on.",
-            )
-        )
-    if parts.fragment:
-        findings.append(
-            Finding("fragment", "error", "The URL has a '#' fragment.", "Drop everything from '#' on.")
-        )
+    findings += _carried_findings(fixed)
     if scheme == "http" and host and not is_loopback(host):
         findings.append(
             Finding(
@@ -210,6 +194,41 @@ def lint_base_url(url: str) -> LintReport:
         new_path = new_path.rstrip("/") + want
     suggestion = urlunsplit((fixed_scheme, parts.netloc, new_path.rstrip("/") or "", "", ""))
     return _report(url, findings, suggestion)
+
+
+def _carried_findings(url: str) -> list[Finding]:
+    """What the URL carries besides its API root: a query string, a fragment, something key-shaped."""
+    parts = urlsplit(url)
+    findings: list[Finding] = []
+    if parts.query:
+        tracking = [
+            k for k, _ in parse_qsl(parts.query, keep_blank_values=True) if k.lower().startswith("utm_")
+        ]
+        what = "tracking parameters (utm_...) copied from a web page" if tracking else "a query string"
+        findings.append(
+            Finding(
+                "query_string",
+                "error",
+                f"The URL carries {what}; the SDK would send it on every call.",
+                "Drop everything from '?' on.",
+            )
+        )
+    if parts.fragment:
+        findings.append(
+            Finding("fragment", "error", "The URL has a '#' fragment.", "Drop everything from '#' on.")
+        )
+    secret_in = secret_places(url)
+    if secret_in:
+        findings.append(
+            Finding(
+                "secret_in_url",
+                "warning",
+                f"The URL carries what looks like a key (in its {' and '.join(secret_in)}); every proxy and "
+                "server log on the way sees it, and logs only ever show it masked.",
+                "Take the key out of the URL and export it in the key variable (--key-env).",
+            )
+        )
+    return findings
 
 
 def _is_version(segment: str) -> bool:
@@ -263,10 +282,80 @@ def has_redaction(url: str | None) -> bool:
     return bool(url) and (REDACTED in str(url) or "[redacted]" in str(url))
 
 
-def redact_url(url: str) -> str:
-    """The URL safe to write down: a password in it and every query value become `REDACTED`.
+_KEY_PREFIXED = re.compile(
+    r"(?:sk|rk|pk|gsk|xai|hf|r8|ghp|gho|glpat)[-_][A-Za-z0-9_\-]{16,}"
+    r"|AIza[0-9A-Za-z_\-]{30,}|AKIA[0-9A-Z]{16}",
+    re.IGNORECASE,
+)
+"""Key formats with a known prefix (OpenAI and look-alikes, Groq, xAI, Hugging Face, Google, AWS...)."""
 
-    Some proxies take a key in the URL (`?key=...`); a log or a page must never show it. Idempotent:
+_TOKEN_CHARS = re.compile(r"[A-Za-z0-9_\-+/=.~]{32,}")
+
+
+def looks_like_secret(text: str) -> bool:
+    """True for a key-shaped word: a known key prefix, or a long random-looking token.
+
+    A random token is 32+ URL-safe characters with upper case, lower case and digits (3+ of each)
+    and a run of 20+ characters unbroken by `-`, `_` or `.`: deployment and model names
+    (`Meta-Llama-3.1-70B-Instruct-Turbo`), UUIDs and hex account ids are not.
+    """
+    word = unquote(text)
+    if _KEY_PREFIXED.fullmatch(word):
+        return True
+    if not _TOKEN_CHARS.fullmatch(word):
+        return False
+    counts = [sum(1 for c in word if test(c)) for test in (str.isupper, str.islower, str.isdigit)]
+    return min(counts) >= 3 and max(len(part) for part in re.split(r"[-_.]", word)) >= 20
+
+
+def _masked_segment(segment: str) -> str:
+    """A path segment with a secret masked: the whole key-shaped segment, or the value of `name=value`."""
+    name, eq, value = segment.partition("=")
+    if eq and value and value != REDACTED:
+        return f"{name}={REDACTED}"
+    return REDACTED if looks_like_secret(segment) else segment
+
+
+def secret_places(url: str) -> list[str]:
+    """Where a URL carries what looks like a key: `user info`, `path`, `query`, `fragment` (in that order)."""
+    try:
+        p = urlsplit(url.strip())
+        user, password = p.username, p.password
+    except ValueError:
+        return []
+    places = []
+    if password or (user and looks_like_secret(user)):
+        places.append("user info")
+    if any(_masked_segment(seg) != seg for seg in p.path.split("/")):
+        places.append("path")
+    query = parse_qsl(p.query, keep_blank_values=True)
+    if any(looks_like_secret(v) or _is_key_name(k) and v for k, v in query):
+        places.append("query")
+    if p.fragment and p.fragment != REDACTED:
+        fragment_words = re.split(r"[&=;#]", p.fragment)
+        if "=" in p.fragment or any(looks_like_secret(w) for w in fragment_words):
+            places.append("fragment")
+    return places
+
+
+def _is_key_name(name: str) -> bool:
+    return name.lower().replace("-", "_") in {
+        "key",
+        "api_key",
+        "apikey",
+        "token",
+        "access_token",
+        "auth",
+        "secret",
+    }
+
+
+def redact_url(url: str) -> str:
+    """The URL safe to write down: user info, every query value, the fragment and key-shaped path
+    segments (or `name=value` values in the path) become `REDACTED`.
+
+    Some proxies take a key in the URL (`?key=...`, `/key/sk-.../v1`, `#token=...`); a log or a page
+    must never show it. The fragment is never sent, so masking it loses nothing. Idempotent:
     redacting a redacted URL gives it back unchanged.
     """
     try:
@@ -280,7 +369,9 @@ def redact_url(url: str) -> str:
         host = netloc.rsplit("@", 1)[-1]
         netloc = f"{user}:{REDACTED}@{host}" if password is not None else f"{REDACTED}@{host}"
     query = "&".join(f"{k}={REDACTED}" if v else k for k, v in parse_qsl(p.query, keep_blank_values=True))
-    return urlunsplit((p.scheme, netloc, p.path, query, p.fragment))
+    path = "/".join(_masked_segment(seg) for seg in p.path.split("/"))
+    fragment = REDACTED if p.fragment else ""
+    return urlunsplit((p.scheme, netloc, path, query, fragment))
 
 
 def strip_query(url: str) -> str:
@@ -297,7 +388,9 @@ __all__ = [
     "has_redaction",
     "is_loopback",
     "lint_base_url",
+    "looks_like_secret",
     "redact_url",
+    "secret_places",
     "require_valid_url",
     "strip_query",
     "url_problem",

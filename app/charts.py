@@ -24,6 +24,7 @@ OUTCOME_COLORS: dict[str, str] = {
     "not_found": "#e377c2",
     "connection_error": "#7f7f7f",
     "bad_request": "#bcbd22",
+    "redirect": "#17becf",
 }
 OUTCOME_LABELS: dict[str, str] = {
     "ok": "ok",
@@ -34,6 +35,7 @@ OUTCOME_LABELS: dict[str, str] = {
     "not_found": "404 not found",
     "connection_error": "connection error",
     "bad_request": "400 bad request",
+    "redirect": "3xx redirect",
 }
 CLUSTER_COLORS: Sequence[str] = (
     "#4c78a8",

@@ -141,12 +141,33 @@ def _with_label(group: Group, label: str) -> Group:
     return Group(label=label, source=group.source, loaded=group.loaded, analysis=group.analysis)
 
 
+def unique_logs(picked: list[str]) -> list[str]:
+    """The picked folder logs, each once (a shared URL may name a file twice: `?log=X&log=X`)."""
+    return list(dict.fromkeys(picked))
+
+
+def upload_sources(names: list[str]) -> list[str]:
+    """A source per upload: `name (upload)`, and `name #2 (upload)`... when several share a name.
+
+    Two uploads both called `altk_runs.json` (the common case) are two sources, told apart by their
+    place among the uploads of that name; every source keeps the `UPLOAD_SUFFIX` ending.
+    """
+    total = {name: names.count(name) for name in names}
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        place = f" #{seen[name]}" if total[name] > 1 and seen[name] > 1 else ""
+        out.append(f"{name}{place}{UPLOAD_SUFFIX}")
+    return out
+
+
 def current() -> Selection:
     """Open every picked log (cached) and return the selection; reads session state only."""
     folder = runs_dir()
     key = st.session_state.get(KEY) or "exact"
     opened: list[Group | Problem] = []
-    for rel in st.session_state.get(LOGS) or []:
+    for rel in unique_logs(st.session_state.get(LOGS) or []):
         path = log_folders.log_path(folder, rel)
         try:
             stat = path.stat()
@@ -155,10 +176,10 @@ def current() -> Selection:
             continue
         token = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
         opened.append(_open(token, rel, _read_path(str(path), stat.st_mtime_ns, stat.st_size), key))
-    for upload in st.session_state.get(UPLOADS) or []:
-        name = upload.name
-        loaded = _read_upload(upload.file_id, name, upload.getvalue())
-        opened.append(_open(f"upload:{upload.file_id}", name + UPLOAD_SUFFIX, loaded, key))
+    uploads = list(st.session_state.get(UPLOADS) or [])
+    for upload, source in zip(uploads, upload_sources([u.name for u in uploads]), strict=True):
+        loaded = _read_upload(upload.file_id, upload.name, upload.getvalue())
+        opened.append(_open(f"upload:{upload.file_id}", source, loaded, key))
 
     groups: list[Group] = []
     taken: set[str] = set()
@@ -261,15 +282,15 @@ def sidebar() -> Selection:
             LOGS,
             "log",
             log_folders.default_pick(available),
-            lambda raw: [r for r in raw if r in available] or available[:1],
+            lambda raw: unique_logs([r for r in raw if r in available]) or available[:1],
         )
-        st.session_state[LOGS] = [r for r in st.session_state[LOGS] if r in available]
+        st.session_state[LOGS] = unique_logs([r for r in st.session_state[LOGS] if r in available])
         st.multiselect(
             "Your runs and the samples",
             available,
             key=LOGS,
             placeholder="No log picked" if available else "No logs yet",
-            help=f"Your runs folder: {folder} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}); "
+            help=f"Your runs folder: {escape(folder)} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}); "
             "the shipped examples are listed as sample_runs/… and are never written.",
         )
         st.caption(
@@ -297,7 +318,7 @@ def sidebar() -> Selection:
             with st.expander("Group labels"):
                 for g in selection.groups:
                     auto = g.loaded.log.display_label(Path(g.source).stem)
-                    st.text_input(g.source, key=LABEL + g.source, placeholder=auto, max_chars=80)
+                    st.text_input(escape(g.source), key=LABEL + g.source, placeholder=auto, max_chars=80)
             selection = current()
         labels = [g.label for g in selection.groups]
         if len(labels) > 1:
@@ -321,9 +342,10 @@ def _to_focus() -> list[str]:
     asked = st.session_state.pop(FOCUS_SOURCE, None)
     uploads = st.session_state.get(UPLOADS) or []
     seen = set(st.session_state.get(SEEN_UPLOADS) or [])
-    fresh = [u for u in uploads if u.file_id not in seen]
+    sources = upload_sources([u.name for u in uploads])
+    fresh = [source for u, source in zip(uploads, sources, strict=True) if u.file_id not in seen]
     st.session_state[SEEN_UPLOADS] = [u.file_id for u in uploads]
-    return [u.name + UPLOAD_SUFFIX for u in fresh] + ([asked] if asked else [])
+    return fresh + ([asked] if asked else [])
 
 
 def show_problems(selection: Selection) -> None:
@@ -334,11 +356,16 @@ def show_problems(selection: Selection) -> None:
 
 # --- small formatting helpers ------------------------------------------------------------------
 
-_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$"
+_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:@&="
 
 
 def escape(text: object) -> str:
-    """Text from a log (labels, file names, messages) made safe to put inside markdown."""
+    """Text from a log (labels, file names, messages) made safe to put inside markdown: plain text.
+
+    Every markdown punctuation is backslash-escaped, including `:` (no `:material/...:` icons, no
+    `:red[...]` colours, no `https://` autolinks), `@` (no e-mail autolinks), `&` (no entities) and
+    `=` (no setext headings), so a file name or label never renders as a link, an image or markup.
+    """
     return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in str(text))
 
 

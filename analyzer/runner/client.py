@@ -14,6 +14,9 @@ from analyzer.route_profile import RouteProfile
 from analyzer.runner.transport import SDK_PLACEHOLDER_KEY, KeyRing, RecordingTransport
 from analyzer.url_lint import is_loopback, redact_url
 
+MAX_REDIRECTS = 3
+"""Redirects followed per attempt; each is recorded, and the key never leaves the route's origin."""
+
 
 @functools.cache
 def _ssl_context() -> ssl.SSLContext:
@@ -44,11 +47,12 @@ def make_client(
         proxy=_proxy_for(base_url),
         limits=httpx2.Limits(max_connections=max(8, profile.concurrency * 2), max_keepalive_connections=None),
     )
-    transport = RecordingTransport(inner, redact_url(base_url), keys)
-    http_client = httpx2.Client(
+    transport = RecordingTransport(inner, redact_url(base_url), keys, origin_url=base_url)
+    http_client = httpx2.Client(  # redirects are followed, but the transport sends the key home only
         transport=transport,
         timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),
         follow_redirects=True,
+        max_redirects=MAX_REDIRECTS,
     )
     client = openai.OpenAI(
         api_key=SDK_PLACEHOLDER_KEY,

@@ -10,6 +10,8 @@ from typing import Any, Literal
 from urllib.parse import urlsplit
 
 import openai
+from openai.types.chat import ChatCompletion, ChatCompletionMessage
+from openai.types.chat.chat_completion import Choice
 
 from analyzer.keys import (
     SIMULATOR_KEY,
@@ -26,6 +28,7 @@ from analyzer.runner.embedded import serving
 from analyzer.runner.scrub import one_line, scrub
 from analyzer.runner.transport import KeyRing, recording
 from analyzer.simulator import Scenario
+from analyzer.terminal_text import visible
 from analyzer.url_lint import Finding, chat_url, lint_base_url, redact_url, url_problem
 
 DiagnosisKind = Literal[
@@ -42,6 +45,8 @@ DiagnosisKind = Literal[
     "bad_request",
     "bad_key",
     "bad_url",
+    "redirect",
+    "bad_response",
     "error",
 ]
 
@@ -98,7 +103,7 @@ class Diagnosis:
         out += [f"  lint     {f.message} Fix: {f.fix}" for f in self.lint]
         if self.fix:
             out.append(f"  fix      {self.fix}")
-        return out
+        return [visible(line) for line in out]  # a served model or message never drives the terminal
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready (attempt times as ISO strings)."""
@@ -161,7 +166,7 @@ def check_route(
                     temperature=0,
                 )
                 error: Exception | None = None
-            except openai.OpenAIError as exc:
+            except (openai.OpenAIError, ValueError) as exc:  # ValueError: a 200 that is not JSON
                 error = exc
         client.close()
     base.latency_ms = round((time.perf_counter() - t0) * 1000, 1)
@@ -169,6 +174,8 @@ def check_route(
     if rec.attempts:
         base.status_code = rec.attempts[-1].status_code
         base.retry_after_s = rec.attempts[-1].retry_after_s
+    if _redirected(base) or _not_a_completion(base, error, completion if error is None else None):
+        return base
     if error is None:
         base.ok, base.kind = True, "ok"
         base.served_model, base.system_fingerprint = completion.model, completion.system_fingerprint
@@ -179,6 +186,61 @@ def check_route(
         return base
     _diagnose(base, error, profile, [key])
     return base
+
+
+def _redirected(d: Diagnosis) -> bool:
+    """Report a redirect (a pinned route must not have one) and where it led; True when there was one."""
+    hop = next((a for a in d.attempts if a.outcome == "redirect"), None)
+    if hop is None:
+        return False
+    target = str(getattr(hop, "redirect_to", None) or "(unknown)")
+    home = urlsplit(d.base_url).netloc or d.base_url
+    there = urlsplit(target).netloc
+    elsewhere = bool(there) and there != home
+    d.ok, d.kind, d.status_code = False, "redirect", hop.status_code
+    d.headline = f"{hop.status_code}: {home} redirects the call to {target}" + (
+        "; the key was not sent there" if elsewhere else ""
+    )
+    suggestion = target[: -len("/chat/completions")] if target.endswith("/chat/completions") else None
+    if suggestion and elsewhere:
+        d.fix = (
+            f"If {there} is this provider's API, use --base-url {suggestion}; a pinned route never redirects."
+        )
+    elif suggestion:
+        d.fix = f"Use --base-url {suggestion} (the endpoint moved; a pinned route never redirects)."
+    else:
+        d.fix = "Use the API root the endpoint redirects to as the base URL; a pinned route never redirects."
+    final = d.attempts[-1]
+    d.details.append(f"after {len(d.attempts) - 1} redirect(s) the last answer was HTTP {final.status_code}")
+    return True
+
+
+def _not_a_completion(d: Diagnosis, error: Exception | None, completion: object) -> bool:
+    """Report a reply that is not a chat completion (HTML, broken JSON, no choices); True when it is not."""
+    if isinstance(error, openai.OpenAIError):
+        return False
+    if error is not None:
+        what = "malformed JSON"
+    elif isinstance(completion, str):
+        what = "an HTML page" if completion.lstrip().startswith("<") else "plain text"
+    elif not isinstance(completion, ChatCompletion):
+        what = f"a JSON {type(completion).__name__}"
+    elif not isinstance(completion.choices, list) or not all(
+        isinstance(c, Choice) and isinstance(c.message, ChatCompletionMessage) for c in completion.choices
+    ):
+        what = "JSON without a completion's choices"
+    else:
+        return False
+    host = urlsplit(d.base_url).netloc or d.base_url
+    d.ok, d.kind = False, "bad_response"
+    d.headline = f"{d.status_code}: {host} answered with {what}, which is not a chat completion"
+    suggested = lint_base_url(d.base_url).suggested
+    d.fix = (
+        f"Try --base-url {suggested} (the API root, not a web page or proxy front page)."
+        if suggested and suggested != d.base_url
+        else "Check that the base URL is the API root (often ending in /v1), not a web page or front page."
+    )
+    return True
 
 
 def _refused(

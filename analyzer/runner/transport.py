@@ -3,6 +3,11 @@
 Response event hooks miss attempts that time out or never connect, so the wrapper sits where every
 attempt passes: `handle_request`. It also puts the key on the request (the SDK itself only ever holds
 a placeholder), which is how key rotation works and why a key can never end up in the SDK's repr.
+
+The key goes only to the route's own origin (scheme, host, port): a redirect elsewhere is followed
+without it, and recorded as what it is (a `redirect` attempt naming its target, then an attempt at
+the other host, which the route-drift metrics count as a route change). Every response body and
+header leaves the transport with the keys scrubbed, so nothing downstream can write one down.
 """
 
 from __future__ import annotations
@@ -16,17 +21,24 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 
 import httpx2
 
 from analyzer.keys import key_fingerprint
 from analyzer.model import Attempt, Outcome
+from analyzer.runner.scrub import scrub, scrub_body
+from analyzer.url_lint import redact_url, strip_query
 
 SEQ_HEADER = "x-rerunlens-seq"
 """The result's position in its run, sent as a trace header (the simulator keys its random draws on it)."""
 
 SDK_PLACEHOLDER_KEY = "set-per-attempt-by-rerunlens"
 """What the SDK is given as its key; the transport replaces it with the real one on each attempt."""
+
+
+CREDENTIAL_HEADERS = ("authorization", "proxy-authorization", "api-key", "x-api-key")
+"""Headers that carry a credential: never sent to another origin than the route's."""
 
 
 def now_utc() -> datetime:
@@ -38,6 +50,8 @@ def outcome_for_status(status: int) -> Outcome:
     """The attempt outcome a status code stands for."""
     if 200 <= status < 300:
         return "ok"
+    if 300 <= status < 400:
+        return "redirect"
     if status == 429:
         return "rate_limited"
     if status in (401, 403):
@@ -51,8 +65,8 @@ def outcome_for_status(status: int) -> Outcome:
     return "bad_request"
 
 
-def retry_after_seconds(headers: httpx2.Headers) -> float | None:
-    """Retry-After as the SDK reads it (`retry-after-ms` first, then seconds), when numeric."""
+def retry_after_seconds(headers: httpx2.Headers, now: datetime | None = None) -> float | None:
+    """Retry-After as the SDK reads it: `retry-after-ms`, then seconds, then an HTTP date (from now)."""
     for name, divisor in (("retry-after-ms", 1000.0), ("retry-after", 1.0)):
         value = headers.get(name)
         if value is None:
@@ -60,10 +74,32 @@ def retry_after_seconds(headers: httpx2.Headers) -> float | None:
         try:
             seconds = float(value) / divisor
         except ValueError:
-            continue
+            seconds = _seconds_until(value, now) if name == "retry-after" else None
+            if seconds is None:
+                continue
         if seconds >= 0 and seconds != float("inf"):
             return seconds
     return None
+
+
+def _seconds_until(http_date: str, now: datetime | None) -> float | None:
+    """Seconds from now until an HTTP date (0 when it is past), or None when it is not a date."""
+    try:
+        when = parsedate_to_datetime(http_date)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, round((when - (now or now_utc())).total_seconds(), 3))
+
+
+def origin_of(url: str) -> tuple[str, str, int | None] | None:
+    """(scheme, host, port) of a URL, default ports filled in; None when it has no host."""
+    try:
+        origin = httpx2.URL(url.strip()).origin
+    except (httpx2.InvalidURL, TypeError, ValueError):
+        return None
+    return (origin.scheme, origin.host, origin.port) if origin.host else None
 
 
 @dataclass
@@ -127,12 +163,16 @@ class KeyRing:
 
 
 class RecordingTransport(httpx2.BaseTransport):
-    """Wraps a real transport: sets the key, times the attempt, records its outcome."""
+    """Wraps a real transport: sets the key (route origin only), times the attempt, records its outcome."""
 
-    def __init__(self, inner: httpx2.BaseTransport, base_url: str, keys: KeyRing) -> None:
+    def __init__(
+        self, inner: httpx2.BaseTransport, base_url: str, keys: KeyRing, origin_url: str | None = None
+    ) -> None:
         self._inner = inner
         self._base_url = base_url
         self._keys = keys
+        self._origin = origin_of(origin_url or base_url)
+        """Where the key may go: the route's own scheme, host and port."""
         self._lock = threading.Lock()
         self.stray: list[Attempt] = []
         """Attempts made outside any result (e.g. from a thread an executor started itself)."""
@@ -142,57 +182,73 @@ class RecordingTransport(httpx2.BaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         rec = _current.get()
-        key = self._keys.pick(rec)
-        if key:
-            request.headers["Authorization"] = f"Bearer {key}"
-        elif "Authorization" in request.headers:
-            del request.headers["Authorization"]
+        home = self._origin is not None and origin_of(str(request.url)) == self._origin
+        key = self._keys.pick(rec) if home else ""
+        self._set_key(request, key, home)
         if rec is not None:
             request.headers[SEQ_HEADER] = str(rec.seq)
+        request.headers["Accept-Encoding"] = "identity"  # the body is read (and scrubbed) here
+        where = self._base_url if home else scrub(_shown_origin(request.url), self._keys.secrets())
+        retry = _retry_number(request)
         started = now_utc()
-        fp = key_fingerprint(key)
+        fp = key_fingerprint(key) if home else None
         try:
             response = self._inner.handle_request(request)
-            body = b"".join(response.stream)
+            body = _decoded(response, b"".join(response.stream))
             response.stream.close()
         except httpx2.TimeoutException:
-            self._record(rec, started, None, "timeout", None, fp)
+            self._record(rec, _Hop(started, None, "timeout", None, where, fp, retry))
             raise
         except httpx2.TransportError:
-            self._record(rec, started, None, "connection_error", None, fp)
+            self._record(rec, _Hop(started, None, "connection_error", None, where, fp, retry))
             raise
-        response.stream = httpx2.ByteStream(body)
-        status = response.status_code
-        self._record(
-            rec, started, status, outcome_for_status(status), retry_after_seconds(response.headers), fp
-        )
+        secrets = self._keys.secrets()
+        body = scrub_body(body, secrets)
+        clean = _clean_response(response, body, secrets)
+        status = clean.status_code
+        wait = retry_after_seconds(clean.headers)
+        hop = _Hop(started, status, outcome_for_status(status), wait, where, fp, retry)
+        if 300 <= status < 400:
+            hop.redirect_to = scrub(_redirect_target(request.url, clean.headers.get("location")), secrets)
+        self._record(rec, hop)
         if rec is not None:
             rec.last_status = status
-            if status == 200 and not response.headers.get("content-encoding"):
+            if status == 200:
                 _peek(rec, body)
-        return response
+        return clean
 
-    def _record(
-        self,
-        rec: AttemptRecorder | None,
-        started: datetime,
-        status: int | None,
-        outcome: Outcome,
-        retry_after: float | None,
-        fp: str | None,
-    ) -> None:
+    def _set_key(self, request: httpx2.Request, key: str, home: bool) -> None:
+        """The key on a request to the route's origin; elsewhere no credential at all (nor a header the
+        SDK or an executor set that holds a key)."""
+        if key:
+            request.headers["Authorization"] = f"Bearer {key}"
+            return
+        if home:  # no key configured: no bearer token either, as before
+            request.headers.pop("Authorization", None)
+            return
+        secrets = self._keys.secrets()
+        for name in list(request.headers.keys()):
+            value = request.headers[name]
+            credential = name.lower() in CREDENTIAL_HEADERS
+            if credential or (secrets and scrub(value, secrets) != value):
+                del request.headers[name]
+
+    def _record(self, rec: AttemptRecorder | None, hop: _Hop) -> None:
         attempts = rec.attempts if rec is not None else self.stray
+        extra = {"redirect_to": hop.redirect_to} if hop.redirect_to else {}
         with self._lock:
             attempts.append(
                 Attempt(
                     attempt=len(attempts),
-                    started_at=started,
+                    retry=hop.retry,
+                    started_at=hop.started,
                     ended_at=now_utc(),
-                    status_code=status,
-                    outcome=outcome,
-                    retry_after_s=retry_after,
-                    base_url=self._base_url,
-                    key_fingerprint=fp,
+                    status_code=hop.status,
+                    outcome=hop.outcome,
+                    retry_after_s=hop.retry_after,
+                    base_url=hop.base_url,
+                    key_fingerprint=hop.fingerprint,
+                    **extra,
                 )
             )
 
@@ -200,9 +256,79 @@ class RecordingTransport(httpx2.BaseTransport):
         self._inner.close()
 
 
+@dataclass
+class _Hop:
+    """One attempt as the transport saw it, before it becomes an `Attempt`."""
+
+    started: datetime
+    status: int | None
+    outcome: Outcome
+    retry_after: float | None
+    base_url: str
+    """The route's base URL, or the other origin a redirect led to."""
+    fingerprint: str | None
+    """The key's fingerprint; None when no key was sent (another origin)."""
+    retry: int | None = None
+    """The SDK's retry number (`x-stainless-retry-count`); a redirect's next hop keeps its request's."""
+    redirect_to: str | None = None
+    """Where a 3xx pointed (scheme, host, port and path; query dropped, secrets masked)."""
+
+
+def _retry_number(request: httpx2.Request) -> int | None:
+    """The SDK's retry number of a request (0 for a first try), None when the request does not say.
+
+    httpx copies the header onto a redirect's next hop, so following a redirect is not a retry.
+    """
+    value = request.headers.get("x-stainless-retry-count", "")
+    return int(value) if value.isdigit() and len(value) < 7 else None
+
+
+def _shown_origin(url: httpx2.URL) -> str:
+    """scheme://host[:port] of a URL, as it may be written down."""
+    return redact_url(f"{url.scheme}://{url.netloc.decode('ascii', 'replace')}")
+
+
+def _redirect_target(url: httpx2.URL, location: str | None) -> str:
+    """Where a redirect points, without its query (relative locations resolve against the request)."""
+    if not location:
+        return "(no Location header)"
+    try:
+        target = url.join(location)
+        return redact_url(strip_query(f"{_shown_origin(target)}{target.path}"))
+    except (httpx2.InvalidURL, TypeError, ValueError):
+        return "(unparseable Location header)"
+
+
+def _decoded(response: httpx2.Response, raw: bytes) -> bytes:
+    """The body with any content-encoding undone (the header is dropped by `_clean_response`)."""
+    if not response.headers.get("content-encoding"):
+        return raw
+    try:
+        encoding = {"content-encoding": response.headers["content-encoding"]}
+        return httpx2.Response(200, headers=encoding, content=raw).read()
+    except httpx2.DecodingError:
+        return raw
+
+
+def _clean_response(response: httpx2.Response, body: bytes, secrets: list[str]) -> httpx2.Response:
+    """The response with its decoded, scrubbed body and scrubbed header values."""
+    headers = [
+        (name, scrub(value, secrets))
+        for name, value in response.headers.items()
+        if name.lower() not in ("content-encoding", "content-length", "transfer-encoding")
+    ]
+    headers.append(("content-length", str(len(body))))
+    return httpx2.Response(
+        response.status_code,
+        headers=headers,
+        stream=httpx2.ByteStream(body),
+        extensions=response.extensions,
+    )
+
+
 def _peek(rec: AttemptRecorder, body: bytes) -> None:
     """Served model and system fingerprint from a JSON completion, for executors that drop them."""
-    if len(body) > 2_000_000 or not body.startswith(b"{"):
+    if len(body) > 2_000_000 or not body.lstrip().startswith(b"{"):
         return
     try:
         data = json.loads(body)

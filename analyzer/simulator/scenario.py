@@ -9,6 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analyzer.errors import RerunLensError
+from analyzer.settings_file import read_settings_text
 
 Action = Literal["ok", "429", "500", "502", "503", "timeout", "401", "400"]
 """A scripted reply for one request."""
@@ -140,12 +141,13 @@ class Scenario(_Cfg):
 def load_scenario(path: str | Path) -> Scenario:
     """Read a scenario JSON file; errors name the file and the first problem."""
     p = Path(path)
+    text = read_settings_text(p, "scenario")
     try:
-        data = json.loads(p.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise RerunLensError(f"{p}: cannot read scenario ({err.strerror})") from None
+        data = json.loads(text)
     except json.JSONDecodeError as err:
         raise RerunLensError(f"{p}: not valid JSON: {err}") from None
+    except RecursionError:
+        raise RerunLensError(f"{p}: nested too deeply to be a scenario") from None
     try:
         return Scenario.model_validate(data)
     except ValidationError as err:
