@@ -49,10 +49,6 @@ class FullDisk:
             raise OSError(errno.ENOSPC, "No space left on device")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="needs run.py's `finally: writer.close()` not to replace the error (issue 15 report, item 12)",
-)
 def test_a_full_disk_mid_run_says_how_to_resume(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -6,6 +6,7 @@ each builds a `RunPlan` (analyzer.runner.plan) first.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -87,7 +88,8 @@ def run_plan(plan: RunPlan, controls: RunControls | None = None) -> RunOutcome:
         except Exception as exc:  # a bug in the runner: one line, the journal kept for a resume
             raise _kept(exc, "the run stopped", scheduler.progress(), plan, controls, ring) from None
         finally:
-            writer.close()
+            with contextlib.suppress(OSError):  # a failing close (a full disk) must not hide why it stopped
+                writer.close()
     return _finish(plan, scheduler, served, ring, controls)
 
 
