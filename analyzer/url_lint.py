@@ -15,6 +15,8 @@ from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
 import httpx2
 
+from analyzer.errors import RouteError
+
 Severity = Literal["error", "warning"]
 
 LOOPBACK_NAMES = {"localhost", "localhost.localdomain", "ip6-localhost"}
@@ -160,10 +162,23 @@ def lint_base_url(url: str) -> LintReport:
         fixed_scheme = "https"
     else:
         fixed_scheme = scheme or "https"
-    new_path = path
+    new_path = _without_endpoint(path, findings)
+    host_l = host.lower()
+    if host_l in HOME_PAGES:
+        root = HOME_PAGES[host_l]
+        findings.append(
+            Finding("home_page", "error", f"{host} is a web site, not the API root.", f"Use {root}")
+        )
+        return _report(url, findings, root)
+    new_path = _with_version(fixed, host_l, new_path, findings)
+    suggestion = urlunsplit((fixed_scheme, parts.netloc, new_path.rstrip("/") or "", "", ""))
+    return _report(url, findings, suggestion)
+
+
+def _without_endpoint(path: str, findings: list[Finding]) -> str:
+    """The path without an endpoint the SDK appends itself (`/chat/completions`), noting it."""
     for suffix in ENDPOINT_SUFFIXES:
-        if new_path.rstrip("/").endswith(suffix):
-            new_path = new_path.rstrip("/")[: -len(suffix)]
+        if path.rstrip("/").endswith(suffix):
             findings.append(
                 Finding(
                     "endpoint_path",
@@ -172,28 +187,25 @@ def lint_base_url(url: str) -> LintReport:
                     f"End the base URL before '{suffix}'.",
                 )
             )
-            break
-    host_l = host.lower()
-    if host_l in HOME_PAGES:
-        root = HOME_PAGES[host_l]
-        findings.append(
-            Finding("home_page", "error", f"{host} is a web site, not the API root.", f"Use {root}")
+            return path.rstrip("/")[: -len(suffix)]
+    return path
+
+
+def _with_version(url: str, host: str, path: str, findings: list[Finding]) -> str:
+    """The path with the version segment most servers want, noting when it was missing."""
+    segments = [s for s in path.split("/") if s]
+    if not host or any(_is_version(s) for s in segments):
+        return path
+    want = VERSION_ROOTS.get(host, "/v1")
+    findings.append(
+        Finding(
+            "missing_version",
+            "warning" if host not in VERSION_ROOTS else "error",
+            f"The path has no version segment; the SDK will call {chat_url(url)}.",
+            f"Most OpenAI-compatible servers want '{want}' at the end of the base URL.",
         )
-        return _report(url, findings, root)
-    segments = [s for s in new_path.split("/") if s]
-    if host and not any(_is_version(s) for s in segments):
-        want = VERSION_ROOTS.get(host_l, "/v1")
-        findings.append(
-            Finding(
-                "missing_version",
-                "warning" if host_l not in VERSION_ROOTS else "error",
-                f"The path has no version segment; the SDK will call {chat_url(fixed)}.",
-                f"Most OpenAI-compatible servers want '{want}' at the end of the base URL.",
-            )
-        )
-        new_path = new_path.rstrip("/") + want
-    suggestion = urlunsplit((fixed_scheme, parts.netloc, new_path.rstrip("/") or "", "", ""))
-    return _report(url, findings, suggestion)
+    )
+    return path.rstrip("/") + want
 
 
 def _carried_findings(url: str) -> list[Finding]:
@@ -272,8 +284,6 @@ def require_valid_url(url: str, where: str = "the base URL") -> None:
     """
     problem = url_problem(url)
     if problem is not None:
-        from analyzer.errors import RouteError
-
         raise RouteError(f"{where} is not a valid URL ({problem}); check brackets, port and scheme")
 
 
