@@ -105,9 +105,9 @@ def answer_keys(
 
 
 def _map_unique(values: pd.Series, func: object) -> pd.Series:
-    uniques = values.dropna().unique()
-    mapping = {u: func(u) for u in uniques}  # type: ignore[operator]
-    return values.map(mapping).astype("string")
+    codes, uniques = pd.factorize(values)  # missing values get -1, and stay missing below
+    keyed = pd.array([func(u) for u in uniques], dtype="string")  # type: ignore[operator]
+    return pd.Series(keyed.take(codes, allow_fill=True), index=values.index)
 
 
 def _fuzzy(task_ids: pd.Series, normalized: pd.Series, threshold: float) -> pd.Series:

@@ -16,9 +16,20 @@ def task_codes(results: pd.DataFrame) -> tuple[pd.Index, np.ndarray]:
     Args:
         results: Frame with a `task_id` column (strings).
     """
-    codes, uniques = pd.factorize(results["task_id"], sort=False)
+    column = results["task_id"].array
+    chunks = getattr(column, "_pa_array", None)  # immutable: a changed column gets new chunks
+    last = _LAST.get("codes")  # one read: dashboard sessions run in threads
+    if chunks is not None and last is not None and last[0] is chunks:
+        return last[1], last[2].copy()
+    codes, uniques = pd.factorize(column, sort=False)
     order = pd.Index(np.asarray(uniques, dtype=object), name="task_id", dtype="string")
+    if chunks is not None:
+        _LAST["codes"] = (chunks, order, codes.astype("int64"))
     return order, codes.astype("int64")
+
+
+_LAST: dict[str, tuple[object, pd.Index, np.ndarray]] = {}
+"""The last task column coded and its codes: the metrics of one analysis all code the same column."""
 
 
 def per_task_count(codes: np.ndarray, n_tasks: int, mask: np.ndarray | None = None) -> np.ndarray:
