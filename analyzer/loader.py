@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import LogError
-from analyzer.fast_decode import decode_log, refuse_duplicate_keys
+from analyzer.fast_decode import decode_log, duplicate_key
 from analyzer.log_table import gc_paused, keep_table
 from analyzer.log_warnings import structural_warnings
 from analyzer.model import RunLog
@@ -66,7 +66,7 @@ def load_bytes(data: bytes, source: str = "upload") -> LoadedLog:
         LogError: the bytes are not a valid run log.
     """
     _check_size(len(data), source)
-    log = decode_log(data, source) or _read_slowly(data, source)
+    log = decode_log(data) or _read_slowly(data, source)
     return LoadedLog(log=log, source=source, warnings=structural_warnings(log))
 
 
@@ -83,7 +83,9 @@ def _read_slowly(data: bytes, source: str) -> RunLog:
     if not any(log.runs):
         raise LogError(f"{source}: runs: no results at all")
     _reject_non_finite(text, source)
-    refuse_duplicate_keys(text, source)
+    repeated = duplicate_key(text)
+    if repeated is not None:  # the later value would silently replace the first
+        raise LogError(f"{source}: duplicate key {repeated}; a key may appear only once in an object")
     return keep_table(log)
 
 

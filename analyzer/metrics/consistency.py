@@ -134,9 +134,10 @@ def cluster_table(results: pd.DataFrame) -> pd.DataFrame:
     Args:
         results: Result frame with `task_id`, `round`, `answer`, `cluster`, `total_tokens`, `passed`.
     """
-    ok = results.loc[results["cluster"].notna()]
-    order = task_order(results)
-    task = order.get_indexer(ok["task_id"]).astype("int64")
+    clustered = results["cluster"].notna().to_numpy(dtype=bool)
+    ok = results.loc[clustered]
+    order, codes = task_codes(results)
+    task = codes[clustered]
     cluster = ok["cluster"].to_numpy(dtype="int64")
     width = int(cluster.max()) + 1 if len(cluster) else 1
     group = task * width + cluster  # sorts by task order, then cluster

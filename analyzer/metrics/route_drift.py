@@ -125,9 +125,9 @@ def task_drift(results: pd.DataFrame, usage: pd.DataFrame) -> pd.DataFrame:
         results: Result frame (for task order and the served model / system fingerprint).
         usage: Frame from `route_usage`.
     """
-    order = pd.Index(pd.unique(results["task_id"]))
-    usage_tasks = order.get_indexer(usage["task_id"])
-    result_tasks = order.get_indexer(results["task_id"])
+    order, result_tasks = task_codes(results)
+    usage_codes, usage_ids = pd.factorize(usage["task_id"])  # look up each task once, not each row
+    usage_tasks = order.get_indexer(usage_ids)[usage_codes] if len(usage_codes) else usage_codes
     texts: dict[int, list[str]] = {}
     sources = [(name, usage_tasks, usage[name]) for name in ROUTE_FIELDS]
     sources += [(name, result_tasks, results[name]) for name in BACKEND_FIELDS]
