@@ -24,6 +24,7 @@ import pandas as pd
 from rapidfuzz import fuzz, process
 
 from analyzer.answer_keys import ANSWER_KEYS, AnswerKey
+from analyzer.metrics.grouping import sorted_distinct
 
 __all__ = ["ANSWER_KEYS", "AnswerKey", "answer_keys", "exact_key", "fuzzy_representatives", "normalized_key"]
 
@@ -118,7 +119,7 @@ def _fuzzy(task_ids: pd.Series, normalized: pd.Series, threshold: float) -> pd.S
     if not keyed.any():
         return normalized.copy()
     width = int(key_code.max()) + 1
-    pairs = np.unique(task_code[keyed].astype("int64") * width + key_code[keyed])
+    pairs = sorted_distinct(task_code[keyed].astype("int64") * width + key_code[keyed])
     distinct = np.bincount(pairs // width, minlength=int(task_code.max()) + 1)
     rows = np.flatnonzero(keyed & (distinct[task_code] > 1))
     if len(rows) == 0:

@@ -20,7 +20,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from analyzer.frames import ROUTE_FIELDS
-from analyzer.metrics.grouping import per_task_count, task_codes
+from analyzer.metrics.grouping import per_task_count, sorted_distinct, task_codes
 
 ATTEMPT_FIELDS: tuple[str, ...] = ("base_url", "key_fingerprint")
 """Route fields an attempt records for itself."""
@@ -151,7 +151,7 @@ def _drifted_values(tasks: np.ndarray, values: pd.Series, n_tasks: int) -> list[
     if not keep.any():
         return []
     width = len(uniques)
-    pairs = np.unique(tasks[keep].astype("int64") * width + codes[keep])
+    pairs = sorted_distinct(tasks[keep].astype("int64") * width + codes[keep])
     pair_task = pairs // width
     shown_values = np.asarray(uniques, dtype=object)
     distinct = np.bincount(pair_task, minlength=n_tasks)
