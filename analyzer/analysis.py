@@ -14,6 +14,7 @@ from pydantic import BaseModel
 from analyzer.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
 from analyzer.frames import attempts_frame, results_frame
 from analyzer.log_table import round_count
+from analyzer.metrics.attribution import Attribution, task_attribution
 from analyzer.metrics.consistency import (
     answer_gap_pp,
     assign_clusters,
@@ -22,11 +23,13 @@ from analyzer.metrics.consistency import (
     task_consistency,
 )
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
+from analyzer.metrics.intervals import Interval, OutcomeWithIntervals, answer_intervals, outcome_intervals
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
 from analyzer.metrics.route_drift import RouteFigures, route_figures, route_table, route_usage, task_drift
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
+from analyzer.metrics.trajectories import Trajectories, measure_trajectories
 from analyzer.model import RunLog
 
 __all__ = ["Analysis", "AnswerKey", "Headline", "analyze"]
@@ -57,8 +60,12 @@ class Headline(BaseModel):
     """Consistent tasks / measured tasks (0..1); None when no task was measured."""
     answer_gap_pp: float | None
     """(1 - rate) x 100, in points."""
-    outcome: OutcomeFigures | None
-    """Outcome figures where results are graded; None otherwise."""
+    answer_gap_ci: Interval | None = None
+    """95 % bootstrap interval over tasks of the answer gap, [low, high] in points."""
+    answer_consistency_rate_ci: Interval | None = None
+    """95 % bootstrap interval of the consistency rate, [low, high] (0..1)."""
+    outcome: OutcomeWithIntervals | OutcomeFigures | None
+    """Outcome figures with their intervals where results are graded; None otherwise."""
     tokens: TokenFigures
     """Token use."""
     retries: RetryFigures
@@ -71,6 +78,8 @@ class Headline(BaseModel):
     """Structural and measurement warnings, one line each."""
     flagged: list[FlaggedTask]
     """Tasks worth re-running, with reasons."""
+    attribution: list[Attribution] = []
+    """Per inconsistent task: `model`, `route` or `unclear`, with p-value and evidence from the log."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -104,6 +113,8 @@ class Analysis:
     """One row per round: results, errors, tokens."""
     headline: Headline
     """The headline figures."""
+    trajectories: Trajectories | None = None
+    """Tool-call sequences across rounds: first divergence, similarity, step entropy."""
 
     def report(self) -> dict[str, Any]:
         """The headline as a JSON-ready dict (what `rerunlens analyze --json` prints).
@@ -113,6 +124,8 @@ class Analysis:
         out = self.headline.model_dump(mode="json")
         out["run_id"] = self.log.run_id
         out["label"] = self.log.label
+        if self.trajectories is not None:
+            out["trajectories"] = self.trajectories.report()
         return out
 
 
@@ -154,6 +167,7 @@ def analyze(
     outliers = token_outliers(results)
     exact_gap = None if key == "exact" else _exact_gap(base)
     headline = _headline(log, key, results, attempts, tasks, usage, routes, outliers, exact_gap)
+    headline = _with_uncertainty(headline, results, attempts, tasks)
     return Analysis(
         log=log,
         key=key,
@@ -167,6 +181,7 @@ def analyze(
         token_outliers=outliers,
         per_round=round_tokens(results),
         headline=headline,
+        trajectories=measure_trajectories(log),
     )
 
 
@@ -216,6 +231,21 @@ def _headline(
         ),
         warnings=[*structural_warnings(log), *_metric_warnings(tasks, outcome)],
         flagged=flagged_list(tasks),
+    )
+
+
+def _with_uncertainty(
+    headline: Headline, results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.DataFrame
+) -> Headline:
+    """The headline with bootstrap intervals and the per-task attribution (issue 9)."""
+    gap_ci, rate_ci = answer_intervals(tasks)
+    return headline.model_copy(
+        update={
+            "answer_gap_ci": gap_ci,
+            "answer_consistency_rate_ci": rate_ci,
+            "outcome": outcome_intervals(results, headline.outcome),
+            "attribution": task_attribution(results, attempts, tasks),
+        }
     )
 
 

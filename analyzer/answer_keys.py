@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Literal
 
-AnswerKey = Literal["exact", "normalized", "fuzzy"]
+AnswerKey = Literal["exact", "normalized", "fuzzy", "actions"]
 """How answers are compared when grouped into clusters (see `analyzer.answers`)."""
 
-ANSWER_KEYS: tuple[AnswerKey, ...] = ("exact", "normalized", "fuzzy")
+ANSWER_KEYS: tuple[AnswerKey, ...] = ("exact", "normalized", "fuzzy", "actions")
 """Every answer key, the default first."""

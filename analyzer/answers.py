@@ -1,14 +1,20 @@
 """Answer keys: what counts as "the same answer" when results are grouped into clusters.
 
 - `exact`: the answer with surrounding white space stripped.
-- `normalized`: Unicode NFKC, case-folded, inner white space collapsed to one space, trailing
-  punctuation (and white space around it) dropped. An answer that is nothing but punctuation keeps
-  it, so "?" and "..." stay apart.
+- `normalized`: Unicode NFKC, case-folded, inner white space collapsed to one space, punctuation
+  (and white space around it) dropped at both ends, so `"Paris"`, `Paris.` and `paris` are one
+  answer. A sign or decimal point right before a digit stays (`-5` is not `5`), and an answer that
+  is nothing but punctuation keeps it, so "?" and "..." stay apart.
 - `fuzzy`: normalized answers of one task joined when their rapidfuzz `ratio` (0..100) is at least
   the threshold. Clustering is greedy and deterministic: a task's distinct normalized answers are
   visited by frequency (most frequent first, ties by first appearance); each joins the most similar
   existing cluster representative that passes the threshold, or else starts a new cluster and becomes
   its representative. So the representative is always the cluster's most frequent normalized answer.
+- `actions`: what the agent did rather than what it said: the sequence of tool calls in the result's
+  trajectory, each as its name and canonical JSON arguments (keys sorted; arguments sent as a JSON
+  string are parsed first). Two runs are one answer when they made the same calls in the same
+  order. A result with no recorded trajectory has no actions key and is left out, like an error;
+  a trajectory without tool calls is the empty sequence.
 
 Keys are computed once per distinct answer (not once per result), so a log with 100k results but few
 distinct answers costs little.
@@ -16,8 +22,10 @@ distinct answers costs little.
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -26,7 +34,15 @@ from rapidfuzz import fuzz, process
 from analyzer.answer_keys import ANSWER_KEYS, AnswerKey
 from analyzer.metrics.grouping import sorted_distinct
 
-__all__ = ["ANSWER_KEYS", "AnswerKey", "answer_keys", "exact_key", "fuzzy_representatives", "normalized_key"]
+__all__ = [
+    "ANSWER_KEYS",
+    "AnswerKey",
+    "action_signature",
+    "answer_keys",
+    "exact_key",
+    "fuzzy_representatives",
+    "normalized_key",
+]
 
 DEFAULT_FUZZY_THRESHOLD = 90.0
 """Default rapidfuzz ratio (0..100) at or above which two normalized answers are joined."""
@@ -42,16 +58,69 @@ def exact_key(answer: str) -> str:
 
 
 def normalized_key(answer: str) -> str:
-    """NFKC, case-folded, inner white space collapsed, trailing punctuation dropped.
+    """NFKC, case-folded, inner white space collapsed, punctuation dropped at both ends.
+
+    A leading `-` or `.` right before a digit is a sign or a decimal point and stays. An answer
+    that is nothing but punctuation is kept as it is (after the folding).
 
     Args:
         answer: The answer text as recorded.
     """
     text = " ".join(unicodedata.normalize("NFKC", answer).casefold().split())
     end = len(text)
-    while end > 0 and (text[end - 1].isspace() or unicodedata.category(text[end - 1]).startswith("P")):
+    while end > 0 and _droppable(text[end - 1]):
         end -= 1
-    return text[:end] if end > 0 else text
+    if end == 0:
+        return text
+    start = 0
+    while start < end and _droppable(text[start]) and not _number_start(text, start):
+        start += 1
+    return text[start:end]
+
+
+def _droppable(char: str) -> bool:
+    return char.isspace() or unicodedata.category(char).startswith("P")
+
+
+def _number_start(text: str, i: int) -> bool:
+    """A `-` or `.` that begins a number (`-5`, `.5`, `-.5`) is part of the answer."""
+    if text[i] not in "-.":
+        return False
+    rest = text[i + 1 : i + 3]
+    return rest[:1].isdigit() or (text[i] == "-" and rest[:1] == "." and rest[1:2].isdigit())
+
+
+def action_signature(trajectory: Sequence[Any] | None) -> str | None:
+    """The tool calls of a trajectory as one canonical JSON string; None when none was recorded.
+
+    Each call is `[name, arguments]` with arguments in canonical JSON (keys sorted, no spaces);
+    arguments that arrive as a JSON string (the OpenAI wire format) are parsed first, so
+    the object `{"a": 1}` and the string `'{"a": 1}'` are the same call. Messages are ignored.
+
+    Args:
+        trajectory: A result's steps (`ToolCallStep`/`MessageStep` objects or plain dicts).
+    """
+    if trajectory is None:
+        return None
+    calls = []
+    for step in trajectory:
+        kind = step.get("type") if isinstance(step, dict) else getattr(step, "type", None)
+        if kind != "tool_call":
+            continue
+        name = step.get("name") if isinstance(step, dict) else step.name
+        arguments = step.get("arguments") if isinstance(step, dict) else step.arguments
+        calls.append([name, _canonical_arguments(arguments)])
+    return json.dumps(calls, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _canonical_arguments(arguments: Any) -> Any:
+    if isinstance(arguments, str):
+        try:
+            parsed = json.loads(arguments)
+        except ValueError:
+            return arguments
+        return parsed if isinstance(parsed, dict | list) else arguments
+    return arguments
 
 
 def fuzzy_representatives(
@@ -89,13 +158,18 @@ def answer_keys(
     An `ok` result with a null answer counts as the empty answer.
 
     Args:
-        results: Frame from `analyzer.frames.results_frame` (needs `task_id`, `status`, `answer`).
-        key: `exact`, `normalized` or `fuzzy`.
+        results: Frame from `analyzer.frames.results_frame` (needs `task_id`, `status`, `answer`;
+            the `actions` key needs the `actions` column, from `action_signature`).
+        key: `exact`, `normalized`, `fuzzy` or `actions`.
         fuzzy_threshold: rapidfuzz ratio (0..100) for the `fuzzy` key.
     """
     if key not in ANSWER_KEYS:
         raise ValueError(f"unknown answer key {key!r}; use one of {', '.join(ANSWER_KEYS)}")
     ok = results["status"] == "ok"
+    if key == "actions":
+        if "actions" not in results:
+            raise ValueError("the actions key needs an `actions` column (see analyzer.frames)")
+        return results["actions"].where(ok).astype("string")
     answers = results["answer"].where(ok).astype("string")
     answers = answers.mask(ok & answers.isna(), "")
     func = exact_key if key == "exact" else normalized_key

@@ -16,8 +16,13 @@ def _umask() -> int:
     return current
 
 
-def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
-    """Write `text` to `path` atomically, creating the folder if needed."""
+def write_text_atomic(path: str | os.PathLike[str], text: str, mode: int | None = None) -> Path:
+    """Write `text` to `path` atomically, creating the folder if needed.
+
+    Args:
+        mode: Permission bits of the new file (default: a plain file's under the umask); give the
+            old file's to keep a private settings file private.
+    """
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -26,7 +31,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> Path:
             fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600; a log should read like any file
+        os.chmod(tmp, 0o666 & ~_umask() if mode is None else mode)  # mkstemp makes 0600
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -49,6 +49,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "error_type",
     "error_message",
     "http_status",
+    "actions",
 )
 """Columns of `results_frame`, in order."""
 
@@ -125,6 +126,7 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
     data["error_type"] = _strings(table.errors["type"])
     data["error_message"] = _strings(table.errors["message"])
     data["http_status"] = _ints(table.errors["http_status"])
+    data["actions"] = _strings(table.results["actions"])
     return pd.DataFrame(data, columns=list(RESULT_COLUMNS))
 
 

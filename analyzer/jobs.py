@@ -1,14 +1,15 @@
 """Background runs and re-runs for the dashboard, UI-free.
 
-A job runs `run_tasks` or `rerun` in a background thread. It is known twice: in a process-wide
-registry (`get_manager(runs_dir)`), and as a small state file in the runs folder
+A job runs a plan (`run_plan`, or a re-run's `rerun`) in a background thread. It is known twice:
+in a process-wide registry (`get_manager(runs_dir)`), and as a small state file in the runs folder
 (`<runs_dir>/.rerunlens/jobs/<job_id>.jobstate`). A page reload or a second browser tab asks the
 manager and finds the running job instead of starting a duplicate; when the process that ran a job
 died, the state file and the run's journal let `resume` finish it. No key is ever written: the
 state holds the key's variable name (or "session") and its fingerprint.
 
     mgr = get_manager("runs")
-    job = mgr.start_rerun("runs/A.altk_runs.json", ["shop-002"], profile, rounds=5)
+    request = RerunRequest(parent_log, ["shop-002"], "runs/A.altk_runs.json")
+    job = mgr.start_rerun(request, rerun_plan(request, profile, mgr.new_out("A.rerun"), rounds=5))
     mgr.status(job.job_id).fraction      # poll from the page
     mgr.cancel(job.job_id)
 """
@@ -23,7 +24,8 @@ import socket
 import threading
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal, TypeVar
@@ -32,8 +34,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import RerunLensError, RouteError
-from analyzer.model import TaskSpec
-from analyzer.route_profile import RouteProfile, key_fingerprint, resolve_keys
+from analyzer.keys import RunKeys
+from analyzer.loader import load_path
+from analyzer.route_profile import RouteProfile
+from analyzer.runner.journal import journal_path
+from analyzer.runner.pinned_rerun import RerunRequest, rerun, resume_rerun_plan
+from analyzer.runner.plan import ResumeRequest, RunControls, RunPlan, plan_from_journal
+from analyzer.runner.run import run_plan
+from analyzer.runner.scrub import one_line, scrub
 from analyzer.url_lint import has_redaction
 
 JobKind = Literal["run", "rerun"]
@@ -74,6 +82,8 @@ class JobStatus(BaseModel):
     """Task file with the definitions, for a re-run of a format-1 log."""
     answer_key: str = "exact"
     """Answer key a re-run's verdict uses (kept so a resumed job judges the same way)."""
+    selection: str | None = None
+    """A re-run's selection when it was named (`flagged`, `inconsistent`); None for a hand pick."""
     task_ids: list[str] = Field(default_factory=list)
     """Tasks in the job."""
     rounds: int
@@ -172,105 +182,50 @@ class JobManager:
 
     # --- starting ---------------------------------------------------------------------------------
 
-    @_serialized
-    def start_run(
-        self,
-        tasks: Sequence[TaskSpec],
-        profile: RouteProfile,
-        *,
-        rounds: int | None = None,
-        out: str | os.PathLike[str] | None = None,
-        label: str | None = None,
-        api_key: str | None = None,
-        executor: str | None = None,
-        scenario: Any = None,
-    ) -> JobStatus:
-        """Run `tasks` in the background; the same request while one runs returns that job instead.
+    def new_out(self, stem: str = "run") -> Path:
+        """A fresh log path in the runs folder: `<stem>-<time>-<id>.altk_runs.json`."""
+        return self.runs_dir / f"{stem}-{_stamp()}-{uuid.uuid4().hex[:6]}.altk_runs.json"
 
-        `api_key` is for this session only and never written; `scenario` configures the embedded
-        simulator when no base URL is set.
-        """
-        rounds = rounds or profile.rounds
-        ids = [str(t.task_id) for t in tasks]
-        request = _request_key("run", None, ids, rounds, profile, executor)
-        found = self._reuse(request, api_key)
+    @_serialized
+    def start_run(self, plan: RunPlan) -> JobStatus:
+        """Run a plan in the background; the same request while one runs returns that job instead."""
+        ids = [str(t.task_id) for t in plan.tasks]
+        executor = plan.executor if isinstance(plan.executor, str) else None
+        request = _request_key("run", None, ids, plan.rounds, plan.profile, executor)
+        found = self._reuse(request, plan.keys)
         if found is not None:
             return found
-        job_id = uuid.uuid4().hex[:8]
-        target = Path(out) if out else self.runs_dir / f"run-{_stamp()}-{job_id}.altk_runs.json"
-        status = self._new_status(job_id, "run", request, target, None, ids, rounds, profile, label, api_key)
+        status = self._new_status("run", request, plan, None)
 
         def work(live: _Live) -> None:
-            from analyzer.runner import run_tasks
-
-            outcome = run_tasks(
-                list(tasks),
-                profile,
-                target,
-                rounds=rounds,
-                executor=executor,
-                label=label,
-                run_id=status.run_id,
-                progress=self._progress(live),
-                cancel=live.cancel,
-                api_key=api_key,
-                scenario=scenario,
-                echo=self._echo(live),
-            )
+            outcome = run_plan(plan, self._controls(live))
             live.result = outcome
             self._finish(live, cancelled=outcome.cancelled)
 
-        return self._launch(status, work, _secrets(profile, api_key))
+        return self._launch(status, work, plan.keys.secrets())
 
     @_serialized
-    def start_rerun(
-        self,
-        parent: str | os.PathLike[str],
-        only: str | Sequence[str],
-        profile: RouteProfile,
-        *,
-        rounds: int | None = None,
-        out: str | os.PathLike[str] | None = None,
-        key: str = "exact",
-        label: str | None = None,
-        api_key: str | None = None,
-        tasks_file: str | os.PathLike[str] | None = None,
-        scenario: Any = None,
-    ) -> JobStatus:
-        """Re-run tasks of the log at `parent` on a pinned route, in the background.
+    def start_rerun(self, request: RerunRequest, plan: RunPlan) -> JobStatus:
+        """Run a re-run's plan in the background (`rerun_plan` builds it from a parent log).
 
-        `only` is `flagged`, `inconsistent` or a list of task ids. The same request (parent, tasks,
-        rounds, route) while one runs returns that job; an identical job that was interrupted or
-        cancelled is resumed instead of started afresh. `api_key` is for this session only and never
-        written; `tasks_file` gives definitions for a format-1 parent.
+        The same request (parent, tasks, rounds, route) while one runs returns that job; an identical
+        job that was interrupted or cancelled is resumed instead of started afresh.
         """
-        from analyzer.loader import load_path
-        from analyzer.runner.pinned_rerun import select_tasks
-
-        parent_path = Path(parent).resolve()
-        parent_log = load_path(parent_path).log
-        ids = select_tasks(parent_log, only, key)  # type: ignore[arg-type]
-        if not ids:
-            raise RerunLensError(f"no {only} tasks in {parent_path.name}: nothing to re-run")
-        rounds = rounds or profile.rounds
-        pinned = profile.model_copy(update={"key_rotation": []})
-        request = _request_key("rerun", str(parent_path), ids, rounds, pinned, None)
-        found = self._reuse(request, api_key)
+        parent_path = str(Path(request.source or "").resolve())
+        ids = [str(t.task_id) for t in plan.tasks]
+        key = _request_key("rerun", parent_path, ids, plan.rounds, plan.profile, None)
+        found = self._reuse(key, plan.keys)
         if found is not None:
             return found
-        job_id = uuid.uuid4().hex[:8]
-        stem = parent_path.name.removesuffix(".json").removesuffix(".altk_runs")
-        target = Path(out) if out else self.runs_dir / f"{stem}.rerun-{job_id}.altk_runs.json"
-        status = self._new_status(
-            job_id, "rerun", request, target, str(parent_path), ids, rounds, pinned, label, api_key
-        )
-        status.tasks_file = str(tasks_file) if tasks_file else None
-        status.answer_key = key
+        status = self._new_status("rerun", key, plan, parent_path)
+        status.tasks_file = str(request.tasks_file) if request.tasks_file else None
+        status.answer_key = request.answer_key
+        status.selection = request.selection if isinstance(request.selection, str) else None
 
         def work(live: _Live) -> None:
-            self._run_rerun(live, parent_log, pinned, api_key, scenario, tasks_file, key, resume=False)
+            self._run_rerun(live, request, plan)
 
-        return self._launch(status, work, _secrets(pinned, api_key))
+        return self._launch(status, work, plan.keys.secrets())
 
     # --- reading ----------------------------------------------------------------------------------
 
@@ -320,17 +275,16 @@ class JobManager:
                 return s
         return None
 
-    def before_after(self, job_id: str, key: str = "exact") -> Any:
-        """A finished re-run's before/after frame (recomputed from the two logs, so it survives reloads)."""
-        from analyzer.loader import load_path
-        from analyzer.runner.pinned_rerun import compare_before_after
+    def finished_rerun(self, job_id: str) -> JobStatus:
+        """A finished re-run's status (its parent and new log paths, its tasks and answer key).
 
+        Raises:
+            RerunLensError: the job is unknown, not a re-run, or not done.
+        """
         status = self.status(job_id)
         if status is None or status.kind != "rerun" or status.state != "done" or status.parent is None:
             raise RerunLensError(f"job {job_id}: no finished re-run to compare")
-        parent = load_path(status.parent).log
-        new = load_path(status.out).log
-        return compare_before_after(parent, new, status.task_ids, key)  # type: ignore[arg-type]
+        return status
 
     def wait(self, job_id: str, timeout: float = 60.0) -> JobStatus:
         """Block until the job leaves `running` (tests and scripts; a page polls `status` instead)."""
@@ -383,6 +337,12 @@ class JobManager:
             raise RouteError(
                 f"job {job_id}: its base URL held a secret that was not saved; start the job again"
             )
+        ask = ResumeRequest(session_key=api_key, scenario=scenario)
+        if status.kind == "run":
+            plan = plan_from_journal(status.out, ask)
+        else:
+            request = self._rerun_request(status)
+            plan = resume_rerun_plan(request, status.out, replace(ask, profile=profile))
         status = status.model_copy(
             update={
                 "state": "running",
@@ -396,68 +356,32 @@ class JobManager:
 
         def work(live: _Live) -> None:
             if status.kind == "run":
-                from analyzer.runner import run_tasks
-
-                outcome = run_tasks(
-                    None,
-                    profile,
-                    status.out,
-                    resume=True,
-                    progress=self._progress(live),
-                    cancel=live.cancel,
-                    api_key=api_key,
-                    scenario=scenario,
-                    echo=self._echo(live),
-                )
+                outcome = run_plan(plan, self._controls(live))
                 live.result = outcome
                 self._finish(live, cancelled=outcome.cancelled)
             else:
-                from analyzer.loader import load_path
+                self._run_rerun(live, self._rerun_request(status), plan)
 
-                parent_log = load_path(status.parent or "").log
-                tasks_file = getattr(status, "tasks_file", None)
-                self._run_rerun(
-                    live, parent_log, profile, api_key, scenario, tasks_file, status.answer_key, resume=True
-                )
+        return self._launch(status, work, plan.keys.secrets())
 
-        return self._launch(status, work, _secrets(profile, api_key))
+    def _rerun_request(self, status: JobStatus) -> RerunRequest:
+        """The re-run request a job was started with (its parent read again from disk)."""
+        parent = load_path(status.parent or "").log
+        return RerunRequest(
+            parent,
+            status.task_ids,
+            status.parent,
+            status.tasks_file,
+            status.answer_key,  # type: ignore[arg-type]
+            status.label,
+        )
 
     # --- internals --------------------------------------------------------------------------------
 
-    def _run_rerun(
-        self,
-        live: _Live,
-        parent_log: Any,
-        profile: RouteProfile,
-        api_key: str | None,
-        scenario: Any,
-        tasks_file: Any,
-        key: str,
-        *,
-        resume: bool,
-    ) -> None:
-        from analyzer.runner import rerun
-
-        status = live.status
-        report = rerun(
-            parent_log,
-            status.task_ids,
-            profile=profile,
-            out=status.out,
-            rounds=status.rounds,
-            source=status.parent,
-            tasks_file=tasks_file,
-            key=key,
-            label=status.label,  # type: ignore[arg-type]
-            progress=self._progress(live),
-            cancel=live.cancel,
-            api_key=api_key,
-            scenario=scenario,
-            echo=self._echo(live),
-            resume=resume,
-            run_id=status.run_id,
-        )
+    def _run_rerun(self, live: _Live, request: RerunRequest, plan: RunPlan) -> None:
+        report = rerun(request, plan, self._controls(live))
         live.result = report
+        status = live.status
         with live.lock:
             status.run_id = report.outcome.run_id
             if not report.outcome.cancelled:
@@ -465,55 +389,42 @@ class JobManager:
                 status.still_inconsistent = report.still_inconsistent
         self._finish(live, cancelled=report.outcome.cancelled)
 
-    def _new_status(
-        self,
-        job_id: str,
-        kind: JobKind,
-        request: str,
-        out: Path,
-        parent: str | None,
-        ids: list[str],
-        rounds: int,
-        profile: RouteProfile,
-        label: str | None,
-        api_key: str | None,
-    ) -> JobStatus:
-        from analyzer.runner.journal import journal_path
+    def _controls(self, live: _Live) -> RunControls:
+        return RunControls(progress=self._progress(live), cancel=live.cancel, echo=self._echo(live))
 
-        if api_key is not None:
-            source, fp = "session", key_fingerprint(api_key)
-        else:
-            source, fp = f"env:{profile.key_env}", key_fingerprint(resolve_keys(profile)[0])
+    def _new_status(self, kind: JobKind, request: str, plan: RunPlan, parent: str | None) -> JobStatus:
+        keys = plan.keys
         return JobStatus(
-            job_id=job_id,
+            job_id=uuid.uuid4().hex[:8],
             kind=kind,
             state="running",
             request_key=request,
-            label=label,
-            out=str(out),
-            journal=str(journal_path(out)),
+            label=plan.provenance.label,
+            out=str(plan.out),
+            journal=str(journal_path(plan.out)),
             parent=parent,
-            task_ids=ids,
-            rounds=rounds,
-            profile=profile.public_dump(),
-            key_source=source,
-            key_fingerprint=fp,
-            total=len(ids) * rounds,
-            run_id=uuid.uuid4().hex[:12],
-            simulator=profile.uses_simulator,
+            task_ids=[str(t.task_id) for t in plan.tasks],
+            rounds=plan.rounds,
+            profile=plan.profile.public_dump(),
+            key_source="session" if keys.source == "session" else f"env:{plan.profile.key_env}",
+            key_fingerprint=keys.fingerprint,
+            total=len(plan.tasks) * plan.rounds,
+            run_id=plan.provenance.run_id,
+            simulator=plan.profile.uses_simulator,
             started_at=_now(),
             **_owner(),
         )
 
-    def _reuse(self, request: str, api_key: str | None) -> JobStatus | None:
+    def _reuse(self, request: str, keys: RunKeys) -> JobStatus | None:
         """A running job for the same request, or an interrupted/cancelled one resumed."""
+        session_key = keys.keys[0] if keys.source == "session" else None
         for status in self.jobs():
             if status.request_key != request:
                 continue
             if status.state == "running":
                 return status
-            if status.resumable and (status.key_source != "session" or api_key is not None):
-                return self.resume(status.job_id, api_key=api_key)
+            if status.resumable and (status.key_source != "session" or session_key is not None):
+                return self.resume(status.job_id, api_key=session_key)
         return None
 
     def _launch(self, status: JobStatus, work: Any, secrets: list[str]) -> JobStatus:
@@ -529,8 +440,6 @@ class JobManager:
             try:
                 work(live)
             except BaseException as exc:  # the job must end in a state, whatever happened
-                from analyzer.runner.scrub import one_line, scrub
-
                 with live.lock:
                     live.status.state = "failed"
                     live.status.error = one_line(scrub(str(exc) or type(exc).__name__, secrets), 300)
@@ -627,13 +536,6 @@ class JobManager:
         if status.state == "running" and not _owner_alive(status):
             status.state = "interrupted"
         return status
-
-
-def _secrets(profile: RouteProfile, api_key: str | None) -> list[str]:
-    """The key(s) a job may send, read now, so a failure message can be scrubbed of them."""
-    if api_key is not None:
-        return [api_key]
-    return [k for k in resolve_keys(profile) if k]
 
 
 def _owner() -> dict[str, Any]:

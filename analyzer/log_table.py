@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
+from analyzer.answers import action_signature
 from analyzer.model import Attempt, Result, ResultError, Route, RunLog
 
 ROUTE_FIELDS: tuple[str, ...] = (
@@ -50,7 +51,8 @@ RESULT_FIELDS: tuple[str, ...] = (
 """Result fields kept as columns (nested objects are handled apart)."""
 
 UNUSED_RESULT_FIELDS: tuple[str, ...] = ("expected", "trajectory")
-"""Result fields no figure reads; the fast decoder still validates them."""
+"""Result fields no figure reads as such; the fast decoder still validates them (a trajectory is kept
+as its tool-call signature, the `actions` column)."""
 
 ATTEMPT_FIELDS: tuple[str, ...] = (
     "attempt",
@@ -81,7 +83,8 @@ class LogTable:
     round_sizes: list[int]
     """Results per round, in round order."""
     results: dict[str, Sequence[Any]]
-    """Result columns by field name (`RESULT_FIELDS`), plus `error` (whether it carries one) and
+    """Result columns by field name (`RESULT_FIELDS`), plus `actions` (the tool-call signature of
+    each trajectory), `error` (whether it carries one) and
     `n_attempts` (None when no attempts are recorded)."""
     routes: dict[str, Sequence[Any]]
     """Route columns (`ROUTE_FIELDS`), one value per result, None where a result has no route."""
@@ -140,7 +143,9 @@ def table_from_records(runs: Sequence[Sequence[Any]], fix: Fix) -> LogTable:
     results = dict(zip(RESULT_FIELDS, _columns(flat, RESULT_FIELDS), strict=True))
     results = {name: fix(Result, name, values) for name, values in results.items()}
     for name, values in zip(UNUSED_RESULT_FIELDS, _columns(flat, UNUSED_RESULT_FIELDS), strict=True):
-        fix(Result, name, values)
+        checked = fix(Result, name, values)
+        if name == "trajectory":  # kept only as the `actions` answer key's signature
+            results["actions"] = [action_signature(t) for t in checked]
     route, error, attempts = _columns(flat, ("route", "error", "attempts"))
     route, error, attempts = (
         fix(Result, "route", route),

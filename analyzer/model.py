@@ -237,6 +237,12 @@ class RunLog(_Record):
     """Task definitions that were run."""
     summary: Summary | None = None
     """The writer's own figures: a claim, recomputed and checked on load."""
+    rerun_of: dict[str, Any] | None = None
+    """For a re-run: the parent, the selection, the parent's route settings and what differs from them."""
+    simulator_scenario: dict[str, Any] | None = None
+    """The built-in simulator's scenario when it served the run, so a re-run can replay it."""
+    imported_from: dict[str, Any] | None = None
+    """For a log imported from another tool: its format and version, the importer, the file, warnings."""
     runs: list[list[Result]]
     """Round-major results: one list per round."""
 

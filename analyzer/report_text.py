@@ -9,6 +9,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from analyzer.analysis import Analysis
     from analyzer.compare import Comparison
+    from analyzer.metrics.attribution import Attribution
 
 _LIST_AT_MOST = 20
 
@@ -50,7 +51,7 @@ def render_report(analysis: Analysis, source: str) -> str:
     rate = h.answer_consistency_rate
     lines.append(
         f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
-        f" · answer gap {pp(h.answer_gap_pp)}"
+        f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
     )
     if h.tasks_single:
         lines.append(
@@ -64,8 +65,9 @@ def render_report(analysis: Analysis, source: str) -> str:
         o = h.outcome
         lines.append(f"Outcome ({o.tasks} graded tasks, n = {o.n}{', uneven' if o.uneven_n else ''})")
         lines.append(
-            f"  mean@{o.n} {pct(o.mean_at_n)} · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}"
-            f" · outcome gap {pp(o.outcome_gap_pp)}"
+            f"  mean@{o.n} {pct(o.mean_at_n)}{interval(getattr(o, 'mean_at_n_ci', None), '%')}"
+            f" · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}{interval(getattr(o, 'pass_hat_k_ci', None), '%')}"
+            f" · outcome gap {pp(o.outcome_gap_pp)}{interval(getattr(o, 'outcome_gap_ci', None), 'pp')}"
         )
         lines.append("  pass^k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_hat_k.items())))
         lines.append("  pass@k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_at_k.items())))
@@ -107,6 +109,8 @@ def render_report(analysis: Analysis, source: str) -> str:
             f" {len(route.inconsistent_clean)} clean"
         )
 
+    lines += attribution_lines(h.attribution)
+
     if h.summary_mismatches:
         lines.append("")
         lines.append("Stored summary disagrees")
@@ -125,6 +129,33 @@ def render_report(analysis: Analysis, source: str) -> str:
     if len(h.flagged) > _LIST_AT_MOST:
         lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
     return "\n".join(lines)
+
+
+def interval(ci: list[float] | None, unit: str) -> str:
+    """` (95 % interval 26.7 to 60.0 pp)` (a 0..1 share shown in %), or nothing without an interval."""
+    if not ci:
+        return ""
+    if unit == "%":
+        return f" (95 % interval {ci[0] * 100:.1f}% to {ci[1] * 100:.1f}%)"
+    return f" (95 % interval {ci[0]:.1f} to {ci[1]:.1f} {unit})"
+
+
+def attribution_lines(items: list[Attribution]) -> list[str]:
+    """The cause of each inconsistent task from the log alone, counts first."""
+    if not items:
+        return []
+    counts = {c: sum(a.cause == c for a in items) for c in ("route", "model", "unclear")}
+    out = [
+        "",
+        f"Cause, from the log alone ({len(items)} inconsistent task(s)): {counts['route']} route, "
+        f"{counts['model']} model, {counts['unclear']} unclear",
+    ]
+    for a in items[:_LIST_AT_MOST]:
+        p = f" (p = {a.p_value:.2f})" if a.p_value is not None else ""
+        out.append(f"  {a.task_id}: {a.cause}{p}: {a.evidence}")
+    if len(items) > _LIST_AT_MOST:
+        out.append(f"  ... and {len(items) - _LIST_AT_MOST} more (use --json for all)")
+    return out
 
 
 def render_comparison(comparison: Comparison) -> str:
@@ -150,6 +181,10 @@ def render_comparison(comparison: Comparison) -> str:
     )
     lines = [f"{tag}  {label}" for tag, label in zip(tags, comparison.labels, strict=True)]
     lines += ["", shown.to_string(index=False), ""]
+    if comparison.differences:
+        lines.append("Differences against the first group (paired over shared tasks)")
+        lines += [f"  {d.sentence}" for d in comparison.differences]
+        lines.append("")
     flips = comparison.flips
     if flips.empty:
         lines.append("No task flips between consistent and inconsistent.")

@@ -1,39 +1,31 @@
 """Route profiles: where calls go, which key (by variable name), and which parameters.
 
 A profile never holds a key. It names the environment variable the key lives in; the key is read
-at call time (`resolve_keys`) and only its fingerprint (`key_fingerprint`) is ever written.
+at call time (analyzer.keys) and only its fingerprint is ever written.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import tomllib
-import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analyzer.errors import RouteError
 from analyzer.model import Route
+from analyzer.url_lint import redact_url
 
 DEFAULT_KEY_ENV = "OPENAI_API_KEY"
-SIMULATOR_KEY = "sim-local-no-secret"
-"""Key sent to the embedded simulator when no key is configured; public, not a secret."""
-
-PLACEHOLDER_MARKERS = ("your", "xxx", "placeholder", "changeme", "replace", "<", "...", "example", "dummy")
-
 MAX_TIMEOUT_S = 3600.0
 """Upper bound of a per-attempt timeout; `inf` or a huge value overflows the clock arithmetic."""
 
 MAX_TOKENS = 10_000_000
 """Upper bound of a completion token cap; far above any model's, far below what a log can record."""
-
-FLAG_NAMES: dict[str, str] = {"rounds": "--repeat", "timeout_s": "--timeout"}
-"""Profile field -> the command-line flag that sets it, where the two names differ."""
 
 ENV_FIELDS: dict[str, str] = {
     "OPENAI_BASE_URL": "base_url",
@@ -49,34 +41,105 @@ ENV_FIELDS: dict[str, str] = {
 """Environment variable -> profile field, read when present."""
 
 
+@dataclass(frozen=True)
+class RouteKnob:
+    """How a person sets a route field: its command-line flag, its dashboard label, help and step.
+
+    Carried as field metadata so the CLI's flags and the dashboard's route editor are generated from
+    the profile itself: a new route field is added here, once.
+    """
+
+    flag: str
+    """The command-line flag (`--top-p`)."""
+    label: str
+    """The dashboard label (`top_p`)."""
+    help: str
+    """What it does, without its default (added from the field's own default)."""
+    step: float | None = None
+    """Step of the dashboard's number input; None for a text field or one set elsewhere."""
+    default_text: str | None = None
+    """How to say the default when its value does not say it (no base URL: the simulator)."""
+
+
 class RouteProfile(BaseModel):
     """Everything that decides how a task reaches the model, except the key itself."""
 
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True, validate_assignment=True)
 
-    base_url: str | None = None
+    base_url: Annotated[
+        str | None,
+        RouteKnob(
+            "--base-url",
+            "Base URL",
+            "API root, e.g. https://api.openai.com/v1; the SDK appends /chat/completions to it",
+            default_text="the built-in simulator",
+        ),
+    ] = None
     """API root, e.g. `https://api.openai.com/v1`; None means the embedded simulator."""
-    key_env: str = DEFAULT_KEY_ENV
+    key_env: Annotated[
+        str,
+        RouteKnob(
+            "--key-env",
+            "Key variable",
+            "the environment variable that holds the API key; the key is read when the calls are made",
+        ),
+    ] = DEFAULT_KEY_ENV
     """Name of the environment variable that holds the key."""
     key_rotation: list[str] = Field(default_factory=list)
     """Further key variables; when set, attempts rotate over key_env plus these (a key-rotation setup)."""
-    model: str = "gpt-4o-mini"
+    model: Annotated[str, RouteKnob("--model", "Model", "model name")] = "gpt-4o-mini"
     """Model requested."""
-    temperature: float = Field(0.0, ge=0, le=2, allow_inf_nan=False)
+    temperature: Annotated[
+        float,
+        Field(ge=0, le=2, allow_inf_nan=False),
+        RouteKnob("--temperature", "Temperature", "sampling temperature; 0 is the reproducible choice", 0.1),
+    ] = 0.0
     """Sampling temperature."""
-    top_p: float = Field(1.0, gt=0, le=1, allow_inf_nan=False)
+    top_p: Annotated[
+        float,
+        Field(gt=0, le=1, allow_inf_nan=False),
+        RouteKnob("--top-p", "top_p", "nucleus sampling; 1 keeps every token", 0.05),
+    ] = 1.0
     """Nucleus sampling parameter."""
-    seed: int | None = Field(42, ge=-(2**63), le=2**63 - 1)
+    seed: Annotated[
+        int | None,
+        Field(ge=-(2**63), le=2**63 - 1),
+        RouteKnob(
+            "--seed", "Seed", "sent with every request, so a backend that honours it repeats itself", 1
+        ),
+    ] = 42
     """Seed sent with every request (a signed 64-bit integer); None sends none."""
-    max_tokens: int | None = Field(256, ge=1, le=MAX_TOKENS)
+    max_tokens: Annotated[
+        int | None,
+        Field(ge=1, le=MAX_TOKENS),
+        RouteKnob("--max-tokens", "Max tokens", "completion token cap (a task's own max_tokens wins)", 16),
+    ] = 256
     """Completion token cap (a task's own max_tokens wins)."""
-    timeout_s: float = Field(120.0, gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False)
+    timeout_s: Annotated[
+        float,
+        Field(gt=0, le=MAX_TIMEOUT_S, allow_inf_nan=False),
+        RouteKnob("--timeout", "Timeout (s)", "client timeout per HTTP attempt, in seconds", 10.0),
+    ] = 120.0
     """Client timeout per attempt, seconds (at most an hour)."""
-    max_retries: int = Field(1, ge=0, le=20)
+    max_retries: Annotated[
+        int,
+        Field(ge=0, le=20),
+        RouteKnob("--max-retries", "Max retries", "SDK retries after the first attempt", 1),
+    ] = 1
     """SDK retries after the first attempt."""
-    concurrency: int = Field(1, ge=1, le=64)
+    concurrency: Annotated[
+        int,
+        Field(ge=1, le=64),
+        RouteKnob(
+            "--concurrency", "Concurrency", "tasks in flight at once; 1 keeps the order reproducible", 1
+        ),
+    ] = 1
     """Tasks in flight at once."""
-    rounds: int = Field(5, ge=1, le=1000)
+    rounds: Annotated[
+        int,
+        Field(ge=1, le=1000),
+        RouteKnob("--repeat", "Rounds", "how many times each task runs; 2 is the least that can differ"),
+    ] = 5
     """How many times each task runs."""
 
     @property
@@ -86,8 +149,6 @@ class RouteProfile(BaseModel):
 
     def public_dump(self) -> dict[str, Any]:
         """The profile as JSON-ready data with secrets in the base URL (query values, passwords) redacted."""
-        from analyzer.url_lint import redact_url
-
         data = self.model_dump(mode="json")
         if data.get("base_url"):
             data["base_url"] = redact_url(data["base_url"])
@@ -104,8 +165,6 @@ class RouteProfile(BaseModel):
         if len(fps) > 1:
             extra["key_fingerprints"] = fps
             extra["key_rotation"] = self.key_envs()
-        from analyzer.url_lint import redact_url
-
         url = base_url if base_url is not None else self.base_url
         return Route(
             base_url=redact_url(url) if url else url,
@@ -124,69 +183,38 @@ class RouteProfile(BaseModel):
         )
 
 
-def key_fingerprint(key: str | None) -> str | None:
-    """One-way fingerprint of a key: `sha256:` + 12 hex characters; None for no key."""
-    if not key:
-        return None
-    return "sha256:" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:12]
+def route_knobs() -> dict[str, RouteKnob]:
+    """Every profile field a person sets by hand, with its flag, label and help, in field order."""
+    found: dict[str, RouteKnob] = {}
+    for name, info in RouteProfile.model_fields.items():
+        knob = next((m for m in info.metadata if isinstance(m, RouteKnob)), None)
+        if knob is not None:
+            found[name] = knob
+    return found
+
+
+def knob_kind(field: str) -> type:
+    """The Python type a hand-set value of `field` is parsed as: int, float or str."""
+    annotation = RouteProfile.model_fields[field].annotation
+    if annotation in (int, int | None):
+        return int
+    if annotation is float:
+        return float
+    return str
+
+
+def knob_help(field: str) -> str:
+    """The knob's help with the field's own default: `sampling temperature; ... (default 0)`."""
+    knob = route_knobs()[field]
+    default = RouteProfile.model_fields[field].default
+    shown = knob.default_text or (f"{default:g}" if isinstance(default, float) else str(default))
+    return f"{knob.help} (default {shown})"
 
 
 def flag_name(field: str) -> str:
     """The command-line flag that sets a profile field (`rounds` -> `--repeat`)."""
-    return FLAG_NAMES.get(field, "--" + field.replace("_", "-"))
-
-
-def key_is_dirty(key: str) -> bool:
-    """True when a key holds white space or control characters anywhere (a pasted line break, a tab).
-
-    Such a key cannot go into an HTTP header; sending it makes the HTTP library quote the whole
-    header, key included, in its error message.
-    """
-    return any(c.isspace() or unicodedata.category(c)[0] in "CZ" for c in key)
-
-
-def dirty_key_message(key_env: str) -> str:
-    """The one-line diagnosis of a key with white space or control characters (never the key)."""
-    return f"the key in {key_env} contains white space or control characters; strip it"
-
-
-def check_keys_clean(names: Sequence[str], keys: Sequence[str]) -> None:
-    """Refuse, before any request, a key holding white space or control characters.
-
-    Raises:
-        RouteError: naming the variable (never showing the key).
-    """
-    for name, key in zip(names, keys, strict=False):
-        if key and key_is_dirty(key):
-            raise RouteError(dirty_key_message(name))
-
-
-def key_problem(key: str | None) -> str | None:
-    """`empty`, `placeholder` or `whitespace` when a key is obviously unusable, else None.
-
-    `whitespace` covers white space or control characters anywhere in the key.
-    """
-    if key is None or key == "":
-        return "empty"
-    if key_is_dirty(key):
-        return "whitespace"
-    low = key.lower()
-    if any(m in low for m in PLACEHOLDER_MARKERS) or len(set(low)) <= 2:
-        return "placeholder"
-    return None
-
-
-def resolve_keys(
-    profile: RouteProfile, env: Mapping[str, str] | None = None, override: str | None = None
-) -> list[str]:
-    """Read the key(s) at call time: the override (a session-only key) or the named variables.
-
-    Returns one entry per key variable; an unset variable gives "".
-    """
-    if override is not None:
-        return [override]
-    source = os.environ if env is None else env
-    return [source.get(name, "") for name in profile.key_envs()]
+    knob = route_knobs().get(field)
+    return knob.flag if knob else "--" + field.replace("_", "-")
 
 
 def _coerce(name: str, field: str, raw: str) -> Any:

@@ -300,3 +300,23 @@ def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.
     # first group on top, as in the table
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(short)[::-1])
     return _layout(fig, title, unit, "experiment group", height=max(220, 50 * len(frame) + 110))
+
+
+def with_intervals(fig: go.Figure, table: pd.DataFrame, column: str) -> go.Figure:
+    """`compare_bars` with each bar's 95 % interval as an error bar, from `<column>_low`/`<column>_high`
+    (the analyzer's bootstrap columns, e.g. `answer_gap_low` for `answer_gap_pp`)."""
+    stem = column.removesuffix("_pp")
+    low, high = table.get(f"{stem}_low"), table.get(f"{stem}_high")
+    if low is None or high is None:
+        return fig
+    for i, trace in enumerate(fig.data):  # one trace per group, in table order
+        value = table[column].iloc[i]
+        if pd.isna(value) or pd.isna(low.iloc[i]) or pd.isna(high.iloc[i]):
+            continue
+        trace.error_x = {
+            "type": "data",
+            "symmetric": False,
+            "array": [float(high.iloc[i]) - float(value)],
+            "arrayminus": [float(value) - float(low.iloc[i])],
+        }
+    return fig

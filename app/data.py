@@ -26,8 +26,10 @@ import streamlit as st
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.answer_keys import ANSWER_KEYS
+from analyzer.before_after import compare_files
 from analyzer.errors import RerunLensError
-from analyzer.loader import MAX_UPLOAD_BYTES, LoadedLog, list_logs, load_bytes, load_path
+from analyzer.importers import list_any_logs, load_any, load_any_bytes
+from analyzer.loader import MAX_UPLOAD_BYTES, LoadedLog
 from analyzer.model import RunLog
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -35,7 +37,8 @@ DEFAULT_RUNS_DIR = ROOT / "sample_runs"
 RUNS_DIR_ENV = "RERUNLENS_RUNS_DIR"
 KEY_HELP = (
     "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
-    "white space and trailing punctuation ignored), fuzzy (normalized answers that are nearly equal)."
+    "white space and punctuation at either end ignored), fuzzy (normalized answers that are nearly "
+    "equal), actions (the same tool calls with the same arguments, for agent logs with trajectories)."
 )
 
 # Session-state keys (ids and selections only).
@@ -87,7 +90,7 @@ def runs_dir(argv: list[str] | None = None) -> Path:
 def folder_logs(folder: str) -> list[str]:
     """Log files in the runs folder, as paths relative to it (re-listed every few seconds)."""
     root = Path(folder)
-    return [p.relative_to(root).as_posix() for p in list_logs(root)]
+    return [p.relative_to(root).as_posix() for p in list_any_logs(root)]
 
 
 @st.cache_resource(show_spinner="Reading log…", max_entries=16)
@@ -95,7 +98,7 @@ def _read_path(path: str, mtime_ns: int, size: int) -> LoadedLog | Problem:
     """A log file read by the analyzer; keyed by modification time so an edited file is re-read."""
     del mtime_ns, size  # cache key only
     try:
-        return load_path(path)
+        return load_any(path)
     except RerunLensError as exc:
         return Problem(Path(path).name, exc.message)
     except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
@@ -107,7 +110,7 @@ def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
     """An uploaded log read by the analyzer; keyed by the upload's id, not its bytes."""
     del file_id  # cache key only
     try:
-        return load_bytes(_data, name)
+        return load_any_bytes(_data, name)
     except RerunLensError as exc:
         return Problem(name, exc.message)
     except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
@@ -276,7 +279,7 @@ def sidebar() -> Selection:
         st.caption(f"Folder: `{_code(str(folder))}`")
         st.file_uploader(
             "Upload logs",
-            type=["json"],
+            type=["json", "eval"],
             accept_multiple_files=True,
             key=UPLOADS,
             max_upload_size=MAX_UPLOAD_BYTES // 2**20,
@@ -327,3 +330,21 @@ def escape(text: object) -> str:
 
 def _code(text: str) -> str:
     return text.replace("`", "'")
+
+
+def files_stamp(*paths: str | None) -> str:
+    """Modification times of files: a cache key that changes when one of them changes."""
+    stamps = []
+    for path in paths:
+        try:
+            stamps.append(str(Path(path).stat().st_mtime_ns) if path else "-")
+        except OSError:
+            stamps.append("missing")
+    return ":".join(stamps)
+
+
+@st.cache_data(show_spinner="Comparing before and after…", max_entries=32)
+def rerun_before_after(parent: str, out: str, ids: tuple[str, ...], key: str, stamp: str) -> pd.DataFrame:
+    """The analyzer's before/after of a finished re-run (cached per logs, tasks, key and file versions)."""
+    del stamp  # cache key only
+    return compare_files(parent, out, list(ids), key)  # type: ignore[arg-type]

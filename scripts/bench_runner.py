@@ -25,9 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from analyzer.keys import read_keys  # noqa: E402
 from analyzer.model import TaskSpec  # noqa: E402
 from analyzer.route_profile import RouteProfile  # noqa: E402
-from analyzer.runner import Progress, run_tasks  # noqa: E402
+from analyzer.runner import Progress  # noqa: E402
+from analyzer.runner.plan import RunControls, Simulation, new_plan  # noqa: E402
+from analyzer.runner.run import run_plan  # noqa: E402
 from analyzer.simulator import Scenario  # noqa: E402
 
 REQUESTS = 500
@@ -57,8 +60,16 @@ def timed_run(
         if p.done == p.total:
             last[0] = time.perf_counter() - t0
 
-    outcome = run_tasks(
-        tasks(), profile, out, rounds=ROUNDS, scenario=scenario, api_key="bench-key", progress=on_progress
+    outcome = run_plan(
+        new_plan(
+            tasks(),
+            profile,
+            out,
+            keys=read_keys(profile.key_envs(), session_key="bench-key"),
+            rounds=ROUNDS,
+            simulation=Simulation(scenario),
+        ),
+        RunControls(progress=on_progress),
     )
     wall = time.perf_counter() - t0
     assert outcome.progress.done == REQUESTS

@@ -30,8 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from analyzer.keys import read_keys  # noqa: E402
 from analyzer.route_profile import RouteProfile  # noqa: E402
-from analyzer.runner import run_tasks  # noqa: E402
+from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
+from analyzer.runner.run import run_plan  # noqa: E402
 from analyzer.simulator.app_tasks import SAMPLE_KEYS, app_scenario, app_task_specs  # noqa: E402
 
 OUT = ROOT / "sample_runs"
@@ -74,16 +76,15 @@ def main() -> None:
         out = OUT / f"{name}.altk_runs.json"
         out.unlink(missing_ok=True)
         profile = RouteProfile(model="gpt-4o-mini", temperature=0.0, rounds=ROUNDS, **settings)
-        outcome = run_tasks(
+        plan = new_plan(
             task_list,
             profile,
             out,
-            label=label,
-            run_id=f"sample-{name}",
-            api_keys=keys,
-            scenario=sc,
-            simulator_port=PORT,
+            keys=read_keys(profile.key_envs(), rotation=keys),
+            provenance=Provenance(run_id=f"sample-{name}", label=label),
+            simulation=Simulation(sc, PORT),
         )
+        outcome = run_plan(plan)
         p = outcome.progress
         print(
             f"{out.relative_to(ROOT)}: {p.done} results, {p.tokens:,} tokens, {p.retries} retries, "

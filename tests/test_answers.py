@@ -5,7 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analyzer.answers import answer_keys, exact_key, fuzzy_representatives, normalized_key
+from analyzer.answers import action_signature, answer_keys, exact_key, fuzzy_representatives, normalized_key
+from analyzer.model import MessageStep, ToolCallStep
 
 
 def _results(rows: list[tuple[str, str, str | None]]) -> pd.DataFrame:
@@ -36,6 +37,15 @@ def test_exact_strips_only_surrounding_white_space() -> None:
         ("４２", "42"),  # full-width digits
         ("?", "?"),  # nothing but punctuation: kept, so "?" and "..." stay apart
         ("Yes…", "yes"),
+        ('"Paris"', "paris"),  # quotes at both ends: leading punctuation goes too
+        ("«Paris»", "paris"),
+        ("¿Qué?", "qué"),
+        ("- Paris", "paris"),  # a list dash before a word
+        ("-5", "-5"),  # a sign before a digit stays: -5 is not 5
+        (".5", ".5"),
+        ("-.5", "-.5"),
+        ("'-5'", "-5"),
+        ("(a) Paris", "a) paris"),  # inner punctuation stays
     ],
 )
 def test_normalized_key(raw: str, key: str) -> None:
@@ -101,3 +111,50 @@ def test_input_frame_is_not_changed() -> None:
     before = frame.copy()
     answer_keys(frame, "fuzzy")
     pd.testing.assert_frame_equal(frame, before)
+
+
+def test_quoted_and_bare_answers_are_one_normalized_cluster() -> None:
+    frame = _results([("1", "ok", '"Paris"'), ("1", "ok", "Paris"), ("1", "ok", "paris.")])
+    assert answer_keys(frame, "normalized").nunique() == 1
+    assert answer_keys(frame, "exact").nunique() == 3
+
+
+def _call(name: str, arguments: object) -> ToolCallStep:
+    return ToolCallStep(type="tool_call", name=name, arguments=arguments)
+
+
+def test_action_signature_is_names_and_canonical_arguments_in_order() -> None:
+    said_one_thing = [
+        MessageStep(type="message", role="assistant", content="Let me look that up."),
+        _call("get_user", {"user_id": "mia_li_3668", "verbose": False}),
+        _call("cancel", '{"reservation_id": "EHGLP3"}'),  # OpenAI sends arguments as a JSON string
+    ]
+    said_another = [
+        _call("get_user", {"verbose": False, "user_id": "mia_li_3668"}),  # key order differs
+        MessageStep(type="message", role="assistant", content="Done, anything else?"),
+        _call("cancel", {"reservation_id": "EHGLP3"}),
+    ]
+    assert action_signature(said_one_thing) == action_signature(said_another)
+    assert action_signature(said_one_thing) == (
+        '[["get_user",{"user_id":"mia_li_3668","verbose":false}],["cancel",{"reservation_id":"EHGLP3"}]]'
+    )
+    swapped = [said_another[2], said_another[0]]
+    assert action_signature(swapped) != action_signature(said_another)
+    other_argument = [_call("get_user", {"user_id": "mia_li_3669", "verbose": False}), said_another[2]]
+    assert action_signature(other_argument) != action_signature(said_another)
+
+
+def test_action_signature_unrecorded_versus_no_calls() -> None:
+    assert action_signature(None) is None  # nothing recorded: no key
+    assert action_signature([MessageStep(type="message", role="assistant", content="hi")]) == "[]"
+    assert action_signature([_call("search", "not json")]) == '[["search","not json"]]'
+
+
+def test_actions_key_reads_the_actions_column_and_leaves_out_errors() -> None:
+    frame = _results([("1", "ok", "Sure!"), ("1", "ok", "Done."), ("1", "error", None), ("1", "ok", "x")])
+    frame["actions"] = pd.array(['[["a",{}]]', '[["a",{}]]', '[["a",{}]]', None], dtype="string")
+    keys = answer_keys(frame, "actions")
+    assert keys.tolist()[:2] == ['[["a",{}]]', '[["a",{}]]']
+    assert pd.isna(keys.iloc[2]) and pd.isna(keys.iloc[3])
+    with pytest.raises(ValueError, match="actions"):
+        answer_keys(frame.drop(columns="actions"), "actions")

@@ -15,13 +15,15 @@ import app_kit
 import pytest
 from app_kit import MAIN, assert_clean, plain, wait_for
 from fake_keys import FAKE_KEY
+from plan_kit import job_before_after
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
 from analyzer.jobs import get_manager
+from analyzer.keys import key_fingerprint
 from analyzer.loader import list_logs, load_path
-from analyzer.route_profile import key_fingerprint
-from app import data, run_panel
+from app import data
+from app.widgets import task_files
 
 PARENT = "A_baseline.altk_runs.json"
 FORMAT1 = "format1_plain_script.json"
@@ -86,7 +88,7 @@ def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Pat
     assert at.query_params["log"] == [PARENT, new.name]  # opened beside its parent
 
     job = get_manager(runs).latest("rerun", parent=runs / PARENT)
-    frame = get_manager(runs).before_after(job.job_id)
+    frame = job_before_after(get_manager(runs), job.job_id)
     route = frame.loc[frame["verdict"] == "route", "task_id"].tolist()
     model = frame.loc[frame["verdict"].isin(["model", "regressed"]), "task_id"].tolist()
     shown = metrics(at)
@@ -169,7 +171,7 @@ def test_a_format1_log_asks_for_its_task_file_and_reruns_with_it(runs: Path) -> 
 
     tasks = [{"task_id": t, "prompt": f"Answer for {t}."} for t in flagged[:-1]]
     (runs / "plain_tasks.json").write_text(json.dumps(tasks), encoding="utf-8")
-    run_panel.task_files.clear()
+    task_files.task_files.clear()
     at.run()
     assert "plain_tasks.json" in at.selectbox(key="rerun.tasks_pick").options
     at.selectbox(key="rerun.tasks_pick").set_value(str(runs / "plain_tasks.json")).run()

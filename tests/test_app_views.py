@@ -106,8 +106,21 @@ def test_overview_shows_the_analyzers_headline() -> None:
     assert shown["Flagged tasks"] == str(len(h.flagged))
     assert h.route.verdict.split(":")[0] in at.warning[0].value
     assert any("Stored summary disagrees" in w.value for w in at.warning)
+    # every headline figure carries its 95 % interval over tasks
+    low, high = h.answer_gap_ci  # type: ignore[misc]
+    assert f"answer gap (95 % interval {low:.1f} to {high:.1f} pp)" in all_text(at)
+    low, high = h.outcome.outcome_gap_ci  # type: ignore[union-attr]
+    assert f"outcome gap (95 % interval {low:.1f} to {high:.1f} pp)" in all_text(at)
+    low, high = h.outcome.pass_hat_k_ci  # type: ignore[union-attr]
+    assert f"Pass^5 (95 % interval {100 * low:.1f}% to {100 * high:.1f}%)" in all_text(at)
+    # and the cause of each inconsistent task, counted and listed
+    causes = [a.cause for a in h.attribution]
+    assert [shown[c] for c in ("Route", "Model", "Unclear")] == [
+        str(causes.count(c)) for c in ("route", "model", "unclear")
+    ]
+    assert frame_with(at, "cause", "evidence")["evidence"].tolist() == [a.evidence for a in h.attribution]
 
-    (curve,) = figures(at)
+    curve = figures(at)[0]  # the Pass^k curve; the trajectory histogram follows it
     k = decode(curve["data"][0]["x"])
     pass_hat = decode(curve["data"][0]["y"])
     assert list(k) == list(h.outcome.pass_hat_k)  # type: ignore[union-attr]
@@ -177,6 +190,17 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     assert clusters["size"].tolist() == expected["size"].tolist()
     rounds = frame_with(at, "round", "answer")
     assert "<script>alert('x')</script>**bold**" in rounds["answer"].tolist()
+    # which route gave which answer: key, base URL, served model and attempts beside each answer
+    assert list(rounds.columns[3:8]) == [
+        "answer",
+        "key_fingerprint",
+        "base_url",
+        "served_model",
+        "system_fingerprint",
+    ]
+    assert "n_attempts" in rounds.columns
+    [cause] = [a for a in analysis.headline.attribution if a.task_id == "html"]
+    assert f"Cause from the log: {cause.cause}: answers differ within one route" in all_text(at)
     # never rendered as markdown or HTML
     assert "<script>" not in "".join(m.value for m in at.markdown)
     assert not at.get("html")
@@ -270,11 +294,13 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
     at = run_view("routes", sel)
     assert data.escape(route.verdict) in [w.value for w in at.warning]
     assert metrics(at)["Pinned"] == "no"
-    split = [df.value for df in at.dataframe if "majority_share" in df.value.columns]
-    assert [d["task_id"].tolist() for d in split] == [
-        route.inconsistent_drifted_or_retried,
-        route.inconsistent_clean,
-    ]
+    # the cause of each inconsistent task, from the log: the analyzer's attribution, as a table
+    attribution = sel.focus.analysis.headline.attribution  # type: ignore[union-attr]
+    causes = frame_with(at, "cause", "evidence")
+    assert causes["task_id"].tolist() == [a.task_id for a in attribution]
+    assert causes["cause"].tolist() == [a.cause for a in attribution]
+    counts = [f"{[a.cause for a in attribution].count(c)} {c}" for c in ("route", "model", "unclear")]
+    assert " · ".join(counts) in all_text(at)
     # base URL lint: the drifted proxy URL ends in /chat/completions
     assert any("chat/completions" in e.value for e in at.error)
     # key fingerprints only
@@ -300,8 +326,19 @@ def test_compare_shows_the_analyzers_comparison() -> None:
     flips = frame_with(at, "task_id", "A: shared proxy", "B: pinned route")
     assert flips["task_id"].tolist() == expected.flips["task_id"].tolist()
     assert {"weather", "refund"} <= set(flips["task_id"])
+    assert {"answer_gap_low", "answer_gap_high"} <= set(table.columns)
+    [diff] = expected.differences
+    assert diff.sentence in all_text(at)  # the paired difference, with its interval and p-value
+    assert "95 % interval" in diff.sentence and "p = " in diff.sentence
     gap = [f for f in figures(at) if f["layout"]["title"]["text"] == "Answer gap"][0]
     assert [float(decode(tr["x"])[0]) for tr in gap["data"]] == expected.table["answer_gap_pp"].tolist()
+    # each bar carries its 95 % interval as an error bar
+    for trace, (_, row) in zip(gap["data"], expected.table.iterrows(), strict=True):
+        bar = trace["error_x"]
+        assert float(decode(bar["array"])[0]) == pytest.approx(row["answer_gap_high"] - row["answer_gap_pp"])
+        assert float(decode(bar["arrayminus"])[0]) == pytest.approx(
+            row["answer_gap_pp"] - row["answer_gap_low"]
+        )
 
 
 def test_compare_needs_two_logs() -> None:

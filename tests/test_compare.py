@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from analyzer.analysis import analyze
 from analyzer.compare import TABLE_COLUMNS, compare
 from analyzer.model import RunLog
@@ -62,3 +64,75 @@ def test_labels_never_collide_with_each_other_or_the_columns() -> None:
     assert result.flips["task_id"].tolist() == ["1"]  # only task 1 flips; t2 is steady
     repeated = compare([("A", a), ("A", c), ("A (2)", a)])
     assert repeated.labels == ["A", "A (2)", "A (2) (2)"]
+
+
+def _answers(inconsistent: int, consistent: int, start: int = 0) -> dict[str | int, list[str]]:
+    out: dict[str | int, list[str]] = {f"t{i}": ["x", "y", "x"] for i in range(start, start + inconsistent)}
+    out |= {f"t{i}": ["x", "x", "x"] for i in range(start + inconsistent, start + inconsistent + consistent)}
+    return out
+
+
+def test_paired_difference_with_exact_mcnemar() -> None:
+    # A: t0..t5 inconsistent, t6..t9 consistent (gap 60). C: t0 still inconsistent, t1..t9 consistent
+    # (gap 10). Discordant: 5 turned consistent, 0 the other way -> McNemar p = 2 x (1/2)^5 = 0.0625
+    a = analyze(_log(_answers(6, 4)))
+    c = analyze(_log(_answers(1, 9)))
+    result = compare([("A", a), ("C", c)])
+    [diff] = result.differences
+    assert (diff.label, diff.against, diff.common_tasks) == ("C", "A", 10)
+    assert diff.answer_gap_diff_pp == -50.0
+    assert (diff.turned_consistent, diff.turned_inconsistent) == (5, 0)
+    assert diff.p_value == 0.0625
+    low, high = diff.answer_gap_diff_ci
+    assert low < -50.0 < high <= 0.0
+    assert "not distinguishable from noise with 10 tasks" in diff.sentence
+    assert diff.tasks_to_resolve == 14  # McNemar sample size for this flip rate (see test_stats)
+    assert diff.sentence.endswith("about 14 paired tasks would resolve a difference of this size.")
+    # 8 tasks turn consistent and none back: p = 2 / 2^8 = 0.0078 -> a plain statement with its interval
+    a8 = analyze(_log(_answers(8, 12)))
+    c8 = analyze(_log(_answers(0, 20)))
+    [d8] = compare([("A", a8), ("C", c8)]).differences
+    assert d8.p_value == 2 / 256
+    assert d8.sentence.startswith(
+        "C's answer gap is 40.0 pp lower than A's over 20 shared tasks (95 % interval ["
+    )
+    assert d8.sentence.endswith("p = 0.008).")
+
+
+def test_differences_use_only_shared_tasks_and_the_json_report() -> None:
+    from analyzer.compare import comparison_report
+
+    a = analyze(_log(_answers(2, 2)))  # t0, t1 inconsistent; t2, t3 consistent
+    c = analyze(_log({"t0": ["x", "x"], "t9": ["x", "y"]}))  # shares only t0
+    report = comparison_report(compare([("A", a), ("C", c)]))
+    [diff] = report["differences"]
+    assert diff["common_tasks"] == 1 and diff["answer_gap_diff_pp"] == -100.0
+    assert set(diff) >= {
+        "label",
+        "common_tasks",
+        "answer_gap_diff_pp",
+        "answer_gap_diff_ci",
+        "outcome_gap_diff_pp",
+        "outcome_gap_diff_ci",
+        "p_value",
+    }
+    assert diff["p_value"] == 1.0  # one discordant task: 2 x 1/2
+    assert diff["outcome_gap_diff_pp"] is None and diff["outcome_common_tasks"] == 0  # nothing graded
+    assert report["groups"][0]["answer_gap_low"] <= 50.0 <= report["groups"][0]["answer_gap_high"]
+
+
+def test_outcome_gap_difference_by_hand() -> None:
+    # per task outcome gap = (c/n - [c = n]) x 100. A: t1 2/3 -> 66.7, t2 3/3 -> 0 (mean 33.3);
+    # C: t1 3/3 -> 0, t2 3/3 -> 0 (mean 0): difference -33.3 pp over 2 graded tasks
+    def graded(successes: dict[str, list[bool]]) -> RunLog:
+        runs = [
+            [{"task_id": t, "answer": "x", "success": s[r]} for t, s in successes.items()] for r in range(3)
+        ]
+        return RunLog.model_validate({"runs": runs})
+
+    a = analyze(graded({"t1": [True, False, True], "t2": [True] * 3}))
+    c = analyze(graded({"t1": [True] * 3, "t2": [True] * 3}))
+    [diff] = compare([("A", a), ("C", c)]).differences
+    assert diff.outcome_common_tasks == 2
+    assert diff.outcome_gap_diff_pp == pytest.approx(-100 / 3)
+    assert diff.outcome_gap_diff_ci is not None

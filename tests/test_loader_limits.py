@@ -13,6 +13,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from plan_kit import run_tasks
 
 from analyzer import loader
 from analyzer.analysis import analyze
@@ -22,7 +23,7 @@ from analyzer.frames import attempts_frame, results_frame
 from analyzer.loader import list_logs, load_bytes, load_path
 from analyzer.model import TaskSpec
 from analyzer.route_profile import RouteProfile
-from analyzer.runner import journal_path, run_tasks
+from analyzer.runner import journal_path
 
 FIXTURES = Path(__file__).parent / "fixtures" / "runs"
 SAMPLES = Path(__file__).parent.parent / "sample_runs"

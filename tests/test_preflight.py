@@ -8,7 +8,8 @@ from collections.abc import Iterator
 import pytest
 
 from analyzer.cli import main
-from analyzer.route_profile import RouteProfile, key_fingerprint
+from analyzer.keys import key_fingerprint
+from analyzer.route_profile import RouteProfile
 from analyzer.runner.preflight import check_route
 from analyzer.simulator import Faults, KeyConfig, Scenario, ScriptRule, Simulator
 

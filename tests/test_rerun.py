@@ -6,12 +6,13 @@ import json
 from pathlib import Path
 
 import pytest
+from plan_kit import rerun
 
 from analyzer.cli import main
 from analyzer.errors import RerunLensError
 from analyzer.loader import load_path
 from analyzer.route_profile import RouteProfile
-from analyzer.runner import default_rerun_path, rerun, select_tasks
+from analyzer.runner import default_rerun_path, select_tasks
 
 SAMPLE_A = Path("sample_runs/A_baseline.altk_runs.json")
 SAMPLE_C = Path("sample_runs/C_pinned.altk_runs.json")
@@ -43,10 +44,16 @@ def test_rerun_inconsistent_tasks_of_the_baseline(tmp_path: Path) -> None:
     ):
         assert col in frame.columns
     assert (frame["consistent_before"] == False).all()  # noqa: E712 - pandas comparison
-    assert set(report.turned_consistent) | set(report.still_inconsistent) == set(ids)
-    assert report.turned_consistent, "a pinned route cures the format tasks of the baseline"
+    assert set(report.turned_consistent) | set(report.still_inconsistent) <= set(ids)
+    assert frame["consistent_after"].eq(True).any(), "a pinned route cures the format tasks of the baseline"
+    # 3 agreeing rounds after a 5-round parent are not beyond chance: such tasks are inconclusive,
+    # each with its chance of agreeing anyway and the rounds that would decide
+    unsure = frame[frame["verdict"] == "inconclusive"]
+    assert len(unsure) and unsure["chance_p"].gt(0.05).all() and unsure["rounds_needed"].notna().any()
+    assert set(frame["verdict"]) <= {"route", "model", "regressed", "inconclusive"}
     text = "\n".join(report.lines())
     assert "Turned consistent once the route was pinned" in text
+    assert "would have" in text and "by chance alone" in text
 
 
 def test_selection_by_ids_and_errors(tmp_path: Path) -> None:
@@ -128,7 +135,8 @@ def test_cli_rerun_default_output_never_overwrites(
 
 
 def _parent(tmp_path: Path) -> Path:
-    from analyzer.runner import run_tasks
+    from plan_kit import run_tasks
+
     from analyzer.taskfile import load_tasks
 
     out = tmp_path / "parent.altk_runs.json"

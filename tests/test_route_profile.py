@@ -8,7 +8,8 @@ import pytest
 from fake_keys import FAKE_KEY
 
 from analyzer.errors import RouteError
-from analyzer.route_profile import RouteProfile, build_profile, key_fingerprint, key_problem, resolve_keys
+from analyzer.keys import key_fingerprint, key_problem, read_keys
+from analyzer.route_profile import RouteProfile, build_profile
 
 
 def test_defaults_are_reproducibility_first() -> None:
@@ -104,8 +105,11 @@ def test_key_problem(key: str | None, problem: str | None) -> None:
 
 def test_keys_are_read_at_call_time_and_never_stored() -> None:
     p = RouteProfile(key_env="MY_KEY", key_rotation=["KEY_2"])
-    assert resolve_keys(p, {"MY_KEY": "k1", "KEY_2": "k2"}) == ["k1", "k2"]
-    assert resolve_keys(p, {}, override="session") == ["session"]
+    keys = read_keys(p.key_envs(), env={"MY_KEY": "k1", "KEY_2": "k2"})
+    assert list(keys.keys) == ["k1", "k2"] and keys.source == "env:MY_KEY"
+    session = read_keys(p.key_envs(), session_key="session", env={})
+    assert list(session.keys) == ["session"] and session.source == "session"
+    assert "k1" not in repr(keys) and key_fingerprint("k1") in repr(keys.fingerprints)
     dumped = p.model_dump_json() + repr(p)
     assert "k1" not in dumped
     route = p.to_route(fingerprints=[key_fingerprint("k1") or "", key_fingerprint("k2") or ""])

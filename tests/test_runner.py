@@ -10,12 +10,14 @@ from pathlib import Path
 import openai._base_client
 import pytest
 from fake_keys import FAKE_KEY
+from plan_kit import run_tasks
 
 from analyzer.errors import RerunLensError
+from analyzer.keys import key_fingerprint
 from analyzer.loader import load_path
 from analyzer.model import TaskSpec
-from analyzer.route_profile import RouteProfile, key_fingerprint
-from analyzer.runner import Progress, journal_path, run_tasks
+from analyzer.route_profile import RouteProfile
+from analyzer.runner import Progress, journal_path
 from analyzer.runner.journal import read_journal
 from analyzer.simulator import Faults, Scenario, ScriptRule, Simulator
 from analyzer.taskfile import load_tasks

@@ -8,13 +8,14 @@ import threading
 from pathlib import Path
 
 import pytest
+from plan_kit import run_tasks
 
 from analyzer.cli import main
 from analyzer.errors import RerunLensError, RouteError
 from analyzer.loader import load_path
 from analyzer.model import TaskSpec
 from analyzer.route_profile import RouteProfile
-from analyzer.runner import journal_path, run_tasks
+from analyzer.runner import journal_path
 from analyzer.runner.journal import read_journal
 from analyzer.runner.scrub import scrub
 from analyzer.taskfile import load_tasks
@@ -108,17 +109,17 @@ def _interrupted(tmp_path: Path, flags: list[str]) -> Path:
     """A CLI run stopped after two results (the journal stays, as after Ctrl-C)."""
     out = tmp_path / "r.altk_runs.json"
     cancel = threading.Event()
-    import analyzer.runner.run as run_mod
+    import analyzer.cli.run_commands as commands
 
-    real = run_mod.run_tasks
+    real = commands.run_plan
 
-    def stopping(*args, **kwargs):  # type: ignore[no-untyped-def]
-        kwargs["cancel"] = cancel
-        kwargs["progress"] = lambda p: cancel.set() if p.done >= 2 else None
-        return real(*args, **kwargs)
+    def stopping(plan, controls):  # type: ignore[no-untyped-def]
+        controls.cancel = cancel
+        controls.progress = lambda p: cancel.set() if p.done >= 2 else None
+        return real(plan, controls)
 
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(run_mod, "run_tasks", stopping)
+        mp.setattr(commands, "run_plan", stopping)
         code = main(["run", "--tasks", str(TASKS), "--out", str(out), "--repeat", "2", "--quiet", *flags])
     assert code == 130 and journal_path(out).exists()
     return out
@@ -322,7 +323,7 @@ def test_a_truncated_last_line_is_skipped_and_redone(tmp_path: Path, tasks: list
 def test_resume_with_another_key_is_refused_by_fingerprint(
     tmp_path: Path, tasks: list[TaskSpec], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from analyzer.route_profile import key_fingerprint
+    from analyzer.keys import key_fingerprint
 
     monkeypatch.setenv("OPENAI_API_KEY", "first-key-0123456789")
     out = _journal(tmp_path, tasks)
@@ -338,12 +339,12 @@ def test_resume_with_another_key_is_refused_by_fingerprint(
 def test_a_failure_recording_a_result_keeps_it_as_an_error_result(
     tmp_path: Path, tasks: list[TaskSpec], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import analyzer.runner.run as run_mod
+    import analyzer.runner.results as results_mod
 
     def broken(*_a: object, **_k: object) -> None:
         raise OverflowError("timestamp out of range for platform time_t")
 
-    monkeypatch.setattr(run_mod._Runner, "_result", broken)
+    monkeypatch.setattr(results_mod, "_common", broken)
     outcome = run_tasks(tasks, RouteProfile(), tmp_path / "rec.json", rounds=1)
     results = [r for rnd in load_path(tmp_path / "rec.json").log.runs for r in rnd]
     assert outcome.progress.errors == 3 and len(results) == 3

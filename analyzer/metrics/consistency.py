@@ -1,6 +1,6 @@
 """Answer clusters and consistency: rate, gap, majority share and normalized entropy per task.
 
-For task t with n_t results that did not error (DESIGN.md, "Metric definitions"):
+For task t with n_t results that did not error (docs/metrics.md):
 consistent when n_t >= 2 and one cluster; rate = consistent / tasks with n_t >= 2;
 gap (pp) = (1 - rate) x 100; majority share = largest cluster / n_t;
 normalized entropy = -sum p log2 p / log2 n_t (0 when n_t = 1).
@@ -73,7 +73,9 @@ def task_consistency(results: pd.DataFrame) -> pd.DataFrame:
     n_clusters = np.bincount(pair_task, minlength=n_tasks)
     largest = np.zeros(n_tasks, dtype="int64")
     np.maximum.at(largest, pair_task, size)
-    n = n_ok.astype("float64")
+    # answers that have a key: the same as n_ok for text keys; fewer for `actions`, whose results
+    # without a recorded trajectory have no key and so are not measured
+    n = per_task_count(tasks, n_tasks, clustered).astype("float64")
     p = size / np.maximum(n[pair_task], 1.0)
     plogp = np.bincount(pair_task, weights=p * np.log2(p), minlength=n_tasks)
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -1,12 +1,12 @@
 """Outcome metrics where results are graded: Mean@n, Pass^k, Pass@k and the outcome gap.
 
-For task t with n_t graded results that did not error and c_t successes (DESIGN.md):
+For task t with n_t graded results that did not error and c_t successes (docs/metrics.md):
 Mean@n = mean_t c_t / n_t; Pass^k = mean_t C(c_t, k) / C(n_t, k) (all k runs succeed);
 Pass@k = mean_t 1 - C(n_t - c_t, k) / C(n_t, k) (at least one of k succeeds);
 outcome gap = (Mean@n - Pass^n) x 100 points.
 
 When tasks have different n_t, n is the largest and each task uses k_t = min(k, n_t): for k = n
-that is the task's own n_t, as DESIGN.md asks, and Pass^k still never rises with k.
+that is the task's own n_t, as docs/metrics.md says, and Pass^k still never rises with k.
 A result is a success when `success` says so, else when `score >= score_threshold`; results with
 neither are not graded and do not count in n_t.
 """

@@ -3,7 +3,7 @@
 A route tuple is what a result was sent with: base URL, key fingerprint and parameters (model,
 temperature, top_p, seed, max_tokens, timeout, max_retries). An attempt's tuple is its result's with
 the attempt's own base URL and key fingerprint where it recorded them. A run is route-pinned when
-every result and attempt that records a route shares exactly one tuple (DESIGN.md).
+every result and attempt that records a route shares exactly one tuple (docs/metrics.md).
 
 `max_tokens` may be set per task (task files allow it): when it never changes within a task, it is
 the task's setting, not the route's, and different tasks' caps do not unpin a run.

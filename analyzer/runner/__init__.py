@@ -1,6 +1,13 @@
-"""The runner: run tasks through a pinned route, check a route, re-run unstable tasks.
+"""The runner: plan a run, run it through a pinned route, check a route, re-run unstable tasks.
 
-Names load lazily so `rerunlens --help` does not pay for importing the SDK.
+- `plan`: a run as one value (`RunPlan`), built new or from a journal; `RunControls` for its lifetime.
+- `run`: `run_plan`, the one function that runs a plan.
+- `schedule`: the worker pool; `results`: an executor's output as a `Result`; `journal`: checkpoints.
+- `pinned_rerun`: a re-run's plan from a parent log, and its before/after report.
+- `preflight`: one minimal completion and a diagnosis; `embedded`: where calls go (maybe the simulator).
+- `client`, `transport`, `scrub`: the pinned SDK client, attempt recording, keys kept out of text.
+
+Names load lazily so importing the package does not pay for the SDK.
 """
 
 from __future__ import annotations
@@ -11,10 +18,12 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from analyzer.runner.executors import ExecutorResult, default_executor, load_executor
     from analyzer.runner.journal import journal_path
-    from analyzer.runner.pinned_rerun import RerunReport, default_rerun_path, rerun, select_tasks
+    from analyzer.runner.pinned_rerun import RerunReport, default_rerun_path, select_tasks
+    from analyzer.runner.plan import RunControls, RunPlan, new_plan, plan_from_journal
     from analyzer.runner.preflight import Diagnosis, check_route
     from analyzer.runner.progress import Progress, TerminalProgress
-    from analyzer.runner.run import RunOutcome, grade, run_tasks
+    from analyzer.runner.results import grade
+    from analyzer.runner.run import RunOutcome, run_plan
 
 _WHERE = {
     "Diagnosis": "preflight",
@@ -27,11 +36,14 @@ _WHERE = {
     "TerminalProgress": "progress",
     "RerunReport": "pinned_rerun",
     "default_rerun_path": "pinned_rerun",
-    "rerun": "pinned_rerun",
     "select_tasks": "pinned_rerun",
+    "RunControls": "plan",
+    "RunPlan": "plan",
+    "new_plan": "plan",
+    "plan_from_journal": "plan",
+    "grade": "results",
     "RunOutcome": "run",
-    "grade": "run",
-    "run_tasks": "run",
+    "run_plan": "run",
 }
 
 __all__ = [
@@ -39,7 +51,9 @@ __all__ = [
     "ExecutorResult",
     "Progress",
     "RerunReport",
+    "RunControls",
     "RunOutcome",
+    "RunPlan",
     "TerminalProgress",
     "check_route",
     "default_executor",
@@ -47,8 +61,9 @@ __all__ = [
     "grade",
     "journal_path",
     "load_executor",
-    "rerun",
-    "run_tasks",
+    "new_plan",
+    "plan_from_journal",
+    "run_plan",
     "select_tasks",
 ]
 

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import contextlib
-import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from analyzer.errors import RouteError
-from analyzer.route_profile import SIMULATOR_KEY, RouteProfile, check_keys_clean, key_problem, resolve_keys
+from analyzer.keys import RunKeys
+from analyzer.route_profile import RouteProfile
 from analyzer.runner.transport import KeyRing
 from analyzer.simulator import Scenario, Simulator
+from analyzer.simulator.app_tasks import app_scenario
 from analyzer.url_lint import is_loopback, redact_url, require_valid_url
 
 
@@ -52,8 +53,6 @@ def serving(
         yield Served(base_url=profile.base_url.strip(), simulator=None)
         return
     if scenario is None:
-        from analyzer.simulator.app_tasks import app_scenario
-
         scenario = app_scenario()
     try:
         sim = Simulator(scenario, port=preferred_port or 0).start()
@@ -65,30 +64,16 @@ def serving(
         sim.stop()
 
 
-def key_ring(
-    profile: RouteProfile,
-    served: Served,
-    *,
-    api_key: str | None = None,
-    api_keys: list[str] | None = None,
-    env: Mapping[str, str] | None = None,
-) -> KeyRing:
-    """The run's keys, read now: explicit keys, else the profile's variables.
+def key_ring(keys: RunKeys, served: Served) -> KeyRing:
+    """The ring of keys the run sends, for where its calls go.
 
     Against the simulator a missing key is fine (it gets the public simulator key). Against a
-    remote endpoint a missing key is an error; a loopback server (Ollama, vLLM) may run without one.
-    A key holding white space or control characters is refused before any request (the HTTP library
-    would quote it in its error).
+    remote endpoint a missing key variable is an error; a loopback server (Ollama, vLLM) may run
+    without one. A rotation or a session key is sent as given.
     """
-    if api_keys:
-        check_keys_clean([f"key {n} of the rotation" for n in range(1, len(api_keys) + 1)], api_keys)
-        return KeyRing(api_keys)
-    keys = resolve_keys(profile, os.environ if env is None else env, api_key)
-    names = ["the session's key field"] if api_key is not None else profile.key_envs()
-    check_keys_clean(names, keys)
-    if served.simulator is not None:
-        return KeyRing([k or SIMULATOR_KEY for k in keys])
-    missing = [name for name, k in zip(profile.key_envs(), keys, strict=False) if key_problem(k) == "empty"]
-    if missing and api_key is None and not is_loopback(urlsplit(served.base_url).hostname):
+    if served.simulator is not None and keys.source != "rotation":
+        return KeyRing(list(keys.for_simulator().keys))
+    missing = keys.missing() if keys.source.startswith("env:") else []
+    if missing and not is_loopback(urlsplit(served.base_url).hostname):
         raise RouteError(f"{missing[0]} is not set; export the key or name another variable with --key-env")
-    return KeyRing(keys)
+    return KeyRing(list(keys.keys))

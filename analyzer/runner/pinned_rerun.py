@@ -1,37 +1,72 @@
-"""Re-run a log's unstable tasks through one pinned route, and compare before with after."""
+"""Re-run a log's unstable tasks through one pinned route, and compare before with after.
+
+A re-run is a run plan (analyzer.runner.plan) whose tasks are chosen from a parent log, whose route
+keeps the parent's model and sampling unless told otherwise, and whose log names its parent. The
+before/after itself is analyzer.before_after.
+"""
 
 from __future__ import annotations
 
-import threading
-from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from analyzer.answers import AnswerKey
+from analyzer.analysis import analyze
+from analyzer.answer_keys import AnswerKey
+from analyzer.before_after import before_after_lines, compare_before_after, tasks_with
 from analyzer.errors import RerunLensError
+from analyzer.keys import RunKeys, read_keys
 from analyzer.model import RunLog, TaskSpec
 from analyzer.route_profile import RouteProfile
 from analyzer.runner.executors import Executor
-from analyzer.runner.run import ProgressCallback, RunOutcome, run_tasks
-from analyzer.simulator import Scenario
-
-INHERITED = ("model", "temperature", "top_p", "max_tokens")
-"""Settings a re-run takes from its parent unless given: changing them would confound the comparison."""
+from analyzer.runner.plan import (
+    Provenance,
+    ResumeRequest,
+    RunControls,
+    RunPlan,
+    Simulation,
+    new_plan,
+    plan_from_journal,
+)
+from analyzer.runner.rerun_route import (
+    describe_route,
+    parent_provider,
+    parent_scenario,
+    parent_settings,
+    pinned_besides_route,
+    pinned_text,
+    require_same_provider,
+    route_differences,
+)
+from analyzer.runner.run import RunOutcome, run_plan
+from analyzer.taskfile import load_tasks
 
 Selection = str | Sequence[str]
 """`flagged`, `inconsistent`, or explicit task ids."""
 
-VERDICT_TEXT = {
-    "route": "became consistent once the route was pinned: the route was the likely cause",
-    "model": "still inconsistent on a pinned route: the model is",
-    "stable": "consistent before and after",
-    "regressed": "consistent before, inconsistent on the pinned route: the model is",
-    "unmeasured": "fewer than two answers after the re-run",
-}
+
+@dataclass(frozen=True)
+class RerunRequest:
+    """What to re-run: which tasks of which parent log, judged with which answer key."""
+
+    parent: RunLog
+    """The parent log."""
+    selection: Selection = "flagged"
+    """`flagged`, `inconsistent`, or task ids."""
+    source: str | Path | None = None
+    """The parent's path (names a format-1 parent, which has no run id)."""
+    tasks_file: str | Path | None = None
+    """Task definitions for a format-1 parent."""
+    answer_key: AnswerKey = "exact"
+    """The answer key of the before/after clusters."""
+    label: str | None = None
+    """Label of the new log; default "re-run of <parent> on a pinned route"."""
+    allow_simulator: bool = False
+    """Re-run a provider's log on the built-in simulator on purpose (the verdict then compares the two)."""
 
 
 @dataclass
@@ -50,114 +85,44 @@ class RerunReport:
     """The route the re-run used, one line."""
     warnings: list[str] = field(default_factory=list)
     """Sampling settings that differ from the parent's (they confound before/after)."""
+    pinned: list[str] = field(default_factory=lambda: ["route"])
+    """What the re-run pinned: the route, and anything it changed besides (`seed`, `scenario`)."""
+
+    @property
+    def pinned_text(self) -> str:
+        """`route pinned`, `route and seed pinned`, ...: said beside the verdict."""
+        return pinned_text(self.pinned[1:])
 
     @property
     def turned_consistent(self) -> list[str]:
         """Tasks inconsistent before and consistent on the pinned route (route to blame)."""
-        return self._with("route")
+        return tasks_with(self.before_after, "route")
 
     @property
     def still_inconsistent(self) -> list[str]:
         """Tasks inconsistent on the pinned route (model to blame)."""
-        return self._with("model") + self._with("regressed")
-
-    def _with(self, verdict: str) -> list[str]:
-        if self.before_after.empty:
-            return []
-        return [str(t) for t in self.before_after.loc[self.before_after["verdict"] == verdict, "task_id"]]
+        return tasks_with(self.before_after, "model") + tasks_with(self.before_after, "regressed")
 
     def lines(self) -> list[str]:
-        """A before/after table and the verdict, for a terminal."""
+        """The route, warnings, a before/after table and the verdict, for a terminal."""
         head = [self.route_line] if self.route_line else []
         head += [f"Warning: {w}" for w in self.warnings]
-        if self.before_after.empty:
-            return [*head, "No results to compare."]
-        out = head + [
-            f"{'task':<16} {'clusters':>9} {'consistent':>12} {'tokens/result':>15} {'retries':>9}  verdict"
-        ]
-        for row in self.before_after.itertuples(index=False):
-            out.append(
-                f"{str(row.task_id)[:16]:<16} {_pair(row.clusters_before, row.clusters_after):>9} "
-                f"{_pair(_yn(row.consistent_before), _yn(row.consistent_after)):>12} "
-                f"{_pair(_num(row.tokens_mean_before), _num(row.tokens_mean_after)):>15} "
-                f"{_pair(row.retries_before, row.retries_after):>9}  {row.verdict}"
-            )
-        route, model = self.turned_consistent, self.still_inconsistent
-        out.append("")
-        out.append(
-            f"Turned consistent once the route was pinned ({len(route)}): {', '.join(route) or 'none'}"
-        )
-        out.append(f"Still inconsistent on the pinned route ({len(model)}): {', '.join(model) or 'none'}")
-        return out
+        head += [f"Pinned: {self.pinned_text}"]
+        return head + before_after_lines(self.before_after)
 
-
-def _pair(a: object, b: object) -> str:
-    return f"{_show(a)} -> {_show(b)}"
-
-
-def _show(v: object) -> str:
-    return "-" if v is None or (isinstance(v, float) and pd.isna(v)) or v is pd.NA else str(v)
-
-
-def _yn(v: object) -> str | None:
-    if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v)):
-        return None
-    return "yes" if bool(v) else "no"
-
-
-def _num(v: object) -> str | None:
-    if v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v)):
-        return None
-    return f"{float(v):.0f}"  # type: ignore[arg-type]
-
-
-def parent_settings(log: RunLog) -> dict[str, Any]:
-    """The parent's model, temperature, top_p and max_tokens (those it recorded and a profile accepts).
-
-    Taken from the log's route, else from the routes its results recorded (the most common value).
-    """
-    found: dict[str, Any] = {}
-    if log.route is not None:
-        found = {f: getattr(log.route, f) for f in INHERITED if getattr(log.route, f) is not None}
-    for f in INHERITED:
-        if f in found:
-            continue
-        values = [getattr(r.route, f) for _rnd, r in log.results() if r.route is not None]
-        values = [v for v in values if v is not None]
-        if values:
-            found[f] = Counter(values).most_common(1)[0][0]
-    if "model" not in found and log.summary is not None and log.summary.model:
-        found["model"] = log.summary.model
-    accepted: dict[str, Any] = {}
-    for f, v in found.items():
-        try:
-            RouteProfile(**{f: v})
-        except ValueError:
-            continue
-        accepted[f] = v
-    return accepted
-
-
-def route_differences(parent: dict[str, Any], profile: RouteProfile) -> list[str]:
-    """`temperature 0.7 -> 0.0`, one per inherited setting where the re-run differs from the parent."""
-    return [
-        f"{f} {parent[f]!r} -> {getattr(profile, f)!r}"
-        for f in INHERITED
-        if f in parent and parent[f] != getattr(profile, f)
-    ]
-
-
-def describe_route(profile: RouteProfile) -> str:
-    """The re-run's route in one line."""
-    from analyzer.url_lint import redact_url
-
-    where = redact_url(profile.base_url) if profile.base_url else "the built-in simulator"
-    return (
-        f"Re-run route: {where}, key {profile.key_env}, model {profile.model}, "
-        f"temperature {profile.temperature:g}, top_p {profile.top_p:g}, seed {profile.seed}, "
-        f"max_tokens {profile.max_tokens}, max_retries {profile.max_retries}, "
-        f"concurrency {profile.concurrency}"
-    )
+    def to_json(self) -> dict[str, Any]:
+        """The report as `rerun --json` prints it."""
+        return {
+            "route": self.route_line,
+            "warnings": self.warnings,
+            "pinned": self.pinned,
+            "path": str(self.outcome.path),
+            "run_id": self.outcome.run_id,
+            "parent_run_id": self.parent_run_id,
+            "turned_consistent": self.turned_consistent,
+            "still_inconsistent": self.still_inconsistent,
+            "tasks": json.loads(self.before_after.to_json(orient="records")),
+        }
 
 
 def parent_id(log: RunLog, source: str | Path | None = None) -> str:
@@ -176,8 +141,6 @@ def select_tasks(log: RunLog, only: Selection, key: AnswerKey = "exact") -> list
         if unknown:
             raise RerunLensError(f"task {unknown[0]!r} is not in the log")
         return ids
-    from analyzer.analysis import analyze
-
     tasks = analyze(log, key).tasks
     if only == "flagged":
         mask = tasks["flagged"].astype(bool)
@@ -189,8 +152,6 @@ def select_tasks(log: RunLog, only: Selection, key: AnswerKey = "exact") -> list
 def task_specs(log: RunLog, ids: Sequence[str], tasks_file: str | Path | None = None) -> list[TaskSpec]:
     """The definitions of the chosen tasks, from the log (format 2) or a task file."""
     if tasks_file is not None:
-        from analyzer.taskfile import load_tasks
-
         specs = load_tasks(tasks_file)
     elif log.tasks:
         specs = list(log.tasks)
@@ -210,128 +171,109 @@ def default_rerun_path(parent_path: str | Path, run_hint: str = "") -> Path:
     return p.with_name(f"{stem}.rerun{'-' + run_hint if run_hint else ''}.altk_runs.json")
 
 
-def compare_before_after(
-    parent: RunLog, new: RunLog, ids: Sequence[str], key: AnswerKey = "exact"
-) -> pd.DataFrame:
-    """Per task: clusters, consistency, mean tokens per result and retries, before and after; a verdict."""
-    from analyzer.analysis import analyze
-
-    cols = ["task_id", "n_clusters", "consistent", "tokens_mean", "tokens_total", "retries", "n_ok"]
-    before = analyze(parent, key).tasks[cols].assign(task_id=lambda f: f["task_id"].astype(str))
-    after = analyze(new, key).tasks[cols].assign(task_id=lambda f: f["task_id"].astype(str))
-    frame = pd.DataFrame({"task_id": [str(t) for t in ids]})
-    frame = frame.merge(before, on="task_id", how="left").merge(
-        after, on="task_id", how="left", suffixes=("_before", "_after")
-    )
-    frame = frame.rename(
-        columns={"n_clusters_before": "clusters_before", "n_clusters_after": "clusters_after"}
-    )
-    frame["verdict"] = [
-        _verdict(b, a) for b, a in zip(frame["consistent_before"], frame["consistent_after"], strict=True)
-    ]
-    return frame
-
-
-def _verdict(before: Any, after: Any) -> str:
-    if after is None or after is pd.NA or (isinstance(after, float) and pd.isna(after)):
-        return "unmeasured"
-    before_ok = bool(before) if before is not None and before is not pd.NA and not pd.isna(before) else None
-    if bool(after):
-        return "route" if before_ok is False else "stable"
-    return "regressed" if before_ok else "model"
-
-
-def rerun(
-    log: RunLog,
-    only: Selection,
-    *,
+def rerun_plan(
+    request: RerunRequest,
     profile: RouteProfile,
     out: str | Path,
+    *,
     rounds: int | None = None,
-    source: str | Path | None = None,
-    tasks_file: str | Path | None = None,
-    key: AnswerKey = "exact",
-    label: str | None = None,
+    keys: RunKeys | None = None,
     executor: str | Executor | None = None,
-    progress: ProgressCallback | None = None,
-    cancel: threading.Event | None = None,
-    api_key: str | None = None,
-    scenario: Scenario | None = None,
-    echo: Callable[[str], None] | None = None,
-    resume: bool = False,
-    resume_command: str | None = None,
+    simulation: Simulation | None = None,
     run_id: str | None = None,
-) -> RerunReport:
-    """Re-run the chosen tasks of `log` through one pinned route and compare before with after.
-
-    Args:
-        log: The parent log.
-        only: `flagged`, `inconsistent`, or task ids.
-        profile: The pinned route (one key: a rotation in the profile is dropped). The caller decides
-            its model, temperature, top_p and max_tokens (the CLI defaults them to the parent's,
-            `parent_settings`); where they differ from the parent's, a warning is echoed, printed
-            with the report and recorded in the log's `rerun_of`.
-        out: Where the new log goes.
-        rounds: Rounds per task; None uses the profile's.
-        source: The parent's path (names a format-1 parent, which has no run id).
-        tasks_file: Task definitions for a format-1 parent.
-        key: Answer key for before/after clusters.
-        label: Label of the new log; default "re-run of <parent>".
-        executor, progress, cancel, api_key, scenario, echo, resume, resume_command, run_id: As for
-            `run_tasks`.
+) -> RunPlan:
+    """The plan of a re-run: the chosen tasks, one key (a rotation is dropped), the parent named.
 
     Raises:
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
     """
-    ids = select_tasks(log, only, key)
+    log = request.parent
+    ids = select_tasks(log, request.selection, request.answer_key)
     if not ids:
-        raise RerunLensError(f"no {only} tasks in the log: nothing to re-run")
-    specs = task_specs(log, ids, tasks_file)
-    pid = parent_id(log, source)
+        raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
+    specs = task_specs(log, ids, request.tasks_file)
     pinned = profile.model_copy(update={"key_rotation": []})
-    name = log.label or pid
-    parent = parent_settings(log)
-    differs = route_differences(parent, pinned)
-    warnings = (
-        [
-            "the re-run's sampling differs from the parent's ("
-            + "; ".join(differs)
-            + "): before/after mixes that change with pinning the route"
-        ]
-        if differs
-        else []
+    require_same_provider(log, pinned, request.allow_simulator)
+    simulation = simulation or Simulation()
+    if pinned.uses_simulator and simulation.scenario is None:
+        simulation = replace(simulation, scenario=parent_scenario(log))
+    pid = parent_id(log, request.source)
+    simulated = " (simulated)" if parent_provider(log).real and pinned.uses_simulator else ""
+    provenance = Provenance(
+        label=request.label or f"re-run of {log.label or pid} on a pinned route{simulated}",
+        parent_run_id=pid,
+        extra={"rerun_of": _rerun_of(request, pinned)},
     )
-    say = echo or (lambda _m: None)
-    for w in warnings:
-        say(f"Warning: {w}")
-    outcome = run_tasks(
+    if run_id:
+        provenance = replace(provenance, run_id=run_id)
+    return new_plan(
         specs,
         pinned,
         out,
+        keys=keys if keys is not None else read_keys(pinned.key_envs()),
         rounds=rounds,
+        provenance=provenance,
         executor=executor,
-        resume=resume,
-        label=label or f"re-run of {name} on a pinned route",
-        parent_run_id=pid,
-        progress=progress,
-        cancel=cancel,
-        api_key=api_key,
-        scenario=scenario,
-        echo=echo,
-        extra={
-            "rerun_of": {
-                "run_id": pid,
-                "label": log.label,
-                "only": only if isinstance(only, str) else "ids",
-                "parent_route": parent,
-                **({"differs_from_parent": differs} if differs else {}),
-            }
-        },
-        resume_command=resume_command,
-        run_id=run_id,
+        simulation=simulation,
     )
-    line = describe_route(pinned)
+
+
+def resume_rerun_plan(request: RerunRequest, out: str | Path, resume: ResumeRequest) -> RunPlan:
+    """The plan that finishes an interrupted re-run: its journal's, for the same tasks of the parent."""
+    ids = select_tasks(request.parent, request.selection, request.answer_key)
+    specs = task_specs(request.parent, ids, request.tasks_file)
+    return plan_from_journal(out, replace(resume, tasks=specs))
+
+
+def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = None) -> RerunReport:
+    """Run a re-run's plan and compare its log with the parent's, task by task.
+
+    Sampling settings that differ from the parent's are warned about (echoed, printed with the
+    report) and were recorded in the log's `rerun_of` by `rerun_plan`.
+    """
+    controls = controls or RunControls()
+    warnings = sampling_warnings(parent_settings(request.parent), plan.profile)
+    if parent_provider(request.parent).real and plan.profile.uses_simulator:
+        warnings.append(
+            "the parent ran against a provider and this re-run on the built-in simulator: before/after "
+            "compares a provider with a simulator, not two routes"
+        )
+    pinned = ["route", *pinned_besides_route(request.parent, plan.profile, plan.simulation.scenario)]
+    for w in warnings:
+        controls.say(f"Warning: {w}")
+    outcome = run_plan(plan, controls)
+    pid = parent_id(request.parent, request.source)
+    ids = [str(t.task_id) for t in plan.tasks]
+    line = describe_route(plan.profile)
     if outcome.log is None:
-        return RerunReport(outcome, pid, ids, pd.DataFrame(), line, warnings)
-    frame = compare_before_after(log, outcome.log, ids, key)
-    return RerunReport(outcome, pid, ids, frame, line, warnings)
+        return RerunReport(outcome, pid, ids, pd.DataFrame(), line, warnings, pinned)
+    frame = compare_before_after(request.parent, outcome.log, ids, request.answer_key)
+    return RerunReport(outcome, pid, ids, frame, line, warnings, pinned)
+
+
+def sampling_warnings(parent: dict[str, Any], profile: RouteProfile) -> list[str]:
+    """One warning when the re-run's model or sampling differs from the parent's, else none."""
+    differs = route_differences(parent, profile)
+    if not differs:
+        return []
+    return [
+        "the re-run's sampling differs from the parent's ("
+        + "; ".join(differs)
+        + "): before/after mixes that change with pinning the route"
+    ]
+
+
+def _rerun_of(request: RerunRequest, pinned: RouteProfile) -> dict[str, Any]:
+    """The new log's `rerun_of`: the parent, the selection, the parent's route and what differs."""
+    log = request.parent
+    parent = parent_settings(log)
+    differs = route_differences(parent, pinned)
+    only = request.selection
+    return {
+        "run_id": parent_id(log, request.source),
+        "label": log.label,
+        "only": only if isinstance(only, str) else "ids",
+        "parent_route": parent,
+        **({"differs_from_parent": differs} if differs else {}),
+        **({"simulated": True} if parent_provider(log).real and pinned.uses_simulator else {}),
+    }

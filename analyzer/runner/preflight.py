@@ -11,16 +11,16 @@ from urllib.parse import urlsplit
 
 import openai
 
-from analyzer.model import Attempt
-from analyzer.route_profile import (
+from analyzer.keys import (
     SIMULATOR_KEY,
-    RouteProfile,
     dirty_key_message,
     key_fingerprint,
     key_is_dirty,
     key_problem,
-    resolve_keys,
+    read_keys,
 )
+from analyzer.model import Attempt
+from analyzer.route_profile import RouteProfile
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import serving
 from analyzer.runner.scrub import one_line, scrub
@@ -123,7 +123,7 @@ def check_route(
         head = f"the base URL is not a valid URL ({problem_url})"
         fix = "Check the brackets around an IPv6 address, the port number and the scheme."
         return _refused(profile, "bad_url", head, fix, key_env, None, lint)
-    key = resolve_keys(profile, source, api_key)[0]
+    key = read_keys([profile.key_env], session_key=api_key, env=source, check=False).keys[0]
     if key and key_is_dirty(key):  # never sent: the HTTP library would quote it in its error
         what = "the key given for this session" if api_key is not None else profile.key_env
         head = dirty_key_message(what).replace("the key in the key", "the key")

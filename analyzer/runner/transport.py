@@ -19,8 +19,8 @@ from datetime import UTC, datetime
 
 import httpx2
 
+from analyzer.keys import key_fingerprint
 from analyzer.model import Attempt, Outcome
-from analyzer.route_profile import key_fingerprint
 
 SEQ_HEADER = "x-rerunlens-seq"
 """The result's position in its run, sent as a trace header (the simulator keys its random draws on it)."""

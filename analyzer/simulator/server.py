@@ -13,6 +13,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from analyzer.simulator.agent import parse_tool_reply
 from analyzer.simulator.engine import choose_answer, count_tokens, stable_int
 from analyzer.simulator.scenario import Backend, RateLimit, Scenario, ScriptRule
 
@@ -299,8 +300,9 @@ def _int(value: str | None, default: int) -> int:
 
 
 def _last_user_text(messages: list[Any]) -> str:
+    """The last user message, or a tool result after it: what the scripted model answers."""
     for m in reversed(messages):
-        if isinstance(m, dict) and m.get("role") == "user":
+        if isinstance(m, dict) and m.get("role") in ("user", "tool"):
             content = m.get("content")
             if isinstance(content, list):
                 return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
@@ -314,7 +316,17 @@ def _completion(
     cap = body.get("max_completion_tokens") or body.get("max_tokens")
     finish = "stop"
     tokens = count_tokens(text)
-    if isinstance(cap, int) and cap > 0 and tokens > cap:
+    message: dict[str, Any] = {"role": "assistant", "content": text, "refusal": None}
+    call = parse_tool_reply(text) if body.get("tools") else None
+    if call is not None:  # a scripted tool call, sent as the API sends one
+        finish = "tool_calls"
+        function = {"name": call[0], "arguments": call[1]}
+        message = {
+            **message,
+            "content": None,
+            "tool_calls": [{"id": f"call_sim{n:08d}", "type": "function", "function": function}],
+        }
+    elif isinstance(cap, int) and cap > 0 and tokens > cap:
         words = text.split()
         while words and count_tokens(" ".join(words)) > cap:
             words.pop()
@@ -323,6 +335,7 @@ def _completion(
             "length",
             min(cap, count_tokens(" ".join(words)) if words else 0),
         )
+        message["content"] = text
     prompt_tokens = sum(count_tokens(str(m.get("content", ""))) + 3 for m in messages if isinstance(m, dict))
     return {
         "id": f"chatcmpl-sim{n:08d}",
@@ -333,7 +346,7 @@ def _completion(
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": text, "refusal": None},
+                "message": message,
                 "logprobs": None,
                 "finish_reason": finish,
             }

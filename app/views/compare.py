@@ -11,7 +11,13 @@ TABLE_COLUMNS = {
     "label": st.column_config.TextColumn("group"),
     "answer_key": st.column_config.TextColumn("answer key"),
     "answer_gap_pp": st.column_config.NumberColumn("answer gap (pp)", format="%.1f"),
+    "answer_gap_low": st.column_config.NumberColumn("95 % low", format="%.1f", help="Bootstrap over tasks."),
+    "answer_gap_high": st.column_config.NumberColumn("95 % high", format="%.1f"),
     "outcome_gap_pp": st.column_config.NumberColumn("outcome gap (pp)", format="%.1f"),
+    "outcome_gap_low": st.column_config.NumberColumn(
+        "95 % low ", format="%.1f", help="Bootstrap over tasks."
+    ),
+    "outcome_gap_high": st.column_config.NumberColumn("95 % high ", format="%.1f"),
     "mean_at_n": st.column_config.NumberColumn("Mean@n", format="percent"),
     "pass_hat_n": st.column_config.NumberColumn("Pass^n", format="percent"),
     "tokens_total": st.column_config.NumberColumn("tokens", format="localized"),
@@ -41,15 +47,22 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Side by side")
     st.dataframe(result.table, column_config=TABLE_COLUMNS, hide_index=True, key="compare.table")
 
+    st.subheader("Differences beyond noise?")
+    st.caption(
+        f"Each group against {data.escape(result.labels[0])}, paired over the tasks both measured: "
+        "95 % bootstrap interval and exact McNemar p-value over the tasks that flip."
+    )
+    for diff in result.differences:
+        st.text(diff.sentence)
+
     st.subheader("Charts")
     left, right = st.columns(2)
-    left.plotly_chart(
-        charts.compare_bars(result.table, "answer_gap_pp", "Answer gap", "answer gap (pp)"), key="compare.gap"
-    )
+    gap = charts.compare_bars(result.table, "answer_gap_pp", "Answer gap", "answer gap (pp)")
+    left.plotly_chart(charts.with_intervals(gap, result.table, "answer_gap_pp"), key="compare.gap")
     if "outcome_gap_pp" in result.table and result.table["outcome_gap_pp"].notna().any():
+        outcome = charts.compare_bars(result.table, "outcome_gap_pp", "Outcome gap", "outcome gap (pp)")
         right.plotly_chart(
-            charts.compare_bars(result.table, "outcome_gap_pp", "Outcome gap", "outcome gap (pp)"),
-            key="compare.outcome",
+            charts.with_intervals(outcome, result.table, "outcome_gap_pp"), key="compare.outcome"
         )
     left, right = st.columns(2)
     left.plotly_chart(

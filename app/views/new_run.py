@@ -13,7 +13,10 @@ import streamlit as st
 
 from analyzer.jobs import JobStatus
 from analyzer.model import TaskSpec
-from app import data, fmt, run_panel
+from analyzer.runner.plan import Provenance, new_plan
+from app import data, fmt
+from app.widgets import job_panel, route_editor, task_files
+from app.widgets.messages import one_line_error
 
 TASK_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
@@ -38,18 +41,18 @@ def render(selection: data.Selection | None = None) -> None:
     running = job is not None and job.active
 
     st.subheader("Tasks")
-    path, tasks = run_panel.task_file_picker("newrun", label="Tasks", default_sample=True)
+    path, tasks = task_files.task_file_picker("newrun", label="Tasks", default_sample=True)
     if tasks:
         _preview(path, tasks)
 
     st.subheader("Route")
-    choice = run_panel.route_editor()
-    run_panel.check_button(choice, "newrun")
+    choice = route_editor.route_editor()
+    route_editor.check_button(choice, "newrun")
 
     st.subheader("Run")
     left, right = st.columns([1, 3])
     with left:
-        rounds = run_panel.rounds_input("newrun.rounds", choice.profile.rounds if choice else 5)
+        rounds = route_editor.rounds_input("newrun.rounds", choice.profile.rounds if choice else 5)
     label = right.text_input(
         "Label of the new log",
         key="newrun.label",
@@ -69,14 +72,14 @@ def render(selection: data.Selection | None = None) -> None:
     if job is None:
         st.caption(f"No run started yet. Logs are written to {data.escape(data.runs_dir())}.")
         return
-    job = run_panel.job_panel(job, noun="run", api_key=choice.api_key if choice else None)
+    job = job_panel.job_panel(job, noun="run", api_key=choice.api_key if choice else None)
     if job.state == "done":
         _finished(job)
 
 
 def _find_job() -> JobStatus | None:
     """A running run in this folder, else the one this session started, else the newest one."""
-    mgr = run_panel.manager()
+    mgr = job_panel.manager()
     active = mgr.active("run")
     if active:
         return active[0]
@@ -86,7 +89,7 @@ def _find_job() -> JobStatus | None:
 
 def _preview(path: Path | None, tasks: list[TaskSpec]) -> None:
     graded = sum(1 for t in tasks if t.expected is not None)
-    name = run_panel.task_file_name(str(path)) if path else "the upload"
+    name = task_files.task_file_name(str(path)) if path else "the upload"
     if path is not None and ".rerunlens" in path.parts:
         name = f"the upload ({path.name})"
     st.caption(f"{len(tasks)} tasks from {data.escape(name)} · {graded} with an expected answer (graded)")
@@ -110,31 +113,34 @@ def _preview(path: Path | None, tasks: list[TaskSpec]) -> None:
 
 
 def _start(
-    tasks: list[TaskSpec], rounds: int, label: str, choice: run_panel.RouteChoice | None
+    tasks: list[TaskSpec], rounds: int, label: str, choice: route_editor.RouteChoice | None
 ) -> JobStatus | None:
     """Start the run (or find the same one already running); one-line error on failure."""
     assert choice is not None
     try:
-        job = run_panel.manager().start_run(
-            tasks, choice.profile, rounds=rounds, label=label.strip() or None, api_key=choice.api_key
+        mgr = job_panel.manager()
+        provenance = Provenance(label=label.strip() or None)
+        plan = new_plan(
+            tasks, choice.profile, mgr.new_out(), keys=choice.keys(), rounds=rounds, provenance=provenance
         )
+        job = mgr.start_run(plan)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
-        st.error(data.escape(f"Could not start the run: {run_panel.one_line_error(exc)}"))
+        st.error(data.escape(f"Could not start the run: {one_line_error(exc)}"))
         return None
     st.session_state[JOB] = job.job_id
-    run_panel.watch(job.job_id)
+    job_panel.watch(job.job_id)
     return job
 
 
 def _finished(job: JobStatus) -> None:
     """Where the log went, and a way into the dashboard's views of it."""
-    name = run_panel.relative_to_runs(job.out) or Path(job.out).name
+    name = job_panel.relative_to_runs(job.out) or Path(job.out).name
     st.success(
         data.escape(f"Saved {name} ({job.done:,} results, {job.tokens:,} tokens, {job.retries:,} retries)."),
         icon=":material/task_alt:",
     )
-    run_panel.open_when_finished(job, focus=True)
-    if run_panel.is_open(job.out):
+    job_panel.open_when_finished(job, focus=True)
+    if job_panel.is_open(job.out):
         st.caption("It is open in the sidebar and shown by the single-log views.")
         fmt.page_link(OVERVIEW_VIEW, "See its overview →")
 

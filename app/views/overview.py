@@ -5,7 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, fmt
+from analyzer.analysis import Headline
+from analyzer.metrics.attribution import attribution_frame
+from analyzer.report_text import interval
+from app import charts, data, fmt, trajectory_panel
 
 TASKS_VIEW = "views/tasks.py"
 
@@ -37,6 +40,8 @@ def render(selection: data.Selection | None = None) -> None:
         help="Mean@n minus Pass^n: how much success drops when every round must succeed.",
     )
 
+    _intervals(h)
+
     cols = st.columns(5)
     cols[0].metric("Tokens, total", fmt.count(h.tokens.total))
     cols[1].metric("Tokens per task", fmt.num(h.tokens.per_task_mean))
@@ -51,6 +56,8 @@ def render(selection: data.Selection | None = None) -> None:
         st.success(data.escape(h.route.verdict), icon=":material/check_circle:")
     else:
         st.warning(data.escape(h.route.verdict), icon=":material/alt_route:")
+
+    _attribution(h)
 
     if h.flagged:
         fmt.page_link(TASKS_VIEW, f"See the {len(h.flagged)} flagged tasks →", {"flagged": "1"})
@@ -71,6 +78,11 @@ def render(selection: data.Selection | None = None) -> None:
         ocols[2].metric(
             f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds."
         )
+        cis = [
+            f"Mean@n {interval(getattr(outcome, 'mean_at_n_ci', None), '%').strip()}",
+            f"Pass^{outcome.n} {interval(getattr(outcome, 'pass_hat_k_ci', None), '%').strip()}",
+        ]
+        st.caption("Over tasks: " + " · ".join(cis))
         if outcome.uneven_n:
             st.caption(
                 f"Tasks have between {outcome.n_min} and {outcome.n} graded runs; each task uses its own "
@@ -85,8 +97,49 @@ def render(selection: data.Selection | None = None) -> None:
         )
         st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
 
+    trajectory_panel.overview_section(group)
+
     st.subheader("Downloads")
     fmt.downloads(group, "overview", report=True)
+
+
+ATTRIBUTION_COLUMNS = {
+    "task_id": st.column_config.TextColumn("task"),
+    "cause": st.column_config.TextColumn("cause"),
+    "p_value": st.column_config.NumberColumn(
+        "p", help="Chance of answers lining up with routes this well.", format="%.3f"
+    ),
+    "evidence": st.column_config.TextColumn("evidence", width="large"),
+}
+"""The cause table (Overview, Routes)."""
+
+
+def _intervals(h: Headline) -> None:
+    """The 95 % bootstrap intervals of the headline figures, under them."""
+    parts = [f"answer gap {interval(h.answer_gap_ci, 'pp').strip()}"] if h.answer_gap_ci else []
+    ci = getattr(h.outcome, "outcome_gap_ci", None)
+    if ci:
+        parts.append(f"outcome gap {interval(ci, 'pp').strip()}")
+    if parts:
+        st.caption("Uncertainty over tasks: " + " · ".join(parts))
+
+
+def _attribution(h: Headline) -> None:
+    """How many inconsistent tasks the log itself puts down to the route, the model, or neither."""
+    if not h.attribution:
+        return
+    st.subheader("Route or model, from the log")
+    causes = [a.cause for a in h.attribution]
+    cols = st.columns(3)
+    cols[0].metric("Route", causes.count("route"), help="Each route gave one answer; routes differ.")
+    cols[1].metric("Model", causes.count("model"), help="Answers differ within one route.")
+    cols[2].metric("Unclear", causes.count("unclear"), help="The log cannot tell (reason given).")
+    st.dataframe(
+        attribution_frame(h.attribution),
+        column_config=ATTRIBUTION_COLUMNS,
+        hide_index=True,
+        key="overview.attribution",
+    )
 
 
 if __name__ == "__main__":

@@ -12,9 +12,14 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from analyzer.before_after import VERDICT_TEXT, Verdict
 from analyzer.jobs import JobStatus
-from analyzer.runner.pinned_rerun import VERDICT_TEXT, parent_settings
-from app import data, fmt, run_panel
+from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan
+from analyzer.runner.rerun_route import parent_settings
+from analyzer.uploads import store_log_upload
+from app import data, fmt
+from app.widgets import job_panel, route_editor, task_files
+from app.widgets.messages import one_line_error
 
 PICK_COLUMNS = {
     "rerun": st.column_config.CheckboxColumn("re-run", help="Untick a task to leave it out."),
@@ -38,14 +43,14 @@ AFTER_COLUMNS = {
 }
 """The before/after table: one `before → after` column per figure, so the whole row fits the page."""
 COMPARE_VIEW = "views/compare.py"
-VERDICT_SHORT = {
+VERDICT_SHORT: dict[Verdict, str] = {
     "route": "became consistent: the route",
     "model": "still inconsistent: the model",
     "regressed": "became inconsistent: the model",
     "unmeasured": "too few answers after",
     "stable": "consistent before and after",
 }
-"""Short verdicts for the table (the full sentences are in pinned_rerun.VERDICT_TEXT), in table order."""
+"""Short verdicts for the table (the full sentences are in before_after.VERDICT_TEXT), in table order."""
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -74,28 +79,28 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Route")
     inherited = parent_settings(group.loaded.log)
-    run_panel.inherit(inherited, str(parent))
-    choice = run_panel.route_editor()
-    run_panel.differences_from(inherited, choice)
-    run_panel.check_button(choice, "rerun")
+    route_editor.inherit(inherited, str(parent))
+    choice = route_editor.route_editor()
+    route_editor.differences_from(inherited, choice)
+    route_editor.check_button(choice, "rerun")
 
     st.subheader("Run")
-    job = _run_button(parent, ids, sel.key, choice, tasks_file, job, sendable=defined is not None) or job
+    # allow_simulator: the page's route editor decides the route; its visible switch for a provider's
+    # log comes with the Re-run page's selection work (issue 14).
+    request = RerunRequest(group.loaded.log, ids, str(parent), tasks_file, sel.key, allow_simulator=True)  # type: ignore[arg-type]
+    job = _run_button(request, choice, job, sendable=defined is not None) or job
     if job is None:
         st.caption("No re-run of this log yet.")
         return
-    job = run_panel.job_panel(job, noun="re-run", api_key=choice.api_key if choice else None)
+    job = job_panel.job_panel(job, noun="re-run", api_key=choice.api_key if choice else None)
     if job.state == "done":
-        run_panel.open_when_finished(job)
+        job_panel.open_when_finished(job)
         _before_after(job, sel.key)
 
 
 def _run_button(
-    parent: Path,
-    ids: list[str],
-    key: str,
-    choice: run_panel.RouteChoice | None,
-    tasks_file: Path | None,
+    request: RerunRequest,
+    choice: route_editor.RouteChoice | None,
     job: JobStatus | None,
     *,
     sendable: bool,
@@ -105,14 +110,15 @@ def _run_button(
     `sendable` is False while a format-1 log still lacks the task file with its prompts.
     """
     with st.columns([1, 3])[0]:
-        rounds = run_panel.rounds_input("rerun.rounds", choice.profile.rounds if choice else 5)
+        rounds = route_editor.rounds_input("rerun.rounds", choice.profile.rounds if choice else 5)
     running = job is not None and job.active
+    ids = list(request.selection)
     label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
     if job is not None and running:
         label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
     ready = choice is not None and bool(ids) and sendable and not running
     if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
-        return _start(parent, ids, rounds, key, choice, tasks_file)
+        return _start(request, rounds, choice)
     return None
 
 
@@ -137,16 +143,16 @@ def _offer_copy(group: data.Group) -> None:
         return
     if st.button("Copy it into the runs folder", key="rerun.copy_upload", icon=":material/save:"):
         try:
-            path = run_panel.store_log_upload(name, upload.getvalue())
+            path = store_log_upload(data.runs_dir(), name, upload.getvalue())
         except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
-            st.error(data.escape(f"Could not copy {name}: {run_panel.one_line_error(exc)}"))
+            st.error(data.escape(f"Could not copy {name}: {one_line_error(exc)}"))
             return
-        run_panel.open_log(path, focus=True)
+        job_panel.open_log(path, focus=True)
 
 
 def _find_job(parent: Path) -> JobStatus | None:
     """The running re-run of this log, else its newest one: what a reload or a second tab shows."""
-    mgr = run_panel.manager()
+    mgr = job_panel.manager()
     active = mgr.active("rerun", parent=parent)
     return active[0] if active else mgr.latest("rerun", parent=parent)
 
@@ -166,7 +172,7 @@ def _task_definitions(group: data.Group) -> tuple[Path | None, set[str] | None]:
         "the log by task_id.",
         icon=":material/description:",
     )
-    path, specs = run_panel.task_file_picker("rerun", label="Prompts", default_sample=False)
+    path, specs = task_files.task_file_picker("rerun", label="Prompts", default_sample=False)
     if path is None:
         return None, None
     return path, {str(t.task_id) for t in specs}
@@ -228,43 +234,32 @@ def _reason_counts(group: data.Group, shown: pd.DataFrame) -> str:
     return ", ".join(f"{n} {reason}" for reason, n in counts.items()) or "no reasons recorded"
 
 
-def _start(
-    parent: Path,
-    ids: list[str],
-    rounds: int,
-    key: str,
-    choice: run_panel.RouteChoice | None,
-    tasks_file: Path | None,
-) -> JobStatus | None:
+def _start(request: RerunRequest, rounds: int, choice: route_editor.RouteChoice | None) -> JobStatus | None:
     """Start the re-run (or find the same one already running); one-line error on failure."""
     assert choice is not None
+    mgr = job_panel.manager()
     try:
-        job = run_panel.manager().start_rerun(
-            parent,
-            ids,
-            choice.profile,
-            rounds=rounds,
-            key=key,
-            api_key=choice.api_key,
-            tasks_file=tasks_file,
-        )
+        out = mgr.new_out(default_rerun_path(request.source or "log").name.removesuffix(".altk_runs.json"))
+        plan = rerun_plan(request, choice.profile, out, rounds=rounds, keys=choice.keys())
+        job = mgr.start_rerun(request, plan)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
-        st.error(data.escape(f"Could not start the re-run: {run_panel.one_line_error(exc)}"))
+        st.error(data.escape(f"Could not start the re-run: {one_line_error(exc)}"))
         return None
-    run_panel.watch(job.job_id)
+    job_panel.watch(job.job_id)
     return job
 
 
 def _before_after(job: JobStatus, key: str) -> None:
     """Per task before and after the pinned re-run, and the verdict in plain words."""
     try:
-        frame = run_panel.before_after(str(data.runs_dir()), job.job_id, key, run_panel.job_files_stamp(job))
+        stamp = data.files_stamp(job.parent, job.out)
+        frame = data.rerun_before_after(job.parent or "", job.out, tuple(job.task_ids), key, stamp)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
-        st.error(data.escape(f"Cannot compare before and after: {run_panel.one_line_error(exc)}"))
+        st.error(data.escape(f"Cannot compare before and after: {one_line_error(exc)}"))
         return
     st.subheader("Before and after")
-    new_log = run_panel.relative_to_runs(job.out) or Path(job.out).name
-    where = "is open beside it in the sidebar" if run_panel.is_open(job.out) else "can be opened above"
+    new_log = job_panel.relative_to_runs(job.out) or Path(job.out).name
+    where = "is open beside it in the sidebar" if job_panel.is_open(job.out) else "can be opened above"
     st.caption(
         f"New log {data.escape(new_log)} names its parent ({data.escape(Path(job.parent or '').name)}) "
         f"and {where} · answer key **{key}**"

@@ -5,8 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from analyzer.metrics.attribution import attribution_frame
 from analyzer.url_lint import lint_base_url
 from app import data, fmt
+from app.views.overview import ATTRIBUTION_COLUMNS
+from app.widgets import coding_tools
 
 SPLIT_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
@@ -64,17 +67,22 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Inconsistent tasks: route or model?")
     st.caption(
-        "A task that drifted or needed retries may be unstable because of the route; re-run it on one "
-        "pinned route to find out. A task that ran clean on one route is unstable because of the model."
+        "From the log alone: `model` when answers differ within one route (same key, base URL, "
+        "parameters and backend); `route` when each route gave one answer and routes differ, with the "
+        "chance (p) of answers lining up with routes that well anyway; `unclear` otherwise. A re-run "
+        "on one pinned route settles `route` and `unclear`."
     )
-    left, right = st.columns(2)
-    _split(
-        left,
-        analysis.tasks,
-        route.inconsistent_drifted_or_retried,
-        "Drifted or retried (the route may explain it)",
-    )
-    _split(right, analysis.tasks, route.inconsistent_clean, "Clean route (the model itself varies)")
+    items = analysis.headline.attribution
+    if not items:
+        st.text("No inconsistent task.")
+    else:
+        causes = [a.cause for a in items]
+        counts = [f"{causes.count(c)} {c}" for c in ("route", "model", "unclear")]
+        st.text(" · ".join(counts))
+        st.dataframe(
+            attribution_frame(items), column_config=ATTRIBUTION_COLUMNS, hide_index=True, key="routes.cause"
+        )
+    coding_tools.render(group.loaded.log)
 
 
 def _lint(routes: pd.DataFrame) -> None:
@@ -95,16 +103,6 @@ def _lint(routes: pd.DataFrame) -> None:
                 st.warning(data.escape(text))
         if report.suggested:
             st.text(f"Suggested base URL: {report.suggested}")
-
-
-def _split(where: st.delta_generator.DeltaGenerator, tasks: pd.DataFrame, ids: list[str], title: str) -> None:
-    where.markdown(f"**{title}: {len(ids):,}**")
-    rows = tasks[tasks["task_id"].astype(str).isin(ids)]
-    cols = [c for c in SPLIT_COLUMNS if c in rows.columns]
-    if rows.empty:
-        where.text("None.")
-    else:
-        where.dataframe(rows[cols], column_config=SPLIT_COLUMNS, hide_index=True)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from app import charts, data, fmt
+from app import charts, data, fmt, trajectory_panel
 
 FLAGGED = "tasks.flagged"
 SEARCH = "tasks.search"
@@ -50,6 +50,7 @@ ROUND_CONFIG = {
     "total_tokens": st.column_config.NumberColumn("tokens"),
     "n_attempts": st.column_config.NumberColumn("HTTP attempts"),
     "latency_ms": st.column_config.NumberColumn("latency (ms)", format="%.0f"),
+    "key_fingerprint": st.column_config.TextColumn("key"),
     "served_model": st.column_config.TextColumn("served model"),
     "system_fingerprint": st.column_config.TextColumn("backend"),
     "base_url": st.column_config.TextColumn("base URL"),
@@ -60,15 +61,17 @@ ROUND_COLUMNS = [
     "cluster",
     "status",
     "answer",
-    "total_tokens",
-    "success",
-    "n_attempts",
-    "latency_ms",
+    "key_fingerprint",
+    "base_url",
     "served_model",
     "system_fingerprint",
-    "base_url",
+    "n_attempts",
+    "total_tokens",
+    "success",
+    "latency_ms",
     "error_message",
 ]
+"""Which route gave which answer: key, base URL, served model and attempts beside each answer."""
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -164,6 +167,10 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
         st.text(f"Flagged: {row['flag_reasons']}")
     if row.get("drifted"):
         st.text(f"Route drift: {row['drift']}")
+    cause = next((a for a in analysis.headline.attribution if a.task_id == task_id), None)
+    if cause is not None:
+        p = f" (p = {cause.p_value:.3f})" if cause.p_value is not None else ""
+        st.text(f"Cause from the log: {cause.cause}{p}: {cause.evidence}")
 
     prompt = data.task_prompt(group.loaded.log, task_id)
     if prompt is not None:
@@ -187,6 +194,7 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
         column_config=ROUND_CONFIG,
         key="tasks.rounds",
     )
+    trajectory_panel.task_section(group, task_id)
     _trajectory(group, task_id)
 
 

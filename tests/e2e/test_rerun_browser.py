@@ -28,8 +28,8 @@ from browser_kit import (
 )
 from fake_keys import FAKE_KEY, SESSION_KEY
 
+from analyzer.keys import key_fingerprint
 from analyzer.loader import list_logs, load_path
-from analyzer.route_profile import key_fingerprint
 
 SAMPLES = ROOT / "sample_runs"
 PARENT = "A_baseline.altk_runs.json"

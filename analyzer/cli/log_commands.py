@@ -1,0 +1,88 @@
+"""Commands that read logs: analyze, compare, export, schema. Each is a few lines over the library."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from analyzer.analysis import analyze as analyze_log
+from analyzer.atomic import write_text_atomic
+from analyzer.compare import compare as compare_groups
+from analyzer.compare import comparison_report
+from analyzer.errors import RerunLensError
+from analyzer.export import flagged_task_file, missing_prompts, tasks_csv
+from analyzer.importers import import_to_file, load_any
+from analyzer.model import RunLog
+from analyzer.report_text import render_comparison, render_report
+from analyzer.taskfile import load_tasks
+
+
+def analyze(args: argparse.Namespace) -> int:
+    """`rerunlens analyze`: the report, or one JSON object; exit 1 above `--fail-above`."""
+    analysis = analyze_log(load_any(args.file).log, args.key)
+    if args.json:
+        report = analysis.report()
+        report["source"] = str(args.file)
+        print(json.dumps(report, indent=2, ensure_ascii=False))
+    else:
+        print(render_report(analysis, str(args.file)))
+    gap = analysis.headline.answer_gap_pp
+    if args.fail_above is not None and gap is not None and gap > args.fail_above:
+        print(f"rerunlens: answer gap {gap:.2f} pp is above {args.fail_above:g} pp", file=sys.stderr)
+        return 1
+    return 0
+
+
+def compare(args: argparse.Namespace) -> int:
+    """`rerunlens compare`: groups side by side and the tasks that flip."""
+    if len(args.files) < 2:
+        raise RerunLensError("compare needs at least two run logs")
+    if args.label and len(args.label) != len(args.files):
+        raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
+    groups = []
+    for i, path in enumerate(args.files):
+        log = load_any(path).log
+        label = args.label[i] if args.label else log.display_label(Path(path).name)
+        groups.append((label, analyze_log(log, args.key)))
+    comparison = compare_groups(groups)
+    if args.json:
+        print(json.dumps(comparison_report(comparison), indent=2, ensure_ascii=False))
+    else:
+        print(render_comparison(comparison))
+    return 0
+
+
+def export(args: argparse.Namespace) -> int:
+    """`rerunlens export`: the flagged tasks as a task file and/or the per-task table as CSV."""
+    if not args.flagged and not args.csv:
+        raise RerunLensError("export needs --flagged OUT.json and/or --csv OUT.csv")
+    analysis = analyze_log(load_any(args.file).log, args.key)
+    if args.flagged:
+        entries = flagged_task_file(analysis, load_tasks(args.tasks) if args.tasks else None)
+        write_text_atomic(args.flagged, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
+        print(f"wrote {len(entries)} flagged task(s) to {args.flagged}")
+        missing = missing_prompts(entries)
+        if missing:
+            print(
+                f"note: {len(missing)} task(s) have no prompt in the log (format 1); "
+                "pass --tasks TASKS.json to fill them in",
+                file=sys.stderr,
+            )
+    if args.csv:
+        write_text_atomic(args.csv, tasks_csv(analysis))
+        print(f"wrote {len(analysis.tasks)} task row(s) to {args.csv}")
+    return 0
+
+
+def import_log(args: argparse.Namespace) -> int:
+    """`rerunlens import`: another tool's log written as a format-2 log, with its provenance."""
+    print(f"wrote {import_to_file(args.src, args.out)}")
+    return 0
+
+
+def schema(args: argparse.Namespace) -> int:
+    """`rerunlens schema`: the JSON Schema of the log format."""
+    print(json.dumps(RunLog.model_json_schema(), indent=2))
+    return 0

@@ -1,0 +1,51 @@
+"""Route flags to a route profile, and back to flags for a resume hint."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Mapping
+from typing import Any
+
+from analyzer.route_profile import RouteProfile, build_profile, route_knobs
+from analyzer.simulator import Scenario, load_scenario
+from analyzer.url_lint import redact_url
+
+
+def route_overrides(args: argparse.Namespace) -> dict[str, Any]:
+    """The route fields given as flags (None where a flag was not given)."""
+    return {field: getattr(args, field, None) for field in route_knobs()}
+
+
+def profile_from_args(args: argparse.Namespace, base: Mapping[str, Any] | None = None) -> RouteProfile:
+    """Defaults < `base` < environment < `--profile` < flags."""
+    return build_profile(file=args.profile, overrides=route_overrides(args), base=base)
+
+
+def resume_profile(args: argparse.Namespace, recorded: Mapping[str, Any] | None) -> RouteProfile | None:
+    """On --resume: the journal's route with only what was given explicitly (flags, --profile) on top.
+
+    Environment variables are not read (they may have changed since); a given setting that differs
+    from the journal's is refused when the plan is built. None when there is no journal.
+    """
+    if recorded is None:
+        return None
+    return build_profile(file=args.profile, overrides=route_overrides(args), base=recorded, use_env=False)
+
+
+def scenario_from_args(args: argparse.Namespace) -> Scenario | None:
+    """The `--scenario` file, when given."""
+    return load_scenario(args.scenario) if getattr(args, "scenario", None) else None
+
+
+def flags_again(args: argparse.Namespace) -> list[str]:
+    """The route flags as given (a secret in the base URL redacted), to print a resume command."""
+    out: list[str] = []
+    if args.profile:
+        out += ["--profile", args.profile]
+    for field, knob in route_knobs().items():
+        value = getattr(args, field, None)
+        if value is not None and field != "rounds":
+            out += [knob.flag, redact_url(str(value)) if field == "base_url" else str(value)]
+    if getattr(args, "scenario", None):
+        out += ["--scenario", args.scenario]
+    return out

@@ -1,0 +1,204 @@
+"""Commands that make requests: run, rerun, check, simulate. Each builds a plan and hands it over."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+from analyzer.cli.route_args import (
+    flags_again,
+    profile_from_args,
+    resume_profile,
+    route_overrides,
+    scenario_from_args,
+)
+from analyzer.dashboard_exposure import dashboard_command
+from analyzer.errors import RerunLensError, TaskFileError
+from analyzer.importers import load_any
+from analyzer.keys import read_keys
+from analyzer.resample import ResampleRequest, default_resample_path, pinned_profile
+from analyzer.resample import resample as resample_steps
+from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
+from analyzer.runner.pinned_rerun import rerun as rerun_request
+from analyzer.runner.plan import (
+    Provenance,
+    ResumeRequest,
+    RunControls,
+    Simulation,
+    new_plan,
+    plan_from_journal,
+    recorded_profile,
+    with_label,
+)
+from analyzer.runner.preflight import check_route
+from analyzer.runner.progress import Progress, TerminalProgress
+from analyzer.runner.rerun_route import parent_provider, parent_settings
+from analyzer.runner.run import run_plan
+from analyzer.simulator import Scenario, Simulator
+from analyzer.taskfile import load_tasks
+
+
+def run(args: argparse.Namespace) -> int:
+    """`rerunlens run`: a new run from a task file, or `--resume` of an interrupted one."""
+    if not args.tasks and not args.resume:
+        raise TaskFileError("run: --tasks TASKS.json is required (unless --resume)")
+    tasks = load_tasks(args.tasks) if args.tasks else None
+    again = ["rerunlens", "run", *(["--tasks", args.tasks] if args.tasks else []), "--out", args.out]
+    again += ["--repeat", str(args.rounds)] if args.rounds else []
+    again += (["--executor", args.executor] if args.executor else []) + flags_again(args) + ["--resume"]
+    if args.resume:
+        ask = ResumeRequest(
+            profile=resume_profile(args, recorded_profile(args.out)),
+            tasks=tasks,
+            rounds=args.rounds,
+            executor=args.executor,
+            scenario=scenario_from_args(args),
+        )
+        plan = with_label(plan_from_journal(args.out, ask), args.label)
+    else:
+        assert tasks is not None
+        plan = new_plan(
+            tasks,
+            profile_from_args(args),
+            args.out,
+            rounds=args.rounds,
+            provenance=Provenance(label=args.label),
+            executor=args.executor,
+            simulation=Simulation(scenario_from_args(args)),
+        )
+    outcome = run_plan(plan, _controls(args, again))
+    if outcome.cancelled:
+        return 130
+    print(f"{outcome.path}  run_id {outcome.run_id}")
+    return _exit_code(outcome.progress)
+
+
+def rerun(args: argparse.Namespace) -> int:
+    """`rerunlens rerun`: the chosen tasks of a log on a pinned route, then before/after."""
+    parent = load_any(args.log).log
+    only: str | list[str] = args.only[0] if args.only in (["flagged"], ["inconsistent"]) else args.only
+    out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))
+    again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
+    again += ["--repeat", str(args.rounds)] if args.rounds else []
+    again += (["--tasks", args.tasks] if args.tasks else []) + flags_again(args) + ["--resume"]
+    request = RerunRequest(parent, only, args.log, args.tasks, args.key, args.label, args.simulator)
+    scenario = scenario_from_args(args)
+    if args.resume:
+        given = resume_profile(args, recorded_profile(out))
+        ask = ResumeRequest(profile=given, rounds=args.rounds, executor=args.executor, scenario=scenario)
+        plan = resume_rerun_plan(request, out, ask)
+    else:
+        base = {**parent_provider(parent).profile_base(), **parent_settings(parent)}
+        profile = profile_from_args(args, base=base)
+        plan = rerun_plan(
+            request, profile, out, rounds=args.rounds, executor=args.executor, simulation=Simulation(scenario)
+        )
+    report = rerun_request(request, plan, _controls(args, again))
+    if report.outcome.cancelled:
+        return 130
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        print("\n".join(report.lines()))
+        print(f"\n{report.outcome.path}  run_id {report.outcome.run_id}  parent {report.parent_run_id}")
+    return _exit_code(report.outcome.progress)
+
+
+def check(args: argparse.Namespace) -> int:
+    """`rerunlens check`: one minimal completion through the route, and a diagnosis."""
+    diagnosis = check_route(profile_from_args(args), scenario=scenario_from_args(args))
+    if args.json:
+        print(json.dumps(diagnosis.to_dict(), indent=2, default=str))
+    else:
+        print("\n".join(diagnosis.lines()))
+    return 0 if diagnosis.ok else 1
+
+
+def simulate(args: argparse.Namespace) -> int:
+    """`rerunlens simulate`: the simulator on loopback until Ctrl-C."""
+    if not 0 <= args.port <= 65535:
+        raise RerunLensError(f"--port {args.port}: a port is 0 to 65535 (0 picks a free one)")
+    scenario = scenario_from_args(args) or Scenario()
+    sim = Simulator(scenario, port=args.port)
+    try:
+        sim.start()
+    except OSError as err:
+        raise RerunLensError(f"port {args.port}: cannot listen on 127.0.0.1 ({err.strerror})") from None
+    keys = "any non-empty key" if scenario.accept_any_key else f"{len(scenario.keys)} listed key(s)"
+    print(f"Simulator listening on {sim.base_url} (accepts {keys}); Ctrl-C stops it.", flush=True)
+    print(f"  export OPENAI_BASE_URL={sim.base_url}", flush=True)
+    try:
+        sim.state.stop.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sim.stop()
+    return 0
+
+
+def dashboard(args: argparse.Namespace) -> int:
+    """`rerunlens dashboard`: streamlit with the safe settings as flags (they beat any config file)."""
+    command = dashboard_command(args.runs_dir, args.port, args.address)
+    if args.print_command:
+        print(shlex.join(command))
+        return 0
+    return subprocess.call(command)
+
+
+def resample(args: argparse.Namespace) -> int:
+    """`rerunlens resample`: one task's steps sampled again on a pinned route, scored and saved."""
+    parent = load_any(args.log).log
+    profile = pinned_profile(parent, overrides=route_overrides(args))
+    out = Path(args.out) if args.out else default_resample_path(args.log, args.task)
+    request = ResampleRequest(
+        parent, args.task, out, args.samples, args.steps, args.round, args.log, scenario_from_args(args)
+    )
+    report = resample_steps(request, profile, read_keys(profile.key_envs()), progress=_sample_progress)
+    print(file=sys.stderr)
+    if args.json:
+        print(json.dumps(report.to_json(), indent=2))
+    else:
+        for step in report.steps:
+            mark = "  flagged" if step.step in report.flagged else ""
+            score = step.score
+            print(
+                f"step {step.step:>3}  uncertainty {_two(score.uncertainty)} "
+                f"[{_two(score.low)}, {_two(score.high)}]  entropy {score.entropy:.2f}{mark}"
+            )
+        print(f"\n{report.out}  flagged steps: {', '.join(map(str, report.flagged)) or 'none'}")
+    return 130 if report.cancelled else 0
+
+
+def _two(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def _sample_progress(done: int, planned: int) -> None:
+    print(f"\rsamples {done}/{planned}", end="", file=sys.stderr, flush=True)
+
+
+def free_path(path: Path) -> Path:
+    """`x.rerun.altk_runs.json`, else `x.rerun-2.altk_runs.json`, ... whichever does not exist yet."""
+    candidate, n = path, 1
+    while candidate.exists():
+        n += 1
+        candidate = path.with_name(path.name.replace(".rerun.", f".rerun-{n}.", 1))
+    return candidate
+
+
+def _controls(args: argparse.Namespace, again: list[str]) -> RunControls:
+    bar = None if args.quiet else TerminalProgress()
+    return RunControls(progress=bar, echo=_echo, resume_command=shlex.join(again))
+
+
+def _echo(msg: str) -> None:
+    print(msg, file=sys.stderr)
+
+
+def _exit_code(progress: Progress) -> int:
+    """1 when every result errored (the log is written, but nothing was measured), else 0."""
+    return 1 if progress.total and progress.errors >= progress.total else 0

@@ -1,0 +1,202 @@
+"""Read the logs people already have: Inspect AI, tau-bench, tau2-bench and promptfoo files, found
+by their content (never their name), mapped to a format-2 `RunLog` with provenance.
+
+`load_any(path)` and `load_any_bytes(data, name)` return the same `LoadedLog` as the native loader
+(`analyzer.loader.load_path`/`load_bytes`) for native logs and the imported log for foreign ones;
+`import_to_file(src, out)` writes an imported log (never over an existing file), and
+`list_any_logs(folder)` lists a runs folder's native and foreign logs. A damaged file is
+one `LogError` line naming the file and the place. See docs/formats.md for every field map.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from analyzer.atomic import write_text_atomic
+from analyzer.errors import LogError
+from analyzer.importers import inspect_log, promptfoo, tau2_bench, tau_bench
+from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
+from analyzer.importers.inspect_archive import is_eval_archive, read_eval_archive
+from analyzer.importers.listing import list_any_logs
+from analyzer.loader import MAX_LOG_BYTES, LoadedLog, load_bytes
+from analyzer.log_warnings import structural_warnings
+from analyzer.model import RunLog
+
+__all__ = [
+    "FOREIGN_FORMATS",
+    "ForeignLogError",
+    "detect_format",
+    "import_to_file",
+    "list_any_logs",
+    "load_any",
+    "load_any_bytes",
+    "native_text",
+]
+
+Reader = Callable[[Any, Source], tuple[list[Row], Provenance]]
+
+FOREIGN_FORMATS: dict[str, tuple[Callable[[Any], bool], Reader]] = {
+    inspect_log.FORMAT: (inspect_log.looks_like, inspect_log.read),
+    tau2_bench.FORMAT: (tau2_bench.looks_like, tau2_bench.read),
+    tau_bench.FORMAT: (tau_bench.looks_like, tau_bench.read),
+    promptfoo.FORMAT: (promptfoo.looks_like, promptfoo.read),
+}
+"""Each foreign format: how its parsed content is recognised, and its reader. Order matters only
+in that the first match wins; the shapes do not overlap."""
+
+NATIVE = "altk-runs"
+
+
+def load_any(path: str | os.PathLike[str]) -> LoadedLog:
+    """Read a native run log or a foreign one from a file, recognised by its content.
+
+    A tau2-bench `results.json` in the directory layout reads its `simulations/` folder beside it.
+
+    Raises:
+        LogError: the file is missing, too large, damaged, or in no format RerunLens reads.
+    """
+    p = Path(path)
+    try:
+        size = p.stat().st_size
+    except FileNotFoundError:
+        raise LogError(f"{p}: no such file") from None
+    except OSError as exc:
+        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
+    if p.is_dir():
+        raise LogError(f"{p}: is a folder, not a run log file")
+    if size > MAX_LOG_BYTES:
+        raise LogError(
+            f"{p}: {size / 2**20:.0f} MiB is over the {MAX_LOG_BYTES // 2**20} MiB limit for a run log"
+        )
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
+    return _load(data, str(p), p)
+
+
+def load_any_bytes(data: bytes, name: str = "upload") -> LoadedLog:
+    """Read a native or foreign log from bytes (an upload); `name` names it in messages.
+
+    Raises:
+        LogError: the bytes are damaged or in no format RerunLens reads.
+    """
+    if len(data) > MAX_LOG_BYTES:
+        raise LogError(f"{name}: {len(data) / 2**20:.0f} MiB is over the {MAX_LOG_BYTES // 2**20} MiB limit")
+    return _load(data, name, None)
+
+
+def detect_format(data: bytes, name: str = "upload") -> str:
+    """The format of some bytes: `altk-runs` (native) or a key of `FOREIGN_FORMATS`.
+
+    Raises:
+        LogError: the bytes are not JSON (or a zip) or match no known format.
+    """
+    if is_eval_archive(data):
+        return inspect_log.FORMAT
+    return _match(parse_json(_text(data, name), Source(name)), Source(name))
+
+
+def import_to_file(src: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
+    """Import a foreign log and write it as a format-2 log; the path written is returned.
+
+    `out` defaults to SRC's name with `.altk_runs.json` in place of its suffix, beside it. An
+    existing file is never overwritten, and a native log is refused (there is nothing to import).
+
+    Raises:
+        LogError: SRC cannot be read, is already a native log, or OUT exists.
+    """
+    source = Path(src)
+    target = Path(out) if out is not None else source.with_name(source.stem + ".altk_runs.json")
+    if target.exists():
+        raise LogError(f"{target}: already exists; choose another output path (nothing was written)")
+    loaded = load_any(source)
+    if getattr(loaded.log, "imported_from", None) is None:
+        raise LogError(f"{source}: already a RerunLens run log; there is nothing to import")
+    text = native_text(loaded.log)
+    if target.exists():  # checked again: the import may have taken a while
+        raise LogError(f"{target}: already exists; choose another output path (nothing was written)")
+    return write_text_atomic(target, text)
+
+
+def native_text(log: RunLog) -> str:
+    """An (imported) log as the text of a format-2 file, as `import_to_file` writes it; for keeping an
+    uploaded foreign file in the runs folder as a log the native loader reads."""
+    return log.model_dump_json(exclude_none=True, indent=2) + "\n"
+
+
+def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
+    source = Source(name)
+    if is_eval_archive(data):
+        return _imported(inspect_log.read(read_eval_archive(data, source), source), source, data)
+    if _maybe_native(data):
+        try:
+            return load_bytes(data, name)  # one parse for the common case
+        except LogError as native_error:
+            found = _foreign(data, source)
+            if found is None:
+                raise native_error from None
+            kind, parsed = found
+    else:
+        parsed = parse_json(_text(data, name), source)
+        kind = _match(parsed, source)
+    if kind == NATIVE:
+        return load_bytes(data, name)
+    if kind == tau2_bench.FORMAT and tau2_bench.needs_folder(parsed):
+        if path is None:
+            source.fail(
+                "simulations",
+                "the simulations are in a simulations/ folder beside this file; open it from disk",
+            )
+        sims = tau2_bench.read_folder_simulations(path, parsed, source)
+        return _imported(tau2_bench.read(parsed, source, sims), source, data)
+    return _imported(FOREIGN_FORMATS[kind][1](parsed, source), source, data)
+
+
+def _imported(read: tuple[list[Row], Provenance], source: Source, data: bytes) -> LoadedLog:
+    rows, prov = read
+    log = build_log(rows, prov, source, data)
+    return LoadedLog(log=log, source=source.name, warnings=[*prov.warnings, *structural_warnings(log)])
+
+
+def _match(parsed: Any, source: Source) -> str:
+    if isinstance(parsed, dict) and isinstance(parsed.get("runs"), list):
+        return NATIVE
+    for kind, (looks_like, _) in FOREIGN_FORMATS.items():
+        if looks_like(parsed):
+            return kind
+    source.fail(
+        "top level",
+        "not a RerunLens run log (no `runs`) nor a log of Inspect AI, tau-bench, tau2-bench or promptfoo",
+    )
+
+
+def _maybe_native(data: bytes) -> bool:
+    """Cheap byte test: a JSON object that mentions `"runs"` (a foreign file almost never does)."""
+    head = data[:64].lstrip(b"\xef\xbb\xbf \t\r\n")
+    return head[:1] == b"{" and b'"runs"' in data
+
+
+def _foreign(data: bytes, source: Source) -> tuple[str, Any] | None:
+    """(format, parsed content) of a file the native loader refused; None when it is not foreign
+    either, and the native loader's error is the one to show."""
+    try:
+        parsed = parse_json(_text(data, source.name), source)
+    except LogError:
+        return None
+    for kind, (looks_like, _) in FOREIGN_FORMATS.items():
+        if looks_like(parsed):
+            return kind, parsed
+    return None
+
+
+def _text(data: bytes, name: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise LogError(
+            f"{name}: not UTF-8 text (byte 0x{data[exc.start : exc.start + 1].hex()} at offset {exc.start})"
+        ) from None

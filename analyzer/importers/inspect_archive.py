@@ -1,0 +1,93 @@
+"""Read an Inspect AI `.eval` archive without importing inspect_ai.
+
+A `.eval` file is a zip whose entries Inspect compresses with zstd (zip method 93), which the
+standard library's `zipfile` (before Python 3.14) cannot inflate; the entries are read raw and
+inflated with `zstandard`. Deflated and stored entries (older Inspect versions) are read as usual.
+
+The archive holds `header.json` (eval spec, plan, results, stats; written when the eval ends),
+`_journal/start.json` (eval spec and plan, written when it starts), `samples/<id>_epoch_<n>.json`
+and `reductions.json`. `read_eval_archive` assembles them into the shape of Inspect's `.json` log.
+"""
+
+from __future__ import annotations
+
+import io
+import struct
+import zipfile
+import zlib
+from typing import Any
+
+import zstandard
+
+from analyzer.importers.common import Source, parse_json
+
+ZIP_MAGIC = b"PK\x03\x04"
+ZSTD_METHOD = 93
+_LOCAL_HEADER = struct.Struct("<4s5H3L2H")
+MAX_ENTRY_BYTES = 256 * 1024 * 1024
+"""Largest inflated entry accepted (a guard against a zip bomb)."""
+
+
+def is_eval_archive(data: bytes) -> bool:
+    """True when the bytes are a zip archive (the caller then expects Inspect's entries in it)."""
+    return data[:4] == ZIP_MAGIC
+
+
+def read_eval_archive(data: bytes, source: Source) -> dict[str, Any]:
+    """The log as one dict shaped like Inspect's `.json` log (`samples` and `reductions` included)."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        names = archive.namelist()
+    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+        source.fail("", f"not a readable .eval archive (zip): {exc}")
+    with archive:
+        if "header.json" in names:
+            log = source.obj(_entry(archive, "header.json", data, source), "header.json")
+        elif "_journal/start.json" in names:
+            log = dict(
+                source.obj(_entry(archive, "_journal/start.json", data, source), "_journal/start.json")
+            )
+            log.setdefault("status", "started")
+        else:
+            source.fail(
+                "", "a zip archive, but not an Inspect AI .eval log (no header.json or _journal/start.json)"
+            )
+        sample_names = sorted(n for n in names if n.startswith("samples/") and n.endswith(".json"))
+        log = {**log, "samples": [_entry(archive, n, data, source) for n in sample_names]}
+        log["_sample_places"] = sample_names
+        if "reductions.json" in names:
+            log["reductions"] = _entry(archive, "reductions.json", data, source)
+    return log
+
+
+def _entry(archive: zipfile.ZipFile, name: str, data: bytes, source: Source) -> Any:
+    info = archive.getinfo(name)
+    if info.file_size > MAX_ENTRY_BYTES:
+        source.fail(name, f"entry of {info.file_size} bytes is over the {MAX_ENTRY_BYTES} byte limit")
+    if info.compress_type == ZSTD_METHOD:
+        raw = _raw_bytes(info, data, source)
+        try:
+            text = zstandard.ZstdDecompressor().decompress(raw, max_output_size=max(info.file_size, 1))
+        except zstandard.ZstdError as exc:
+            source.fail(name, f"damaged zstd data: {exc}")
+    else:
+        try:
+            text = archive.read(name)
+        except (zipfile.BadZipFile, zlib.error, OSError, NotImplementedError, EOFError) as exc:
+            source.fail(name, f"damaged entry: {exc}")
+    return parse_json(text, source, name)
+
+
+def _raw_bytes(info: zipfile.ZipInfo, data: bytes, source: Source) -> bytes:
+    """An entry's compressed bytes, located through its local file header."""
+    start = info.header_offset
+    header = data[start : start + _LOCAL_HEADER.size]
+    if len(header) < _LOCAL_HEADER.size or header[:4] != ZIP_MAGIC:
+        source.fail(info.filename, "damaged entry: local header missing (truncated archive?)")
+    fields = _LOCAL_HEADER.unpack(header)
+    name_len, extra_len = fields[-2], fields[-1]
+    begin = start + _LOCAL_HEADER.size + name_len + extra_len
+    raw = data[begin : begin + info.compress_size]
+    if len(raw) < info.compress_size:
+        source.fail(info.filename, "damaged entry: the archive ends inside it (truncated file?)")
+    return raw

@@ -1,0 +1,238 @@
+"""Inspect AI logs (`.json`, and `.eval` archives assembled by `inspect_archive`), without inspect_ai.
+
+Field map: sample `id` -> task, `epoch` -> round, `output.completion` -> answer, the headline
+scorer's value -> success/score (`C`/`I`/`P`/`N` as Inspect's `value_to_float`: 1, 0, 0.5, 0;
+numbers -> score; booleans -> success), `target` -> expected, `model_usage` -> tokens, `error` ->
+an errored result and `error_retries` -> the failed attempts before it, `messages` -> trajectory,
+`output.model` and the stop reason -> served model and finish reason, `eval.model`,
+`eval.model_base_url`, `eval.model_generate_config` and `plan.config` -> route.
+
+Inspect's epoch reducers skip errored epochs silently; here an errored epoch is an error, counted
+and shown, and left out of the outcome figures like every errored result.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analyzer.importers.common import Provenance, Row, Source, make_route, parse_time, plural
+from analyzer.importers.messages import trajectory
+from analyzer.model import Route
+
+FORMAT = "inspect-ai"
+LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
+"""Inspect's `value_to_float` for its letter grades: correct, incorrect, partial, no answer."""
+_ROUTE_CONFIG = {
+    "temperature": "temperature",
+    "top_p": "top_p",
+    "seed": "seed",
+    "max_tokens": "max_tokens",
+    "timeout": "timeout_s",
+    "max_retries": "max_retries",
+}
+
+
+def looks_like(data: Any) -> bool:
+    """An object with an `eval` spec that names a model and a `version`."""
+    return (
+        isinstance(data, dict)
+        and isinstance(data.get("eval"), dict)
+        and "model" in data["eval"]
+        and "version" in data
+    )
+
+
+def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
+    """Rows and provenance from a parsed Inspect log (a `.json` log or an assembled `.eval`)."""
+    log = source.obj(data, "top level")
+    spec = source.obj(log.get("eval"), "eval")
+    samples = source.items(log.get("samples") or [], "samples")
+    if not samples:
+        source.fail("samples", "the log has no samples (was it written with --no-log-samples?)")
+    places = log.get("_sample_places") or [f"samples[{i}]" for i in range(len(samples))]
+    scorer = _headline_scorer(log)
+    rows = [_row(source.obj(s, p), p, scorer, source) for s, p in zip(samples, places, strict=True)]
+    warnings = _warnings(log, rows)
+    version = log.get("version")
+    packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
+    prov = Provenance(
+        format=FORMAT,
+        version=f"log v{version}, inspect_ai {packages.get('inspect_ai', '?')}",
+        importer=__name__,
+        label=f"Inspect: {spec.get('task', '?')} on {spec.get('model', '?')}",
+        created_at=parse_time(spec.get("created")),
+        route=_route(log, spec, source),
+        warnings=warnings,
+    )
+    return rows, prov
+
+
+def _headline_scorer(log: dict[str, Any]) -> str | None:
+    """The scorer Inspect headlines (`results.headline.scorer`), else the first scorer in results."""
+    results = log.get("results") if isinstance(log.get("results"), dict) else {}
+    headline = results.get("headline")
+    if isinstance(headline, dict) and isinstance(headline.get("scorer"), str):
+        return headline["scorer"]
+    scores = results.get("scores")
+    if isinstance(scores, list) and scores and isinstance(scores[0], dict):
+        name = scores[0].get("name")
+        return name if isinstance(name, str) else None
+    return None
+
+
+def _row(sample: dict[str, Any], place: str, scorer: str | None, source: Source) -> Row:
+    task_id = source.task_id(sample.get("id"), f"{place}.id")
+    epoch = sample.get("epoch", 1)
+    if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
+        source.fail(f"{place}.epoch", "expected an epoch number (1 or more)")
+    output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
+    messages = sample.get("messages")
+    fields: dict[str, Any] = {
+        "answer": output.get("completion") if isinstance(output.get("completion"), str) else None,
+        "expected": sample.get("target"),
+        "trajectory": trajectory(messages) if isinstance(messages, list) else None,
+        "served_model": output.get("model") if isinstance(output.get("model"), str) else None,
+        "finish_reason": _stop_reason(output),
+        "started_at": parse_time(sample.get("started_at")),
+        "finished_at": parse_time(sample.get("completed_at")),
+        **_grade(sample.get("scores"), scorer, f"{place}.scores", source),
+        **_tokens(sample.get("model_usage"), f"{place}.model_usage", source),
+    }
+    total_time = sample.get("total_time")
+    if isinstance(total_time, int | float) and not isinstance(total_time, bool) and total_time >= 0:
+        fields["latency_ms"] = total_time * 1000.0
+    retries = sample.get("error_retries") if isinstance(sample.get("error_retries"), list) else []
+    error = sample.get("error")
+    if isinstance(error, dict):
+        fields.update(status="error", answer=None, success=None, score=None, error=_error(error))
+    if retries:
+        fields["attempts"] = _attempts(retries, error if isinstance(error, dict) else None)
+    return Row(task_id=task_id, round=epoch, fields=fields, place=place)
+
+
+def _grade(scores: Any, scorer: str | None, place: str, source: Source) -> dict[str, Any]:
+    if not isinstance(scores, dict) or not scores:
+        return {}
+    name = scorer if scorer in scores else next(iter(scores))
+    score = scores[name]
+    value = score.get("value") if isinstance(score, dict) else None
+    if isinstance(value, bool):
+        return {"success": value, "score": 1.0 if value else 0.0}
+    if isinstance(value, int | float):
+        return {"score": source.number(value, f"{place}.{name}.value")}
+    if isinstance(value, str) and value in LETTER_VALUES:
+        out: dict[str, Any] = {"score": LETTER_VALUES[value]}
+        if value in ("C", "I", "N"):
+            out["success"] = value == "C"
+        return out
+    if isinstance(value, str):
+        try:
+            return {"score": float(value)}
+        except ValueError:
+            return {}
+    return {}
+
+
+def _tokens(model_usage: Any, place: str, source: Source) -> dict[str, int]:
+    """Tokens summed over the models a sample used; nothing when it recorded none."""
+    if not isinstance(model_usage, dict) or not model_usage:
+        return {}
+    totals = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
+    theirs = {
+        "prompt_tokens": "input_tokens",
+        "completion_tokens": "output_tokens",
+        "total_tokens": "total_tokens",
+    }
+    for model, usage in model_usage.items():
+        if not isinstance(usage, dict):
+            continue
+        for ours, key in theirs.items():
+            totals[ours] += source.count(usage.get(key), f"{place}.{model}.{key}")
+    return totals
+
+
+def _stop_reason(output: dict[str, Any]) -> str | None:
+    choices = output.get("choices")
+    if isinstance(choices, list) and choices and isinstance(choices[0], dict):
+        reason = choices[0].get("stop_reason")
+        return reason if isinstance(reason, str) else None
+    return None
+
+
+def _error(error: dict[str, Any]) -> dict[str, Any]:
+    """Inspect writes `RuntimeError('...')`: the class name before the bracket is the type."""
+    message = str(error.get("message") or "error").strip()
+    kind = message.split("(", 1)[0] if "(" in message and message.split("(", 1)[0].isidentifier() else "error"
+    return {"type": kind, "message": message.splitlines()[0][:300]}
+
+
+def _attempts(retries: list[Any], final_error: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """`error_retries` are whole-sample attempts that failed before the recorded one."""
+    out = [
+        {"attempt": i, "outcome": _outcome(r if isinstance(r, dict) else {})} for i, r in enumerate(retries)
+    ]
+    last = "ok" if final_error is None else _outcome(final_error)
+    out.append({"attempt": len(retries), "outcome": last})
+    return out
+
+
+def _outcome(error: dict[str, Any]) -> str:
+    """The attempt outcome an error message points to; unclassified failures count as server errors."""
+    text = str(error.get("message") or "").lower()
+    if "429" in text or "rate limit" in text or "ratelimit" in text:
+        return "rate_limited"
+    if "timeout" in text or "timed out" in text:
+        return "timeout"
+    if "connection" in text:
+        return "connection_error"
+    if "401" in text or "403" in text or "authentication" in text:
+        return "auth_error"
+    return "server_error"
+
+
+def _route(log: dict[str, Any], spec: dict[str, Any], source: Source) -> Route:
+    config: dict[str, Any] = {}
+    origin: dict[str, str] = {}
+    plan = log.get("plan") if isinstance(log.get("plan"), dict) else {}
+    for where, part in (
+        ("eval.model_generate_config", spec.get("model_generate_config")),
+        ("plan.config", plan.get("config")),
+    ):
+        if isinstance(part, dict):
+            config.update({k: v for k, v in part.items() if v is not None})
+            origin.update({k: f"{where}.{k}" for k, v in part.items() if v is not None})
+    fields = {ours: config.get(theirs) for theirs, ours in _ROUTE_CONFIG.items()}
+    places = {ours: origin.get(theirs, theirs) for theirs, ours in _ROUTE_CONFIG.items()}
+    fields.update(model=spec.get("model"), base_url=spec.get("model_base_url"))
+    places.update(model="eval.model", base_url="eval.model_base_url")
+    return make_route(fields, source, places)
+
+
+def _warnings(log: dict[str, Any], rows: list[Row]) -> list[str]:
+    out = []
+    status = log.get("status")
+    if status not in (None, "success"):
+        out.append(f"the eval's status is {status!r}: the log may hold only part of the samples")
+    spec = log.get("eval") if isinstance(log.get("eval"), dict) else {}
+    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
+    reducers = config.get("epochs_reducer")
+    if isinstance(reducers, list) and reducers and reducers != ["mean"]:
+        out.append(
+            f"Inspect reduced epochs with {', '.join(map(str, reducers))}, not mean: its per-sample "
+            "figures are not success rates; RerunLens shows every epoch and computes its own"
+        )
+    errored = sum(r.fields.get("status") == "error" for r in rows)
+    if errored:
+        out.append(
+            f"{plural(errored, 'epoch')} errored: counted as errors here; Inspect's epoch reducers "
+            "skip errored epochs silently, so its per-sample scores average over fewer epochs"
+        )
+    partial = sum(
+        r.fields.get("score") == LETTER_VALUES["P"] and r.fields.get("success") is None for r in rows
+    )
+    if partial:
+        out.append(
+            f"{plural(partial, 'result')} scored P (partial): score 0.5, "
+            "success decided by the score threshold"
+        )
+    return out

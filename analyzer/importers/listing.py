@@ -1,0 +1,61 @@
+"""Find the logs in a runs folder, native and foreign, without reading any file whole.
+
+Native logs are the native loader's `list_logs`. A foreign file is listed when its first bytes
+carry its format's marks (an `.eval` zip with Inspect's entries; JSON whose head names the keys of
+Inspect, tau-bench, tau2-bench or promptfoo); `load_any` then decides for certain.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from pathlib import Path
+
+from analyzer.importers.inspect_archive import ZIP_MAGIC
+from analyzer.loader import list_logs
+
+HEAD_BYTES = 64 * 1024
+"""How much of a JSON file is read to recognise it."""
+FOREIGN_SUFFIXES = (".json", ".eval")
+
+_MARKS: tuple[tuple[bytes, ...], ...] = (
+    (b'"eval"', b'"version"', b'"samples"'),  # Inspect .json
+    (b'"evalId"', b'"results"'),  # promptfoo
+    (b'"info"', b'"num_trials"', b'"user_info"'),  # tau2-bench results.json (either layout)
+)
+
+
+def list_any_logs(folder: str | os.PathLike[str]) -> list[Path]:
+    """Native and foreign logs in a folder and its subfolders, sorted by path."""
+    root = Path(folder)
+    if not root.is_dir():
+        return []
+    found = set(list_logs(root))
+    for p in root.rglob("*"):
+        if p.suffix in FOREIGN_SUFFIXES and p.is_file() and p not in found and looks_foreign(p):
+            found.add(p)
+    return sorted(found)
+
+
+def looks_foreign(path: Path) -> bool:
+    """True when the file's first bytes look like a log of a foreign format RerunLens imports."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(HEAD_BYTES)
+    except OSError:
+        return False
+    if head[:4] == ZIP_MAGIC:
+        return _inspect_archive(path)
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text[:1] == b"[":  # tau-bench: a list of results
+        return b'"task_id"' in text and b'"reward"' in text and (b'"traj"' in text or b'"trial"' in text)
+    return text[:1] == b"{" and any(all(m in text for m in marks) for marks in _MARKS)
+
+
+def _inspect_archive(path: Path) -> bool:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = set(archive.namelist())
+    except (zipfile.BadZipFile, OSError, ValueError):
+        return False
+    return "header.json" in names or "_journal/start.json" in names

@@ -1,0 +1,161 @@
+"""Trajectory sections of the Tasks and Overview pages: where one task's rounds part ways, and where
+the log's tasks do. Drawn from the analyzer's figures; log text only in dataframes and charts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from analyzer.errors import RerunLensError
+from analyzer.keys import read_keys
+from analyzer.loader import load_path
+from analyzer.metrics.divergence import divergence_tree, rounds_at_step
+from analyzer.metrics.step_uncertainty import resample_frame, resample_of
+from analyzer.metrics.trajectories import divergence_counts
+from analyzer.model import RunLog
+from analyzer.resample import ResampleRequest, default_resample_path, pinned_profile
+from analyzer.resample_jobs import ResampleJob, cancel_resample, resample_job, start_resample
+from app import data, fmt, trajectory_charts
+
+SIDE_COLUMNS = {
+    "round": st.column_config.NumberColumn("round"),
+    "call": st.column_config.TextColumn("call at this step", width="large"),
+    "previous_call": st.column_config.TextColumn("call before"),
+    "previous_result": st.column_config.TextColumn("tool result it had just seen", width="large"),
+    "answer": st.column_config.TextColumn("final answer"),
+}
+
+
+def task_section(group: data.Group, task_id: str) -> None:
+    """The divergence tree of one task and its rounds side by side where they part."""
+    traj = group.analysis.trajectories
+    if traj is None or task_id not in set(traj.tasks["task_id"]):
+        return
+    row = traj.tasks.set_index("task_id").loc[task_id]
+    rounds = int(row["rounds"])
+    fd = None if pd.isna(row["first_divergence"]) else int(row["first_divergence"])
+    st.markdown("**Where the rounds part ways**")
+    st.caption(
+        f"{rounds} rounds recorded tool calls ({row['calls_min']}-{row['calls_max']} each) · "
+        + ("every round made the same calls" if fd is None else f"first divergence at step {fd}")
+        + f" · call-set Jaccard {row['jaccard_mean']:.2f} mean, {row['jaccard_min']:.2f} worst pair · "
+        f"sequence similarity {row['edit_mean']:.2f} mean, {row['edit_min']:.2f} worst pair · "
+        f"highest step entropy {row['entropy_max']:.2f} (0 = all rounds alike, 1 = all different)"
+    )
+    tree = divergence_tree(traj.calls, traj.sequences, task_id)
+    st.plotly_chart(trajectory_charts.divergence_tree(tree, fd, rounds), key="tasks.divergence_tree")
+    _uncertainty(group, task_id, int(tree["step"].max()))
+    if fd is not None:
+        st.markdown(f"**The rounds at step {fd}**")
+        st.dataframe(
+            rounds_at_step(group.loaded.log, task_id, fd),
+            column_config=SIDE_COLUMNS,
+            hide_index=True,
+            key="tasks.divergence_sides",
+        )
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _read_resample(path: str, mtime_ns: int) -> RunLog | None:
+    """A resample log beside the parent (keyed by modification time); None when it cannot be read."""
+    del mtime_ns  # cache key only
+    try:
+        return load_path(path).log
+    except RerunLensError:
+        return None
+
+
+def _uncertainty(group: data.Group, task_id: str, last_step: int) -> None:
+    """The uncertainty strip of the task's resample log (`default_resample_path`), when there is one,
+    and the button that makes one (with progress and cancel while it runs)."""
+    path = default_resample_path(data.runs_dir() / group.source, task_id)
+    job = resample_job(path)
+    if job is not None and job.state == "running":
+        _progress(str(path))
+        return
+    if job is not None and job.state == "failed":
+        st.error(data.escape(job.message or "resample failed"), icon=":material/warning:")
+    if path.is_file():
+        _strip(group, task_id, path, last_step)
+    else:
+        st.caption(
+            "No step resample for this task yet: it samples each step again on one pinned route "
+            f"and saves `{Path(path).name}` beside the log."
+        )
+    _start_button(group, task_id, path)
+
+
+def _strip(group: data.Group, task_id: str, path: Path, last_step: int) -> None:
+    """The strip itself, when the file is this task's resample of this log."""
+    log = _read_resample(str(path), path.stat().st_mtime_ns)
+    parent = group.loaded.log.run_id or Path(group.source).name
+    scores = resample_frame(log) if log is not None and resample_of(log) == (parent, task_id) else None
+    if scores is None or scores.empty:
+        return
+    st.plotly_chart(trajectory_charts.uncertainty_strip(scores, last_step), key="tasks.uncertainty")
+    flagged = scores[scores["flagged"]]
+    st.caption(
+        f"{int(scores['samples'].max())} samples per step · flagged (uncertainty ≥ 0.2, at most three): "
+        + (", ".join(f"step {s}" for s in flagged["tool_step"]) or "none")
+        + " · bars carry 95% bootstrap intervals over the samples"
+    )
+
+
+def _start_button(group: data.Group, task_id: str, path: Path) -> None:
+    """Samples per step and the button that starts a resample of the task on the pinned route."""
+    if group.source.endswith("(upload)"):
+        return
+    left, right = st.columns([1, 3])
+    samples = left.number_input("Samples per step", 2, 20, 5, key="tasks.resample_samples")
+    again = path.is_file()
+    label = "Resample every step again" if again else "Resample every step"
+    if not right.button(
+        label,
+        key="tasks.resample_start",
+        help="Replays the recorded conversation up to "
+        "each assistant step on one pinned route (the environment's, with this log's model "
+        "and sampling settings) and samples the step again.",
+    ):
+        return
+    try:
+        profile = pinned_profile(group.loaded.log)
+        keys = read_keys(profile.key_envs())
+    except RerunLensError as exc:
+        st.error(data.escape(exc.message), icon=":material/warning:")
+        return
+    if again:
+        path.unlink(missing_ok=True)
+    request = ResampleRequest(group.loaded.log, task_id, path, samples=int(samples), source=group.source)
+    start_resample(request, profile, keys)
+    st.rerun()
+
+
+@st.fragment(run_every=1.0)
+def _progress(out: str) -> None:
+    """Progress of the running resample, with cancel; the page redraws once it has finished."""
+    job: ResampleJob | None = resample_job(out)
+    if job is None or job.state != "running":
+        st.rerun()
+        return
+    st.progress(job.fraction, text=f"Resampling {job.task_id}: {job.done} of {job.planned or '?'} samples")
+    if st.button("Cancel resample", key="tasks.resample_cancel"):
+        cancel_resample(out)
+
+
+def overview_section(group: data.Group) -> None:
+    """The histogram of first-divergence steps, with the share of tasks whose rounds never part."""
+    traj = group.analysis.trajectories
+    if traj is None or traj.tasks.empty:
+        return
+    share = traj.report()["identical_share"]
+    st.subheader("Trajectories")
+    st.caption(
+        f"{len(traj.tasks):,} tasks with tool calls in 2+ rounds; rounds made the same calls in "
+        f"{fmt.pct(share['value'])} of them "
+        f"(95% interval {fmt.pct(share['low'])} to {fmt.pct(share['high'])})."
+    )
+    st.plotly_chart(
+        trajectory_charts.divergence_histogram(divergence_counts(traj.tasks)), key="overview.divergence"
+    )

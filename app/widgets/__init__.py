@@ -1,0 +1,1 @@
+"""Building blocks that several views share: each draws one part of a page and calls the analyzer."""
