@@ -153,14 +153,14 @@ def _drifted_values(tasks: np.ndarray, values: pd.Series, n_tasks: int) -> list[
     width = len(uniques)
     pairs = sorted_distinct(tasks[keep].astype("int64") * width + codes[keep])
     pair_task = pairs // width
-    shown_values = np.asarray(uniques, dtype=object)
     distinct = np.bincount(pair_task, minlength=n_tasks)
     hit = distinct[pair_task] > 1
     if not hit.any():
         return []
+    shown_values = [str(v) for v in np.asarray(uniques, dtype=object)]  # each value once, not per task
     out: dict[int, list[str]] = {}
     for task, code in zip(pair_task[hit].tolist(), (pairs[hit] % width).tolist(), strict=True):
-        out.setdefault(task, []).append(str(shown_values[code]))
+        out.setdefault(task, []).append(shown_values[code])
     return [(task, ", ".join(shown)) for task, shown in out.items()]
 
 
