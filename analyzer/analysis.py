@@ -5,6 +5,7 @@ The CLI, the dashboard and the runner all call this; every figure they show come
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,7 @@ from pydantic import BaseModel
 from analyzer.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
 from analyzer.frames import attempts_frame, results_frame
 from analyzer.log_table import gc_paused, round_count
+from analyzer.log_warnings import structural_warnings
 from analyzer.metrics.attribution import Attribution, task_attribution
 from analyzer.metrics.consistency import (
     answer_gap_pp,
@@ -26,7 +28,14 @@ from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.intervals import Interval, OutcomeWithIntervals, answer_intervals, outcome_intervals
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
-from analyzer.metrics.route_drift import RouteFigures, route_figures, route_table, route_usage, task_drift
+from analyzer.metrics.route_drift import (
+    RouteFigures,
+    route_figures,
+    route_table,
+    route_usage,
+    task_drift,
+    verdict_sentence,
+)
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
 from analyzer.metrics.trajectories import Trajectories, measure_trajectories
@@ -167,7 +176,8 @@ def analyze(
     routes = route_table(usage)
     outliers = token_outliers(results)
     exact_gap = None if key == "exact" else _exact_gap(base)
-    headline = _headline(log, key, results, attempts, tasks, usage, routes, outliers, exact_gap)
+    frames = _Frames(results, attempts, tasks, usage, routes, outliers)
+    headline = _headline(log, key, frames, exact_gap)
     headline = _with_uncertainty(headline, results, attempts, tasks)
     return Analysis(
         log=log,
@@ -186,20 +196,22 @@ def analyze(
     )
 
 
-def _headline(
-    log: RunLog,
-    key: AnswerKey,
-    results: pd.DataFrame,
-    attempts: pd.DataFrame,
-    tasks: pd.DataFrame,
-    usage: pd.DataFrame,
-    routes: pd.DataFrame,
-    outliers: pd.DataFrame,
-    exact_gap: float | None,
-) -> Headline:
-    """Gather the headline figures; `exact_gap` is None when `key` is already `exact`."""
-    from analyzer.log_warnings import structural_warnings  # the lead's module; imported late on purpose
+@dataclass(frozen=True)
+class _Frames:
+    """The frames the headline is gathered from."""
 
+    results: pd.DataFrame
+    attempts: pd.DataFrame
+    tasks: pd.DataFrame
+    usage: pd.DataFrame
+    routes: pd.DataFrame
+    outliers: pd.DataFrame
+
+
+def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | None) -> Headline:
+    """Gather the headline figures; `exact_gap` is None when `key` is already `exact`."""
+    results, attempts, tasks = frames.results, frames.attempts, frames.tasks
+    outliers = frames.outliers
     outcome = outcome_figures(results)
     rate = consistency_rate(tasks)
     gap = answer_gap_pp(tasks)
@@ -220,7 +232,7 @@ def _headline(
         outcome=outcome,
         tokens=tokens,
         retries=retry_figures(results, attempts),
-        route=route_figures(results, usage, routes, tasks),
+        route=route_figures(results, frames.usage, frames.routes, tasks),
         summary_mismatches=check_summary(
             log.summary,
             gap_exact_pp=gap if key == "exact" else exact_gap,
@@ -240,12 +252,16 @@ def _with_uncertainty(
 ) -> Headline:
     """The headline with bootstrap intervals and the per-task attribution (issue 9)."""
     gap_ci, rate_ci = answer_intervals(tasks)
+    attribution = task_attribution(results, attempts, tasks)
+    causes = Counter(a.cause for a in attribution)
+    verdict = verdict_sentence(headline.route, headline.tasks_measured, causes)
     return headline.model_copy(
         update={
             "answer_gap_ci": gap_ci,
             "answer_consistency_rate_ci": rate_ci,
             "outcome": outcome_intervals(results, headline.outcome),
-            "attribution": task_attribution(results, attempts, tasks),
+            "attribution": attribution,
+            "route": headline.route.model_copy(update={"verdict": verdict}),
         }
     )
 

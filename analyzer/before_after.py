@@ -137,7 +137,7 @@ def tasks_with(frame: pd.DataFrame, *verdicts: Verdict) -> list[str]:
 
 
 def before_after_lines(frame: pd.DataFrame) -> list[str]:
-    """The before/after as a terminal table, then which tasks turned consistent and which did not."""
+    """The before/after as a terminal table, the chance headline, then the tasks by verdict."""
     if frame.empty:
         return ["No results to compare."]
     out = [f"{'task':<16} {'clusters':>9} {'consistent':>12} {'tokens/result':>15} {'retries':>9}  verdict"]
@@ -152,8 +152,11 @@ def before_after_lines(frame: pd.DataFrame) -> list[str]:
     unsure = tasks_with(frame, "inconclusive")
     out.append("")
     out.append(chance_headline(frame))
-    out.append(f"Turned consistent once the route was pinned ({len(route)}): {', '.join(route) or 'none'}")
-    out.append(f"Still inconsistent on the pinned route ({len(model)}): {', '.join(model) or 'none'}")
+    out.append(
+        f"Route: consistent on the pinned route beyond chance ({len(route)}): {', '.join(route) or 'none'}"
+    )
+    shown = ", ".join(model) or "none"
+    out.append(f"Model: answers differ within one route, before or after ({len(model)}): {shown}")
     if unsure:
         out.append(f"Inconclusive, more rounds would decide ({len(unsure)}):")
         for row in frame.loc[frame["verdict"] == "inconclusive"].itertuples(index=False):

@@ -41,6 +41,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "finished_at",
     "latency_ms",
     "n_attempts",
+    "n_retries",
     "retried",
     *ROUTE_FIELDS,
     "served_model",
@@ -95,6 +96,7 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
         ]
     )
     n_attempts = _ints(col["n_attempts"])
+    n_retries = _ints(col["n_retries"])
     data: dict[str, Any] = {
         "task_id": _strings([str(t) for t in col["task_id"]]),
         "round": np.repeat(np.arange(1, len(table.round_sizes) + 1, dtype="int64"), table.round_sizes),
@@ -116,7 +118,8 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
         "finished_at": _times(col["finished_at"]),
         "latency_ms": _floats(col["latency_ms"]),
         "n_attempts": n_attempts,
-        "retried": (n_attempts > 1).fillna(False).to_numpy(dtype=bool),
+        "n_retries": n_retries,
+        "retried": (n_retries > 0).fillna(False).to_numpy(dtype=bool),
         "served_model": _strings(col["served_model"]),
         "system_fingerprint": _strings(col["system_fingerprint"]),
         "finish_reason": _strings(col["finish_reason"]),

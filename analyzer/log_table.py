@@ -56,6 +56,7 @@ as its tool-call signature, the `actions` column)."""
 
 ATTEMPT_FIELDS: tuple[str, ...] = (
     "attempt",
+    "retry",
     "started_at",
     "ended_at",
     "status_code",
@@ -85,7 +86,7 @@ class LogTable:
     results: dict[str, Sequence[Any]]
     """Result columns by field name (`RESULT_FIELDS`), plus `actions` (the tool-call signature of
     each trajectory), `error` (whether it carries one) and
-    `n_attempts` (None when no attempts are recorded)."""
+    `n_attempts` (None when no attempts are recorded) and `n_retries` (attempts that retried a call)."""
     routes: dict[str, Sequence[Any]]
     """Route columns (`ROUTE_FIELDS`), one value per result, None where a result has no route."""
     errors: dict[str, Sequence[Any]]
@@ -177,13 +178,15 @@ def table_from_records(runs: Sequence[Sequence[Any]], fix: Fix) -> LogTable:
     attempt_cols = dict(zip(ATTEMPT_FIELDS, _columns(flat_attempts, ATTEMPT_FIELDS), strict=True))
     results["error"] = has_error
     results["n_attempts"] = [len(a) if a is not None else None for a in attempts]
+    checked_attempts = {name: fix(Attempt, name, values) for name, values in attempt_cols.items()}
+    results["n_retries"] = _retries(results["n_attempts"], checked_attempts["retry"])
     return LogTable(
         round_sizes=[len(rnd) for rnd in runs],
         results=results,
         routes={name: routes[name] for name in ROUTE_FIELDS},
         errors=errors,
         attempt_counts=counts,
-        attempts={name: fix(Attempt, name, values) for name, values in attempt_cols.items()},
+        attempts=checked_attempts,
     )
 
 
@@ -220,3 +223,19 @@ def gc_paused() -> Iterator[None]:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _retries(n_attempts: Sequence[int | None], retry: Sequence[int | None]) -> list[int | None]:
+    """Retries per result: its attempts whose SDK retry number is above 0, where every attempt of the
+    result records one; else every attempt after its first (older logs). None without attempts."""
+    out: list[int | None] = []
+    start = 0
+    for count in n_attempts:
+        if count is None:
+            out.append(None)
+            continue
+        numbers = retry[start : start + count]
+        start += count
+        recorded = all(r is not None for r in numbers)
+        out.append(sum(1 for r in numbers if r) if recorded and count else max(count - 1, 0))
+    return out

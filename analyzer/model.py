@@ -119,6 +119,10 @@ class Attempt(_Record):
 
     attempt: NonNegInt
     """0-based attempt number within the result."""
+    retry: NonNegInt | None = None
+    """The SDK's retry number of this request: 0 for a call's first try. A result whose executor made
+    several calls has several attempts with 0; only the others are retries. None where not recorded
+    (then every attempt after a result's first counts as a retry)."""
     started_at: datetime | None = None
     """When the request was sent (UTC)."""
     ended_at: datetime | None = None
@@ -241,6 +245,8 @@ class RunLog(_Record):
     """For a re-run: the parent, the selection, the parent's route settings and what differs from them."""
     simulator_scenario: dict[str, Any] | None = None
     """The built-in simulator's scenario when it served the run, so a re-run can replay it."""
+    resample: dict[str, Any] | None = None
+    """For a step resample (`rerunlens resample`): the task, the steps, their scores, the flagged ones."""
     imported_from: dict[str, Any] | None = None
     """For a log imported from another tool: its format and version, the importer, the file, warnings."""
     runs: list[list[Result]]

@@ -10,6 +10,8 @@ if TYPE_CHECKING:
     from analyzer.analysis import Analysis
     from analyzer.compare import Comparison
     from analyzer.metrics.attribution import Attribution
+    from analyzer.metrics.outcome import OutcomeFigures
+    from analyzer.metrics.retries import RetryFigures
 
 _LIST_AT_MOST = 20
 
@@ -59,18 +61,7 @@ def render_report(analysis: Analysis, source: str) -> str:
         )
 
     lines.append("")
-    if h.outcome is None:
-        lines.append("Outcome: no success or score recorded")
-    else:
-        o = h.outcome
-        lines.append(f"Outcome ({o.tasks} graded tasks, n = {o.n}{', uneven' if o.uneven_n else ''})")
-        lines.append(
-            f"  mean@{o.n} {pct(o.mean_at_n)}{interval(getattr(o, 'mean_at_n_ci', None), '%')}"
-            f" · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}{interval(getattr(o, 'pass_hat_k_ci', None), '%')}"
-            f" · outcome gap {pp(o.outcome_gap_pp)}{interval(getattr(o, 'outcome_gap_ci', None), 'pp')}"
-        )
-        lines.append("  pass^k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_hat_k.items())))
-        lines.append("  pass@k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_at_k.items())))
+    lines += outcome_lines(h.outcome)
 
     t = h.tokens
     lines.append("")
@@ -81,21 +72,7 @@ def render_report(analysis: Analysis, source: str) -> str:
         f" · {t.outliers} outlier(s)"
     )
 
-    r = h.retries
-    lines.append("")
-    lines.append("Retries")
-    if r.attempts_total == 0:
-        lines.append("  no HTTP attempts recorded (format 1, or the agent did not log them)")
-    else:
-        outcomes = ", ".join(f"{k} {v}" for k, v in sorted(r.by_outcome.items(), key=lambda kv: -kv[1]))
-        lines.append(
-            f"  {r.attempts_total} attempts · {r.results_with_retry} result(s) retried"
-            f" · {r.extra_attempts} extra attempt(s) · {outcomes}"
-        )
-        if r.retry_after_seen:
-            lines.append(
-                f"  Retry-After seen {r.retry_after_seen} time(s), longest {num(r.retry_after_max_s, 1)} s"
-            )
+    lines += ["", "Retries", *retry_lines(h.retries)]
 
     route = h.route
     lines.append("")
@@ -103,11 +80,6 @@ def render_report(analysis: Analysis, source: str) -> str:
     lines.append(f"  {route.verdict}")
     if route.drifted_fields:
         lines.append(f"  drifted: {', '.join(route.drifted_fields)}")
-    if route.inconsistent_drifted_or_retried or route.inconsistent_clean:
-        lines.append(
-            f"  inconsistent tasks: {len(route.inconsistent_drifted_or_retried)} drifted or retried,"
-            f" {len(route.inconsistent_clean)} clean"
-        )
 
     lines += attribution_lines(h.attribution)
 
@@ -129,6 +101,36 @@ def render_report(analysis: Analysis, source: str) -> str:
     if len(h.flagged) > _LIST_AT_MOST:
         lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
     return "\n".join(lines)
+
+
+def retry_lines(r: RetryFigures) -> list[str]:
+    """Attempts, retried results and outcomes; Retry-After when the provider sent it."""
+    if r.attempts_total == 0:
+        return ["  no HTTP attempts recorded (format 1, or the agent did not log them)"]
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(r.by_outcome.items(), key=lambda kv: -kv[1]))
+    out = [
+        f"  {r.attempts_total} attempts · {r.results_with_retry} result(s) retried"
+        f" · {r.extra_attempts} extra attempt(s) · {outcomes}"
+    ]
+    if r.retry_after_seen:
+        out.append(
+            f"  Retry-After seen {r.retry_after_seen} time(s), longest {num(r.retry_after_max_s, 1)} s"
+        )
+    return out
+
+
+def outcome_lines(o: OutcomeFigures | None) -> list[str]:
+    """Mean@n, Pass^n and the outcome gap with their intervals, then the Pass^k and Pass@k curves."""
+    if o is None:
+        return ["Outcome: no success or score recorded"]
+    return [
+        f"Outcome ({o.tasks} graded tasks, n = {o.n}{', uneven' if o.uneven_n else ''})",
+        f"  mean@{o.n} {pct(o.mean_at_n)}{interval(getattr(o, 'mean_at_n_ci', None), '%')}"
+        f" · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}{interval(getattr(o, 'pass_hat_k_ci', None), '%')}"
+        f" · outcome gap {pp(o.outcome_gap_pp)}{interval(getattr(o, 'outcome_gap_ci', None), 'pp')}",
+        "  pass^k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_hat_k.items())),
+        "  pass@k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_at_k.items())),
+    ]
 
 
 def interval(ci: list[float] | None, unit: str) -> str:

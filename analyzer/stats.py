@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from functools import cache, lru_cache
 
 import numpy as np
@@ -136,10 +136,10 @@ def _pure_assignments(rows: tuple[int, ...], cols: tuple[int, ...]) -> int:
     return ways(0, cols)
 
 
-def _tables(rows: tuple[int, ...], cols: tuple[int, ...]):  # noqa: ANN202 - a generator of (table, ways)
+def _tables(rows: tuple[int, ...], cols: tuple[int, ...]) -> Iterator[tuple[list[list[int]], int]]:
     """Every table with these margins and how many relabellings give it: prod_r m_r! / prod n_ra!."""
 
-    def fill(i: int, left: tuple[int, ...]):  # noqa: ANN202
+    def fill(i: int, left: tuple[int, ...]) -> Iterator[tuple[list[list[int]], int]]:
         if i == len(rows):
             if not any(left):
                 yield [], 1
@@ -153,7 +153,7 @@ def _tables(rows: tuple[int, ...], cols: tuple[int, ...]):  # noqa: ANN202 - a g
     yield from fill(0, cols)
 
 
-def _compositions(total: int, caps: tuple[int, ...]):  # noqa: ANN202
+def _compositions(total: int, caps: tuple[int, ...]) -> Iterator[tuple[int, ...]]:
     """Every way to split `total` into len(caps) parts with part j <= caps[j]."""
     if len(caps) == 1:
         if total <= caps[0]:

@@ -7,8 +7,10 @@ Colours are mid-tones that keep their contrast on both backgrounds.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
+import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -71,6 +73,18 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 360) -> go
     return fig
 
 
+def _count_axis(fig: go.Figure, axis: str, largest: float) -> None:
+    """A count axis: whole numbers only (no 0.5 steps), thousands separated, from zero."""
+    step = max(1, math.ceil(largest / 6)) if largest and math.isfinite(largest) else 1
+    update = fig.update_yaxes if axis == "y" else fig.update_xaxes
+    update(tickformat=",d", dtick=step, rangemode="tozero")
+
+
+def _log_ms_axis(fig: go.Figure) -> None:
+    """A log latency axis in milliseconds: one labelled tick per power of ten, minor ticks unlabelled."""
+    fig.update_xaxes(dtick=1, tickformat=",d", minor={"ticks": "outside", "ticklen": 3, "showgrid": False})
+
+
 def pass_k_curve(curve: pd.DataFrame) -> go.Figure:
     """Pass^k (all k rounds succeed) and Pass@k (at least one of k succeeds) against k.
 
@@ -89,8 +103,9 @@ def pass_k_curve(curve: pd.DataFrame) -> go.Figure:
             name="Pass@k (any of k succeeds)",
             line={"dash": "dot"},
         )
-    fig.update_yaxes(range=[0, 102], ticksuffix=" %")
-    fig.update_xaxes(dtick=1)
+    fig.update_traces(hovertemplate="k = %{x}: %{y:.1f} %<extra></extra>")
+    fig.update_yaxes(range=[0, 102], ticksuffix=" %", tickformat=".0f")
+    fig.update_xaxes(dtick=1, tickformat="d")
     return _layout(fig, "Success as rounds are added", "k (rounds)", "tasks (%)")
 
 
@@ -136,13 +151,20 @@ def tokens_by_round(results: pd.DataFrame) -> go.Figure:
     frame = results.dropna(subset=["total_tokens"])
     fig = px.box(frame, x="round", y="total_tokens", points="outliers")
     fig.update_xaxes(type="category")
+    fig.update_yaxes(tickformat=",d", rangemode="tozero")
     return _layout(fig, "Tokens per result, by round", "round", "tokens per result")
 
 
 def tokens_per_task(tasks: pd.DataFrame) -> go.Figure:
     """Histogram of each task's mean tokens per result."""
-    fig = px.histogram(tasks.dropna(subset=["tokens_mean"]), x="tokens_mean", nbins=40)
-    fig.update_traces(marker_color=CLUSTER_COLORS[0])
+    values = tasks["tokens_mean"].dropna().astype("float64")
+    fig = px.histogram(x=values, nbins=40)
+    fig.update_traces(
+        marker_color=CLUSTER_COLORS[0], hovertemplate="%{x} tokens: %{y:,d} tasks<extra></extra>"
+    )
+    fig.update_xaxes(tickformat=",d")
+    counts, _ = np.histogram(values, bins=40) if len(values) else (np.zeros(1), None)
+    _count_axis(fig, "y", float(counts.max()))
     return _layout(fig, "Mean tokens per task", "mean tokens per result", "tasks (count)")
 
 
@@ -159,13 +181,23 @@ def prompt_vs_completion(results: pd.DataFrame) -> go.Figure:
         hover_data=["task_id", "round"],
         opacity=0.7,
     )
+    fig.update_xaxes(tickformat=",d")
+    fig.update_yaxes(tickformat=",d")
     return _layout(fig, "Prompt vs completion tokens", "prompt tokens", "completion tokens")
 
 
 def named_bars(labels: Sequence[str], values: Sequence[float], title: str, x: str, unit: str) -> go.Figure:
     """A plain bar per named figure, e.g. tokens per round."""
-    fig = go.Figure(go.Bar(x=list(labels), y=list(values), marker_color=CLUSTER_COLORS[0]))
+    fig = go.Figure(
+        go.Bar(
+            x=list(labels),
+            y=list(values),
+            marker_color=CLUSTER_COLORS[0],
+            hovertemplate="%{x}: %{y:,.0f}<extra></extra>",
+        )
+    )
     fig.update_xaxes(type="category")
+    fig.update_yaxes(tickformat=",.0f", rangemode="tozero")
     return _layout(fig, title, x, unit)
 
 
@@ -219,9 +251,14 @@ def outcome_counts(counts: pd.DataFrame, by: str) -> go.Figure:
         text="attempts",
     )
     fig.update_xaxes(type="category")
-    if by == "outcome":
+    _count_axis(fig, "y", float(frame.groupby(x)["attempts"].sum().max()) if len(frame) else 0.0)
+    if by == "outcome":  # one bar per outcome: its count above it, upright
+        fig.update_traces(texttemplate="%{y:,d}", textposition="outside", textangle=0, cliponaxis=False)
         fig.update_layout(showlegend=False)
         return _layout(fig, "Attempts by outcome", "outcome", "attempts (count)")
+    # stacked: a count inside its segment, upright, and none where the segment is too thin to hold it
+    fig.update_traces(texttemplate="%{y:,d}", textposition="inside", textangle=0, insidetextanchor="middle")
+    fig.update_layout(uniformtext={"minsize": 10, "mode": "hide"})
     name = by.replace("_", " ")
     return _layout(fig, f"Attempts by {name} and outcome", name, "attempts (count)")
 
@@ -249,6 +286,7 @@ def attempts_by_route(counts: pd.DataFrame) -> go.Figure:
         color_discrete_map={OUTCOME_LABELS[k]: v for k, v in OUTCOME_COLORS.items()},
     )
     fig.update_yaxes(type="category")
+    _count_axis(fig, "x", float(frame.groupby(by)["attempts"].sum().max()) if len(frame) else 0.0)
     height = max(220, 70 * frame[by].nunique() + 120)
     return _layout(
         fig, "Attempts by route and outcome", "attempts (count)", "route (base URL, key)", height=height
@@ -276,6 +314,7 @@ def latency_box(frame: pd.DataFrame, column: str, by: str, title: str, x_title: 
     )
     fig.update_layout(showlegend=False)
     fig.update_yaxes(type="category")
+    _log_ms_axis(fig)
     height = max(240, 70 * data["group"].nunique() + 120)
     y_title = "results" if by == "retried" else "attempt outcome"
     return _layout(fig, title, x_title, y_title, height=height)
@@ -284,7 +323,7 @@ def latency_box(frame: pd.DataFrame, column: str, by: str, title: str, x_title: 
 def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.Figure:
     """One bar per experiment group for one column of the analyzer's comparison table."""
     labels = plain(table["label"])
-    short = labels.where(labels.str.len() <= 32, labels.str.slice(0, 31) + "…")
+    short = labels.where(labels.str.len() <= 24, labels.str.slice(0, 23) + "…")
     frame = table.assign(group=short, label=labels)
     fig = px.bar(
         frame,
@@ -293,13 +332,30 @@ def compare_bars(table: pd.DataFrame, column: str, title: str, unit: str) -> go.
         color="group",
         orientation="h",
         color_discrete_sequence=list(CLUSTER_COLORS),
-        text_auto=".3~s",
         hover_data={"label": True, "group": False},
     )
+    fig.update_traces(
+        texttemplate=_value_format(unit), textposition="inside", textangle=0, insidetextanchor="start"
+    )
+    fig.update_layout(uniformtext={"minsize": 9, "mode": "hide"})  # the hover still gives the figure
+    fig.update_xaxes(tickformat=_axis_format(unit), rangemode="tozero", nticks=4)
     fig.update_layout(showlegend=False)
     # first group on top, as in the table
     fig.update_yaxes(type="category", categoryorder="array", categoryarray=list(short)[::-1])
     return _layout(fig, title, unit, "experiment group", height=max(220, 50 * len(frame) + 110))
+
+
+def _value_format(unit: str) -> str:
+    """A bar's own label in its unit: points with one decimal and "pp", counts whole (never SI "667m")."""
+    if "(pp)" in unit:
+        return "%{x:.1f} pp"
+    if "%" in unit:
+        return "%{x:.1f} %"
+    return "%{x:,.0f}"
+
+
+def _axis_format(unit: str) -> str:
+    return ",.0f" if "(pp)" in unit or "%" in unit else ",d"
 
 
 def with_intervals(fig: go.Figure, table: pd.DataFrame, column: str) -> go.Figure:

@@ -13,9 +13,6 @@ labels), namespaced `src.*`; the first three are mirrored into the URL query (`l
 
 from __future__ import annotations
 
-import argparse
-import os
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,13 +25,14 @@ from analyzer.analysis import Analysis, analyze
 from analyzer.answer_keys import ANSWER_KEYS
 from analyzer.before_after import compare_files
 from analyzer.errors import RerunLensError
-from analyzer.importers import list_any_logs, load_any, load_any_bytes
+from analyzer.importers import load_any, load_any_bytes
 from analyzer.loader import MAX_UPLOAD_BYTES, LoadedLog
 from analyzer.model import RunLog
+from analyzer.report_html import ReportEntry, render_report_html
+from app import log_folders
+from app.log_folders import RUNS_DIR_ENV, runs_dir
 
-ROOT = Path(__file__).resolve().parent.parent
-DEFAULT_RUNS_DIR = ROOT / "sample_runs"
-RUNS_DIR_ENV = "RERUNLENS_RUNS_DIR"
+ROOT = log_folders.ROOT
 KEY_HELP = (
     "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
     "white space and punctuation at either end ignored), fuzzy (normalized answers that are nearly "
@@ -47,6 +45,9 @@ UPLOADS = "src.uploads"
 KEY = "src.answer_key"
 FOCUS = "src.focus"
 LABEL = "src.label."  # + source: a label the user typed for that group
+SEEN_UPLOADS = "src.seen_uploads"  # upload file ids already opened once
+FOCUS_SOURCE = "src.focus_source"  # a log to focus on the next run, by source (labels may repeat)
+UPLOAD_SUFFIX = " (upload)"  # an uploaded log's source: "<file name> (upload)"
 
 
 @dataclass(frozen=True)
@@ -77,20 +78,10 @@ class Selection:
     focus: Group | None = None
 
 
-def runs_dir(argv: list[str] | None = None) -> Path:
-    """The runs folder: `-- --runs-dir DIR`, else $RERUNLENS_RUNS_DIR, else `sample_runs/`."""
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    parser.add_argument("--runs-dir")
-    args, _ = parser.parse_known_args(sys.argv[1:] if argv is None else argv)
-    chosen = args.runs_dir or os.environ.get(RUNS_DIR_ENV) or str(DEFAULT_RUNS_DIR)
-    return Path(chosen).expanduser().resolve()
-
-
 @st.cache_data(show_spinner=False, max_entries=64, ttl=5)
 def folder_logs(folder: str) -> list[str]:
-    """Log files in the runs folder, as paths relative to it (re-listed every few seconds)."""
-    root = Path(folder)
-    return [p.relative_to(root).as_posix() for p in list_any_logs(root)]
+    """Logs in the runs folder (relative paths), then the samples (re-listed every few seconds)."""
+    return log_folders.log_names(Path(folder))
 
 
 @st.cache_resource(show_spinner="Reading log…", max_entries=16)
@@ -135,6 +126,7 @@ def _open(token: str, source: str, loaded: LoadedLog | Problem, key: str) -> Gro
     if isinstance(result, Problem):
         return Problem(source, result.message)
     label = loaded.log.display_label(Path(source).stem)
+    label += " (uploaded)" if source.endswith(UPLOAD_SUFFIX) else ""  # never mistaken for a saved log
     return Group(label=label, source=source, loaded=loaded, analysis=result)
 
 
@@ -155,7 +147,7 @@ def current() -> Selection:
     key = st.session_state.get(KEY) or "exact"
     opened: list[Group | Problem] = []
     for rel in st.session_state.get(LOGS) or []:
-        path = folder / rel
+        path = log_folders.log_path(folder, rel)
         try:
             stat = path.stat()
         except OSError:
@@ -166,7 +158,7 @@ def current() -> Selection:
     for upload in st.session_state.get(UPLOADS) or []:
         name = upload.name
         loaded = _read_upload(upload.file_id, name, upload.getvalue())
-        opened.append(_open(f"upload:{upload.file_id}", f"{name} (upload)", loaded, key))
+        opened.append(_open(f"upload:{upload.file_id}", name + UPLOAD_SUFFIX, loaded, key))
 
     groups: list[Group] = []
     taken: set[str] = set()
@@ -266,17 +258,25 @@ def sidebar() -> Selection:
     with st.sidebar:
         st.subheader("Run logs")
         seed_from_url(
-            LOGS, "log", available[:6], lambda raw: [r for r in raw if r in available] or available[:1]
+            LOGS,
+            "log",
+            log_folders.default_pick(available),
+            lambda raw: [r for r in raw if r in available] or available[:1],
         )
         st.session_state[LOGS] = [r for r in st.session_state[LOGS] if r in available]
         st.multiselect(
-            "From the runs folder",
+            "Your runs and the samples",
             available,
             key=LOGS,
-            placeholder="No log picked" if available else "No logs in this folder",
-            help=f"Runs folder: {folder} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}).",
+            placeholder="No log picked" if available else "No logs yet",
+            help=f"Your runs folder: {folder} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}); "
+            "the shipped examples are listed as sample_runs/… and are never written.",
         )
-        st.caption(f"Folder: `{_code(str(folder))}`")
+        st.caption(
+            f"Your runs: `{_code(str(folder))}`"
+            + ("" if folder.is_dir() else " (created on the first save)")
+            + " · re-runs, new runs and copied uploads are saved there; `sample_runs/` are read-only."
+        )
         st.file_uploader(
             "Upload logs",
             type=["json", "eval"],
@@ -291,6 +291,7 @@ def sidebar() -> Selection:
         st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
         mirror_to_url("key", st.session_state[KEY])
 
+        fresh = _to_focus()
         selection = current()
         if selection.groups:
             with st.expander("Group labels"):
@@ -303,6 +304,9 @@ def sidebar() -> Selection:
             seed_from_url(FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0])
             if st.session_state[FOCUS] not in labels:
                 st.session_state[FOCUS] = labels[0]
+            fresh_label = next((g.label for g in reversed(selection.groups) if g.source in fresh), None)
+            if fresh_label:  # a new upload opens at once
+                st.session_state[FOCUS] = fresh_label
             st.selectbox("Log shown in single-log views", labels, key=FOCUS)
             mirror_to_url("focus", st.session_state[FOCUS])
             selection = current()
@@ -310,6 +314,16 @@ def sidebar() -> Selection:
             mirror_to_url("focus", None)
     show_problems(selection)
     return selection
+
+
+def _to_focus() -> list[str]:
+    """Sources asking for the focus: uploads not seen before, and a log just opened (the last wins)."""
+    asked = st.session_state.pop(FOCUS_SOURCE, None)
+    uploads = st.session_state.get(UPLOADS) or []
+    seen = set(st.session_state.get(SEEN_UPLOADS) or [])
+    fresh = [u for u in uploads if u.file_id not in seen]
+    st.session_state[SEEN_UPLOADS] = [u.file_id for u in uploads]
+    return [u.name + UPLOAD_SUFFIX for u in fresh] + ([asked] if asked else [])
 
 
 def show_problems(selection: Selection) -> None:
@@ -348,3 +362,8 @@ def rerun_before_after(parent: str, out: str, ids: tuple[str, ...], key: str, st
     """The analyzer's before/after of a finished re-run (cached per logs, tasks, key and file versions)."""
     del stamp  # cache key only
     return compare_files(parent, out, list(ids), key)  # type: ignore[arg-type]
+
+
+def html_report(groups: list[Group]) -> str:
+    """The analyzer's shareable HTML report of open logs (built when the download is clicked)."""
+    return render_report_html([ReportEntry(g.label, g.source, g.analysis) for g in groups])

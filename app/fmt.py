@@ -6,11 +6,12 @@ import json
 import math
 import re
 
+import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from analyzer.export import flagged_task_json, tasks_csv
-from app import data
+from app import data, log_folders
 
 NONE = "—"
 
@@ -44,6 +45,23 @@ def pct(value: float | None) -> str:
     return NONE if _missing(value) else f"{100 * value:.1f} %"  # type: ignore[operator]
 
 
+def no_none(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy for display where a missing text (None, NaN, <NA>) reads — instead of a raw "None".
+
+    Text columns only: numeric and yes/no columns keep their type (and their format).
+    """
+    out = frame.copy()
+    for column in out.columns:
+        series = out[column]
+        if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
+            present = series.dropna()
+            if len(present) and present.map(lambda v: isinstance(v, bool)).all():
+                continue  # a yes/no column: its checkbox shows a missing value as unticked
+            if series.isna().any():
+                out[column] = series.astype(object).where(series.notna(), NONE)
+    return out
+
+
 def file_stem(label: str) -> str:
     """A label made safe for a download file name."""
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "rerunlens"
@@ -51,7 +69,11 @@ def file_stem(label: str) -> str:
 
 def group_caption(group: data.Group, key: str) -> None:
     """Which log the view shows and under which answer key (log text escaped, never markup)."""
-    st.caption(f"Log **{data.escape(group.label)}** · {data.escape(group.source)} · answer key **{key}**")
+    if group.source.endswith(data.UPLOAD_SUFFIX):
+        where = f"uploaded file {data.escape(group.source.removesuffix(data.UPLOAD_SUFFIX))}, not saved"
+    else:
+        where = f"{data.escape(group.source)} ({log_folders.where(group.source)})"
+    st.caption(f"Showing log **{data.escape(group.label)}** · {where} · answer key **{key}**")
 
 
 def page_link(page: str, label: str, query_params: dict[str, str] | None = None) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from analyzer.dashboard_exposure import runs_refused
 from analyzer.errors import RerunLensError
 from analyzer.keys import read_keys
 from analyzer.loader import load_path
@@ -17,7 +18,7 @@ from analyzer.metrics.trajectories import divergence_counts
 from analyzer.model import RunLog
 from analyzer.resample import ResampleRequest, default_resample_path, pinned_profile
 from analyzer.resample_jobs import ResampleJob, cancel_resample, resample_job, start_resample
-from app import data, fmt, trajectory_charts
+from app import data, fmt, log_folders, trajectory_charts
 
 SIDE_COLUMNS = {
     "round": st.column_config.NumberColumn("round"),
@@ -70,21 +71,30 @@ def _read_resample(path: str, mtime_ns: int) -> RunLog | None:
 def _uncertainty(group: data.Group, task_id: str, last_step: int) -> None:
     """The uncertainty strip of the task's resample log (`default_resample_path`), when there is one,
     and the button that makes one (with progress and cancel while it runs)."""
-    path = default_resample_path(data.runs_dir() / group.source, task_id)
-    job = resample_job(path)
+    shown, written = _resample_paths(group, task_id)
+    job = resample_job(written)
     if job is not None and job.state == "running":
-        _progress(str(path))
+        _progress(str(written))
         return
     if job is not None and job.state == "failed":
         st.error(data.escape(job.message or "resample failed"), icon=":material/warning:")
-    if path.is_file():
-        _strip(group, task_id, path, last_step)
+    if shown.is_file():
+        _strip(group, task_id, shown, last_step)
     else:
         st.caption(
             "No step resample for this task yet: it samples each step again on one pinned route "
-            f"and saves `{Path(path).name}` beside the log."
+            f"and saves `{written.name}` in the runs folder."
         )
-    _start_button(group, task_id, path)
+    _start_button(group, task_id, written)
+
+
+def _resample_paths(group: data.Group, task_id: str) -> tuple[Path, Path]:
+    """Where the task's resample is shown from (the runs folder's, else one shipped beside the
+    parent) and where a new one is written (always the runs folder: shipped samples stay as shipped)."""
+    runs = data.runs_dir()
+    shipped = default_resample_path(log_folders.log_path(runs, group.source), task_id)
+    written = runs / shipped.name
+    return (written if written.is_file() else shipped), written
 
 
 def _strip(group: data.Group, task_id: str, path: Path, last_step: int) -> None:
@@ -107,6 +117,10 @@ def _start_button(group: data.Group, task_id: str, path: Path) -> None:
     """Samples per step and the button that starts a resample of the task on the pinned route."""
     if group.source.endswith("(upload)"):
         return
+    refused = runs_refused(st.get_option("server.address"))
+    if refused is not None:
+        st.caption(data.escape(f"Resampling is off: {refused}."))
+        return
     left, right = st.columns([1, 3])
     samples = left.number_input("Samples per step", 2, 20, 5, key="tasks.resample_samples")
     again = path.is_file()
@@ -127,6 +141,7 @@ def _start_button(group: data.Group, task_id: str, path: Path) -> None:
         return
     if again:
         path.unlink(missing_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True)
     request = ResampleRequest(group.loaded.log, task_id, path, samples=int(samples), source=group.source)
     start_resample(request, profile, keys)
     st.rerun()

@@ -41,7 +41,9 @@ sys.path.insert(0, str(ROOT))
 from analyzer.analysis import analyze  # noqa: E402
 from analyzer.keys import read_keys  # noqa: E402
 from analyzer.loader import load_path  # noqa: E402
-from analyzer.metrics.attribution import Round, answered_rounds, portable_routes  # noqa: E402
+from analyzer.metrics.attribution import Round, answered_rounds, portable_routes, task_attribution  # noqa: E402
+from analyzer.metrics.intervals import answer_intervals, outcome_intervals  # noqa: E402
+from analyzer.model import RunLog, TaskSpec  # noqa: E402
 from analyzer.rerun_verdict import rerun_verdict  # noqa: E402
 from analyzer.route_profile import RouteProfile  # noqa: E402
 from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
@@ -50,6 +52,7 @@ from analyzer.simulator.app_tasks import APP_TASKS, SAMPLE_KEYS, app_scenario, a
 from analyzer.simulator.engine import backend_logits, task_distribution  # noqa: E402
 from analyzer.simulator.scenario import Scenario  # noqa: E402
 from analyzer.stats import ROUNDS_CAP, rounds_needed  # noqa: E402
+from scripts.bench_analyzer import make_log  # noqa: E402
 
 SIMULATOR_PORT = 8793
 """A fixed port: the parent and its re-run then share a base URL, as two runs against one provider do."""
@@ -88,7 +91,9 @@ def truth_of(scenario: Scenario) -> dict[str, str]:
     return out
 
 
-def run(tasks: list, profile: RouteProfile, keys: list[str], out: Path, scenario: Scenario, rounds: int):  # noqa: ANN201
+def run(
+    tasks: list[TaskSpec], profile: RouteProfile, keys: list[str], out: Path, scenario: Scenario, rounds: int
+) -> RunLog:
     plan = new_plan(
         tasks,
         profile,
@@ -201,11 +206,6 @@ def _share(part: int, whole: int) -> str:
 def overhead(tasks: int = 1000, rounds: int = 10, repeat: int = 9) -> None:
     """The intervals and the attribution against the whole analysis: each timed best of `repeat`,
     interleaved in one process (so a busy machine slows them alike)."""
-    from analyzer.analysis import analyze
-    from analyzer.metrics.attribution import task_attribution
-    from analyzer.model import RunLog
-    from scripts.bench_analyzer import make_log
-
     log = RunLog.model_validate(make_log(tasks, rounds))
     print(f"\n#### Analysis overhead, {tasks * rounds:,} results ({tasks} tasks x {rounds} rounds)\n")
     print("| answer key | inconsistent tasks | whole analysis | bootstrap intervals | attribution |")
@@ -233,8 +233,6 @@ def overhead(tasks: int = 1000, rounds: int = 10, repeat: int = 9) -> None:
 
 
 def _intervals(done: Any) -> None:
-    from analyzer.metrics.intervals import answer_intervals, outcome_intervals
-
     answer_intervals(done.tasks)
     outcome_intervals(done.results, done.headline.outcome)
 

@@ -1,6 +1,6 @@
 """The Re-run view through the whole app (AppTest.from_file) against the embedded simulator.
 
-A person picks a sample log, goes to Re-run, keeps the flagged tasks and clicks the one button; the
+A person picks a sample log, goes to Re-run, keeps the inconsistent tasks and clicks the one button; the
 tests assert what they would see (progress, the before/after, the verdict) and what lands on disk
 (a new log naming its parent; on cancel a journal and no log), and that a key never leaks.
 """
@@ -70,9 +70,15 @@ def page_text(at: AppTest) -> str:
     return "\n".join(out)
 
 
+def inconsistent_ids(path: Path) -> list[str]:
+    """What the Re-run page ticks at first: the tasks whose answers differ between rounds."""
+    tasks = analyze(load_path(path).log).tasks
+    return tasks.loc[tasks["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str).tolist()
+
+
 def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Path) -> None:
     at = open_view()
-    flagged = [f.task_id for f in analyze(load_path(runs / PARENT).log).headline.flagged]
+    flagged = inconsistent_ids(runs / PARENT)  # the default choice: inconsistent tasks only
     assert any("built-in simulator serves" in i.value for i in at.info)
     at.number_input(key="rerun.rounds").set_value(2).run()
     button = start_button(at)
@@ -117,7 +123,7 @@ def test_a_second_tab_finds_the_running_rerun_and_cancel_leaves_a_journal_and_no
 
     other = open_view()  # another tab, its own session
     assert start_button(other).disabled, "a running re-run must not be started twice"
-    assert start_button(other).label == "Re-running 30 tasks x 40 rounds on this route…"
+    assert start_button(other).label == "Re-running 13 tasks x 40 rounds on this route…"
     [cancel] = [b for b in other.button if b.label == "Cancel"]
     cancel.click().run()
     wait_for(other, lambda a: any(b.label == "Resume" for b in a.button), timeout=60)
@@ -161,12 +167,14 @@ def test_the_key_appears_in_no_file_no_page_and_no_url(
     assert fingerprint in page_text(at)
 
 
-def test_a_format1_log_asks_for_its_task_file_and_reruns_with_it(runs: Path) -> None:
-    parent = load_path(runs / FORMAT1).log
-    flagged = [f.task_id for f in analyze(parent).headline.flagged]
+def test_a_format1_log_picks_the_task_file_beside_it_and_reruns_with_another(runs: Path) -> None:
+    flagged = inconsistent_ids(runs / FORMAT1)
     at = open_view(FORMAT1)
-    assert any("format-1" in i.value for i in at.info)
-    assert start_button(at).disabled  # no prompts yet
+    assert any("a format-1 log" in i.value for i in at.info)
+    shipped = runs / "format1_plain_script.tasks.json"  # shipped beside the sample: picked for you
+    assert at.selectbox(key="rerun.tasks_pick").value == str(shipped)
+    at.toggle(key="rerun.allow_simulator").set_value(True).run()  # the sample came from OpenAI
+    assert not start_button(at).disabled
     assert start_button(at).label == f"Re-run {len(flagged)} tasks x 5 rounds on this route"
 
     tasks = [{"task_id": t, "prompt": f"Answer for {t}."} for t in flagged[:-1]]
@@ -185,6 +193,63 @@ def test_a_format1_log_asks_for_its_task_file_and_reruns_with_it(runs: Path) -> 
     wait_for(at, finished)
     [new] = new_logs(runs)
     assert load_path(new).log.parent_run_id == FORMAT1
+    assert sorted({str(r.task_id) for _, r in load_path(new).log.results()}) == sorted(flagged[:-1])
+
+
+def test_a_providers_log_reruns_on_its_provider_unless_the_simulator_is_switched_on(runs: Path) -> None:
+    assert not open_view().get("toggle")  # sample A came from the simulator: no switch
+    at = open_view(FORMAT1)  # written against https://api.openai.com/v1
+    switch = at.toggle(key="rerun.allow_simulator")
+    assert switch.label == "Re-run on the built-in simulator instead" and switch.value is False
+    assert at.text_input(key="route.base_url").value == "https://api.openai.com/v1"  # the same provider
+    assert not start_button(at).disabled
+
+    at.text_input(key="route.base_url").input("").run()  # no base URL: it would reach the simulator
+    assert_clean(at)
+    assert any("would go to the built-in simulator" in plain(w.value) for w in at.warning)
+    assert start_button(at).disabled
+
+    at.toggle(key="rerun.allow_simulator").set_value(True).run()
+    assert not start_button(at).disabled
+    at.number_input(key="rerun.rounds").set_value(1).run()
+    start_button(at).click().run()
+    wait_for(at, finished)
+    [new] = new_logs(runs)
+    assert load_path(new).log.label.endswith("(simulated)")
+
+
+def test_without_a_task_file_a_format1_log_cannot_be_sent(runs: Path) -> None:
+    (runs / "format1_plain_script.tasks.json").unlink()
+    at = open_view(FORMAT1)
+    assert at.selectbox(key="rerun.tasks_pick").value in ("", None)
+    assert start_button(at).disabled  # no prompts yet
+
+
+def test_a_format2_log_without_tasks_is_not_called_format1(runs: Path) -> None:
+    log = json.loads((runs / PARENT).read_text(encoding="utf-8"))
+    log.pop("tasks", None)
+    (runs / "no_tasks.json").write_text(json.dumps(log), encoding="utf-8")
+    at = open_view("no_tasks.json")
+    infos = [i.value for i in at.info]
+    assert any("a format-2 log without a `tasks` list" in i for i in infos), infos
+    assert not any("format-1" in i for i in infos)
+
+
+def test_the_choice_of_tasks_matches_the_cli(runs: Path) -> None:
+    parent = load_path(runs / PARENT).log
+    flagged = [f.task_id for f in analyze(parent).headline.flagged]
+    inconsistent = inconsistent_ids(runs / PARENT)
+    assert 0 < len(inconsistent) < len(flagged)  # sample A: 30 flagged, 13 inconsistent
+    at = open_view()
+    assert at.radio(key="rerun.selection").value == "inconsistent"
+    assert start_button(at).label.startswith(f"Re-run {len(inconsistent)} tasks")
+    at.radio(key="rerun.selection").set_value("flagged").run()
+    assert start_button(at).label.startswith(f"Re-run {len(flagged)} tasks")
+    at.radio(key="rerun.selection").set_value("pick").run()
+    assert_clean(at)
+    assert start_button(at).label.startswith("Re-run 0 tasks") and start_button(at).disabled
+    every = f"All {len(analyze(parent).tasks)} tasks, the inconsistent ones first"
+    assert any(every in c.value for c in at.caption)
 
 
 def test_a_bad_task_file_upload_is_one_line(runs: Path) -> None:
@@ -228,7 +293,7 @@ def test_an_uploaded_log_is_copied_into_the_runs_folder_before_it_can_be_rerun(r
     at.run()
     upload = (runs / PARENT).read_bytes()
     at.file_uploader(key=data.UPLOADS).upload("mine.json", upload, "application/json").run()
-    at.selectbox(key=data.FOCUS).set_value(load_path(runs / PARENT).log.label).run()
+    assert at.selectbox(key=data.FOCUS).value == load_path(runs / PARENT).log.label + " (uploaded)"
     at.switch_page("views/rerun.py").run()
     assert_clean(at)
     assert any("was uploaded" in i.value for i in at.info)
@@ -236,7 +301,7 @@ def test_an_uploaded_log_is_copied_into_the_runs_folder_before_it_can_be_rerun(r
     assert_clean(at)
     assert (runs / "mine.json").read_bytes() == upload
     assert at.query_params["log"] == ["C_pinned.altk_runs.json", "mine.json"]
-    assert "· mine.json · answer key" in plain(at.caption[1].value)
+    assert "· mine.json (your runs folder) · answer key" in plain(at.caption[1].value)
     assert not at.button(key="rerun.start").disabled
 
 

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
 from analyzer.loader import list_logs, load_path
-from app import data, fmt
+from app import data, fmt, log_folders
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = ROOT / "app" / "main.py"
@@ -47,7 +47,8 @@ def visit(at: AppTest, view: str) -> AppTest:
 
 
 def sample_logs() -> list[str]:
-    return [p.relative_to(SAMPLES).as_posix() for p in list_logs(SAMPLES)]
+    """The samples as the sidebar names them (`sample_runs/<file>`), whatever the runs folder."""
+    return [f"sample_runs/{p.relative_to(SAMPLES).as_posix()}" for p in list_logs(SAMPLES)]
 
 
 @pytest.mark.skipif(not list_logs(SAMPLES), reason="no sample logs in sample_runs/ yet")
@@ -57,7 +58,7 @@ def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatc
     logs = sample_logs()
     at = visit(app({"log": logs}), view)
     assert not at.error, [e.value for e in at.error]
-    analyses = [analyze(load_path(SAMPLES / name).log) for name in logs]
+    analyses = [analyze(load_path(ROOT / name).log) for name in logs]
     h = analyses[0].headline  # single-log views show the first log
     shown = {m.label: m.value for m in at.metric}
     if view == "overview":
@@ -132,7 +133,12 @@ def test_uploads_open_as_groups_and_a_bad_upload_is_named(runs: Path) -> None:
         ]
     ).run()
     assert not at.exception
-    assert at.selectbox(key=data.FOCUS).options == ["plain_v1", "B: pinned route"]
+    focus = at.selectbox(key=data.FOCUS)
+    assert focus.options == ["plain_v1", "B: pinned route (uploaded)"]
+    assert focus.value == "B: pinned route (uploaded)"  # the new upload opens at once
+    caption = at.caption[0].value.replace("\\", "")
+    shown = "Showing log **B: pinned route (uploaded)** · uploaded file mine.json, not saved"
+    assert caption.startswith(shown), caption
     (error,) = [e.value for e in at.error]
     assert error.startswith("broken\\.json") and "runs" in error
     at.switch_page("views/compare.py").run()
@@ -142,6 +148,7 @@ def test_uploads_open_as_groups_and_a_bad_upload_is_named(runs: Path) -> None:
 
 def test_no_logs_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(log_folders, "SAMPLES_DIR", tmp_path / "no_samples")
     for view in VIEWS:
         at = visit(app(), view)
         assert at.info
@@ -151,7 +158,8 @@ def test_runs_folder_comes_from_argument_then_environment_then_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
-    assert data.runs_dir([]) == SAMPLES.resolve()
+    monkeypatch.chdir(tmp_path)
+    assert data.runs_dir([]) == (tmp_path / "runs").resolve()  # ./runs, never sample_runs/
     monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path / "env"))
     assert data.runs_dir([]) == (tmp_path / "env").resolve()
     assert data.runs_dir(["--runs-dir", str(tmp_path / "arg")]) == (tmp_path / "arg").resolve()

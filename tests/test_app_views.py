@@ -146,7 +146,14 @@ def test_overview_of_a_format1_log_says_there_is_no_grading() -> None:
 def test_overview_downloads_are_the_analyzers_exports() -> None:
     at = run_view("overview", selection("drift_v2.json"))
     labels = [b.proto.label for b in at.download_button]
-    assert labels == ["Per-task table (CSV)", "Flagged tasks (task file)", "Report (JSON)"]
+    assert labels == [
+        "Per-task table (CSV)",
+        "Flagged tasks (task file)",
+        "Report (JSON)",
+        "Report to share (HTML)",
+    ]
+    two = run_view("overview", selection("drift_v2.json", "pinned_v2.json"))
+    assert [b.proto.label for b in two.download_button][-1] == "All 2 open logs side by side (HTML)"
 
 
 def test_overview_without_a_log_asks_for_one() -> None:

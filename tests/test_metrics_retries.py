@@ -130,3 +130,33 @@ def test_attempts_by_route_counts_each_route_and_outcome() -> None:
     ]
     assert table["attempts"].sum() == len(attempts)
     assert attempts_by_route(attempts.iloc[0:0]).empty
+
+
+def test_an_agents_several_calls_are_not_retries() -> None:
+    """An executor that calls the model three times for one result makes three first tries (retry 0);
+    only a repeated call is a retry. Hand count: task a 3 calls, one of them retried once -> 1 retry;
+    task b 2 calls, none retried -> 0; task c (no retry numbers recorded) 3 attempts -> 2, as before."""
+
+    def call(n: int, retry: int | None, outcome: str = "ok", code: int = 200) -> dict[str, Any]:
+        return {**_attempt(n, outcome, code), **({"retry": retry} if retry is not None else {})}
+
+    log = RunLog.model_validate(
+        {
+            "runs": [
+                [
+                    {
+                        "task_id": "a",
+                        "answer": "x",
+                        "attempts": [call(0, 0), call(1, 0, "rate_limited", 429), call(2, 1), call(3, 0)],
+                    },
+                    {"task_id": "b", "answer": "x", "attempts": [call(0, 0), call(1, 0)]},
+                    {"task_id": "c", "answer": "x", "attempts": [call(n, None) for n in range(3)]},
+                ]
+            ]
+        }
+    )
+    analysis = analyze(log)
+    assert analysis.results["retries"].tolist() == [1, 0, 2]
+    assert analysis.results["retried"].tolist() == [True, False, True]
+    figures = analysis.headline.retries
+    assert figures.extra_attempts == 3 and figures.results_with_retry == 2

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from analyzer.analysis import analyze
+from analyzer.metrics.route_drift import verdict_sentence
 from analyzer.model import RunLog
 
 A = "https://a.example/v1"
@@ -51,7 +52,7 @@ def test_one_route_tuple_is_pinned() -> None:
     # task 2 is inconsistent on one route with no retries: the model itself varies
     assert route.inconsistent_clean == ["2"]
     assert route.verdict.startswith("Route pinned")
-    assert "1 ran clean (the model itself varies: 2)" in route.verdict
+    assert "Of 1 inconsistent task, 1 differs within one route (the model varies" in route.verdict
 
 
 def test_a_failover_seen_only_in_the_attempts_is_drift() -> None:
@@ -69,11 +70,12 @@ def test_a_failover_seen_only_in_the_attempts_is_drift() -> None:
     tasks = a.tasks.set_index("task_id")
     assert tasks.loc["1", "drift"] == f"base_url: {A}, {B}"
     assert not tasks.loc["2", "drifted"]
-    # task 1 is inconsistent and drifted: the route may explain it
+    # task 1 is inconsistent and drifted, yet both its answers came from A: drift alone is no evidence
+    # that the route explains it, and the verdict says what the log does show (A gave two answers)
     assert route.inconsistent_drifted_or_retried == ["1"]
     assert route.inconsistent_clean == []
     assert "Route not pinned: 2 different routes (base_url changed)" in route.verdict
-    assert "1 drifted or retried" in route.verdict
+    assert "1 differs within one route (the model varies" in route.verdict
     routes = a.routes.set_index("base_url")
     assert routes.loc[A, "results"] == 4 and routes.loc[A, "attempts"] == 4
     assert routes.loc[B, "results"] == 0 and routes.loc[B, "attempts"] == 1
@@ -150,8 +152,8 @@ def test_a_task_missing_route_records_is_set_apart_not_called_clean() -> None:
     assert route.inconsistent_unknown == ["2"]
     assert route.unrecorded_results == 1
     assert route.verdict.endswith(
-        "Of 2 inconsistent tasks, 0 drifted or retried (the route may explain them), "
-        "1 ran clean (the model itself varies: 1) and 1 did not record a route (cause unknown)."
+        "Of 2 inconsistent tasks, 1 differs within one route (the model varies: the log shows it) "
+        "and 1 cannot be told apart from this log alone (a re-run on a pinned route can)."
     )
     assert "1 result did not record a route." in route.verdict
 
@@ -173,3 +175,17 @@ def test_a_per_task_max_tokens_is_the_tasks_setting_not_route_drift() -> None:
     route = analyze(changed).headline.route
     assert route.pinned is False and route.drifted_fields == ["max_tokens"]
     assert route.drifted_tasks == ["1"]
+
+
+def test_without_attribution_drift_is_not_called_a_cause() -> None:
+    """The drift-only split (no attribution at hand) never says the route explains a task."""
+    failover = [
+        {"attempt": 0, "outcome": "timeout", "base_url": B},
+        {"attempt": 1, "outcome": "ok", "status_code": 200, "base_url": A},
+    ]
+    route = analyze(
+        _log([_r(1, "x"), _r(2, "y")], [_r(1, "w", attempts=failover), _r(2, "y")])
+    ).headline.route
+    sentence = verdict_sentence(route, 2)
+    assert "1 saw route drift or retries (which alone does not show the route is to blame)" in sentence
+    assert "may explain" not in sentence

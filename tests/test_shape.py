@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("analyzer", "app")
 MAX_FUNCTION_LINES = 80
 MAX_PARAMETERS = 8
-NOT_YET_SPLIT = {"render_report", "lint_base_url", "check_summary", "_complete", "_headline"}
+NOT_YET_SPLIT = {"render_report", "lint_base_url", "render"}
 """Functions other work is changing right now; split once it has landed (then this set is empty)."""
 
 

@@ -26,7 +26,8 @@ LAMP = "agent-refund-lamp"
 
 def sample_selection() -> data.Selection:
     loaded = load_path(SAMPLE)
-    g = data.Group(label="E", source=SAMPLE.name, loaded=loaded, analysis=analyze(loaded.log))
+    source = f"sample_runs/{SAMPLE.name}"
+    g = data.Group(label="E", source=source, loaded=loaded, analysis=analyze(loaded.log))
     return data.Selection(groups=[g], key="exact", focus=g)
 
 

@@ -15,6 +15,7 @@ from analyzer.errors import RerunLensError
 from analyzer.export import flagged_task_file, missing_prompts, tasks_csv
 from analyzer.importers import import_to_file, load_any
 from analyzer.model import RunLog
+from analyzer.report_html import ReportEntry, render_report_html
 from analyzer.report_text import render_comparison, render_report
 from analyzer.taskfile import load_tasks
 
@@ -73,6 +74,20 @@ def export(args: argparse.Namespace) -> int:
     if args.csv:
         write_text_atomic(args.csv, tasks_csv(analysis))
         print(f"wrote {len(analysis.tasks)} task row(s) to {args.csv}")
+    return 0
+
+
+def report(args: argparse.Namespace) -> int:
+    """`rerunlens report`: one self-contained HTML file for one or several logs."""
+    if args.label and len(args.label) != len(args.files):
+        raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
+    entries = []
+    for i, path in enumerate(args.files):
+        log = load_any(path).log
+        label = args.label[i] if args.label else log.display_label(Path(path).name)
+        entries.append(ReportEntry(label, str(path), analyze_log(log, args.key)))
+    out = write_text_atomic(args.out, render_report_html(entries, title=args.title))
+    print(f"wrote {out} ({len(entries)} log(s), {out.stat().st_size / 2**20:.1f} MB, opens offline)")
     return 0
 
 

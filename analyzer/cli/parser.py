@@ -42,6 +42,7 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     _add_export(sub)
     _add_import(sub)
     _add_schema(sub)
+    _add_report(sub)
     for name, add in (
         ("run", _add_run),
         ("rerun", _add_rerun),
@@ -126,6 +127,27 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
         metavar="PP",
         help="exit 1 when the answer gap exceeds PP percentage points (for CI)",
     )
+
+
+def _add_report(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "report",
+        "Write one self-contained HTML report to share (opens offline): headline figures, flagged tasks, "
+        "answer clusters, retries and route drift; several logs side by side.",
+        [
+            "rerunlens report sample_runs/A_baseline.altk_runs.json -o report.html",
+            "rerunlens report sample_runs/?_*.altk_runs.json --key normalized -o compare.html",
+        ],
+        f"{LOG_COMMANDS}:report",
+    )
+    p.add_argument("files", nargs="+", help="one or more run logs")
+    p.add_argument("-o", "--out", required=True, metavar="HTML", help="the HTML file to write")
+    p.add_argument("--label", action="append", help="a label per file, in order (default: the log's label)")
+    p.add_argument(
+        "--title", default="RerunLens report", help='the report\'s title (default "RerunLens report")'
+    )
+    add_answer_key_option(p)
 
 
 def _add_compare(sub: argparse._SubParsersAction) -> None:

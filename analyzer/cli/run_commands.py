@@ -131,6 +131,8 @@ def simulate(args: argparse.Namespace) -> int:
     keys = "any non-empty key" if scenario.accept_any_key else f"{len(scenario.keys)} listed key(s)"
     print(f"Simulator listening on {sim.base_url} (accepts {keys}); Ctrl-C stops it.", flush=True)
     print(f"  export OPENAI_BASE_URL={sim.base_url}", flush=True)
+    print(f"  export OPENAI_API_KEY={_simulator_key_hint(scenario, args.scenario)}", flush=True)
+    print("  then: rerunlens check", flush=True)
     try:
         sim.state.stop.wait()
     except KeyboardInterrupt:
@@ -138,6 +140,17 @@ def simulate(args: argparse.Namespace) -> int:
     finally:
         sim.stop()
     return 0
+
+
+SIMULATOR_ANY_KEY = "sim-local-key"
+"""A stand-in key for a simulator that accepts any non-empty key (it is never a real key)."""
+
+
+def _simulator_key_hint(scenario: Scenario, scenario_file: str | None) -> str:
+    """What to export as the key: a stand-in, or where the accepted keys are listed (never the keys)."""
+    if scenario.accept_any_key:
+        return f"{SIMULATOR_ANY_KEY}   # any non-empty key is accepted"
+    return f"<one of the {len(scenario.keys)} keys listed in {scenario_file}>"
 
 
 def dashboard(args: argparse.Namespace) -> int:

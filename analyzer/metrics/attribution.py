@@ -226,24 +226,32 @@ def answered_rounds(
     fields = route_fields(results, attempts)
     codes = _codes(results, fields)
     answered = results["cluster"].notna().to_numpy(dtype=bool) & results["task_id"].isin(wanted).to_numpy()
+    task_code, _ = pd.factorize(results["task_id"])
+    cluster = results["cluster"].to_numpy(dtype=np.int64, na_value=-1)
     rows = np.flatnonzero(answered)
+    rows = rows[np.argsort(task_code[rows], kind="stable")]  # grouped by task, rounds in file order
     picked = results.iloc[rows]  # convert only the rows needed to Python objects
-    per_task: dict[str, list[Round]] = {}
-    columns = zip(
-        picked["task_id"].to_numpy(dtype=object),
-        picked["round"].to_numpy(dtype=np.int64).tolist(),
-        codes[rows].tolist(),
-        picked["cluster"].to_numpy(dtype=np.int64, na_value=-1).tolist(),
-        picked["answer_key"].to_numpy(dtype=object),
-        picked["retried"].to_numpy(dtype=bool).tolist(),
-        picked["answer"].fillna("").to_numpy(dtype=object),
-        strict=True,
+    # a cluster is named by its first answer key, so the same answer is the same label in two logs
+    width = int(cluster.max()) + 1 if len(cluster) else 1
+    pair = task_code[rows].astype(np.int64) * width + cluster[rows]
+    _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
+    keys = picked["answer_key"].to_numpy(dtype=object)
+    routes = [None if c < 0 else c for c in codes[rows].tolist()]
+    made = list(
+        map(
+            Round,
+            picked["round"].to_numpy(dtype=np.int64).tolist(),
+            routes,
+            [str(k) for k in keys[first][inverse.reshape(-1)]],
+            picked["retried"].to_numpy(dtype=bool).tolist(),
+            [str(t) for t in picked["answer"].fillna("").to_numpy(dtype=object)],
+        )
     )
-    label: dict[tuple[str, int], str] = {}  # a cluster is named by its first answer key: alike across logs
-    for task, rnd, code, cluster, key, retried, text in columns:
-        route = None if code < 0 else code
-        answer = label.setdefault((str(task), cluster), str(key))
-        per_task.setdefault(str(task), []).append(Round(rnd, route, answer, retried, str(text)))
+    tasks_in_order = picked["task_id"].to_numpy(dtype=object)
+    cuts = np.flatnonzero(np.diff(task_code[rows])) + 1
+    starts = [0, *cuts.tolist()]
+    ends = [*cuts.tolist(), len(rows)]
+    per_task = {str(tasks_in_order[a]): made[a:b] for a, b in zip(starts, ends, strict=True) if b > a}
     used = np.unique(codes[rows][codes[rows] >= 0])
     first = np.searchsorted(np.sort(codes), used)  # any row of each code will do: they share the tuple
     any_row = np.argsort(codes, kind="stable")[first]

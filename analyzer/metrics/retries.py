@@ -1,8 +1,9 @@
 """Attempts and retries: counts by outcome and status code, retries per result, Retry-After seen.
 
-A retry is any attempt after a result's first one (the SDK's own retries included), so a result's
-retries are `n_attempts - 1`. Logs without attempts (format 1) have no retry figures: zero attempts
-recorded, nothing claimed.
+A retry is an attempt that repeats a call: the SDK's retry number of the request is above 0. An
+agent's executor that makes several calls for one result makes several first tries, and none of them
+is a retry. Logs that do not record the retry number count every attempt after a result's first
+(`n_attempts - 1`). Logs without attempts (format 1) have no retry figures: nothing claimed.
 """
 
 from __future__ import annotations
@@ -37,12 +38,12 @@ class RetryFigures(BaseModel):
 
 
 def result_retries(results: pd.DataFrame) -> pd.Series:
-    """Retries per result (`n_attempts - 1`, 0 when attempts are not recorded); a new int Series.
+    """Retries per result (`n_retries`: attempts that retried a call; 0 when attempts are not recorded).
 
     Args:
-        results: Result frame with `n_attempts`.
+        results: Result frame with `n_retries`.
     """
-    return (results["n_attempts"] - 1).clip(lower=0).fillna(0).astype("int64")
+    return results["n_retries"].fillna(0).astype("int64")
 
 
 def task_retries(results: pd.DataFrame) -> pd.DataFrame:

@@ -15,6 +15,8 @@ are not a value: an errored result without `served_model` is not drift.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel
@@ -217,13 +219,47 @@ def route_figures(
     return figures.model_copy(update={"verdict": verdict_sentence(figures, measured)})
 
 
-def verdict_sentence(figures: RouteFigures, measured_tasks: int) -> str:
+def verdict_sentence(
+    figures: RouteFigures, measured_tasks: int, causes: Mapping[str, int] | None = None
+) -> str:
     """The route verdict in plain words.
 
     Args:
         figures: Route figures (the verdict field is ignored).
         measured_tasks: Tasks with at least two answers to compare.
+        causes: How many inconsistent tasks the log attributes to `model`, `route` and `unclear`
+            (`metrics.attribution`); without it, the split says only which tasks saw drift or retries,
+            which is not evidence that the route explains them.
     """
+    parts = _pinned_parts(figures)
+    clean, blamed = figures.inconsistent_clean, figures.inconsistent_drifted_or_retried
+    unknown = figures.inconsistent_unknown
+    inconsistent = len(clean) + len(blamed) + len(unknown)
+    if measured_tasks == 0:
+        parts.append("No task has two answers to compare.")
+    elif inconsistent == 0:
+        parts.append(f"All {measured_tasks} measured tasks gave consistent answers.")
+    elif len(unknown) == inconsistent:
+        parts.append(
+            f"{inconsistent} of {measured_tasks} measured tasks gave inconsistent answers; without route "
+            "records, route and model cannot be told apart."
+        )
+    elif causes is not None:
+        parts.append(_cause_split(inconsistent, causes))
+    else:
+        task_word = "task" if inconsistent == 1 else "tasks"
+        split = [
+            f"{len(blamed)} saw route drift or retries (which alone does not show the route is to blame)",
+            f"{len(clean)} ran clean (the model itself varies{_examples(clean)})",
+        ]
+        if unknown:
+            split.append(f"{len(unknown)} did not record a route (cause unknown)")
+        parts.append(f"Of {inconsistent} inconsistent {task_word}, {', '.join(split[:-1])} and {split[-1]}.")
+    return " ".join(parts)
+
+
+def _pinned_parts(figures: RouteFigures) -> list[str]:
+    """Whether the run was pinned, routes left unrecorded, and backend changes, one sentence each."""
     route_fields = [f for f in figures.drifted_fields if f in ROUTE_FIELDS]
     backend = [f for f in figures.drifted_fields if f in BACKEND_FIELDS]
     if figures.pinned is None:
@@ -239,29 +275,27 @@ def verdict_sentence(figures: RouteFigures, measured_tasks: int) -> str:
     if backend:
         what = " and ".join(f.replace("_", " ") for f in backend)
         parts.append(f"The provider reported a different {what} during the run.")
-    clean, blamed = figures.inconsistent_clean, figures.inconsistent_drifted_or_retried
-    unknown = figures.inconsistent_unknown
-    inconsistent = len(clean) + len(blamed) + len(unknown)
-    if measured_tasks == 0:
-        parts.append("No task has two answers to compare.")
-    elif inconsistent == 0:
-        parts.append(f"All {measured_tasks} measured tasks gave consistent answers.")
-    elif len(unknown) == inconsistent:
-        parts.append(
-            f"{inconsistent} of {measured_tasks} measured tasks gave inconsistent answers; without route "
-            "records, route and model cannot be told apart."
+    return parts
+
+
+def _cause_split(inconsistent: int, causes: Mapping[str, int]) -> str:
+    """`Of 13 inconsistent tasks, 5 differ within one route (the model varies), ...` from the attribution."""
+    model, route, unclear = (int(causes.get(c, 0)) for c in ("model", "route", "unclear"))
+    one = {True: ("differs", "gives", "differs", "cannot"), False: ("differ", "give", "differ", "cannot")}
+    split = []
+    if model:
+        split.append(f"{model} {one[model == 1][0]} within one route (the model varies: the log shows it)")
+    if route:
+        verbs = one[route == 1]
+        split.append(
+            f"{route} {verbs[1]} one answer per route and {verbs[2]} between routes (the route may "
+            "explain this; see each p-value)"
         )
-    else:
-        task_word = "task" if inconsistent == 1 else "tasks"
-        pronoun = "it" if len(blamed) == 1 else "them"
-        split = [
-            f"{len(blamed)} drifted or retried (the route may explain {pronoun})",
-            f"{len(clean)} ran clean (the model itself varies{_examples(clean)})",
-        ]
-        if unknown:
-            split.append(f"{len(unknown)} did not record a route (cause unknown)")
-        parts.append(f"Of {inconsistent} inconsistent {task_word}, {', '.join(split[:-1])} and {split[-1]}.")
-    return " ".join(parts)
+    if unclear:
+        split.append(f"{unclear} cannot be told apart from this log alone (a re-run on a pinned route can)")
+    task_word = "task" if inconsistent == 1 else "tasks"
+    listed = split[0] if len(split) == 1 else f"{', '.join(split[:-1])} and {split[-1]}"
+    return f"Of {inconsistent} inconsistent {task_word}, {listed}."
 
 
 def _examples(ids: list[str]) -> str:

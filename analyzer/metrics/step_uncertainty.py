@@ -138,7 +138,7 @@ STRIP_COLUMNS = [
 def resample_frame(log: RunLog) -> pd.DataFrame | None:
     """The scores a resample log carries (its `resample` block), one row per step; None when the log
     is not a resample log."""
-    block = (log.model_extra or {}).get("resample")
+    block = log.resample
     if not isinstance(block, dict) or not isinstance(block.get("steps"), list):
         return None
     flagged = set(block.get("flagged") or [])
@@ -163,7 +163,7 @@ def resample_frame(log: RunLog) -> pd.DataFrame | None:
 
 def resample_of(log: RunLog) -> tuple[str | None, str | None]:
     """(parent run id, task id) of a resample log; (None, None) for any other log."""
-    block = (log.model_extra or {}).get("resample")
+    block = log.resample
     if not isinstance(block, dict):
         return None, None
     return log.parent_run_id, str(block.get("task_id"))

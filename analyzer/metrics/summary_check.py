@@ -55,64 +55,63 @@ def check_summary(
     """
     if summary is None:
         return []
-    out: list[SummaryMismatch] = []
-    stored_gap = summary.consistency_gap_pp
-    if stored_gap is not None:
-        if gap_exact_pp is None:
-            out.append(
-                _mismatch(
-                    "consistency_gap_pp",
-                    stored_gap,
-                    None,
-                    f"stored gap {_fmt(stored_gap)} pp, but no task has two answers to compare",
-                )
-            )
-        elif abs(stored_gap - gap_exact_pp) > GAP_TOLERANCE_PP:
-            out.append(
-                _mismatch(
-                    "consistency_gap_pp",
-                    stored_gap,
-                    gap_exact_pp,
-                    f"stored gap {_fmt(stored_gap)} pp, recomputed {_fmt(gap_exact_pp)} pp (exact answers)",
-                )
-            )
     unknown_note = (
         f" ({unknown_token_results} result{'s' if unknown_token_results != 1 else ''} without token counts)"
         if unknown_token_results
         else ""
     )
-    if summary.total_tokens is not None and total_tokens is None:
-        out.append(
-            _mismatch(
-                "total_tokens",
-                summary.total_tokens,
-                None,
-                f"stored total tokens {summary.total_tokens}, but no result records its tokens",
-            )
-        )
-    elif summary.total_tokens is not None and summary.total_tokens != total_tokens:
-        out.append(
-            _mismatch(
-                "total_tokens",
-                summary.total_tokens,
-                total_tokens,
-                f"stored total tokens {summary.total_tokens}, recomputed {total_tokens}{unknown_note}",
-            )
-        )
-    if summary.avg_tokens_per_task is not None and tasks and total_tokens is not None:
-        per_task = total_tokens / tasks
-        per_result = total_tokens / results if results else per_task
-        stored = summary.avg_tokens_per_task
-        if min(abs(stored - per_task), abs(stored - per_result)) > AVG_TOLERANCE:
-            out.append(
-                _mismatch(
-                    "avg_tokens_per_task",
-                    stored,
-                    per_task,
-                    f"stored average tokens per task {_fmt(stored)}, recomputed {_fmt(per_task)} "
-                    f"({total_tokens} tokens / {tasks} tasks; per result {_fmt(per_result)}){unknown_note}",
-                )
-            )
+    return [
+        *_gap_mismatches(summary, gap_exact_pp),
+        *_token_mismatches(summary, total_tokens, unknown_note),
+        *_average_mismatches(summary, total_tokens, tasks, results, unknown_note),
+        *_count_mismatches(summary, tasks, rounds),
+    ]
+
+
+def _gap_mismatches(summary: Summary, gap_exact_pp: float | None) -> list[SummaryMismatch]:
+    stored_gap = summary.consistency_gap_pp
+    if stored_gap is None:
+        return []
+    if gap_exact_pp is None:
+        message = f"stored gap {_fmt(stored_gap)} pp, but no task has two answers to compare"
+        return [_mismatch("consistency_gap_pp", stored_gap, None, message)]
+    if abs(stored_gap - gap_exact_pp) > GAP_TOLERANCE_PP:
+        message = f"stored gap {_fmt(stored_gap)} pp, recomputed {_fmt(gap_exact_pp)} pp (exact answers)"
+        return [_mismatch("consistency_gap_pp", stored_gap, gap_exact_pp, message)]
+    return []
+
+
+def _token_mismatches(summary: Summary, total_tokens: int | None, unknown_note: str) -> list[SummaryMismatch]:
+    stored = summary.total_tokens
+    if stored is not None and total_tokens is None:
+        message = f"stored total tokens {stored}, but no result records its tokens"
+        return [_mismatch("total_tokens", stored, None, message)]
+    if stored is not None and stored != total_tokens:
+        message = f"stored total tokens {stored}, recomputed {total_tokens}{unknown_note}"
+        return [_mismatch("total_tokens", stored, total_tokens, message)]
+    return []
+
+
+def _average_mismatches(
+    summary: Summary, total_tokens: int | None, tasks: int, results: int, unknown_note: str
+) -> list[SummaryMismatch]:
+    """The stored average per task, accepted when it matches per task or per result (scripts differ)."""
+    stored = summary.avg_tokens_per_task
+    if stored is None or not tasks or total_tokens is None:
+        return []
+    per_task = total_tokens / tasks
+    per_result = total_tokens / results if results else per_task
+    if min(abs(stored - per_task), abs(stored - per_result)) <= AVG_TOLERANCE:
+        return []
+    message = (
+        f"stored average tokens per task {_fmt(stored)}, recomputed {_fmt(per_task)} "
+        f"({total_tokens} tokens / {tasks} tasks; per result {_fmt(per_result)}){unknown_note}"
+    )
+    return [_mismatch("avg_tokens_per_task", stored, per_task, message)]
+
+
+def _count_mismatches(summary: Summary, tasks: int, rounds: int) -> list[SummaryMismatch]:
+    out = []
     if summary.task_count is not None and summary.task_count != tasks:
         out.append(
             _mismatch(

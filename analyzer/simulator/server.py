@@ -15,7 +15,7 @@ from typing import Any
 
 from analyzer.simulator.agent import parse_tool_reply
 from analyzer.simulator.engine import choose_answer, count_tokens, stable_int
-from analyzer.simulator.scenario import Backend, RateLimit, Scenario, ScriptRule
+from analyzer.simulator.scenario import Backend, Faults, RateLimit, Scenario, ScriptRule
 
 LOOPBACK = "127.0.0.1"
 SEQ_HEADER = "x-rerunlens-seq"
@@ -226,53 +226,7 @@ class _Handler(BaseHTTPRequestHandler):
         seq = self.headers.get(SEQ_HEADER)
         identity = ("seq", seq, retry) if seq else ("n", n)
         draw = random.Random(stable_int(scenario.seed, "req", prompt, *identity))
-        faults = scenario.faults
-
-        scripted = state.scripted(prompt)
-        action = scripted[0] if scripted else None
-        retry_after = faults.retry_after_s
-        if scripted and scripted[1].retry_after_s is not None:
-            retry_after = scripted[1].retry_after_s
-        if action is None:
-            wait = state.rate_wait(key)
-            if wait > 0:
-                self._send(
-                    429,
-                    _error_body("Rate limit reached for requests.", "requests", "rate_limit_exceeded"),
-                    self._retry_headers(wait),
-                )
-                return
-            roll = draw.random()
-            if roll < faults.rate_limit_rate:
-                action = "429"
-            elif roll < faults.rate_limit_rate + faults.server_error_rate:
-                action = draw.choice(("500", "502", "503"))
-            elif roll < faults.rate_limit_rate + faults.server_error_rate + faults.timeout_rate:
-                action = "timeout"
-        if action == "429":
-            self._send(
-                429,
-                _error_body("Rate limit reached for requests.", "requests", "rate_limit_exceeded"),
-                self._retry_headers(retry_after),
-            )
-            return
-        if action in ("500", "502", "503"):
-            self._send(
-                int(action),
-                _error_body("The server had an error while processing your request.", "server_error"),
-                self._retry_headers(retry_after),
-            )
-            return
-        if action == "401":
-            self._send(
-                401, _error_body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
-            )
-            return
-        if action == "400":
-            self._send(400, _error_body("Invalid request (scripted).", "invalid_request_error"))
-            return
-        if action == "timeout" and state.stop.wait(faults.hang_s):
-            self._stopping()
+        if self._fault(prompt, key, draw):
             return
         low, high = scenario.latency_ms
         if high > 0 and state.stop.wait(draw.uniform(low, high) / 1000.0):
@@ -290,6 +244,56 @@ class _Handler(BaseHTTPRequestHandler):
             draw=draw,
         )
         self._send(200, _completion(body, model, messages, text, backend, state.requests))
+
+    def _fault(self, prompt: str, key: str | None, draw: random.Random) -> bool:
+        """Answer with the scripted or drawn fault for this request, if any; True when one was sent."""
+        state = self.server.state
+        faults = state.scenario.faults
+        scripted = state.scripted(prompt)
+        action = scripted[0] if scripted else None
+        retry_after = faults.retry_after_s
+        if scripted and scripted[1].retry_after_s is not None:
+            retry_after = scripted[1].retry_after_s
+        if action is None:
+            wait = state.rate_wait(key)
+            if wait > 0:
+                action, retry_after = "429", wait
+            else:
+                action = _drawn_fault(faults, draw)
+        return self._send_fault(action, retry_after)
+
+    def _send_fault(self, action: str | None, retry_after: float | None) -> bool:
+        """Send the response a fault action stands for; False for none (the request is served)."""
+        state = self.server.state
+        if action == "429":
+            rate_limited = _error_body("Rate limit reached for requests.", "requests", "rate_limit_exceeded")
+            self._send(429, rate_limited, self._retry_headers(retry_after))
+        elif action in ("500", "502", "503"):
+            failed = _error_body("The server had an error while processing your request.", "server_error")
+            self._send(int(action), failed, self._retry_headers(retry_after))
+        elif action == "401":
+            self._send(
+                401, _error_body("Incorrect API key provided.", "invalid_request_error", "invalid_api_key")
+            )
+        elif action == "400":
+            self._send(400, _error_body("Invalid request (scripted).", "invalid_request_error"))
+        elif action == "timeout" and state.stop.wait(state.scenario.faults.hang_s):
+            self._stopping()
+        else:
+            return False
+        return True
+
+
+def _drawn_fault(faults: Faults, draw: random.Random) -> str | None:
+    """A fault drawn at the scenario's rates: 429, a 5xx, a timeout, or None."""
+    roll = draw.random()
+    if roll < faults.rate_limit_rate:
+        return "429"
+    if roll < faults.rate_limit_rate + faults.server_error_rate:
+        return draw.choice(("500", "502", "503"))
+    if roll < faults.rate_limit_rate + faults.server_error_rate + faults.timeout_rate:
+        return "timeout"
+    return None
 
 
 def _int(value: str | None, default: int) -> int:

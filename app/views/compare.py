@@ -5,10 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from analyzer.compare import compare
-from app import charts, data
+from app import charts, data, fmt
 
 TABLE_COLUMNS = {
-    "label": st.column_config.TextColumn("group"),
+    "label": st.column_config.TextColumn("group", width="medium"),  # the figures stay in view
     "answer_key": st.column_config.TextColumn("answer key"),
     "answer_gap_pp": st.column_config.NumberColumn("answer gap (pp)", format="%.1f"),
     "answer_gap_low": st.column_config.NumberColumn("95 % low", format="%.1f", help="Bootstrap over tasks."),
@@ -45,7 +45,7 @@ def render(selection: data.Selection | None = None) -> None:
     result = compare([(g.label, g.analysis) for g in sel.groups])
 
     st.subheader("Side by side")
-    st.dataframe(result.table, column_config=TABLE_COLUMNS, hide_index=True, key="compare.table")
+    st.dataframe(fmt.no_none(result.table), column_config=TABLE_COLUMNS, hide_index=True, key="compare.table")
 
     st.subheader("Differences beyond noise?")
     st.caption(
@@ -69,7 +69,7 @@ def render(selection: data.Selection | None = None) -> None:
         charts.compare_bars(result.table, "tokens_total", "Tokens", "tokens (total)"), key="compare.tokens"
     )
     right.plotly_chart(
-        charts.compare_bars(result.table, "extra_attempts", "Retries", "retries (extra HTTP attempts)"),
+        charts.compare_bars(result.table, "extra_attempts", "Retries", "extra HTTP attempts"),
         key="compare.retries",
     )
 
@@ -82,7 +82,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.text("No task flips between these groups.")
     else:
         st.dataframe(
-            result.flips.drop(columns=["flipped"]),
+            fmt.no_none(result.flips.drop(columns=["flipped"])),
             column_config={"task_id": st.column_config.TextColumn("task")},
             hide_index=True,
             key="compare.flips",

@@ -7,6 +7,7 @@ import streamlit as st
 
 from analyzer.analysis import Headline
 from analyzer.metrics.attribution import attribution_frame
+from analyzer.metrics.outcome import OutcomeFigures
 from analyzer.report_text import interval
 from app import charts, data, fmt, trajectory_panel
 
@@ -69,38 +70,36 @@ def render(selection: data.Selection | None = None) -> None:
         st.warning("\n".join(f"- {data.escape(w)}" for w in warnings), icon=":material/warning:")
 
     if outcome:
-        st.subheader("Outcome consistency")
-        ocols = st.columns(3)
-        ocols[0].metric("Mean@n", fmt.pct(outcome.mean_at_n), help="Mean success rate over rounds.")
-        ocols[1].metric(
-            f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), help="All rounds succeed."
-        )
-        ocols[2].metric(
-            f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds."
-        )
-        cis = [
-            f"Mean@n {interval(getattr(outcome, 'mean_at_n_ci', None), '%').strip()}",
-            f"Pass^{outcome.n} {interval(getattr(outcome, 'pass_hat_k_ci', None), '%').strip()}",
-        ]
-        st.caption("Over tasks: " + " · ".join(cis))
-        if outcome.uneven_n:
-            st.caption(
-                f"Tasks have between {outcome.n_min} and {outcome.n} graded runs; each task uses its own "
-                "count for k = n."
-            )
-        curve = pd.DataFrame(
-            {
-                "k": list(outcome.pass_hat_k),
-                "pass_hat_k": list(outcome.pass_hat_k.values()),
-                "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
-            }
-        )
-        st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
+        _outcome(outcome)
 
     trajectory_panel.overview_section(group)
 
     st.subheader("Downloads")
     fmt.downloads(group, "overview", report=True)
+    _html_reports(sel, group)
+
+
+def _html_reports(sel: data.Selection, group: data.Group) -> None:
+    """The shareable HTML report (`rerunlens report`) of this log, and of every open log side by side."""
+    cols = st.columns(3)
+    cols[0].download_button(
+        "Report to share (HTML)",
+        lambda: data.html_report([group]),
+        file_name=f"{fmt.file_stem(group.label)}-report.html",
+        mime="text/html",
+        on_click="ignore",
+        key="overview.dl.html",
+        help="One self-contained file (charts included) that opens offline in any browser.",
+    )
+    if len(sel.groups) > 1:
+        cols[1].download_button(
+            f"All {len(sel.groups)} open logs side by side (HTML)",
+            lambda: data.html_report(sel.groups),
+            file_name="rerunlens-report.html",
+            mime="text/html",
+            on_click="ignore",
+            key="overview.dl.html_all",
+        )
 
 
 ATTRIBUTION_COLUMNS = {
@@ -112,6 +111,33 @@ ATTRIBUTION_COLUMNS = {
     "evidence": st.column_config.TextColumn("evidence", width="large"),
 }
 """The cause table (Overview, Routes)."""
+
+
+def _outcome(outcome: OutcomeFigures) -> None:
+    """Mean@n, Pass^n and Pass@n with their intervals, and the Pass^k curve."""
+    st.subheader("Outcome consistency")
+    ocols = st.columns(3)
+    ocols[0].metric("Mean@n", fmt.pct(outcome.mean_at_n), help="Mean success rate over rounds.")
+    ocols[1].metric(f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), help="All rounds succeed.")
+    ocols[2].metric(f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds.")
+    cis = [
+        f"Mean@n {interval(getattr(outcome, 'mean_at_n_ci', None), '%').strip()}",
+        f"Pass^{outcome.n} {interval(getattr(outcome, 'pass_hat_k_ci', None), '%').strip()}",
+    ]
+    st.caption("Over tasks: " + " · ".join(cis))
+    if outcome.uneven_n:
+        st.caption(
+            f"Tasks have between {outcome.n_min} and {outcome.n} graded runs; each task uses its own "
+            "count for k = n."
+        )
+    curve = pd.DataFrame(
+        {
+            "k": list(outcome.pass_hat_k),
+            "pass_hat_k": list(outcome.pass_hat_k.values()),
+            "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
+        }
+    )
+    st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
 
 
 def _intervals(h: Headline) -> None:

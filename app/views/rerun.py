@@ -1,4 +1,5 @@
-"""Re-run: the flagged tasks of the focused log, one pinned route, one button, and the verdict.
+"""Re-run: the inconsistent (or flagged, or hand-picked) tasks of the focused log, one pinned route,
+one button, and the verdict.
 
 If the tasks turn consistent once the route is pinned, the route was the likely cause; if they stay
 inconsistent, the model is. The job runs in the background (analyzer.jobs), so a reload or a second
@@ -7,6 +8,7 @@ tab finds it again instead of starting another.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -14,10 +16,11 @@ import streamlit as st
 
 from analyzer.before_after import VERDICT_TEXT, Verdict
 from analyzer.jobs import JobStatus
-from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan
-from analyzer.runner.rerun_route import parent_settings
+from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
+from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings
 from analyzer.uploads import store_log_upload
-from app import data, fmt
+from analyzer.url_lint import redact_url
+from app import data, fmt, log_folders
 from app.widgets import job_panel, route_editor, task_files
 from app.widgets.messages import one_line_error
 
@@ -43,6 +46,19 @@ AFTER_COLUMNS = {
 }
 """The before/after table: one `before → after` column per figure, so the whole row fits the page."""
 COMPARE_VIEW = "views/compare.py"
+SELECTIONS = {
+    "inconsistent": "Inconsistent tasks",
+    "flagged": "Flagged tasks (inconsistent, drifted or errored)",
+    "pick": "Pick by hand",
+}
+"""The Re-run page's choices, as `rerunlens rerun --only`; the first is the default."""
+EMPTY = {
+    "inconsistent": "No task is inconsistent under the {key} answer key: every task gave one answer each "
+    "round. Nothing to re-run (the flagged choice also lists drifted or errored tasks).",
+    "flagged": "No task is flagged under the {key} answer key: every task gave one answer each round, on "
+    "one route, without errors. Nothing to re-run.",
+    "pick": "This log has no tasks.",
+}
 VERDICT_SHORT: dict[Verdict, str] = {
     "route": "became consistent: the route",
     "model": "still inconsistent: the model",
@@ -74,21 +90,23 @@ def render(selection: data.Selection | None = None) -> None:
     running = job is not None and job.active
 
     st.subheader("Tasks to re-run")
-    tasks_file, defined = _task_definitions(group)
-    ids = _pick_tasks(group, sel.key, defined, disabled=running)
+    tasks_file, defined = _task_definitions(group, parent)
+    selection, ids = _pick_tasks(group, sel.key, defined, disabled=running)
 
     st.subheader("Route")
     inherited = parent_settings(group.loaded.log)
-    route_editor.inherit(inherited, str(parent))
+    provider = parent_provider(group.loaded.log)
+    route_editor.inherit({**provider.profile_base(), **inherited}, str(parent))  # the same provider
     choice = route_editor.route_editor()
     route_editor.differences_from(inherited, choice)
     route_editor.check_button(choice, "rerun")
 
     st.subheader("Run")
-    # allow_simulator: the page's route editor decides the route; its visible switch for a provider's
-    # log comes with the Re-run page's selection work (issue 14).
-    request = RerunRequest(group.loaded.log, ids, str(parent), tasks_file, sel.key, allow_simulator=True)  # type: ignore[arg-type]
-    job = _run_button(request, choice, job, sendable=defined is not None) or job
+    choice, allow_simulator, blocked = _simulator_switch(provider, choice, disabled=running)
+    request = RerunRequest(
+        group.loaded.log, selection, str(parent), tasks_file, sel.key, allow_simulator=allow_simulator
+    )  # type: ignore[arg-type]
+    job = _run_button(request, ids, choice, job, sendable=defined is not None and not blocked) or job
     if job is None:
         st.caption("No re-run of this log yet.")
         return
@@ -98,8 +116,49 @@ def render(selection: data.Selection | None = None) -> None:
         _before_after(job, sel.key)
 
 
+def _simulator_switch(
+    provider: ParentProvider, choice: route_editor.RouteChoice | None, *, disabled: bool
+) -> tuple[route_editor.RouteChoice | None, bool, bool]:
+    """For a provider's log only: "Re-run on the built-in simulator instead" (off by default).
+
+    Returns the route to use (switched on: the same route without its base URL), allow_simulator,
+    and blocked: True while the route would reach the simulator with the switch off, since the
+    before/after would then compare a provider with a simulator.
+    """
+    if not provider.real or choice is None:
+        return choice, False, False
+    where = redact_url(provider.base_url or "")
+    on = st.toggle(
+        "Re-run on the built-in simulator instead",
+        value=False,
+        key="rerun.allow_simulator",
+        disabled=disabled,
+        help=f"This log came from {where}. On the simulator the before/after compares that provider with "
+        "a simulator: it tests the page and the flow, not the provider's route.",
+    )
+    if on:
+        st.caption(
+            data.escape(
+                f"The re-run goes to the built-in simulator, not {where}; its log is labelled (simulated)."
+            )
+        )
+        return replace(choice, profile=choice.profile.model_copy(update={"base_url": None})), True, False
+    if choice.profile.uses_simulator:
+        st.warning(
+            data.escape(
+                f"This log came from {where}, but the route above has no base URL, so the re-run would go "
+                "to the built-in simulator. Give the same provider's base URL and key, or switch on the "
+                "simulator on purpose."
+            ),
+            icon=":material/alt_route:",
+        )
+        return choice, False, True
+    return choice, False, False
+
+
 def _run_button(
     request: RerunRequest,
+    ids: list[str],
     choice: route_editor.RouteChoice | None,
     job: JobStatus | None,
     *,
@@ -107,12 +166,12 @@ def _run_button(
 ) -> JobStatus | None:
     """Rounds and the one button; while a re-run runs, the button names it and is disabled.
 
-    `sendable` is False while a format-1 log still lacks the task file with its prompts.
+    `ids` are the tasks the request selects; `sendable` is False while a log without task
+    definitions still lacks the task file with its prompts.
     """
     with st.columns([1, 3])[0]:
         rounds = route_editor.rounds_input("rerun.rounds", choice.profile.rounds if choice else 5)
     running = job is not None and job.active
-    ids = list(request.selection)
     label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
     if job is not None and running:
         label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
@@ -124,20 +183,20 @@ def _run_button(
 
 def _parent_path(group: data.Group) -> Path | None:
     """The log's file in the runs folder; None for an upload (a re-run must name its parent file)."""
-    if group.source.endswith(" (upload)"):
+    if group.source.endswith(data.UPLOAD_SUFFIX):
         return None
-    path = data.runs_dir() / group.source
+    path = log_folders.log_path(data.runs_dir(), group.source)
     return path if path.is_file() else None
 
 
 def _offer_copy(group: data.Group) -> None:
     """An uploaded log has no file a re-run could name as its parent: offer to keep a copy in the folder."""
     st.info(
-        "This log was uploaded, so a re-run has no file to name as its parent. Keep a copy in the runs "
+        "This log was uploaded, so a re-run has no file to name as its parent. Keep a copy in your runs "
         f"folder ({data.escape(data.runs_dir())}) to re-run its tasks; the copy opens in its place.",
         icon=":material/upload_file:",
     )
-    name = group.source.removesuffix(" (upload)")
+    name = group.source.removesuffix(data.UPLOAD_SUFFIX)
     upload = next((u for u in st.session_state.get(data.UPLOADS) or [] if u.name == name), None)
     if upload is None:
         return
@@ -157,62 +216,118 @@ def _find_job(parent: Path) -> JobStatus | None:
     return active[0] if active else mgr.latest("rerun", parent=parent)
 
 
-def _task_definitions(group: data.Group) -> tuple[Path | None, set[str] | None]:
-    """Where the prompts come from: the log itself (format 2), or a task file the user gives.
+def _task_definitions(group: data.Group, parent: Path) -> tuple[Path | None, set[str] | None]:
+    """Where the prompts come from: the log itself (format 2 with `tasks`), or a task file.
 
-    Returns the task file (None when the log carries its tasks) and the ids that have a definition
-    (None when none can be sent yet).
+    A task file named like the log (`X.tasks.json` beside `X.json` or `X.altk_runs.json`) is picked
+    at first. Returns the task file (None when the log carries its tasks) and the ids that have a
+    definition (None when none can be sent yet).
     """
     log = group.loaded.log
     if log.tasks:
         return None, {str(t.task_id) for t in log.tasks}
+    kind = "a format-1 log" if log.version == 1 else "a format-2 log without a `tasks` list"
+    beside = sibling_task_file(parent)
     st.info(
-        "This log records answers but not the prompts that produced them (a format-1 log), so its tasks "
-        "cannot be sent again on their own. Give the task file the run used: its prompts are matched to "
-        "the log by task_id.",
+        f"This log records answers but not the prompts that produced them ({kind}), so its tasks cannot "
+        "be sent again on their own. Give the task file the run used: its prompts are matched to the log "
+        "by task_id. A task file saved beside the log as "
+        f"`{data.escape(_task_file_stem(parent))}.tasks.json` is picked for you"
+        + (" (found: it is picked below)." if beside else "."),
         icon=":material/description:",
     )
-    path, specs = task_files.task_file_picker("rerun", label="Prompts", default_sample=False)
+    path, specs = task_files.task_file_picker(
+        "rerun", label="Prompts", default_sample=False, preferred=beside
+    )
     if path is None:
         return None, None
     return path, {str(t.task_id) for t in specs}
 
 
-def _pick_tasks(group: data.Group, key: str, defined: set[str] | None, *, disabled: bool) -> list[str]:
-    """The flagged tasks with a checkbox each (all ticked); returns the ticked ids."""
-    tasks = group.analysis.tasks
-    flagged = tasks[tasks["flagged"].astype(bool)]
-    if flagged.empty:
-        st.success(
-            "No task is flagged under this answer key: every task gave one answer each round, on one "
-            "route, without errors. Nothing to re-run.",
-            icon=":material/check_circle:",
-        )
-        return []
-    if defined is not None:
-        missing = [t for t in flagged["task_id"].astype(str) if t not in defined]
-        if missing:
-            shown = ", ".join(missing[:8]) + (" …" if len(missing) > 8 else "")
-            st.warning(
-                data.escape(
-                    f"{len(missing)} of {len(flagged)} flagged tasks have no prompt in the task file and are "
-                    f"left out: {shown}"
-                )
-            )
-        flagged = flagged[flagged["task_id"].astype(str).isin(defined)]
-    counts = _reason_counts(group, flagged)
-    st.caption(
-        f"{len(flagged)} flagged tasks under the {key} answer key ({counts}). All are ticked; untick any "
-        "to leave them out."
+def _task_file_stem(parent: Path) -> str:
+    return parent.name.removesuffix(".json").removesuffix(".altk_runs")
+
+
+def sibling_task_file(parent: Path) -> Path | None:
+    """`X.tasks.json` beside the log `X.json` / `X.altk_runs.json`, when it exists."""
+    path = parent.with_name(_task_file_stem(parent) + ".tasks.json")
+    return path if path.is_file() else None
+
+
+def _pick_tasks(
+    group: data.Group, key: str, defined: set[str] | None, *, disabled: bool
+) -> tuple[Selection, list[str]]:
+    """Inconsistent (default), flagged, or a hand pick, as `rerunlens rerun --only`; a checkbox each.
+
+    Returns the request's selection (`inconsistent` or `flagged` while every such task is ticked,
+    else the ticked ids) and the ticked ids.
+    """
+    mode = st.radio(
+        "Which tasks",
+        list(SELECTIONS),
+        format_func=SELECTIONS.__getitem__,
+        key="rerun.selection",
+        horizontal=True,
+        disabled=disabled,
+        help="The same choice as `rerunlens rerun --only inconsistent | flagged | TASK_ID …`.",
     )
-    if flagged.empty:
-        return []
+    tasks = group.analysis.tasks
+    inconsistent = tasks["consistent"].eq(False).fillna(False).astype(bool)
+    chosen = {
+        "inconsistent": tasks[inconsistent],
+        "flagged": tasks[tasks["flagged"].astype(bool)],
+        "pick": tasks.assign(_o=~inconsistent).sort_values("_o", kind="stable"),
+    }[mode]
+    if chosen.empty:
+        st.success(EMPTY[mode].format(key=key), icon=":material/check_circle:")
+        return mode, []
+    rows = _with_prompts(chosen, defined)
+    st.caption(_pick_caption(group, mode, key, rows))
+    if rows.empty:
+        return mode, []
+    ids = _ticked(group, rows, mode, key, disabled=disabled)
+    whole = mode != "pick" and len(rows) == len(chosen) and len(ids) == len(chosen)
+    return (mode if whole else ids), ids
+
+
+def _with_prompts(chosen: pd.DataFrame, defined: set[str] | None) -> pd.DataFrame:
+    """The chosen tasks that have a prompt to send (a warning names the others)."""
+    if defined is None:
+        return chosen
+    missing = [t for t in chosen["task_id"].astype(str) if t not in defined]
+    if missing:
+        shown = ", ".join(missing[:8]) + (" …" if len(missing) > 8 else "")
+        st.warning(
+            data.escape(
+                f"{len(missing)} of {len(chosen)} tasks have no prompt in the task file and are left out: "
+                f"{shown}"
+            )
+        )
+    return chosen[chosen["task_id"].astype(str).isin(defined)]
+
+
+def _pick_caption(group: data.Group, mode: str, key: str, rows: pd.DataFrame) -> str:
+    if mode == "pick":
+        return (
+            f"All {len(rows)} tasks, the inconsistent ones first, under the {key} answer key. Tick the ones "
+            "to re-run."
+        )
+    what = "inconsistent" if mode == "inconsistent" else "flagged"
+    return (
+        f"{len(rows)} {what} tasks under the {key} answer key ({_reason_counts(group, rows)}). All are "
+        "ticked; untick any to leave them out."
+    )
+
+
+def _ticked(group: data.Group, rows: pd.DataFrame, mode: str, key: str, *, disabled: bool) -> list[str]:
+    """The task table with a checkbox column; returns the ticked ids."""
     table = pd.DataFrame(
         {
-            "rerun": True,
-            "task_id": flagged["task_id"].astype(str),
-            "reasons": flagged["flag_reasons"].astype(str),
-            **{c: flagged[c] for c in ("n_clusters", "majority_share", "n_errors", "retries", "drift")},
+            "rerun": mode != "pick",
+            "task_id": rows["task_id"].astype(str),
+            "reasons": rows["flag_reasons"].astype("string").fillna(fmt.NONE).replace("", fmt.NONE),
+            **{c: rows[c] for c in ("n_clusters", "majority_share", "n_errors", "retries")},
+            "drift": rows["drift"].astype("string").fillna(fmt.NONE).replace("", fmt.NONE),
         }
     )
     picked = st.data_editor(
@@ -220,7 +335,7 @@ def _pick_tasks(group: data.Group, key: str, defined: set[str] | None, *, disabl
         column_config=PICK_COLUMNS,
         disabled=True if disabled else [c for c in PICK_COLUMNS if c != "rerun"],
         hide_index=True,
-        key=f"rerun.pick.{group.source}.{key}.{len(table)}",
+        key=f"rerun.pick.{group.source}.{key}.{mode}.{len(table)}",
         height=min(38 + 35 * len(table), 420),
     )
     return picked.loc[picked["rerun"].astype(bool), "task_id"].astype(str).tolist()

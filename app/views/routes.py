@@ -48,7 +48,7 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Route tuples")
     st.caption("Every distinct route a result or attempt was sent with, most used first.")
-    st.dataframe(analysis.routes, hide_index=True, key="routes.tuples")
+    st.dataframe(fmt.no_none(analysis.routes), hide_index=True, key="routes.tuples")
 
     st.subheader("Where it changed")
     drifted = analysis.tasks[analysis.tasks["drifted"]]

@@ -117,7 +117,7 @@ def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
     st.caption(f"{len(shown):,} of {total:,} tasks · click a row to open it · click a header to sort")
     columns = [c for c in TASK_COLUMNS if c in shown.columns]
     event = st.dataframe(
-        shown[columns],
+        fmt.no_none(shown[columns]),
         column_config=TASK_COLUMNS,
         hide_index=True,
         on_select="rerun",
@@ -156,9 +156,11 @@ def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
 def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
     """The selected task (mirrored in the URL): why flagged, prompt, clusters, every round, trajectory."""
     analysis = group.analysis
-    data.seed_from_url(TASK, "task", task_ids[0], lambda raw: raw[-1])
+    unstable = shown.loc[shown["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str)
+    first = unstable.iloc[0] if len(unstable) else task_ids[0]  # open on the first inconsistent task
+    data.seed_from_url(TASK, "task", first, lambda raw: raw[-1])
     if st.session_state[TASK] not in task_ids:
-        st.session_state[TASK] = task_ids[0]
+        st.session_state[TASK] = first
     st.subheader("One task")
     task_id = st.selectbox("Task", task_ids, key=TASK)
     data.mirror_to_url("task", task_id)
@@ -180,7 +182,7 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
     clusters = analysis.clusters[analysis.clusters["task_id"].astype(str) == task_id]
     st.markdown("**Answer clusters**")
     st.dataframe(
-        clusters.drop(columns=["task_id"]),
+        fmt.no_none(clusters.drop(columns=["task_id"])),
         column_config=CLUSTER_COLUMNS,
         hide_index=True,
         key="tasks.clusters",
@@ -189,7 +191,7 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
     results = analysis.results[analysis.results["task_id"].astype(str) == task_id]
     st.markdown("**Every round**")
     st.dataframe(
-        results[[c for c in ROUND_COLUMNS if c in results.columns]],
+        fmt.no_none(results[[c for c in ROUND_COLUMNS if c in results.columns]]),
         hide_index=True,
         column_config=ROUND_CONFIG,
         key="tasks.rounds",

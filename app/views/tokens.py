@@ -65,7 +65,10 @@ def render(selection: data.Selection | None = None) -> None:
         st.text("No outliers.")
     else:
         st.dataframe(
-            analysis.token_outliers, column_config=OUTLIER_COLUMNS, hide_index=True, key="tokens.outliers"
+            fmt.no_none(analysis.token_outliers),
+            column_config=OUTLIER_COLUMNS,
+            hide_index=True,
+            key="tokens.outliers",
         )
 
 

@@ -12,7 +12,6 @@ import streamlit as st
 
 from analyzer.errors import RerunLensError
 from analyzer.jobs import JobManager, JobStatus, get_manager
-from analyzer.loader import load_path
 from app import data
 from app.widgets.messages import safe
 
@@ -141,7 +140,7 @@ def open_log(path: str | Path, *, focus: bool = False) -> None:
     logs = [r for r in st.session_state.get(data.LOGS) or [] if r != rel]
     st.query_params["log"] = [*logs, rel]
     if focus:
-        st.query_params["focus"] = load_path(path).log.display_label(Path(rel).stem)
+        st.session_state[data.FOCUS_SOURCE] = rel  # by file: two open logs may share a label
     data.folder_logs.clear()
     st.rerun()
 

@@ -314,4 +314,4 @@ def check_button(choice: RouteChoice | None, where: str) -> None:
         fix = f" Fix: {shown['fix']}" if shown.get("fix") else ""
         st.error(safe(f"Route check failed: {shown['headline']}.{fix}"), icon=":material/error:")
     if shown.get("lines"):
-        st.code("\n".join(shown["lines"]), language=None)
+        st.code("\n".join(shown["lines"]), language=None, wrap_lines=True)  # never cut on the right

@@ -44,8 +44,13 @@ def read_task_file(path: str, mtime_ns: int) -> list[TaskSpec]:
     return load_tasks(path)
 
 
-def task_file_picker(where: str, *, label: str, default_sample: bool) -> tuple[Path | None, list[TaskSpec]]:
-    """Upload a task file or pick one from the runs folder; returns its path and tasks (or None, [])."""
+def task_file_picker(
+    where: str, *, label: str, default_sample: bool, preferred: Path | None = None
+) -> tuple[Path | None, list[TaskSpec]]:
+    """Upload a task file or pick one from the runs folder; returns its path and tasks (or None, []).
+
+    `preferred` (e.g. the task file saved beside a log) is offered too and picked at first.
+    """
     upload = st.file_uploader(
         f"{label}: upload a task file",
         type=["json"],
@@ -61,9 +66,15 @@ def task_file_picker(where: str, *, label: str, default_sample: bool) -> tuple[P
             st.error(data.escape(exc.message), icon=":material/error:")
             return None, []
     files = task_files(str(data.runs_dir()))
+    if preferred is not None and str(preferred) not in files:
+        files = [str(preferred), *files]
     names = {f: task_file_name(f) for f in files}
     options = ["", *files]
-    if default_sample and str(SAMPLE_TASKS) in files:
+    if st.session_state.get(f"{where}.tasks_pick") not in (None, *options):
+        del st.session_state[f"{where}.tasks_pick"]  # picked for another log; no longer offered
+    if preferred is not None:
+        st.session_state.setdefault(f"{where}.tasks_pick", str(preferred))
+    elif default_sample and str(SAMPLE_TASKS) in files:
         st.session_state.setdefault(f"{where}.tasks_pick", str(SAMPLE_TASKS))
     chosen = st.selectbox(
         f"{label}: or pick one",
@@ -86,4 +97,6 @@ def task_file_name(path: str) -> str:
     rel = relative_to_runs(path)
     if rel is not None:
         return rel
-    return f"{Path(path).name} (shipped sample)" if Path(path) == SAMPLE_TASKS else Path(path).name
+    if Path(path).parent == SAMPLE_TASKS.parent:
+        return f"{Path(path).name} (shipped sample)"
+    return Path(path).name

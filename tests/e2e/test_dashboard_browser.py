@@ -115,13 +115,12 @@ def test_upload_and_answer_key(server: str, page: object) -> None:
     assert "bad.json" in body and "trailing comma" in body  # one line naming the file
     assert_no_exception(page)
 
-    # the uploaded log is a group of its own: focus it
+    # the uploaded log is a group of its own, shown at once and marked as an upload
     page.get_by_text("Log shown in single-log views").wait_for()  # type: ignore[attr-defined]
-    choose(
-        page, page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').last, "A: shared proxy"
-    )  # type: ignore[attr-defined]
-    wait_rendered(page, "Overview")
     page.get_by_text("75.0 pp").first.wait_for()  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    body = page.locator("body").inner_text()  # type: ignore[attr-defined]
+    assert "Showing log A: shared proxy (uploaded) · uploaded file drift_v2.json, not saved" in body
     shot(page, "overview-upload")
 
     # switch the answer key: normalized joins "42", "42." and " 42 ", so the gap drops
@@ -151,6 +150,10 @@ def test_downloads_and_flagged_link(server: str, page: object, tmp_path: Path) -
         page.get_by_role("button", name="Flagged tasks (task file)").click()  # type: ignore[attr-defined]
     flagged = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
     assert [t["task_id"] for t in flagged] == [f.task_id for f in expected.headline.flagged]
+    with page.expect_download() as info:  # type: ignore[attr-defined]
+        page.get_by_role("button", name="Report to share (HTML)").click()  # type: ignore[attr-defined]
+    shared = Path(info.value.path()).read_text(encoding="utf-8")
+    assert shared.startswith("<!DOCTYPE html>") and f"{expected.headline.answer_gap_pp:.1f} pp" in shared
     assert all(t["prompt"] for t in flagged)
     page.get_by_text("flagged tasks →").click()  # type: ignore[attr-defined]
     wait_rendered(page, "Tasks")

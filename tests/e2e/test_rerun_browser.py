@@ -104,7 +104,7 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
     assert key_fingerprint(FAKE_KEY) in text  # the fingerprint, never the key
     shot(page, "rerun-ready")
 
-    button = page.get_by_role("button", name="Re-run 30 tasks x 5 rounds on this route")  # type: ignore[attr-defined]
+    button = page.get_by_role("button", name="Re-run 13 tasks x 5 rounds on this route")  # type: ignore[attr-defined]
     button.click()
     page.get_by_text("Before and after", exact=True).wait_for()  # type: ignore[attr-defined]
     settle(page, "Re-run")
@@ -155,12 +155,12 @@ def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: objec
     page.get_by_text("built-in simulator serves", exact=False).first.wait_for()  # type: ignore[attr-defined]
 
     set_rounds(page, 60)
-    page.get_by_role("button", name="Re-run 13 tasks x 60 rounds on this route").click()  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Re-run 6 tasks x 60 rounds on this route").click()  # type: ignore[attr-defined]
     page.get_by_text("Re-run running", exact=False).first.wait_for()  # type: ignore[attr-defined]
     page.reload()  # type: ignore[attr-defined]
     settle(page, "Re-run")
     page.get_by_text("Re-run running", exact=False).first.wait_for()  # type: ignore[attr-defined]
-    assert page.get_by_role("button", name="Re-running 13 tasks x 60 rounds on this route…").is_disabled()  # type: ignore[attr-defined]
+    assert page.get_by_role("button", name="Re-running 6 tasks x 60 rounds on this route…").is_disabled()  # type: ignore[attr-defined]
     shot(page, "rerun-running")
     page.get_by_role("button", name="Cancel").click()  # type: ignore[attr-defined]
     page.get_by_role("button", name="Resume").wait_for()  # type: ignore[attr-defined]

@@ -1,0 +1,124 @@
+"""Watch a run: follow a run started from the command line (or another tab) through its journal.
+
+Read-only: the page reads the journal's bytes every second (analyzer.watch), takes no lock and
+writes nothing, so the run goes on exactly as if nobody watched.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from analyzer.errors import RerunLensError
+from analyzer.watch import RunProgress, running_journals, watch
+from app import data, fmt
+from app.widgets import job_panel
+
+POLL_S = 1.0
+PICK = "watch.journal"
+ANSWER_COLUMNS = {
+    "task_id": st.column_config.TextColumn("task"),
+    "rounds_done": st.column_config.NumberColumn("rounds done", format="%d"),
+    "distinct_answers": st.column_config.NumberColumn(
+        "distinct answers",
+        format="%d",
+        help="Different answers so far (exact match); 2 or more: inconsistent.",
+    ),
+    "errors": st.column_config.NumberColumn("errors", format="%d"),
+    "retries": st.column_config.NumberColumn("retries", format="%d"),
+    "latest_answer": st.column_config.TextColumn("latest answer", width="large"),
+}
+
+
+def render(selection: data.Selection | None = None) -> None:
+    """Pick a running run's journal (or type its path); its progress and answers so far, live."""
+    del selection  # a run being written is not an open log yet
+    st.title("Watch a run")
+    st.caption(
+        "Follow a run while it runs, e.g. one started with `rerunlens run --out runs/NAME.altk_runs.json`: "
+        "the page reads its journal every second, read-only, and never slows or locks the run."
+    )
+    folder = data.runs_dir()
+    journals = [str(p) for p in running_journals(folder)]
+    picked = st.selectbox(
+        "Runs in your runs folder",
+        journals,
+        key=PICK,
+        format_func=lambda p: job_panel.relative_to_runs(p) or p,
+        placeholder="No run in progress",
+        index=0 if journals else None,
+    )
+    typed = st.text_input(
+        "Or the path of a run's log or journal",
+        key="watch.path",
+        placeholder="runs/mine.altk_runs.json",
+        help="The --out of the run (its journal sits beside it as NAME.journal.jsonl until it finishes).",
+    ).strip()
+    chosen = _journal_of(typed) if typed else picked
+    if not chosen:
+        st.info(f"No run is being written in {data.escape(folder)} right now. Start one, or give its path.")
+        return
+    _live(chosen)
+
+
+def _journal_of(path: str) -> str:
+    """A log path (`--out`) or a journal path, as the journal's path."""
+    p = Path(path).expanduser()
+    if p.name.endswith(".journal.jsonl"):
+        return str(p)
+    stem = p.name.removesuffix(".json")
+    return str(p.with_name(stem + ".journal.jsonl"))
+
+
+def _live(journal: str) -> None:
+    @st.fragment(run_every=POLL_S)
+    def progress() -> None:
+        try:
+            state = watch(journal)
+        except RerunLensError as exc:
+            st.error(data.escape(exc.message), icon=":material/error:")
+            return
+        _show(state)
+
+    progress()
+
+
+def _show(state: RunProgress) -> None:
+    done = f"{state.done:,} / {state.total:,}"
+    status = "finished" if state.finished else "running (or stopped: its journal stays until it ends)"
+    st.progress(
+        min(state.fraction, 1.0), text=f"{data.escape(state.label or state.run_id)} · {status} · {done}"
+    )
+    cols = st.columns(4)
+    cols[0].metric("Results", done)
+    cols[1].metric("Tokens", fmt.count(state.tokens))
+    cols[2].metric("Retries", fmt.count(state.retries), help="HTTP attempts beyond each result's first.")
+    cols[3].metric("Errored results", fmt.count(state.errors))
+    answers = state.answers
+    differ = int((answers["distinct_answers"] > 1).sum()) if len(answers) else 0
+    st.caption(
+        f"Run {data.escape(state.run_id)} · {state.tasks:,} tasks x {state.rounds:,} rounds · "
+        f"{differ:,} of {len(answers):,} tasks started have given different answers so far"
+    )
+    st.dataframe(
+        answers.fillna({"latest_answer": fmt.NONE}),
+        column_config=ANSWER_COLUMNS,
+        hide_index=True,
+        height=min(38 + 35 * max(len(answers), 1), 560),
+        key="watch.answers",
+    )
+    if state.finished:
+        st.success(data.escape(f"Finished: {state.out} is written."), icon=":material/check_circle:")
+        if job_panel.relative_to_runs(state.out) is not None:
+            st.button(
+                "Open it in the dashboard",
+                key="watch.open",
+                icon=":material/open_in_new:",
+                on_click=job_panel.open_log,
+                args=(state.out,),
+            )
+
+
+if __name__ == "__main__":
+    render()
