@@ -14,7 +14,7 @@ from pydantic import BaseModel
 
 from analyzer.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
 from analyzer.frames import attempts_frame, results_frame
-from analyzer.log_table import round_count
+from analyzer.log_table import gc_paused, round_count
 from analyzer.log_warnings import structural_warnings
 from analyzer.metrics.attribution import Attribution, task_attribution
 from analyzer.metrics.consistency import (
@@ -138,6 +138,7 @@ class Analysis:
         return out
 
 
+@gc_paused()  # the analysis makes no cycles; collections would walk every object the log holds
 def analyze(
     log: RunLog,
     key: AnswerKey = "exact",

@@ -32,6 +32,7 @@ import pandas as pd
 from rapidfuzz import fuzz, process
 
 from analyzer.answer_keys import ANSWER_KEYS, AnswerKey
+from analyzer.metrics.grouping import sorted_distinct
 
 __all__ = [
     "ANSWER_KEYS",
@@ -179,9 +180,9 @@ def answer_keys(
 
 
 def _map_unique(values: pd.Series, func: object) -> pd.Series:
-    uniques = values.dropna().unique()
-    mapping = {u: func(u) for u in uniques}  # type: ignore[operator]
-    return values.map(mapping).astype("string")
+    codes, uniques = pd.factorize(values)  # missing values get -1, and stay missing below
+    keyed = pd.array([func(u) for u in uniques], dtype="string")  # type: ignore[operator]
+    return pd.Series(keyed.take(codes, allow_fill=True), index=values.index)
 
 
 def _fuzzy(task_ids: pd.Series, normalized: pd.Series, threshold: float) -> pd.Series:
@@ -192,7 +193,7 @@ def _fuzzy(task_ids: pd.Series, normalized: pd.Series, threshold: float) -> pd.S
     if not keyed.any():
         return normalized.copy()
     width = int(key_code.max()) + 1
-    pairs = np.unique(task_code[keyed].astype("int64") * width + key_code[keyed])
+    pairs = sorted_distinct(task_code[keyed].astype("int64") * width + key_code[keyed])
     distinct = np.bincount(pairs // width, minlength=int(task_code.max()) + 1)
     rows = np.flatnonzero(keyed & (distinct[task_code] > 1))
     if len(rows) == 0:

@@ -26,9 +26,8 @@ from typing import Annotated, Any
 import jiter
 import msgspec
 import numpy as np
-from pydantic import BaseModel, TypeAdapter, ValidationError
+from pydantic import BaseModel, TypeAdapter
 
-from analyzer.errors import LogError
 from analyzer.log_table import gc_paused, table_from_records
 from analyzer.model import Attempt, Result, ResultError, Route, RunLog
 
@@ -75,11 +74,11 @@ class _Refused(Exception):
     """The fast path cannot vouch for the file; the ordinary reader takes over."""
 
 
-def decode_log(data: bytes, source: str) -> RunLog | None:
+def decode_log(data: bytes) -> RunLog | None:
     """The log, read the fast way; None when the ordinary reader must decide.
 
-    Raises:
-        LogError: the file repeats a key inside one object (named with its line and column).
+    A repeated key also returns None: the ordinary reader reports the model's own errors first,
+    then the repeated key, as for any file.
     """
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
@@ -87,35 +86,32 @@ def decode_log(data: bytes, source: str) -> RunLog | None:
         with gc_paused():
             record = _DECODER.decode(data)
             keys = _KeyCount()
-            header = _header(record, keys, source)
+            header = _header(record, keys)
             table = table_from_records(record.runs, keys.validate)
-    except (msgspec.DecodeError, msgspec.ValidationError, ValidationError, _Refused, ValueError):
+    except (msgspec.DecodeError, msgspec.ValidationError, ValueError, _Refused):
         return None
     if not table.n_results:
         return None
-    if not keys.matches(data):
-        refuse_duplicate_keys(data, source)
+    if not keys.matches(data) and duplicate_key(data) is not None:
+        return None
     return RunLog.deferred(header, data, table)
 
 
-def refuse_duplicate_keys(data: bytes | str, source: str) -> None:
-    """The exact check: an object that names a key twice is refused, with the line and column.
+def duplicate_key(data: bytes | str) -> str | None:
+    """The exact check: `"name" at line L column C` for the first key an object repeats, else None.
 
-    Raises:
-        LogError: a duplicate key.
+    The text must be valid JSON (a syntax error is not reported here).
     """
     try:
         jiter.from_json(data.encode() if isinstance(data, str) else data, catch_duplicate_keys=True)
     except ValueError as exc:
         detail = str(exc)
-        if detail.startswith("Detected duplicate key"):
-            where = detail.removeprefix("Detected duplicate key ")
-            raise LogError(
-                f"{source}: duplicate key {where}; a key may appear only once in an object"
-            ) from None
+        if detail.startswith("Detected duplicate key "):
+            return detail.removeprefix("Detected duplicate key ")
+    return None
 
 
-def _header(record: Any, keys: _KeyCount, source: str) -> RunLog:
+def _header(record: Any, keys: _KeyCount) -> RunLog:
     """Every field but `runs`, validated by the model itself from the file's own bytes."""
     raws = {
         name: bytes(getattr(record, name)) for name in _HEADER_FIELDS if getattr(record, name) is not UNSET
@@ -123,7 +119,8 @@ def _header(record: Any, keys: _KeyCount, source: str) -> RunLog:
     keys.total += len(raws) + 1  # with `runs`
     for raw in raws.values():
         if raw[:1] in (b"{", b"["):
-            refuse_duplicate_keys(raw, source)
+            if duplicate_key(raw) is not None:
+                raise _Refused
             keys.total += raw.count(b'":') - raw.count(b'\\":')
     parts = [b'"' + name.encode() + b'":' + raw for name, raw in raws.items()]
     return RunLog.model_validate_json(b"{" + b",".join([*parts, b'"runs":[]']) + b"}")
@@ -200,9 +197,15 @@ def _keys_inside(value: Any) -> int:
     return sum(_keys_inside(v) for v in value if isinstance(v, _CONTAINERS))
 
 
-@cache
 def _adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
     """Validates a list of one field's values with exactly the field's own type and constraints."""
     info = model.model_fields[name]
     kind = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
+    return _list_adapter(repr(kind), kind)
+
+
+@cache
+def _list_adapter(spelled: str, kind: Any) -> TypeAdapter[Any]:
+    """One adapter per distinct type (spelled out with its constraints): fields share them."""
+    del spelled  # the cache key: `Annotated` types with constraints are not hashable
     return TypeAdapter(list[kind])  # type: ignore[valid-type]

@@ -211,21 +211,22 @@ def _strings(values: Any) -> Any:
 
 
 def _ints(values: Sequence[Any]) -> Any:
-    """A nullable Int64 column; built through numpy, several times faster than from a list with None."""
-    if None not in values:
-        return pd.array(np.array(values, dtype="int64"), dtype="Int64")
-    mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
-    data = np.fromiter((0 if v is None else v for v in values), dtype="int64", count=len(values))
+    """A nullable Int64 column, built through pyarrow (several times faster than `pd.array`)."""
+    data, mask = _numbers(values, pa.int64(), 0)
     return pd.arrays.IntegerArray(data, mask)
 
 
 def _floats(values: Sequence[Any]) -> Any:
     """A nullable Float64 column (NaN never occurs: the loader refuses it)."""
-    if None not in values:
-        return pd.array(np.array(values, dtype="float64"), dtype="Float64")
-    mask = np.fromiter((v is None for v in values), dtype=bool, count=len(values))
-    data = np.fromiter((0.0 if v is None else v for v in values), dtype="float64", count=len(values))
+    data, mask = _numbers(values, pa.float64(), 0.0)
     return pd.arrays.FloatingArray(data, mask)
+
+
+def _numbers(values: Sequence[Any], kind: pa.DataType, zero: float) -> tuple[np.ndarray, np.ndarray]:
+    """Values and a missing-value mask as numpy arrays."""
+    numbers = pa.array(values, type=kind)
+    mask = numbers.is_null().to_numpy(zero_copy_only=False)
+    return pc.fill_null(numbers, zero).to_numpy(zero_copy_only=False).copy(), mask
 
 
 def _times(values: Sequence[Any]) -> Any:

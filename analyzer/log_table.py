@@ -125,6 +125,15 @@ def keep_table(log: RunLog) -> RunLog:
     return log
 
 
+def has_trajectories(log: RunLog) -> bool:
+    """Whether any result records a trajectory, without building a loaded log's result objects."""
+    kept = log._table
+    if isinstance(kept, LogTable):
+        actions = kept.results["actions"]
+        return actions.count(None) < len(actions)
+    return any(r.trajectory is not None for _rnd, r in log.results())
+
+
 def round_count(log: RunLog | LogTable) -> int:
     """Rounds in the log, without building result objects for a fast-loaded log."""
     if isinstance(log, RunLog) and not isinstance(log._table, LogTable):

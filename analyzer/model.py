@@ -256,7 +256,8 @@ class RunLog(_Record):
     _deferred_json: bytes | None = PrivateAttr(None)
     """A fast load's validated file, from which `runs` is built on first use (see `deferred`)."""
     _table: Any = PrivateAttr(None)
-    """A fast load's columns (`analyzer.frames.LogTable`), so analysis needs no result objects."""
+    """A loaded log's columns (`analyzer.log_table.LogTable`), which analysis reads instead of the
+    result objects. A loaded log is for reading: a copy (`model_copy`) leaves the columns behind."""
 
     @classmethod
     def deferred(cls, header: RunLog, raw: bytes, table: Any) -> RunLog:
@@ -287,6 +288,16 @@ class RunLog(_Record):
         return self.__dict__ == other.__dict__ and self.__pydantic_extra__ == other.__pydantic_extra__
 
     __hash__ = None  # type: ignore[assignment]
+
+    def __copy__(self) -> RunLog:
+        copied = super().__copy__()
+        copied._table = None  # a copy may be changed; its columns are built afresh when needed
+        return copied
+
+    def __deepcopy__(self, memo: dict[int, Any] | None = None) -> RunLog:
+        copied = super().__deepcopy__(memo)
+        copied._table = None
+        return copied
 
     @property
     def version(self) -> int:

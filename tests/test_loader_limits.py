@@ -86,7 +86,7 @@ def _samples() -> list[Path]:
 def test_the_fast_reader_and_the_ordinary_reader_agree(path: Path) -> None:
     data = path.read_bytes()
     slow = loader._read_slowly(data, path.name)
-    fast = decode_log(data, path.name)
+    fast = decode_log(data)
     if fast is None:  # unknown fields: only the ordinary reader keeps them
         assert slow.__pydantic_extra__ or any(r.__pydantic_extra__ for _, r in slow.results())
         return
@@ -97,9 +97,11 @@ def test_the_fast_reader_and_the_ordinary_reader_agree(path: Path) -> None:
     assert fast.model_dump_json(exclude_unset=True) == slow.model_dump_json(exclude_unset=True)
 
 
-def test_every_sample_log_takes_the_fast_reader() -> None:
-    for path in list_logs(SAMPLES):
-        assert decode_log(path.read_bytes(), path.name) is not None, path.name
+def test_every_sample_log_without_unknown_fields_takes_the_fast_reader() -> None:
+    fast = [p.name for p in list_logs(SAMPLES) if decode_log(p.read_bytes()) is not None]
+    assert len(fast) >= 6
+    # a step resample keeps its report as an unknown field (`resample`): the ordinary reader keeps it
+    assert all("resample" in p.name for p in list_logs(SAMPLES) if p.name not in fast)
 
 
 @pytest.mark.parametrize(
@@ -171,7 +173,7 @@ def _error_of(path: Path) -> str:
 def test_times_in_every_spelling_are_the_same_instant_for_both_readers(times: list[object]) -> None:
     runs = [[{"task_id": f"t{i}", "answer": "a", "started_at": t} for i, t in enumerate(times)]]
     data = json.dumps({"runs": runs}).encode()
-    fast = decode_log(data, "times.json")
+    fast = decode_log(data)
     assert fast is not None
     slow = loader._read_slowly(data, "times.json")
     assert results_frame(fast)["started_at"].equals(results_frame(slow)["started_at"])

@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analyzer.metrics.grouping import per_task_count, task_codes
+from analyzer.metrics.grouping import per_task_count, sorted_distinct, task_codes
 
 
 def task_order(results: pd.DataFrame) -> pd.Index:
@@ -136,9 +136,10 @@ def cluster_table(results: pd.DataFrame) -> pd.DataFrame:
     Args:
         results: Result frame with `task_id`, `round`, `answer`, `cluster`, `total_tokens`, `passed`.
     """
-    ok = results.loc[results["cluster"].notna()]
-    order = task_order(results)
-    task = order.get_indexer(ok["task_id"]).astype("int64")
+    clustered = results["cluster"].notna().to_numpy(dtype=bool)
+    ok = results.loc[clustered]
+    order, codes = task_codes(results)
+    task = codes[clustered]
     cluster = ok["cluster"].to_numpy(dtype="int64")
     width = int(cluster.max()) + 1 if len(cluster) else 1
     group = task * width + cluster  # sorts by task order, then cluster
@@ -165,7 +166,9 @@ def cluster_table(results: pd.DataFrame) -> pd.DataFrame:
     representative = answers[pairs[pick] % (len(answers) + 1)]
 
     rounds = ok["round"].to_numpy(dtype="int64")
-    r_pairs = np.unique(inverse.astype("int64") * (int(rounds.max()) + 1 if len(rounds) else 1) + rounds)
+    r_pairs = sorted_distinct(
+        inverse.astype("int64") * (int(rounds.max()) + 1 if len(rounds) else 1) + rounds
+    )
     r_width = int(rounds.max()) + 1 if len(rounds) else 1
     r_group, r_round = r_pairs // r_width, (r_pairs % r_width).astype(str)
     cuts = np.flatnonzero(np.diff(r_group)) + 1

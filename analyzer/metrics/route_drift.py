@@ -22,7 +22,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from analyzer.frames import ROUTE_FIELDS
-from analyzer.metrics.grouping import per_task_count, task_codes
+from analyzer.metrics.grouping import per_task_count, sorted_distinct, task_codes
 
 ATTEMPT_FIELDS: tuple[str, ...] = ("base_url", "key_fingerprint")
 """Route fields an attempt records for itself."""
@@ -127,9 +127,9 @@ def task_drift(results: pd.DataFrame, usage: pd.DataFrame) -> pd.DataFrame:
         results: Result frame (for task order and the served model / system fingerprint).
         usage: Frame from `route_usage`.
     """
-    order = pd.Index(pd.unique(results["task_id"]))
-    usage_tasks = order.get_indexer(usage["task_id"])
-    result_tasks = order.get_indexer(results["task_id"])
+    order, result_tasks = task_codes(results)
+    usage_codes, usage_ids = pd.factorize(usage["task_id"])  # look up each task once, not each row
+    usage_tasks = order.get_indexer(usage_ids)[usage_codes] if len(usage_codes) else usage_codes
     texts: dict[int, list[str]] = {}
     sources = [(name, usage_tasks, usage[name]) for name in ROUTE_FIELDS]
     sources += [(name, result_tasks, results[name]) for name in BACKEND_FIELDS]
@@ -153,16 +153,16 @@ def _drifted_values(tasks: np.ndarray, values: pd.Series, n_tasks: int) -> list[
     if not keep.any():
         return []
     width = len(uniques)
-    pairs = np.unique(tasks[keep].astype("int64") * width + codes[keep])
+    pairs = sorted_distinct(tasks[keep].astype("int64") * width + codes[keep])
     pair_task = pairs // width
-    shown_values = np.asarray(uniques, dtype=object)
     distinct = np.bincount(pair_task, minlength=n_tasks)
     hit = distinct[pair_task] > 1
     if not hit.any():
         return []
+    shown_values = [str(v) for v in np.asarray(uniques, dtype=object)]  # each value once, not per task
     out: dict[int, list[str]] = {}
     for task, code in zip(pair_task[hit].tolist(), (pairs[hit] % width).tolist(), strict=True):
-        out.setdefault(task, []).append(str(shown_values[code]))
+        out.setdefault(task, []).append(shown_values[code])
     return [(task, ", ".join(shown)) for task, shown in out.items()]
 
 

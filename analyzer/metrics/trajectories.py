@@ -32,6 +32,7 @@ import pandas as pd
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
+from analyzer.log_table import has_trajectories
 from analyzer.model import RunLog, ToolCallStep
 
 __all__ = [
@@ -101,7 +102,7 @@ def call_frame(log: RunLog) -> tuple[pd.DataFrame, pd.DataFrame]:
     call_rows: list[tuple[str, int, int, str, str]] = []
     seq_rows: list[tuple[str, int, int]] = []
     seen: set[tuple[str, int]] = set()
-    for rnd, result in log.results():
+    for rnd, result in log.results() if has_trajectories(log) else ():  # no result objects built
         task = str(result.task_id)
         if result.trajectory is None or (task, rnd) in seen:
             continue
