@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 
 from analyzer.cli.parser import ROUTE_COMMANDS, build_parser
 from analyzer.errors import RerunLensError
+from analyzer.terminal_text import visible
 
 EXIT_OK = 0
 EXIT_FINDING = 1
@@ -36,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return _handler(target)(args)
     except RerunLensError as exc:
-        print(f"rerunlens: error: {exc}", file=sys.stderr)
+        print(f"rerunlens: error: {visible(str(exc))}", file=sys.stderr)
         return EXIT_BAD_INPUT
     except BrokenPipeError:  # `rerunlens ... | head`
         return EXIT_OK

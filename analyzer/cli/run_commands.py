@@ -40,6 +40,7 @@ from analyzer.runner.rerun_route import parent_provider, parent_settings
 from analyzer.runner.run import run_plan
 from analyzer.simulator import Scenario, Simulator
 from analyzer.taskfile import load_tasks
+from analyzer.terminal_text import visible_lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -103,7 +104,7 @@ def rerun(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(report.to_json(), indent=2))
     else:
-        print("\n".join(report.lines()))
+        print(visible_lines(report.lines()))
         print(f"\n{report.outcome.path}  run_id {report.outcome.run_id}  parent {report.parent_run_id}")
     return _exit_code(report.outcome.progress)
 

@@ -19,7 +19,7 @@ from analyzer.answers import normalized_key
 from analyzer.model import Result, ResultError, Route, TaskSpec
 from analyzer.route_profile import RouteProfile
 from analyzer.runner.executors import ExecutorResult
-from analyzer.runner.scrub import one_line, scrub
+from analyzer.runner.scrub import one_line, scrub, scrub_json
 from analyzer.runner.transport import AttemptRecorder, now_utc
 
 EXECUTOR_FIELDS = (
@@ -157,7 +157,7 @@ def _answer_fields(done: Attempted, stamp: Stamp) -> dict[str, Any]:
         "served_model": value.served_model or rec.served_model,
         "system_fingerprint": value.system_fingerprint or rec.system_fingerprint,
         "finish_reason": value.finish_reason,
-        "trajectory": value.trajectory,
+        "trajectory": scrub_json(value.trajectory, list(stamp.secrets)) if value.trajectory else None,
     }
     for name in ("served_model", "system_fingerprint", "finish_reason"):
         if isinstance(optional[name], str):

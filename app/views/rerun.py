@@ -213,15 +213,16 @@ def _offer_copy(group: data.Group) -> None:
         f"folder ({data.escape(data.runs_dir())}) to re-run its tasks; the copy opens in its place.",
         icon=":material/upload_file:",
     )
-    name = group.source.removesuffix(data.UPLOAD_SUFFIX)
-    upload = next((u for u in st.session_state.get(data.UPLOADS) or [] if u.name == name), None)
+    uploads = list(st.session_state.get(data.UPLOADS) or [])
+    sources = data.upload_sources([u.name for u in uploads])
+    upload = next((u for u, source in zip(uploads, sources, strict=True) if source == group.source), None)
     if upload is None:
         return
     if st.button("Copy it into the runs folder", key="rerun.copy_upload", icon=":material/save:"):
         try:
-            path = store_log_upload(data.runs_dir(), name, upload.getvalue())
+            path = store_log_upload(data.runs_dir(), upload.name, upload.getvalue())
         except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
-            st.error(data.escape(f"Could not copy {name}: {one_line_error(exc)}"))
+            st.error(data.escape(f"Could not copy {upload.name}: {one_line_error(exc)}"))
             return
         job_panel.open_log(path, focus=True)
 
