@@ -209,6 +209,15 @@ class Result(_Record):
     trajectory: list[Step] | None = None
     """Agent steps, where the executor recorded them."""
 
+    @property
+    def retries(self) -> int:
+        """Attempts that retried a call: those whose SDK retry number is above 0, where every attempt
+        records one; else every attempt after the first (older logs). 0 without attempts."""
+        attempts = self.attempts or []
+        if attempts and all(a.retry is not None for a in attempts):
+            return sum(1 for a in attempts if a.retry)
+        return max(len(attempts) - 1, 0)
+
 
 class TaskSpec(_Record):
     """A task definition as found in a task file and in a format-2 log's `tasks`."""

@@ -107,7 +107,7 @@ def _progress(
 ) -> RunProgress:
     tasks = header.get("tasks") or []
     rounds = header.get("rounds") or 0
-    retries = [result_retries(r) for r in results]
+    retries = [r.retries for r in results]
     return RunProgress(
         journal=path,
         out=out,
@@ -124,15 +124,6 @@ def _progress(
     )
 
 
-def result_retries(result: Result) -> int:
-    """Retries of one result, as the analyzer counts them: attempts whose SDK retry number is above 0
-    where every attempt records one, else every attempt after the first (older logs)."""
-    attempts = result.attempts or []
-    if attempts and all(a.retry is not None for a in attempts):
-        return sum(1 for a in attempts if a.retry)
-    return max(len(attempts) - 1, 0)
-
-
 def answers_so_far(results: list[Result]) -> pd.DataFrame:
     """Per task, in the order first seen: rounds done, distinct answers (exact), errors, retries, latest."""
     columns = ["task_id", "rounds_done", "distinct_answers", "errors", "retries", "latest_answer"]
@@ -146,7 +137,7 @@ def answers_so_far(results: list[Result]) -> pd.DataFrame:
                 r.answer.strip() if r.status == "ok" and r.answer is not None else None for r in results
             ],
             "error": [r.status != "ok" for r in results],
-            "retries": [result_retries(r) for r in results],
+            "retries": [r.retries for r in results],
         }
     )
     latest = frame.sort_values("round", kind="stable").groupby("task_id", sort=False)["answer"].last()

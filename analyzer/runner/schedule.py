@@ -43,7 +43,7 @@ class Scheduler:
         self.started = time.monotonic()
         done = self.results.values()
         self.tokens = sum(r.total_tokens or 0 for r in done)
-        self.retries = sum(max(0, len(r.attempts or []) - 1) for r in done)
+        self.retries = sum(r.retries for r in done)
         self.errors = sum(r.status == "error" for r in done)
 
     @property
@@ -149,7 +149,7 @@ class Scheduler:
             self.writer.append(result)
             self.results[key] = result
             self.tokens += result.total_tokens or 0
-            self.retries += max(0, len(result.attempts or []) - 1)
+            self.retries += result.retries
             self.errors += result.status == "error"
             snapshot = self.progress()
         self._notify(snapshot)
