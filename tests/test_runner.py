@@ -90,6 +90,7 @@ def test_429_then_success_is_two_attempts_and_retry_after_is_honoured(
     assert first.status_code == 429 and first.retry_after_s == pytest.approx(0.3)
     assert first.ended_at and second.started_at
     assert (second.started_at - first.ended_at).total_seconds() >= 0.29
+    assert [a.retry for a in (first, second)] == [0, 1] and result.retries == 1  # the SDK's own numbering
 
 
 def test_a_timeout_is_an_attempt(tmp_path: Path, tasks: list[TaskSpec], sim_factory) -> None:
