@@ -28,6 +28,8 @@ from browser_kit import (
 )
 from fake_keys import FAKE_KEY, SESSION_KEY
 
+from analyzer.analysis import analyze
+from analyzer.before_after import default_rounds, rounds_to_decide
 from analyzer.keys import key_fingerprint
 from analyzer.loader import list_logs, load_path
 
@@ -104,7 +106,11 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
     assert key_fingerprint(FAKE_KEY) in text  # the fingerprint, never the key
     shot(page, "rerun-ready")
 
-    button = page.get_by_role("button", name="Re-run 13 tasks x 5 rounds on this route")  # type: ignore[attr-defined]
+    parent = analyze(load_path(SAMPLES / PARENT).log)
+    inconsistent = [str(t) for t in parent.tasks.loc[parent.tasks["consistent"].eq(False), "task_id"]]
+    rounds = default_rounds(rounds_to_decide(parent, inconsistent))  # the rounds that could decide
+    label = f"Re-run {len(inconsistent)} tasks x {rounds} rounds on this route"
+    button = page.get_by_role("button", name=label)  # type: ignore[attr-defined]
     button.click()
     page.get_by_text("Before and after", exact=True).wait_for()  # type: ignore[attr-defined]
     settle(page, "Re-run")
