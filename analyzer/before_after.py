@@ -34,7 +34,8 @@ __all__ = [
 ]
 
 VERDICT_TEXT: dict[Verdict, str] = {
-    "route": "consistent once the route was pinned, beyond chance (5 %): the route was the likely cause",
+    "route": "one answer on each route of the re-run (the pinned route, and any backend it was switched to), "
+    "beyond chance (5 %): the route was the likely cause",
     "model": "still inconsistent on a pinned route, or already within one route before: the model is",
     "inconclusive": "consistent on the pinned route, but not beyond chance: more rounds would decide",
     "stable": "consistent before and after",
@@ -117,7 +118,7 @@ def chance_headline(frame: pd.DataFrame) -> str:
     return (
         f"{int(turned.sum())} of {int(was.sum())} inconsistent tasks turned consistent on the pinned route; "
         f"by chance alone about {expected:.1f} would have. Verdicts: {int(counts.get('route', 0))} route "
-        f"(beyond chance at 5 %), {int(counts.get('model', 0))} model, "
+        f"(one answer per route, beyond chance at 5 %), {int(counts.get('model', 0))} model, "
         f"{int(counts.get('inconclusive', 0))} inconclusive."
     )
 
@@ -152,9 +153,7 @@ def before_after_lines(frame: pd.DataFrame) -> list[str]:
     unsure = tasks_with(frame, "inconclusive")
     out.append("")
     out.append(chance_headline(frame))
-    out.append(
-        f"Route: consistent on the pinned route beyond chance ({len(route)}): {', '.join(route) or 'none'}"
-    )
+    out.append(f"Route: one answer per route, beyond chance ({len(route)}): {', '.join(route) or 'none'}")
     shown = ", ".join(model) or "none"
     out.append(f"Model: answers differ within one route, before or after ({len(model)}): {shown}")
     if unsure:

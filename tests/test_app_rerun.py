@@ -49,7 +49,7 @@ def metrics(at: AppTest) -> dict[str, str]:
 
 
 def finished(at: AppTest) -> bool:
-    return "Became consistent" in metrics(at)
+    return "Route (beyond chance)" in metrics(at)
 
 
 def new_logs(folder: Path) -> list[Path]:
@@ -99,11 +99,14 @@ def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Pat
     route = frame.loc[frame["verdict"] == "route", "task_id"].tolist()
     model = frame.loc[frame["verdict"].isin(["model", "regressed"]), "task_id"].tolist()
     shown = metrics(at)
-    assert shown["Became consistent"] == str(len(route)) and shown["Still inconsistent"] == str(len(model))
+    assert shown["Route (beyond chance)"] == str(len(route)) and shown["Model"] == str(len(model))
     assert shown["Results"] == f"{len(flagged) * 2} / {len(flagged) * 2}"
     table = next(df.value for df in at.dataframe if "verdict_text" in df.value.columns)
     assert sorted(table["task_id"]) == sorted(flagged)
-    first = {"route": "became consistent beyond chance: the route", "model": "still inconsistent: the model"}
+    first = {
+        "route": "the route: one answer per route, beyond chance",
+        "model": "still inconsistent: the model",
+    }
     assert table["verdict_text"].iloc[0] == first["route" if route else "model"]  # what changed comes first
     inconclusive = frame.loc[frame["verdict"] == "inconclusive", "task_id"].tolist()
     assert shown["Inconclusive"] == str(len(inconclusive))
@@ -117,7 +120,7 @@ def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Pat
     assert any("the model is to blame" in w.value for w in at.warning) == bool(model)
 
     again = open_view()  # a reload: the finished re-run is found, not started again
-    assert "Became consistent" in metrics(again) and len(new_logs(runs)) == 1
+    assert "Route (beyond chance)" in metrics(again) and len(new_logs(runs)) == 1
 
 
 def test_a_second_tab_finds_the_running_rerun_and_cancel_leaves_a_journal_and_no_log(runs: Path) -> None:

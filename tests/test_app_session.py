@@ -32,7 +32,7 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 def finished(at: AppTest) -> bool:
     assert not at.error, [e.value for e in at.error]  # a failed job shows one line: fail at once
-    return "Became consistent" in {m.label for m in at.metric}
+    return "Route (beyond chance)" in {m.label for m in at.metric}
 
 
 @pytest.fixture()

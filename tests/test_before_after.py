@@ -62,7 +62,7 @@ def test_before_after_carries_chance_and_the_headline_counts_it() -> None:
     # 2 inconsistent tasks turned consistent; by chance alone 0.375 + 0.375 = 0.75 of them would have
     assert headline.startswith("2 of 2 inconsistent tasks turned consistent on the pinned route; by chance")
     assert "by chance alone about 0.8 would have" in headline
-    assert "1 route (beyond chance at 5 %), 1 model, 0 inconclusive" in headline
+    assert "1 route (one answer per route, beyond chance at 5 %), 1 model, 0 inconclusive" in headline
     assert headline in before_after_lines(frame.reset_index())
 
 

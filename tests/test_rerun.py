@@ -52,7 +52,7 @@ def test_rerun_inconsistent_tasks_of_the_baseline(tmp_path: Path) -> None:
     assert len(unsure) and unsure["chance_p"].gt(0.05).all() and unsure["rounds_needed"].notna().any()
     assert set(frame["verdict"]) <= {"route", "model", "regressed", "inconclusive"}
     text = "\n".join(report.lines())
-    assert "Route: consistent on the pinned route beyond chance" in text
+    assert "Route: one answer per route, beyond chance" in text
     assert "would have" in text and "by chance alone" in text
 
 

@@ -68,7 +68,7 @@ EMPTY = {
     "pick": "This log has no tasks.",
 }
 VERDICT_SHORT: dict[Verdict, str] = {
-    "route": "became consistent beyond chance: the route",
+    "route": "the route: one answer per route, beyond chance",
     "model": "still inconsistent: the model",
     "inconclusive": "inconclusive: more rounds would decide",
     "regressed": "became inconsistent: the model",
@@ -401,8 +401,8 @@ def _before_after(job: JobStatus, key: str) -> None:
     route = tasks_with(frame, "route")
     model = tasks_with(frame, "model", "regressed")
     cols = st.columns(5)
-    cols[0].metric("Became consistent", f"{len(route)}", help=VERDICT_TEXT["route"])
-    cols[1].metric("Still inconsistent", f"{len(model)}", help=VERDICT_TEXT["model"])
+    cols[0].metric("Route (beyond chance)", f"{len(route)}", help=VERDICT_TEXT["route"])
+    cols[1].metric("Model", f"{len(model)}", help=VERDICT_TEXT["model"])
     cols[2].metric(
         "Inconclusive", f"{int(verdicts.get('inconclusive', 0))}", help=VERDICT_TEXT["inconclusive"]
     )
@@ -453,7 +453,7 @@ def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str]) 
     if route:
         st.success(
             data.escape(
-                f"{len(route)} became consistent once the route was pinned, beyond what chance explains at "
+                f"{len(route)} gave one answer on each route of the re-run, beyond what chance explains at "
                 f"5 %, so the route was the likely cause: {', '.join(route)}"
             ),
             icon=":material/alt_route:",

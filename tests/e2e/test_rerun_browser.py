@@ -116,7 +116,7 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
     settle(page, "Re-run")
     assert_clean(page)
     text = body_text(page)
-    assert "route was the likely cause" in text and "Became consistent" in text
+    assert "route was the likely cause" in text and "Route (beyond chance)" in text
 
     [new] = reruns(runs_dir)
     assert load_path(new).log.parent_run_id == "sample-A_baseline"
