@@ -235,13 +235,14 @@ def _message(error: dict) -> str:
         limit = ctx.get("le", ctx.get("lt"))
         return f"too large (got {_short(value)}{f'; at most {limit:,}' if limit is not None else ''})"
     if kind in {"model_type", "dict_type"}:
-        return f"expected an object, got {_json_type(value)}"
+        return f"expected an object, got {json_type(value)}"
     if kind == "list_type":
-        return f"expected a list, got {_json_type(value)}"
+        return f"expected a list, got {json_type(value)}"
     return f"{error['msg']} (got {_short(value)})"
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
+    """How JSON would name the type of `value`, for messages."""
     return {
         dict: "an object",
         list: "a list",

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from analyzer.errors import LogError
+from analyzer.loader import json_type
 from analyzer.model import FORMAT_V2, Result, Route, RunLog, TaskSpec
 
 IMPORTER_VERSION = 1
@@ -87,19 +88,6 @@ def make_route(fields: dict[str, Any], source: Source, places: dict[str, str]) -
         first = exc.errors(include_url=False)[0]
         field = str(first["loc"][0]) if first["loc"] else ""
         source.fail(places.get(field, field), f"{first['msg']} (got {str(first.get('input'))[:40]!r})")
-
-
-def json_type(value: object) -> str:
-    """How JSON would name the type of `value`, for messages."""
-    return {
-        dict: "an object",
-        list: "a list",
-        str: "a string",
-        int: "a number",
-        float: "a number",
-        bool: "true/false",
-        type(None): "null",
-    }.get(type(value), type(value).__name__)
 
 
 def parse_json(text: str | bytes, source: Source, place: str = "") -> Any:
