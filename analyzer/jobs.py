@@ -340,10 +340,10 @@ class JobManager:
                 f"job {job_id}: its base URL held a secret that was not saved; start the job again"
             )
         ask = ResumeRequest(session_key=api_key, scenario=scenario)
-        if status.kind == "run":
+        request = None if status.kind == "run" else self._rerun_request(status)  # the parent read once
+        if request is None:
             plan = plan_from_journal(status.out, ask)
         else:
-            request = self._rerun_request(status)
             plan = resume_rerun_plan(request, status.out, replace(ask, profile=profile))
         status = status.model_copy(
             update={
@@ -357,12 +357,12 @@ class JobManager:
         )
 
         def work(live: _Live) -> None:
-            if status.kind == "run":
+            if request is None:
                 outcome = run_plan(plan, self._controls(live))
                 live.result = outcome
                 self._finish(live, cancelled=outcome.cancelled)
             else:
-                self._run_rerun(live, self._rerun_request(status), plan)
+                self._run_rerun(live, request, plan)
 
         return self._launch(status, work, plan.keys.secrets())
 

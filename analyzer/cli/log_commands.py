@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+from analyzer.analysis import Analysis
 from analyzer.analysis import analyze as analyze_log
 from analyzer.atomic import write_text_atomic
 from analyzer.compare import compare as compare_groups
@@ -40,14 +41,7 @@ def compare(args: argparse.Namespace) -> int:
     """`rerunlens compare`: groups side by side and the tasks that flip."""
     if len(args.files) < 2:
         raise RerunLensError("compare needs at least two run logs")
-    if args.label and len(args.label) != len(args.files):
-        raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
-    groups = []
-    for i, path in enumerate(args.files):
-        log = load_any(path).log
-        label = args.label[i] if args.label else log.display_label(Path(path).name)
-        groups.append((label, analyze_log(log, args.key)))
-    comparison = compare_groups(groups)
+    comparison = compare_groups([(label, analysis) for label, _, analysis in _labelled(args)])
     if args.json:
         print(json.dumps(comparison_report(comparison), indent=2, ensure_ascii=False))
     else:
@@ -79,13 +73,7 @@ def export(args: argparse.Namespace) -> int:
 
 def report(args: argparse.Namespace) -> int:
     """`rerunlens report`: one self-contained HTML file for one or several logs."""
-    if args.label and len(args.label) != len(args.files):
-        raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
-    entries = []
-    for i, path in enumerate(args.files):
-        log = load_any(path).log
-        label = args.label[i] if args.label else log.display_label(Path(path).name)
-        entries.append(ReportEntry(label, str(path), analyze_log(log, args.key)))
+    entries = [ReportEntry(label, path, analysis) for label, path, analysis in _labelled(args)]
     out = write_text_atomic(args.out, render_report_html(entries, title=args.title))
     print(f"wrote {out} ({len(entries)} log(s), {out.stat().st_size / 2**20:.1f} MB, opens offline)")
     return 0
@@ -101,3 +89,15 @@ def schema(args: argparse.Namespace) -> int:
     """`rerunlens schema`: the JSON Schema of the log format."""
     print(json.dumps(RunLog.model_json_schema(), indent=2))
     return 0
+
+
+def _labelled(args: argparse.Namespace) -> list[tuple[str, str, Analysis]]:
+    """Each of `args.files` analysed, with its `--label` (else the log's own) and its path."""
+    if args.label and len(args.label) != len(args.files):
+        raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
+    out = []
+    for i, path in enumerate(args.files):
+        log = load_any(path).log
+        label = args.label[i] if args.label else log.display_label(Path(path).name)
+        out.append((label, str(path), analyze_log(log, args.key)))
+    return out
