@@ -99,7 +99,9 @@ def _graded(tree: Tree, prefix: str, warnings: list[str]) -> dict[str, tuple[dic
             warnings.append(f"{name} holds aggregate figures only (evaluated with aggregate_only)")
             continue
         for task_id, entry in source.obj(data["individual"], "individual").items():
-            out.setdefault(task_id, (source.obj(entry, f"individual.{task_id}"), f"{name}: individual.{task_id}"))
+            out.setdefault(
+                task_id, (source.obj(entry, f"individual.{task_id}"), f"{name}: individual.{task_id}")
+            )
     return out
 
 
@@ -139,6 +141,8 @@ def _outcome(tree: Tree, base: str, graded: tuple[dict[str, Any], str] | None) -
             source.fail(f"{where}.success", "expected true or false")
         passes = source.items(entry.get("passes", []), f"{where}.passes")
         tests = source.count(entry.get("num_tests"), f"{where}.num_tests")
+        if len(passes) > tests > 0:
+            source.fail(f"{where}.passes", f"{len(passes)} passes but num_tests is {tests}")
         return {"success": success, "score": len(passes) / tests if tests else float(success)}
     report = tree.files.get(base + "evaluation/report.md")
     if report is None:

@@ -101,7 +101,9 @@ def read_zip(data: bytes, name: str) -> Tree:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = [i for i in archive.infolist() if not i.is_dir() and _MARK.match(i.filename)]
         if sum(i.file_size for i in infos) > MAX_LOG_BYTES:
-            raise LogError(f"{name}: the AppWorld outputs inflate past the {MAX_LOG_BYTES // 2**20} MiB limit")
+            raise LogError(
+                f"{name}: the AppWorld outputs inflate past the {MAX_LOG_BYTES // 2**20} MiB limit"
+            )
         for info in infos:
             if "/dbs/" not in f"/{info.filename}":
                 tree.files[info.filename] = archive.read(info)
