@@ -20,7 +20,7 @@ from analyzer.errors import LogError
 from analyzer.loader import json_type
 from analyzer.model import FORMAT_V2, Result, Route, RunLog, TaskSpec
 
-IMPORTER_VERSION = 1
+IMPORTER_VERSION = 2
 """Bumped when an importer maps a field differently, so an imported log says which mapping made it."""
 
 
