@@ -18,7 +18,7 @@ from typing import Any
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import LogError
-from analyzer.importers import appworld, inspect_log, promptfoo, tau2_bench, tau_bench
+from analyzer.importers import altk_evolve, appworld, inspect_log, promptfoo, tau2_bench, tau_bench
 from analyzer.importers.appworld_tree import Tree, looks_like_zip, read_folder, read_zip
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
 from analyzer.importers.inspect_archive import is_eval_archive, read_eval_archive
@@ -45,6 +45,7 @@ FOREIGN_FORMATS: dict[str, tuple[Callable[[Any], bool], Reader]] = {
     tau2_bench.FORMAT: (tau2_bench.looks_like, tau2_bench.read),
     tau_bench.FORMAT: (tau_bench.looks_like, tau_bench.read),
     promptfoo.FORMAT: (promptfoo.looks_like, promptfoo.read),
+    altk_evolve.FORMAT: (altk_evolve.looks_like, altk_evolve.read),
 }
 """Each foreign format: how its parsed content is recognised, and its reader. Order matters only
 in that the first match wins; the shapes do not overlap."""
@@ -159,6 +160,9 @@ def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
             )
         sims = tau2_bench.read_folder_simulations(path, parsed, source)
         return _imported(tau2_bench.read(parsed, source, sims), source, data)
+    if kind == altk_evolve.FORMAT and path is not None:
+        beside = altk_evolve.siblings(path, parsed, source)
+        return _imported(altk_evolve.read(parsed, source, beside), source, data)
     return _imported(FOREIGN_FORMATS[kind][1](parsed, source), source, data)
 
 
@@ -190,8 +194,8 @@ def _match(parsed: Any, source: Source) -> str:
             return kind
     source.fail(
         "top level",
-        "not a RerunLens run log (no `runs`) nor a log of Inspect AI, tau-bench, tau2-bench, promptfoo "
-        "or AppWorld",
+        "not a RerunLens run log (no `runs`) nor a log of Inspect AI, tau-bench, tau2-bench, promptfoo, "
+        "AppWorld or an ALTK-Evolve score card",
     )
 
 

@@ -2,8 +2,8 @@
 
 Native logs are the native loader's `list_logs`. A foreign file is listed when its first bytes
 carry its format's marks (an `.eval` zip with Inspect's entries; JSON whose head names the keys of
-Inspect, tau-bench, tau2-bench or promptfoo; a `.zip` of AppWorld outputs); `load_any` then decides
-for certain. AppWorld outputs are folders: the folder holding experiment folders (or an experiment
+Inspect, tau-bench, tau2-bench, promptfoo or an ALTK-Evolve score card; a `.zip` of AppWorld
+outputs); `load_any` then decides for certain. AppWorld outputs are folders: the folder holding experiment folders (or an experiment
 folder placed directly in the runs folder) is listed once, by its `evaluations/<dataset>.json` files.
 """
 
@@ -25,6 +25,7 @@ _MARKS: tuple[tuple[bytes, ...], ...] = (
     (b'"eval"', b'"version"', b'"samples"'),  # Inspect .json
     (b'"evalId"', b'"results"'),  # promptfoo
     (b'"info"', b'"num_trials"', b'"user_info"'),  # tau2-bench results.json (either layout)
+    (b'"aggregate_trajectory_uncertainty"', b'"step_uncertainty"'),  # ALTK-Evolve score card
 )
 
 
