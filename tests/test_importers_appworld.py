@@ -181,3 +181,41 @@ def test_runs_folder_lists_the_appworld_folder_and_zip_once(tmp_path: Path) -> N
     listed = list_any_logs(tmp_path)
     assert [p.name for p in listed] == ["appworld_runs", "outputs.zip", "single_experiment"]
     assert [len(load_any(p).log.runs) for p in listed] == [3, 3, 1]
+
+
+EVALUATION = json.loads(
+    (RUNS / "react_gpt4o_run1" / "evaluations" / "test_normal.json").read_text(encoding="utf-8")
+)
+ODD_VALUES = [None, True, -1, 1.5, "", "x", [], {}, [1], {"a": 1}]
+PLACES = [
+    ("individual",),
+    ("individual", "21abae1_1"),
+    *[("individual", "21abae1_1", k) for k in EVALUATION["individual"]["21abae1_1"]],
+    ("individual", "21abae1_1", "passes", 0),
+]
+
+
+@pytest.mark.parametrize("place", PLACES, ids=lambda p: ".".join(map(str, p)))
+@pytest.mark.parametrize("value", ODD_VALUES, ids=repr)
+def test_any_odd_value_in_the_evaluations_file_is_a_log_or_one_line(
+    place: tuple, value: object, tmp_path: Path
+) -> None:
+    edited = json.loads(json.dumps(EVALUATION))
+    target = edited
+    for key in place[:-1]:
+        target = target[key]
+    target[place[-1]] = value
+    shutil.copytree(RUNS / "react_gpt4o_run1", tmp_path / "run1")
+    (tmp_path / "run1" / "evaluations" / "test_normal.json").write_text(json.dumps(edited), encoding="utf-8")
+    try:
+        load_any(tmp_path / "run1")
+    except LogError as exc:
+        assert "\n" not in str(exc) and str(exc).startswith(f"{tmp_path / 'run1'}/")
+
+
+def test_an_uploaded_zip_is_kept_as_the_log_it_imports_to(tmp_path: Path) -> None:
+    from analyzer.uploads import store_log_upload
+
+    kept = store_log_upload(tmp_path, "appworld_runs.zip", _zip_of(RUNS))
+    assert kept == tmp_path / "appworld_runs.json"
+    assert [len(run) for run in load_path(kept).log.runs] == [4, 4, 4]

@@ -98,6 +98,8 @@ def _block(
         if isinstance(number, bool) or not isinstance(number, int) or number < 1:
             source.fail(f"steps[{i}].step_number", "expected a step number (1 or more)")
         altk = source.number(step.get("step_uncertainty"), f"steps[{i}].step_uncertainty")
+        if not 0.0 <= altk <= 1.0:
+            source.fail(f"steps[{i}].step_uncertainty", f"expected an uncertainty from 0 to 1, got {altk}")
         entry = {
             "step": number - 1,
             "tool_step": _tool_step(messages, number),
