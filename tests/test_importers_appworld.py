@@ -219,3 +219,12 @@ def test_an_uploaded_zip_is_kept_as_the_log_it_imports_to(tmp_path: Path) -> Non
     kept = store_log_upload(tmp_path, "appworld_runs.zip", _zip_of(RUNS))
     assert kept == tmp_path / "appworld_runs.json"
     assert [len(run) for run in load_path(kept).log.runs] == [4, 4, 4]
+
+
+def test_rounds_follow_the_experiment_names_in_natural_order() -> None:
+    from analyzer.importers.appworld_tree import Tree, experiments
+
+    names = ["exp_run10/", "exp_run2/", "exp_run1/"]
+    tree = Tree("t", {f"{n}evaluations/dev.json": b"{}" for n in names})
+    tree.files["exp_run2/tasks/a_1/dbs/x.jsonl"] = b""  # databases mark nothing
+    assert experiments(tree) == ["exp_run1/", "exp_run2/", "exp_run10/"]
