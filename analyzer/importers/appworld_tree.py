@@ -22,6 +22,8 @@ from analyzer.loader import MAX_LOG_BYTES
 _MARK = re.compile(r"^(.*?)(?:evaluations/[^/]+\.json|tasks/[^/]+/(?:logs|evaluation|version)/[^/]+)$")
 """A file AppWorld writes inside an experiment folder; group 1 is the experiment's prefix."""
 _NATURAL = re.compile(r"(\d+)")
+PRESENCE_ONLY = "/logs/environment_io.md"
+"""A file only whose presence is read (it says code ran): its content is never loaded."""
 
 
 @dataclass
@@ -64,7 +66,7 @@ def read_folder(root: Path) -> Tree:
         if "/dbs/" in f"/{rel}" or "/checkpoints/" in f"/{rel}" or not _MARK.match(rel) or not path.is_file():
             continue
         try:
-            data = path.read_bytes()
+            data = b"" if rel.endswith(PRESENCE_ONLY) else path.read_bytes()
         except OSError as exc:
             raise LogError(f"{path}: cannot read ({exc.strerror})") from None
         total += len(data)
@@ -105,7 +107,9 @@ def read_zip(data: bytes, name: str) -> Tree:
                 f"{name}: the AppWorld outputs inflate past the {MAX_LOG_BYTES // 2**20} MiB limit"
             )
         for info in infos:
-            if "/dbs/" not in f"/{info.filename}":
+            if info.filename.endswith(PRESENCE_ONLY):
+                tree.files[info.filename] = b""
+            elif "/dbs/" not in f"/{info.filename}":
                 tree.files[info.filename] = archive.read(info)
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
         raise LogError(f"{name}: damaged zip ({exc})") from None
