@@ -26,6 +26,7 @@ from analyzer.answer_keys import ANSWER_KEYS
 from analyzer.before_after import compare_files
 from analyzer.errors import RerunLensError
 from analyzer.importers import load_any, load_any_bytes
+from analyzer.importers.stamp import source_stamp
 from analyzer.loader import MAX_UPLOAD_BYTES, LoadedLog
 from analyzer.model import RunLog
 from analyzer.report_html import ReportEntry, render_report_html
@@ -85,9 +86,9 @@ def folder_logs(folder: str) -> list[str]:
 
 
 @st.cache_resource(show_spinner="Reading log…", max_entries=16)
-def _read_path(path: str, mtime_ns: int, size: int) -> LoadedLog | Problem:
-    """A log file read by the analyzer; keyed by modification time so an edited file is re-read."""
-    del mtime_ns, size  # cache key only
+def _read_path(path: str, stamp: str) -> LoadedLog | Problem:
+    """A log read by the analyzer; keyed by the stamp of every file it reads, so an edit is re-read."""
+    del stamp  # cache key only
     try:
         return load_any(path)
     except RerunLensError as exc:
@@ -170,12 +171,12 @@ def current() -> Selection:
     for rel in unique_logs(st.session_state.get(LOGS) or []):
         path = log_folders.log_path(folder, rel)
         try:
-            stat = path.stat()
+            stamp = source_stamp(path)  # a folder's or a layout's every file, not just the path's time
         except OSError:
             opened.append(Problem(rel, f"{path}: no such file"))
             continue
-        token = f"{path}:{stat.st_mtime_ns}:{stat.st_size}"
-        opened.append(_open(token, rel, _read_path(str(path), stat.st_mtime_ns, stat.st_size), key))
+        token = f"{path}:{stamp}"
+        opened.append(_open(token, rel, _read_path(str(path), stamp), key))
     uploads = list(st.session_state.get(UPLOADS) or [])
     for upload, source in zip(uploads, upload_sources([u.name for u in uploads]), strict=True):
         loaded = _read_upload(upload.file_id, upload.name, upload.getvalue())

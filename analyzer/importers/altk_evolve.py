@@ -46,16 +46,21 @@ def looks_like(data: Any) -> bool:
 
 def siblings(path: Path, data: Any, source: Source) -> dict[str, Any]:
     """The other debug artifacts of the same trace beside a file on disk, parsed, by kind."""
+    return {
+        kind: parse_json(other.read_bytes(), Source(str(other)))
+        for kind, other in sibling_paths(path).items()
+    }
+
+
+def sibling_paths(path: Path) -> dict[str, Path]:
+    """The other debug artifacts of the same trace that exist beside `path`, by kind."""
     found = _CARD_NAME.search(path.name) or _IR_NAME.search(path.name)
-    out: dict[str, Any] = {}
     if found is None:
-        return out
+        return {}
     trace = found.group(1)
-    for kind, name in (("ir", f"trajectory_ir_{trace}_cns.json"), ("input", f"trajectory_{trace}.json")):
-        other = path.with_name(name)
-        if other != path and other.is_file():
-            out[kind] = parse_json(other.read_bytes(), Source(str(other)))
-    return out
+    names = {"ir": f"trajectory_ir_{trace}_cns.json", "input": f"trajectory_{trace}.json"}
+    others = {kind: path.with_name(name) for kind, name in names.items()}
+    return {kind: other for kind, other in others.items() if other != path and other.is_file()}
 
 
 def read(data: Any, source: Source, beside: dict[str, Any] | None = None) -> tuple[list[Row], Provenance]:
