@@ -16,6 +16,7 @@ from operator import attrgetter
 from typing import Any
 
 from analyzer.answers import action_signature
+from analyzer.metrics.call_tokens import tool_call_tokens
 from analyzer.model import Attempt, Result, ResultError, Route, RunLog
 
 ROUTE_FIELDS: tuple[str, ...] = (
@@ -85,7 +86,8 @@ class LogTable:
     """Results per round, in round order."""
     results: dict[str, Sequence[Any]]
     """Result columns by field name (`RESULT_FIELDS`), plus `actions` (the tool-call signature of
-    each trajectory), `error` (whether it carries one) and
+    each trajectory), `tool_calls` (its calls as (name, token) pairs, None without a trajectory),
+    `error` (whether it carries one) and
     `n_attempts` (None when no attempts are recorded) and `n_retries` (attempts that retried a call)."""
     routes: dict[str, Sequence[Any]]
     """Route columns (`ROUTE_FIELDS`), one value per result, None where a result has no route."""
@@ -154,8 +156,10 @@ def table_from_records(runs: Sequence[Sequence[Any]], fix: Fix) -> LogTable:
     results = {name: fix(Result, name, values) for name, values in results.items()}
     for name, values in zip(UNUSED_RESULT_FIELDS, _columns(flat, UNUSED_RESULT_FIELDS), strict=True):
         checked = fix(Result, name, values)
-        if name == "trajectory":  # kept only as the `actions` answer key's signature
+        if name == "trajectory":  # kept as the `actions` signature and the calls' tokens
             results["actions"] = [action_signature(t) for t in checked]
+            known: dict[tuple[str, str], str] = {}
+            results["tool_calls"] = [tool_call_tokens(t, known) for t in checked]
     route, error, attempts = _columns(flat, ("route", "error", "attempts"))
     route, error, attempts = (
         fix(Result, "route", route),
