@@ -218,7 +218,10 @@ def gc_paused() -> Iterator[None]:
 
     Each allocation burst would otherwise trigger a collection that walks every object the log
     holds (millions of acyclic ones), which makes building frames grow faster than the log. The
-    previous state is restored afterwards.
+    previous state is restored afterwards; what was built meanwhile goes straight to the oldest
+    generation (`freeze` then `unfreeze`: no scan), where the next full collection sees it, instead
+    of being walked by the young collection that re-enabling would trigger at once (0.1 s of a
+    100k-result analysis).
     """
     was_enabled = gc.isenabled()
     gc.disable()
@@ -226,6 +229,8 @@ def gc_paused() -> Iterator[None]:
         yield
     finally:
         if was_enabled:
+            gc.freeze()
+            gc.unfreeze()
             gc.enable()
 
 
