@@ -15,8 +15,10 @@ from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
+import numpy as np
+
 from analyzer.answers import action_signature
-from analyzer.metrics.call_tokens import tool_call_tokens
+from analyzer.metrics.call_tokens import CallTokens, tool_call_tokens
 from analyzer.model import Attempt, Result, ResultError, Route, RunLog
 
 ROUTE_FIELDS: tuple[str, ...] = (
@@ -157,9 +159,7 @@ def table_from_records(runs: Sequence[Sequence[Any]], fix: Fix) -> LogTable:
     for name, values in zip(UNUSED_RESULT_FIELDS, _columns(flat, UNUSED_RESULT_FIELDS), strict=True):
         checked = fix(Result, name, values)
         if name == "trajectory":  # kept as the `actions` signature and the calls' tokens
-            results["actions"] = [action_signature(t) for t in checked]
-            known: dict[tuple[str, str], str] = {}
-            results["tool_calls"] = [tool_call_tokens(t, known) for t in checked]
+            results["actions"], results["tool_calls"] = _trajectory_columns(checked)
     route, error, attempts = _columns(flat, ("route", "error", "attempts"))
     route, error, attempts = (
         fix(Result, "route", route),
@@ -191,6 +191,17 @@ def table_from_records(runs: Sequence[Sequence[Any]], fix: Fix) -> LogTable:
         errors=errors,
         attempt_counts=counts,
         attempts=checked_attempts,
+    )
+
+
+def _trajectory_columns(trajectories: Sequence[Any]) -> tuple[list[str | None], list[CallTokens | None]]:
+    """Each trajectory's `actions` signature and its calls' tokens (None where none was recorded)."""
+    if trajectories.count(None) == len(trajectories):  # most logs: no agent, nothing to walk
+        return [None] * len(trajectories), [None] * len(trajectories)
+    known: dict[tuple[str, str], str] = {}
+    return (
+        [action_signature(t) for t in trajectories],
+        [tool_call_tokens(t, known) for t in trajectories],
     )
 
 
@@ -236,15 +247,18 @@ def gc_paused() -> Iterator[None]:
 
 def _retries(n_attempts: Sequence[int | None], retry: Sequence[int | None]) -> list[int | None]:
     """Retries per result: its attempts whose SDK retry number is above 0, where every attempt of the
-    result records one; else every attempt after its first (older logs). None without attempts."""
-    out: list[int | None] = []
-    start = 0
-    for count in n_attempts:
+    result records one; else every attempt after its first (older logs). None without attempts.
+
+    `retry` holds every attempt's number in file order, `n_attempts[i]` of them for result i."""
+    counts = np.array([0 if c is None else c for c in n_attempts], dtype=np.int64)
+    numbers = np.array([-1 if r is None else r for r in retry], dtype=np.int64)  # -1: not recorded
+    owner = np.repeat(np.arange(len(counts)), counts)
+    unrecorded = np.bincount(owner[numbers < 0], minlength=len(counts))
+    retried = np.bincount(owner[numbers > 0], minlength=len(counts))
+    out: list[int | None] = np.where(
+        (unrecorded == 0) & (counts > 0), retried, np.maximum(counts - 1, 0)
+    ).tolist()
+    for i, count in enumerate(n_attempts):
         if count is None:
-            out.append(None)
-            continue
-        numbers = retry[start : start + count]
-        start += count
-        recorded = all(r is not None for r in numbers)
-        out.append(sum(1 for r in numbers if r) if recorded and count else max(count - 1, 0))
+            out[i] = None
     return out
