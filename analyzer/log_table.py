@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from analyzer.answers import action_signature
-from analyzer.metrics.call_tokens import CallTokens, tool_call_tokens
+from analyzer.metrics.call_tokens import CallTokens, trajectory_calls
 from analyzer.model import Attempt, Result, ResultError, Route, RunLog
 
 ROUTE_FIELDS: tuple[str, ...] = (
@@ -198,11 +197,9 @@ def _trajectory_columns(trajectories: Sequence[Any]) -> tuple[list[str | None], 
     """Each trajectory's `actions` signature and its calls' tokens (None where none was recorded)."""
     if trajectories.count(None) == len(trajectories):  # most logs: no agent, nothing to walk
         return [None] * len(trajectories), [None] * len(trajectories)
-    known: dict[tuple[str, str], str] = {}
-    return (
-        [action_signature(t) for t in trajectories],
-        [tool_call_tokens(t, known) for t in trajectories],
-    )
+    known: dict[tuple[str, str], tuple[str, str]] = {}
+    pairs = [trajectory_calls(t, known) for t in trajectories]
+    return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
 def _as_is(model: type, name: str, values: Sequence[Any]) -> Sequence[Any]:

@@ -11,9 +11,14 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from analyzer.model import ToolCallStep
-
-__all__ = ["CallTokens", "call_token", "canonical_json", "tool_call_tokens"]
+__all__ = [
+    "CallTokens",
+    "call_token",
+    "canonical_json",
+    "signature",
+    "signature_piece",
+    "trajectory_calls",
+]
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 """One encoder for every call (json.dumps with options builds a new one each time)."""
@@ -39,28 +44,44 @@ def call_token(name: str, arguments: Any) -> str:
     return f"{name} {canonical_json(arguments)}"
 
 
-def tool_call_tokens(
-    trajectory: Sequence[Any] | None, known: dict[tuple[str, str], str]
-) -> CallTokens | None:
-    """A trajectory's tool calls as (name, token) pairs; None when no trajectory was recorded.
+def signature_piece(name: Any, canonical_arguments: str) -> str:
+    """One call of an `actions` signature: `[name, arguments]` as canonical JSON, the arguments
+    already canonical (json's encoding of a list is its items' encodings joined, so this equals
+    encoding the pair)."""
+    return f"[{_CANONICAL.encode(name)},{canonical_arguments}]"
+
+
+def signature(pieces: Sequence[str]) -> str:
+    """An `actions` signature from its calls' pieces (`signature_piece`)."""
+    return f"[{','.join(pieces)}]"
+
+
+def trajectory_calls(
+    trajectory: Sequence[Any] | None, known: dict[tuple[str, str], tuple[str, str]]
+) -> tuple[str | None, CallTokens | None]:
+    """A trajectory's `actions` signature and its tool calls as (name, token) pairs, in one pass;
+    (None, None) when no trajectory was recorded.
 
     Args:
         trajectory: A result's validated steps (messages are skipped).
-        known: Tokens of calls whose arguments arrived as a string, by (name, arguments): rounds of
-            an agent repeat the same calls, and parsing and re-encoding each again is what costs.
+        known: (token, piece) of calls whose arguments arrived as a string, by (name, arguments):
+            rounds of an agent repeat the same calls, and parsing and re-encoding each again is
+            what costs.
     """
     if trajectory is None:
-        return None
-    out = []
+        return None, None
+    calls = []
+    pieces = []
     for step in trajectory:
-        if not isinstance(step, ToolCallStep):
+        if step.type != "tool_call":
             continue
         name, arguments = step.name, step.arguments
-        if isinstance(arguments, str):
-            token = known.get((name, arguments))
-            if token is None:
-                token = known[(name, arguments)] = call_token(name, arguments)
-        else:
-            token = call_token(name, arguments)
-        out.append((name, token))
-    return tuple(out)
+        made = known.get((name, arguments)) if isinstance(arguments, str) else None
+        if made is None:
+            canonical = canonical_json(arguments)
+            made = (f"{name} {canonical}", signature_piece(name, canonical))
+            if isinstance(arguments, str):
+                known[(name, arguments)] = made
+        calls.append((name, made[0]))
+        pieces.append(made[1])
+    return signature(pieces), tuple(calls)
