@@ -26,6 +26,7 @@ import json
 import math
 from dataclasses import dataclass
 from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -101,15 +102,16 @@ def call_frame(log: RunLog) -> tuple[pd.DataFrame, pd.DataFrame]:
     counts = sequences["n_calls"].to_numpy()
     if not counts.sum():
         return pd.DataFrame([], columns=_CALL_COLUMNS), sequences
-    names, tokens = zip(*chain.from_iterable(kept), strict=True)
+    flat = list(chain.from_iterable(kept))
+    names, tokens = list(map(itemgetter(0), flat)), list(map(itemgetter(1), flat))
     starts = np.repeat(np.cumsum(counts) - counts, counts)
     calls = pd.DataFrame(
         {
             "task_id": sequences["task_id"].repeat(counts).tolist(),
             "round": np.repeat(sequences["round"].to_numpy(), counts),
             "step": np.arange(len(starts)) - starts,
-            "name": list(names),
-            "call": list(tokens),
+            "name": names,
+            "call": tokens,
         },
         columns=_CALL_COLUMNS,
     )
