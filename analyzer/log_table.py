@@ -99,7 +99,7 @@ class LogTable:
     attempts: dict[str, Sequence[Any]]
     """Attempt columns (`ATTEMPT_FIELDS`), one value per attempt, in file order."""
     cache: dict[str, Any] = field(default_factory=dict)
-    """Figures derived once per table (the structural warnings)."""
+    """Figures derived once per table (the structural warnings, the task ids as text)."""
 
     @property
     def n_results(self) -> int:
