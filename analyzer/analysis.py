@@ -175,7 +175,7 @@ def analyze(
     )
     routes = route_table(usage)
     outliers = token_outliers(results)
-    exact_gap = None if key == "exact" else _exact_gap(base)
+    exact_gap = _exact_gap(base) if key != "exact" and _stored_gap(log) else None
     frames = _Frames(results, attempts, tasks, usage, routes, outliers)
     headline = _headline(log, key, frames, exact_gap)
     headline = _with_uncertainty(headline, results, attempts, tasks)
@@ -209,7 +209,8 @@ class _Frames:
 
 
 def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | None) -> Headline:
-    """Gather the headline figures; `exact_gap` is None when `key` is already `exact`."""
+    """Gather the headline figures; `exact_gap` is None when `key` is already `exact` or the log
+    stores no gap to check it against."""
     results, attempts, tasks = frames.results, frames.attempts, frames.tasks
     outliers = frames.outliers
     outcome = outcome_figures(results)
@@ -276,6 +277,11 @@ def _side_by_side(first: pd.DataFrame, *others: pd.DataFrame) -> pd.DataFrame:
             other = other.drop(columns="task_id")
         parts.append(other.reset_index(drop=True))
     return pd.concat(parts, axis=1)
+
+
+def _stored_gap(log: RunLog) -> bool:
+    """Whether the log's summary states a gap: only then is the `exact` gap needed (to check it)."""
+    return log.summary is not None and log.summary.consistency_gap_pp is not None
 
 
 def _exact_gap(base: pd.DataFrame) -> float | None:

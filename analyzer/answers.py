@@ -22,7 +22,6 @@ distinct answers costs little.
 
 from __future__ import annotations
 
-import json
 import unicodedata
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +31,7 @@ import pandas as pd
 from rapidfuzz import fuzz, process
 
 from analyzer.answer_keys import ANSWER_KEYS, AnswerKey
+from analyzer.metrics.call_tokens import canonical_json, signature, signature_piece
 from analyzer.metrics.grouping import sorted_distinct
 
 __all__ = [
@@ -102,25 +102,15 @@ def action_signature(trajectory: Sequence[Any] | None) -> str | None:
     """
     if trajectory is None:
         return None
-    calls = []
+    pieces = []
     for step in trajectory:
         kind = step.get("type") if isinstance(step, dict) else getattr(step, "type", None)
         if kind != "tool_call":
             continue
         name = step.get("name") if isinstance(step, dict) else step.name
         arguments = step.get("arguments") if isinstance(step, dict) else step.arguments
-        calls.append([name, _canonical_arguments(arguments)])
-    return json.dumps(calls, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
-
-
-def _canonical_arguments(arguments: Any) -> Any:
-    if isinstance(arguments, str):
-        try:
-            parsed = json.loads(arguments)
-        except ValueError:
-            return arguments
-        return parsed if isinstance(parsed, dict | list) else arguments
-    return arguments
+        pieces.append(signature_piece(name, canonical_json(arguments)))
+    return signature(pieces)
 
 
 def fuzzy_representatives(

@@ -98,7 +98,7 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
     n_attempts = _ints(col["n_attempts"])
     n_retries = _ints(col["n_retries"])
     data: dict[str, Any] = {
-        "task_id": _strings([str(t) for t in col["task_id"]]),
+        "task_id": _arrow_strings(_task_ids(table)),
         "round": np.repeat(np.arange(1, len(table.round_sizes) + 1, dtype="int64"), table.round_sizes),
         "position": _positions(table.round_sizes),
         "status": _strings(
@@ -153,8 +153,7 @@ def _attempts_frame(table: LogTable) -> pd.DataFrame:
     rows = np.repeat(np.arange(n, dtype="int64"), counts)
     round_of_result = np.repeat(np.arange(1, len(table.round_sizes) + 1, dtype="int64"), table.round_sizes)
     col = table.attempts
-    task_of_result = np.array([str(t) for t in table.results["task_id"]], dtype=object)
-    task_ids = _strings(task_of_result[rows] if n else np.array([], dtype=object))
+    task_ids = _arrow_strings(_task_ids(table).take(pa.array(rows, type=pa.int64())))
     started_at = _times(col["started_at"])
     ended_at = _times(col["ended_at"])
     duration = (pd.Series(ended_at) - pd.Series(started_at)).dt.total_seconds() * 1000.0
@@ -208,6 +207,21 @@ def _strings(values: Any) -> Any:
     if isinstance(values, np.ndarray):
         values = values.tolist()
     return pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(values, type=pa.large_string())]))
+
+
+def _arrow_strings(values: pa.Array) -> Any:
+    """A `STRING` column from a pyarrow large-string array."""
+    return pd.arrays.ArrowStringArray(pa.chunked_array([values], type=pa.large_string()))
+
+
+def _task_ids(table: LogTable) -> pa.Array:
+    """Each result's task id as text, made once per table (both frames need it)."""
+    ids = table.cache.get("task_id_text")
+    if ids is None:
+        ids = table.cache["task_id_text"] = pa.array(
+            [str(t) for t in table.results["task_id"]], type=pa.large_string()
+        )
+    return ids
 
 
 def _ints(values: Sequence[Any]) -> Any:

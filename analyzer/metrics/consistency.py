@@ -8,6 +8,8 @@ normalized entropy = -sum p log2 p / log2 n_t (0 when n_t = 1).
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 import pandas as pd
 
@@ -170,9 +172,9 @@ def cluster_table(results: pd.DataFrame) -> pd.DataFrame:
         inverse.astype("int64") * (int(rounds.max()) + 1 if len(rounds) else 1) + rounds
     )
     r_width = int(rounds.max()) + 1 if len(rounds) else 1
-    r_group, r_round = r_pairs // r_width, (r_pairs % r_width).astype(str)
-    cuts = np.flatnonzero(np.diff(r_group)) + 1
-    joined = [", ".join(part) for part in np.split(r_round, cuts)] if len(r_pairs) else []
+    r_group, r_round = r_pairs // r_width, [str(r) for r in (r_pairs % r_width).tolist()]
+    bounds = [0, *(np.flatnonzero(np.diff(r_group)) + 1).tolist(), len(r_round)]
+    joined = [", ".join(r_round[a:b]) for a, b in pairwise(bounds)] if len(r_pairs) else []
 
     with np.errstate(invalid="ignore", divide="ignore"):
         tokens_mean = np.where(token_n > 0, token_sum / np.maximum(token_n, 1), np.nan)

@@ -15,8 +15,8 @@ its rounds did.
 - Step entropy: at step s, the calls the rounds made there (a round that ended counts as the action
   "end"), Shannon entropy in bits and normalized by log2 of the rounds measured.
 
-The per-step and divergence figures are computed on a (tasks x rounds x steps) array of call codes,
-tasks taken in chunks of similar length so one very long trajectory does not inflate the array.
+The per-step and divergence figures are computed on flat arrays of call codes (one entry per call,
+or per round and step for the entropy), so the cost follows the number of calls.
 """
 
 from __future__ import annotations
@@ -25,6 +25,8 @@ import contextlib
 import json
 import math
 from dataclasses import dataclass
+from itertools import chain
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -32,8 +34,9 @@ import pandas as pd
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from analyzer.log_table import has_trajectories
-from analyzer.model import RunLog, ToolCallStep
+from analyzer.log_table import has_trajectories, log_table
+from analyzer.metrics.call_tokens import CallTokens, call_token, canonical_json
+from analyzer.model import RunLog
 
 __all__ = [
     "Trajectories",
@@ -51,34 +54,11 @@ __all__ = [
 
 END = -1
 """Call code after a round's sequence ended."""
-CHUNK_TASKS = 256
-"""Tasks per array chunk (sorted by length, so short tasks share a narrow array)."""
 Z95 = 1.959963984540054
 END_LABEL = "(end)"
 """The call shown where a round stopped calling tools."""
 LABEL_CHARS = 28
 """Longest short label of a call (tool name and argument values)."""
-
-
-_CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-"""One encoder for every call (json.dumps with options builds a new one each time)."""
-
-
-def canonical_json(value: Any) -> str:
-    """Arguments as canonical JSON; a string holding a JSON object or list is parsed first."""
-    if isinstance(value, str):
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            parsed = value
-        if isinstance(parsed, dict | list):
-            value = parsed
-    return _CANONICAL.encode(value)
-
-
-def call_token(name: str, arguments: Any) -> str:
-    """One tool call as a comparable string: `name {canonical arguments}`."""
-    return f"{name} {canonical_json(arguments)}"
 
 
 def short_label(name: str, arguments: Any) -> str:
@@ -94,88 +74,137 @@ def short_label(name: str, arguments: Any) -> str:
 def call_frame(log: RunLog) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The log's tool calls and the rounds that recorded a trajectory.
 
+    Read from the log's table (`tool_calls`, tokens made once while the log was read), so a loaded
+    log's result objects are not built.
+
     Returns:
         calls: one row per tool call: task_id (str), round, step (0-based), name, call (token).
         sequences: one row per result with a trajectory: task_id, round, n_calls (file order).
         A task listed twice in one round counts once (its first result), as everywhere else.
     """
-    call_rows: list[tuple[str, int, int, str, str]] = []
+    if not has_trajectories(log):
+        return pd.DataFrame([], columns=_CALL_COLUMNS), pd.DataFrame([], columns=_SEQUENCE_COLUMNS)
+    table = log_table(log)
+    rounds = np.repeat(np.arange(1, len(table.round_sizes) + 1), table.round_sizes).tolist()
+    kept: list[CallTokens] = []
     seq_rows: list[tuple[str, int, int]] = []
     seen: set[tuple[str, int]] = set()
-    for rnd, result in log.results() if has_trajectories(log) else ():  # no result objects built
-        task = str(result.task_id)
-        if result.trajectory is None or (task, rnd) in seen:
+    for task_id, rnd, tokens in zip(
+        table.results["task_id"], rounds, table.results["tool_calls"], strict=True
+    ):
+        task = str(task_id)
+        if tokens is None or (task, rnd) in seen:
             continue
         seen.add((task, rnd))
-        step = 0
-        for item in result.trajectory:
-            if isinstance(item, ToolCallStep):
-                call_rows.append((task, rnd, step, item.name, call_token(item.name, item.arguments)))
-                step += 1
-        seq_rows.append((task, rnd, step))
-    calls = pd.DataFrame(call_rows, columns=["task_id", "round", "step", "name", "call"])
-    return calls, pd.DataFrame(seq_rows, columns=["task_id", "round", "n_calls"])
+        kept.append(tokens)
+        seq_rows.append((task, rnd, len(tokens)))
+    sequences = pd.DataFrame(seq_rows, columns=_SEQUENCE_COLUMNS)
+    counts = sequences["n_calls"].to_numpy()
+    if not counts.sum():
+        return pd.DataFrame([], columns=_CALL_COLUMNS), sequences
+    flat = list(chain.from_iterable(kept))
+    names, tokens = list(map(itemgetter(0), flat)), list(map(itemgetter(1), flat))
+    starts = np.repeat(np.cumsum(counts) - counts, counts)
+    calls = pd.DataFrame(
+        {
+            "task_id": sequences["task_id"].repeat(counts).tolist(),
+            "round": np.repeat(sequences["round"].to_numpy(), counts),
+            "step": np.arange(len(starts)) - starts,
+            "name": names,
+            "call": tokens,
+        },
+        columns=_CALL_COLUMNS,
+    )
+    return calls, sequences
+
+
+_CALL_COLUMNS = ["task_id", "round", "step", "name", "call"]
+_SEQUENCE_COLUMNS = ["task_id", "round", "n_calls"]
 
 
 @dataclass(frozen=True)
-class _Cube:
-    """Call codes of some tasks: codes[t, r, s], END after a sequence ends; rows beyond a task's
-    rounds are absent (`present` False)."""
+class _Flat:
+    """The recorded sequences as flat integer arrays, one entry per sequence or per call.
+
+    Every per-step figure is computed from these with whole-array operations, so the cost follows
+    the number of calls, not the number of tasks times their longest sequence in Python.
+    """
 
     task_ids: list[str]
-    codes: np.ndarray
-    present: np.ndarray
+    """Task ids by task code (first-appearance order)."""
+    task: np.ndarray
+    """Per sequence: its task code."""
     lengths: np.ndarray
-    """Longest sequence per task."""
+    """Per sequence: its number of calls."""
+    offsets: np.ndarray
+    """Per sequence: where its calls start in `codes`."""
+    codes: np.ndarray
+    """Per call: the call's code (equal calls, equal codes)."""
+    first: np.ndarray
+    """Per task code: its first sequence (the reference round)."""
+    rounds: np.ndarray
+    """Per task code: its recorded rounds."""
+    longest: np.ndarray
+    """Per task code: its longest sequence."""
 
 
-def _cubes(calls: pd.DataFrame, sequences: pd.DataFrame) -> list[_Cube]:
-    """The (tasks x rounds x steps) arrays, in chunks of tasks of similar length."""
-    if sequences.empty:
-        return []
-    seqs = sequences.assign(pos=sequences.groupby("task_id", sort=False).cumcount())
-    longest = seqs.groupby("task_id", sort=False)["n_calls"].max()
-    order = longest.sort_values(kind="stable").index.tolist()
-    coded = calls.assign(code=pd.factorize(calls["call"])[0])
-    located = coded.merge(seqs[["task_id", "round", "pos"]], on=["task_id", "round"])
-    out = []
-    for start in range(0, len(order), CHUNK_TASKS):
-        ids = order[start : start + CHUNK_TASKS]
-        where = {t: i for i, t in enumerate(ids)}
-        part = seqs[seqs["task_id"].isin(where)]
-        width = max(int(longest[ids].max()), 1)
-        cube = np.full((len(ids), int(part["pos"].max()) + 1, width), END, dtype=np.int64)
-        present = np.zeros(cube.shape[:2], dtype=bool)
-        present[_ints(part["task_id"].map(where)), _ints(part["pos"])] = True
-        rows = located[located["task_id"].isin(where)]  # may be empty: rounds that made no call
-        cube[_ints(rows["task_id"].map(where)), _ints(rows["pos"]), _ints(rows["step"])] = _ints(rows["code"])
-        out.append(_Cube(ids, cube, present, longest[ids].to_numpy()))
-    return out
+def _flat(calls: pd.DataFrame, sequences: pd.DataFrame) -> _Flat:
+    """Codes of `call_frame`'s frames (its calls are in sequence order, `n_calls` per sequence)."""
+    task, uniques = pd.factorize(sequences["task_id"], sort=False)
+    task = task.astype(np.int64)
+    lengths = sequences["n_calls"].to_numpy(dtype=np.int64)
+    codes = pd.factorize(calls["call"])[0].astype(np.int64) if len(calls) else np.zeros(0, np.int64)
+    n_tasks = len(uniques)
+    first = np.full(n_tasks, len(task), dtype=np.int64)
+    np.minimum.at(first, task, np.arange(len(task), dtype=np.int64))
+    longest = np.zeros(n_tasks, dtype=np.int64)
+    np.maximum.at(longest, task, lengths)
+    return _Flat(
+        task_ids=[str(t) for t in uniques],
+        task=task,
+        lengths=lengths,
+        offsets=np.cumsum(lengths) - lengths,
+        codes=codes,
+        first=first,
+        rounds=np.bincount(task, minlength=n_tasks),
+        longest=longest,
+    )
 
 
-def _ints(column: pd.Series) -> np.ndarray:
-    """An index column as integers (an empty selection would otherwise come back as floats)."""
-    return column.to_numpy(dtype=np.int64)
+def _within(counts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For `counts[i]` entries per item: each entry's item and its 0-based index within the item."""
+    owner = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    return owner, np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(counts) - counts, counts)
 
 
 def first_divergence(calls: pd.DataFrame, sequences: pd.DataFrame) -> pd.Series:
     """Per task with at least two recorded rounds: the first step where the rounds disagree, or NA.
 
+    A round parts from the task's first round at its first differing call or, if one is a prefix
+    of the other, where the shorter one ends; the task's divergence is the earliest of its rounds'.
+
     Args:
         calls: `call_frame`'s calls.
         sequences: `call_frame`'s sequences.
     """
-    found: dict[str, Any] = {}
-    for cube in _cubes(calls, sequences):
-        ref = cube.codes[:, :1, :]
-        differ = ((cube.codes != ref) & cube.present[:, :, None]).any(axis=1)
-        has = differ.any(axis=1)
-        first = differ.argmax(axis=1)
-        for i, task in enumerate(cube.task_ids):
-            if cube.present[i].sum() >= 2:
-                found[task] = int(first[i]) if has[i] else pd.NA
-    order = _measured_order(sequences)
-    return pd.Series([found[t] for t in order], index=pd.Index(order, name="task_id"), dtype="Int64")
+    f = _flat(calls, sequences)
+    never = np.iinfo(np.int64).max
+    ref = f.first[f.task]  # per sequence: its task's first sequence
+    seq, step = _within(f.lengths)
+    ref_of_call = ref[seq]
+    inside = step < f.lengths[ref_of_call]
+    differ = np.zeros(len(step), dtype=bool)
+    differ[inside] = f.codes[inside] != f.codes[f.offsets[ref_of_call[inside]] + step[inside]]
+    per_seq = np.full(len(f.task), never, dtype=np.int64)
+    np.minimum.at(per_seq, seq[differ], step[differ])
+    ended = f.lengths != f.lengths[ref]
+    per_seq[ended] = np.minimum(per_seq[ended], np.minimum(f.lengths, f.lengths[ref])[ended])
+    per_task = np.full(len(f.task_ids), never, dtype=np.int64)
+    np.minimum.at(per_task, f.task, per_seq)
+    measured = np.flatnonzero(f.rounds >= 2)
+    values = [pd.NA if per_task[t] == never else int(per_task[t]) for t in measured]
+    order = [f.task_ids[t] for t in measured]
+    return pd.Series(values, index=pd.Index(order, name="task_id"), dtype="Int64")
 
 
 def step_entropy(calls: pd.DataFrame, sequences: pd.DataFrame) -> pd.DataFrame:
@@ -184,16 +213,15 @@ def step_entropy(calls: pd.DataFrame, sequences: pd.DataFrame) -> pd.DataFrame:
     A round that ended before the step counts as the action "end"; steps run to the task's longest
     sequence. Normalized entropy divides by log2(rounds), so 1 means every round did something else.
     """
-    parts = []
-    for cube in _cubes(calls, sequences):
-        steps = np.arange(cube.codes.shape[2])
-        keep = cube.present[:, :, None] & (steps[None, None, :] < cube.lengths[:, None, None])
-        t, _, s = np.nonzero(keep)
-        parts.append(pd.DataFrame({"t": np.asarray(cube.task_ids)[t], "step": s, "code": cube.codes[keep]}))
     columns = ["task_id", "step", "rounds", "actions", "entropy_bits", "entropy"]
-    if not parts:
+    if sequences.empty:
         return pd.DataFrame(columns=columns)
-    long = pd.concat(parts, ignore_index=True)
+    f = _flat(calls, sequences)
+    seq, step = _within(f.longest[f.task])  # every round at every step of its task's longest
+    code = np.full(len(step), END, dtype=np.int64)
+    made = step < f.lengths[seq]
+    code[made] = f.codes[f.offsets[seq[made]] + step[made]]
+    long = pd.DataFrame({"t": f.task[seq], "step": step, "code": code})
     counts = long.groupby(["t", "step", "code"], sort=False).size().rename("k").reset_index()
     totals = counts.groupby(["t", "step"], sort=False)["k"].transform("sum")
     p = counts["k"] / totals
@@ -201,13 +229,16 @@ def step_entropy(calls: pd.DataFrame, sequences: pd.DataFrame) -> pd.DataFrame:
     per = counts.groupby(["t", "step"], sort=False).agg(
         rounds=("n", "first"), actions=("code", "size"), entropy_bits=("h", "sum")
     )
-    per = per.reset_index().rename(columns={"t": "task_id"})
-    measured = per["rounds"] >= 2
-    per = per[measured].assign(entropy_bits=lambda f: f["entropy_bits"].clip(lower=0.0) + 0.0)
+    per = per.reset_index()
+    per = per[per["rounds"] >= 2].sort_values(["t", "step"], kind="stable")  # task codes: file order
+    per = per.assign(
+        task_id=pd.Series(
+            np.asarray(f.task_ids, dtype=object)[per["t"].to_numpy()], index=per.index, dtype="str"
+        ),
+        entropy_bits=per["entropy_bits"].clip(lower=0.0) + 0.0,
+    )
     per = per.assign(entropy=per["entropy_bits"] / np.log2(per["rounds"]))
-    order = {t: i for i, t in enumerate(_measured_order(sequences))}
-    per = per.assign(_o=per["task_id"].map(order)).sort_values(["_o", "step"], kind="stable")
-    return per.drop(columns="_o").reset_index(drop=True)[columns]
+    return per.reset_index(drop=True)[columns]
 
 
 def pairwise_similarity(sequences: list[list[int]]) -> tuple[np.ndarray, np.ndarray]:
@@ -227,12 +258,6 @@ def pairwise_similarity(sequences: list[list[int]]) -> tuple[np.ndarray, np.ndar
         sequences, sequences, scorer=DamerauLevenshtein.normalized_similarity, dtype=np.float64
     )
     return jaccard, np.asarray(edit)
-
-
-def _measured_order(sequences: pd.DataFrame) -> list[str]:
-    """Tasks with at least two recorded rounds, in first-appearance order."""
-    counts = sequences.groupby("task_id", sort=False).size()
-    return counts[counts >= 2].index.tolist()
 
 
 @dataclass(frozen=True, eq=False)
@@ -312,31 +337,22 @@ def _share(k: int, n: int) -> dict[str, float | None]:
     return {"value": p, "low": max(0.0, centre - half), "high": min(1.0, centre + half)}
 
 
-def _sequences_by_round(calls: pd.DataFrame) -> dict[tuple[str, int], list[int]]:
-    """Call codes per (task, round), split at the boundaries of the frame's runs (it is in step order
-    within each result, results contiguous), without a groupby per result."""
-    if calls.empty:
-        return {}
-    codes = pd.factorize(calls["call"])[0]
-    tasks = calls["task_id"].to_numpy()
-    rounds = calls["round"].to_numpy()
-    starts = np.flatnonzero(np.r_[True, (tasks[1:] != tasks[:-1]) | (rounds[1:] != rounds[:-1])])
-    parts = np.split(codes, starts[1:])
-    return {(tasks[i], int(rounds[i])): p.tolist() for i, p in zip(starts, parts, strict=True)}
-
-
 def _task_table(calls: pd.DataFrame, sequences: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
     """One row per measured task: rounds, call counts, divergence, similarity, peak entropy."""
-    order = _measured_order(sequences)
+    f = _flat(calls, sequences)
     fd = first_divergence(calls, sequences)
-    by_round = _sequences_by_round(calls)
+    order = fd.index.tolist()
+    by_task = np.argsort(f.task, kind="stable")  # each task's sequences, in file order
+    bounds = np.cumsum(f.rounds) - f.rounds
+    parts = np.split(f.codes, f.offsets[1:]) if len(f.task) else []
     rows = []
-    for task, g in sequences[sequences["task_id"].isin(set(order))].groupby("task_id", sort=False):
-        seqs = [by_round.get((task, rnd), []) for rnd in g["round"]]
-        jac, edit = pairwise_similarity(seqs)
-        upper = np.triu_indices(len(seqs), k=1)
+    for t in np.flatnonzero(f.rounds >= 2).tolist():
+        members = by_task[bounds[t] : bounds[t] + f.rounds[t]]
+        jac, edit = pairwise_similarity([parts[j].tolist() for j in members])
+        upper = np.triu_indices(len(members), k=1)
+        lengths = f.lengths[members]
         rows.append(
-            (task, len(seqs), int(g["n_calls"].min()), int(g["n_calls"].max()))
+            (f.task_ids[t], len(members), int(lengths.min()), int(lengths.max()))
             + (
                 float(jac[upper].mean()),
                 float(jac[upper].min()),
