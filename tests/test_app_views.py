@@ -217,6 +217,12 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
     sel = selection("drift_v2.json")
     analysis = sel.focus.analysis  # type: ignore[union-attr]
     at = run_view("tasks", sel)
+    # a first visit draws the table and one task; the grid is the second tab, drawn when opened
+    assert [t.label for t in at.tabs] == ["One task", "Answers by round"]
+    assert not figures(at)
+    at.session_state["tasks.tab"] = "Answers by round"
+    at.run()
+    assert not at.selectbox  # the one-task tab is not run while the grid is open
     (heatmap,) = figures(at)
     trace = heatmap["data"][0]
     assert trace["type"] == "heatmap"
@@ -244,6 +250,18 @@ def test_dataframe_row_click_selects_the_task() -> None:
     at.run()
     assert not at.exception
     assert at.selectbox(key="tasks.task").value == sel.focus.analysis.tasks["task_id"][4]  # type: ignore[union-attr]
+
+
+def test_a_shared_link_opens_the_grid_and_a_row_click_goes_back_to_that_task() -> None:
+    sel = selection("drift_v2.json")
+    tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"tasks.tab": "Answers by round", "task": "html"})
+    assert figures(at) and not at.selectbox
+    at.session_state["tasks.table"] = {"selection": {"rows": [2], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert "heatmap" not in [trace["type"] for fig in figures(at) for trace in fig["data"]]
+    assert at.selectbox(key="tasks.task").value == tasks["task_id"][2] != "html"
 
 
 # --- Tokens, Retries, Routes -----------------------------------------------------------------------
