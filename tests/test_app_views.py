@@ -252,6 +252,20 @@ def test_dataframe_row_click_selects_the_task() -> None:
     assert at.selectbox(key="tasks.task").value == sel.focus.analysis.tasks["task_id"][4]  # type: ignore[union-attr]
 
 
+def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
+    """A format-1 log has no grading, latency or route: those cells are empty, in number and in text
+    columns alike, and every table shows them as "—" (Streamlit's default is a grey "None")."""
+    at = run_view("tasks", selection("plain_v1.json"))
+    table, clusters, rounds = (df.value for df in at.dataframe)
+    assert table["success_rate"].isna().all() and clusters["successes"].isna().all()
+    assert rounds["latency_ms"].isna().all() and rounds["base_url"].isna().all()
+    assert [df.proto.placeholder for df in at.dataframe] == ["—", "—", "—"]
+    overview = run_view("overview", selection("drift_v2.json"))
+    causes = frame_with(overview, "cause", "p_value")
+    assert causes["p_value"].isna().any()  # a cause without a test has no p-value
+    assert [df.proto.placeholder for df in overview.dataframe] == ["—"]
+
+
 def test_a_shared_link_opens_the_grid_and_a_row_click_goes_back_to_that_task() -> None:
     sel = selection("drift_v2.json")
     tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]

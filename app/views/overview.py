@@ -162,6 +162,7 @@ def _attribution(h: Headline) -> None:
     cols[2].metric("Unclear", causes.count("unclear"), help="The log cannot tell (reason given).")
     st.dataframe(
         attribution_frame(h.attribution),
+        placeholder=fmt.NONE,
         column_config=ATTRIBUTION_COLUMNS,
         hide_index=True,
         key="overview.attribution",

@@ -130,7 +130,8 @@ def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
     st.caption(f"{len(shown):,} of {total:,} tasks · click a row to open it · click a header to sort")
     columns = [c for c in TASK_COLUMNS if c in shown.columns]
     event = st.dataframe(
-        fmt.no_none(shown[columns]),
+        shown[columns],
+        placeholder=fmt.NONE,
         column_config=TASK_COLUMNS,
         hide_index=True,
         on_select="rerun",
@@ -195,7 +196,8 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
     clusters = analysis.clusters[analysis.clusters["task_id"].astype(str) == task_id]
     st.markdown("**Answer clusters**")
     st.dataframe(
-        fmt.no_none(clusters.drop(columns=["task_id"])),
+        clusters.drop(columns=["task_id"]),
+        placeholder=fmt.NONE,
         column_config=CLUSTER_COLUMNS,
         hide_index=True,
         key="tasks.clusters",
@@ -204,7 +206,8 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
     results = analysis.results[analysis.results["task_id"].astype(str) == task_id]
     st.markdown("**Every round**")
     st.dataframe(
-        fmt.no_none(results[[c for c in ROUND_COLUMNS if c in results.columns]]),
+        results[[c for c in ROUND_COLUMNS if c in results.columns]],
+        placeholder=fmt.NONE,
         hide_index=True,
         column_config=ROUND_CONFIG,
         key="tasks.rounds",
