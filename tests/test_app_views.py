@@ -118,6 +118,13 @@ def test_overview_shows_the_analyzers_headline() -> None:
     assert [shown[c] for c in ("Route", "Model", "Unclear")] == [
         str(causes.count(c)) for c in ("route", "model", "unclear")
     ]
+    # the list itself is one click away (a lazy expander): drawn only once opened
+    assert [e.label for e in at.expander] == [
+        f"The cause of each of the {len(causes)} inconsistent tasks, with its evidence"
+    ]
+    assert not at.dataframe
+    at.session_state["overview.causes"] = True
+    at.run()
     assert frame_with(at, "cause", "evidence")["evidence"].tolist() == [a.evidence for a in h.attribution]
 
     curve = figures(at)[0]  # the Pass^k curve; the trajectory histogram follows it
@@ -261,6 +268,8 @@ def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
     assert rounds["latency_ms"].isna().all() and rounds["base_url"].isna().all()
     assert [df.proto.placeholder for df in at.dataframe] == ["—", "—", "—"]
     overview = run_view("overview", selection("drift_v2.json"))
+    overview.session_state["overview.causes"] = True
+    overview.run()
     causes = frame_with(overview, "cause", "p_value")
     assert causes["p_value"].isna().any()  # a cause without a test has no p-value
     assert [df.proto.placeholder for df in overview.dataframe] == ["—"]

@@ -12,6 +12,9 @@ from analyzer.report_text import interval
 from app import charts, data, fmt, trajectory_panel
 
 TASKS_VIEW = "views/tasks.py"
+CAUSES = "overview.causes"
+PASS_K_CONFIG = {"displayModeBar": False}
+"""A ten-point curve needs no zoom or pan buttons; hover still reads each point (and it draws lighter)."""
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -137,7 +140,7 @@ def _outcome(outcome: OutcomeFigures) -> None:
             "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
         }
     )
-    st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
+    st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk", config=PASS_K_CONFIG)
 
 
 def _intervals(h: Headline) -> None:
@@ -160,13 +163,21 @@ def _attribution(h: Headline) -> None:
     cols[0].metric("Route", causes.count("route"), help="Each route gave one answer; routes differ.")
     cols[1].metric("Model", causes.count("model"), help="Answers differ within one route.")
     cols[2].metric("Unclear", causes.count("unclear"), help="The log cannot tell (reason given).")
-    st.dataframe(
-        attribution_frame(h.attribution),
-        placeholder=fmt.NONE,
-        column_config=ATTRIBUTION_COLUMNS,
-        hide_index=True,
-        key="overview.attribution",
+    # Lazy: the table is built and drawn only while open (the URL keeps it open: `overview.causes`).
+    causes_box = st.expander(
+        f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence",
+        key=CAUSES,
+        bind="query-params",
     )
+    if causes_box.open:
+        with causes_box:
+            st.dataframe(
+                attribution_frame(h.attribution),
+                placeholder=fmt.NONE,
+                column_config=ATTRIBUTION_COLUMNS,
+                hide_index=True,
+                key="overview.attribution",
+            )
 
 
 if __name__ == "__main__":
