@@ -1,6 +1,7 @@
 """Time to first full render of the dashboard's Overview and Tasks views on a 1,000-task x 10-round log.
 
     python scripts/bench_dashboard.py [--tasks 1000] [--rounds 10] [--repeat 5] [--no-browser]
+                                      [--against CHECKOUT]
 
 Writes a realistic format-2 log (attempts with 429s and timeouts, a drifting route, grading) to a
 temporary runs folder, then measures each view:
@@ -12,7 +13,9 @@ temporary runs folder, then measures each view:
    drawn. "New log" opens a copy of the log the server has not read yet (reading and analysing it
    included); "cached" opens the same URL again. Each figure is the median of `--repeat` rounds,
    taken in turns with a same-run baseline: a page holding only a title, served by a second
-   Streamlit server to the same browser. The machine's load average is printed beside them.
+   Streamlit server to the same browser. The machine's load average is printed beside them, and
+   the page's main-thread CPU while drawing (Chromium tracing). `--against /work/main` measures
+   another checkout's dashboard in the same rounds: a before/after that shares the machine's load.
 
 Issue 12's targets (headless Chromium, quiet machine): new log within 2 s, cached within 1 s.
 No assertions: this is a benchmark; every figure is printed beside the baseline and the load.
@@ -34,6 +37,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -188,6 +192,27 @@ def _drawn(page: object, url: str) -> float:
     return time.perf_counter() - t
 
 
+def _renderer_cpu_ms(browser: object, page: object, url: str, trace: Path) -> float:
+    """CPU milliseconds of the page's main thread (Chromium tracing) while `url` is drawn.
+
+    Less sensitive to other processes than the wall time, since the waits for a core are left out:
+    what the browser itself spends on the page (scripts, style, layout, paint).
+    """
+    browser.start_tracing(  # type: ignore[attr-defined]
+        page=page, path=str(trace), categories=["devtools.timeline", "disabled-by-default-devtools.timeline"]
+    )
+    _drawn(page, url)
+    browser.stop_tracing()  # type: ignore[attr-defined]
+    events = json.loads(trace.read_text(encoding="utf-8"))["traceEvents"]
+    main = {
+        (e["pid"], e["tid"])
+        for e in events
+        if e.get("name") == "thread_name" and e["args"].get("name") == "CrRendererMain"
+    }
+    busy = [e for e in events if e.get("name") == "RunTask" and e.get("ph") == "X"]
+    return sum(e.get("tdur", 0) for e in busy if (e.get("pid"), e.get("tid")) in main) / 1000
+
+
 def _rounds(measures: dict[str, Callable[[int], float]], repeat: int) -> dict[str, list[float]]:
     """Each measure `repeat` times, in turns, so a change of load touches all of them alike."""
     out: dict[str, list[float]] = {name: [] for name in measures}
@@ -197,43 +222,57 @@ def _rounds(measures: dict[str, Callable[[int], float]], repeat: int) -> dict[st
     return out
 
 
-def bench_browser(runs_dir: Path, log_name: str, chromium: str, repeat: int) -> dict[str, list[float]]:
+def _copies(runs_dir: Path, log_name: str, prefix: str, repeat: int) -> None:
+    """A copy of the big log per view and round, so each "new" round opens a log not read yet."""
+    for view in VIEWS:
+        for r in range(repeat):
+            shutil.copy(runs_dir / log_name, runs_dir / f"{prefix}{view}_{r}_{log_name}")
+
+
+def bench_browser(
+    runs_dir: Path, log_name: str, chromium: str, repeat: int, apps: dict[str, Path]
+) -> dict[str, list[float]]:
     """Seconds from navigation to a fully drawn page in headless Chromium, per measure and round.
 
-    The servers are started once and warmed up on a small log (Python imports, the browser's script
-    cache); each "new" round then opens its own copy of the big log, so reading and analysing it
-    are included. The cold start of server and browser is printed apart.
+    `apps` names each dashboard measured (this checkout's, and another's with `--against`); each
+    runs its own server, all taken in turns with the baseline. The servers are warmed up on a
+    small log (Python imports, the browser's script cache); each "new" round then opens its own copy
+    of the big log, so reading and analysing it are included. The cold start is printed apart.
     """
     from playwright.sync_api import sync_playwright
 
     small = "warmup.json"
     (runs_dir / small).write_text(json.dumps(make_log(5, 3)), encoding="utf-8")
-    for view in VIEWS:
-        for r in range(repeat):
-            shutil.copy(runs_dir / log_name, runs_dir / f"{view}_{r}_{log_name}")
     baseline_dir = runs_dir / "baseline"
     baseline_dir.mkdir()
     (baseline_dir / "baseline.py").write_text(BASELINE_SCRIPT, encoding="utf-8")
-    with (
-        streamlit_server(runs_dir) as base,
-        streamlit_server(baseline_dir, script=baseline_dir / "baseline.py") as floor,
-        sync_playwright() as pw,
-    ):
+    with ExitStack() as stack, sync_playwright() as pw:
+        floor = stack.enter_context(streamlit_server(baseline_dir, script=baseline_dir / "baseline.py"))
+        bases = {
+            name: stack.enter_context(streamlit_server(runs_dir, script=app)) for name, app in apps.items()
+        }
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(120_000)
-        cold_start = _drawn(page, f"{base}/?log={small}")
-        for path in VIEWS.values():
-            _drawn(page, f"{base}/{path}?log={small}")
-            _drawn(page, f"{base}/{path}?log={log_name}")  # the big log's page shape, once
-        _drawn(page, floor)
-        print(f"  (cold start of server and browser on a 5-task log: {cold_start:.2f} s)")
         measures: dict[str, Callable[[int], float]] = {"baseline": lambda r: _drawn(page, floor)}
-        for view, path in VIEWS.items():
-            url = f"{base}/{path}?log={view}_{{r}}_{log_name}"
-            measures[f"{view} new"] = lambda r, url=url: _drawn(page, url.format(r=r))
-            measures[f"{view} cached"] = lambda r, url=url: _drawn(page, url.format(r=r))
+        cpu_urls = {"baseline": floor}
+        for name, base in bases.items():
+            cold_start = _drawn(page, f"{base}/?log={small}")
+            print(f"  (cold start of {name or 'the'} server and browser on a 5-task log: {cold_start:.2f} s)")
+            prefix = f"{name}_" if name else ""
+            _copies(runs_dir, log_name, prefix, repeat)
+            for view, path in VIEWS.items():
+                _drawn(page, f"{base}/{path}?log={small}")
+                _drawn(page, f"{base}/{path}?log={log_name}")  # the big log's page shape, once
+                url = f"{base}/{path}?log={prefix}{view}_{{r}}_{log_name}"
+                label = f"{view} ({name})" if name else view
+                measures[f"{label} new"] = lambda r, url=url: _drawn(page, url.format(r=r))
+                measures[f"{label} cached"] = lambda r, url=url: _drawn(page, url.format(r=r))
+                cpu_urls[f"{label} cached"] = url.format(r=0)
         out = _rounds(measures, repeat)
+        trace = runs_dir / "trace.json"
+        for name, url in cpu_urls.items():
+            out[f"{name} cpu"] = [_renderer_cpu_ms(browser, page, url, trace) for _ in range(3)]
         browser.close()
     return out
 
@@ -248,7 +287,7 @@ def _print_browser(figures: dict[str, list[float]]) -> None:
     floor = statistics.median(figures["baseline"])
     print(f"  baseline (a title-only Streamlit page) {floor:5.2f} s  (range {_range(figures['baseline'])})")
     for name, values in figures.items():
-        if name == "baseline":
+        if name == "baseline" or name.endswith(" cpu"):
             continue
         median = statistics.median(values)
         target = NEW_TARGET_S if name.endswith("new") else CACHED_TARGET_S
@@ -257,6 +296,15 @@ def _print_browser(figures: dict[str, list[float]]) -> None:
             f"  {name:<16} {median:5.2f} s  (range {_range(values)}) = {median / floor:4.2f}x baseline"
             f"   target {target:.0f} s: {mark}"
         )
+
+
+def _print_cpu(figures: dict[str, list[float]]) -> None:
+    floor = statistics.median(figures["baseline cpu"])
+    print("  the page's main-thread CPU while drawing (Chromium tracing, median of 3):")
+    for name, values in figures.items():
+        if name.endswith(" cpu"):
+            median = statistics.median(values)
+            print(f"    {name.removesuffix(' cpu'):<16} {median:5.0f} ms = {median / floor:4.2f}x baseline")
 
 
 def _range(values: list[float]) -> str:
@@ -269,6 +317,12 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--repeat", type=int, default=5, help="browser rounds per measure (median shown)")
     parser.add_argument("--no-browser", action="store_true", help="only the server-side measure")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="CHECKOUT",
+        help="also measure the dashboard of another checkout (e.g. /work/main), in the same rounds",
+    )
     args = parser.parse_args()
 
     with tempfile.TemporaryDirectory(prefix="rerunlens-bench-") as tmp:
@@ -289,8 +343,10 @@ def main() -> None:
             print("browser: skipped (Debian's chromium is not installed)")
             return
         print(f"headless Chromium (navigation to fully drawn), {load_average()} before:")
-        figures = bench_browser(runs_dir, name, CHROMIUM, args.repeat)
+        apps = {"": MAIN} | ({args.against.name: args.against / "app" / "main.py"} if args.against else {})
+        figures = bench_browser(runs_dir, name, CHROMIUM, args.repeat, apps)
         _print_browser(figures)
+        _print_cpu(figures)
         print(
             f"  {load_average()} after; targets are for a quiet machine (load average well under 1 "
             "on these 2 cores): read the ratios to the baseline when it is not."

@@ -118,16 +118,19 @@ def test_overview_shows_the_analyzers_headline() -> None:
     assert [shown[c] for c in ("Route", "Model", "Unclear")] == [
         str(causes.count(c)) for c in ("route", "model", "unclear")
     ]
-    # the list itself is one click away (a lazy expander): drawn only once opened
+    # the list and the Pass^k curve are one click away (lazy expanders): drawn only once opened
     assert [e.label for e in at.expander] == [
-        f"The cause of each of the {len(causes)} inconsistent tasks, with its evidence"
+        f"The cause of each of the {len(causes)} inconsistent tasks, with its evidence",
+        "Pass^k and Pass@k for k = 1 to 5: how success falls as rounds are added",
     ]
-    assert not at.dataframe
+    curve_title = "Success as rounds are added"
+    assert not at.dataframe and curve_title not in [f["layout"]["title"]["text"] for f in figures(at)]
     at.session_state["overview.causes"] = True
+    at.session_state["overview.curve"] = True
     at.run()
     assert frame_with(at, "cause", "evidence")["evidence"].tolist() == [a.evidence for a in h.attribution]
 
-    curve = figures(at)[0]  # the Pass^k curve; the trajectory histogram follows it
+    (curve,) = [f for f in figures(at) if f["layout"]["title"]["text"] == curve_title]
     k = decode(curve["data"][0]["x"])
     pass_hat = decode(curve["data"][0]["y"])
     assert list(k) == list(h.outcome.pass_hat_k)  # type: ignore[union-attr]

@@ -13,6 +13,7 @@ from app import charts, data, fmt, trajectory_panel
 
 TASKS_VIEW = "views/tasks.py"
 CAUSES = "overview.causes"
+CURVE = "overview.curve"
 PASS_K_CONFIG = {"displayModeBar": False}
 """A ten-point curve needs no zoom or pan buttons; hover still reads each point (and it draws lighter)."""
 
@@ -133,14 +134,24 @@ def _outcome(outcome: OutcomeFigures) -> None:
             f"Tasks have between {outcome.n_min} and {outcome.n} graded runs; each task uses its own "
             "count for k = n."
         )
-    curve = pd.DataFrame(
-        {
-            "k": list(outcome.pass_hat_k),
-            "pass_hat_k": list(outcome.pass_hat_k.values()),
-            "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
-        }
+    # Lazy: Plotly is the heaviest drawing of the page; the curve is drawn once opened (the URL
+    # keeps it open: `overview.curve`), the figures it ends on are the metrics above.
+    box = st.expander(
+        f"Pass^k and Pass@k for k = 1 to {outcome.n}: how success falls as rounds are added",
+        key=CURVE,
+        icon=":material/show_chart:",
+        bind="query-params",
     )
-    st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk", config=PASS_K_CONFIG)
+    if box.open:
+        curve = pd.DataFrame(
+            {
+                "k": list(outcome.pass_hat_k),
+                "pass_hat_k": list(outcome.pass_hat_k.values()),
+                "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
+            }
+        )
+        with box:
+            st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk", config=PASS_K_CONFIG)
 
 
 def _intervals(h: Headline) -> None:
