@@ -40,6 +40,10 @@ ENV_FIELDS: dict[str, str] = {
 """Environment variable -> profile field, read when present."""
 
 
+MAX_ROUNDS = 1000
+"""Most rounds a run can have (a journal header claiming more is damaged)."""
+
+
 @dataclass(frozen=True)
 class RouteKnob:
     """How a person sets a route field: its command-line flag, its dashboard label, help and step.
@@ -136,7 +140,7 @@ class RouteProfile(BaseModel):
     """Tasks in flight at once."""
     rounds: Annotated[
         int,
-        Field(ge=1, le=1000),
+        Field(ge=1, le=MAX_ROUNDS),
         RouteKnob("--repeat", "Rounds", "how many times each task runs; 2 is the least that can differ"),
     ] = 5
     """How many times each task runs."""

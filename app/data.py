@@ -300,11 +300,13 @@ def sidebar() -> Selection:
         )
         st.file_uploader(
             "Upload logs",
-            type=["json", "eval"],
+            type=["json", "eval", "zip"],
             accept_multiple_files=True,
             key=UPLOADS,
             max_upload_size=MAX_UPLOAD_BYTES // 2**20,
-            help="Drop one or several altk_runs.json files; each opens as its own experiment group.",
+            help="Drop one or several altk_runs.json files (or Inspect, tau-bench, tau2-bench, promptfoo "
+            "logs, or a zip of AppWorld experiment folders, one per round); each opens as its own "
+            "experiment group.",
         )
         mirror_to_url("log", st.session_state[LOGS])
 

@@ -115,9 +115,13 @@ def divergence_histogram(counts: pd.DataFrame) -> go.Figure:
 FLAG_COLOR = "#d62728"
 
 
-def uncertainty_strip(scores: pd.DataFrame, last_step: int) -> go.Figure:
+def uncertainty_strip(
+    scores: pd.DataFrame,
+    last_step: int,
+    title: str = "Step uncertainty: each step resampled on one pinned route (red: flagged)",
+) -> go.Figure:
     """Per-step uncertainty from a resample (x: the tool-call step, as on the divergence tree), with
-    its 95% bootstrap interval; flagged steps in red."""
+    its 95% bootstrap interval where there is one; flagged steps in red."""
     u = scores["uncertainty"].astype(float)
     fig = go.Figure(
         go.Bar(
@@ -143,7 +147,6 @@ def uncertainty_strip(scores: pd.DataFrame, last_step: int) -> go.Figure:
     fig.add_hline(y=0.2, line_dash="dot", annotation_text="flag at 0.2", annotation_position="top left")
     fig.update_yaxes(range=[0, 1])
     fig.update_xaxes(range=[-0.5, last_step + 1.5 + last_step / 8], dtick=1 if last_step <= 20 else 5)
-    title = "Step uncertainty: each step resampled on one pinned route (red: flagged)"
     fig = _layout(fig, title, "tool-call step (0-based)", "1 - mean similarity", height=240)
     fig.update_layout(margin=ALIGNED)
     fig.update_yaxes(automargin=False)

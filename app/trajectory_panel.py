@@ -33,6 +33,10 @@ def task_section(group: data.Group, task_id: str) -> None:
     """The divergence tree of one task and its rounds side by side where they part."""
     traj = group.analysis.trajectories
     if traj is None or task_id not in set(traj.tasks["task_id"]):
+        imported = _imported_scores(group.loaded.log, task_id)  # one trajectory: no tree, its scores
+        if imported is not None:
+            st.markdown("**Where the agent was unsure**")
+            _imported_strip(group.loaded.log, imported, int(imported["tool_step"].max()))
         return
     row = traj.tasks.set_index("task_id").loc[task_id]
     rounds = int(row["rounds"])
@@ -70,7 +74,12 @@ def _read_resample(path: str, mtime_ns: int) -> RunLog | None:
 
 def _uncertainty(group: data.Group, task_id: str, last_step: int) -> None:
     """The uncertainty strip of the task's resample log (`default_resample_path`), when there is one,
-    and the button that makes one (with progress and cancel while it runs)."""
+    and the button that makes one (with progress and cancel while it runs). An imported ALTK-Evolve
+    score card carries its own per-step scores: those are shown instead."""
+    imported = _imported_scores(group.loaded.log, task_id)
+    if imported is not None:
+        _imported_strip(group.loaded.log, imported, last_step)
+        return
     shown, written = _resample_paths(group, task_id)
     job = resample_job(written)
     if job is not None and job.state == "running":
@@ -86,6 +95,49 @@ def _uncertainty(group: data.Group, task_id: str, last_step: int) -> None:
             f"and saves `{written.name}` in the runs folder."
         )
     _start_button(group, task_id, written)
+
+
+def _imported_scores(log: RunLog, task_id: str) -> pd.DataFrame | None:
+    """The per-step scores an imported ALTK-Evolve score card brought for this task, if any."""
+    if (log.imported_from or {}).get("format") != "altk-evolve" or resample_of(log)[1] != task_id:
+        return None
+    scores = resample_frame(log)
+    return None if scores is None or scores.empty else scores
+
+
+def _imported_strip(log: RunLog, scores: pd.DataFrame, last_step: int) -> None:
+    """ALTK-Evolve's resampled steps: RerunLens's score of its samples (with intervals) where the
+    samples came along, ALTK-Evolve's own score beside it."""
+    title = "Step uncertainty: each step resampled by ALTK-Evolve (red: flagged)"
+    st.plotly_chart(trajectory_charts.uncertainty_strip(scores, last_step, title), key="tasks.uncertainty")
+    block = log.resample or {}
+    own = ", ".join(
+        f"step {s.get('tool_step')}: {float(s.get('altk_uncertainty')):.2f} ({s.get('altk_metric')})"
+        for s in block.get("steps", [])
+        if isinstance(s, dict) and isinstance(s.get("altk_uncertainty"), int | float)
+    )
+    aggregate = block.get("altk_aggregate_uncertainty")
+    sampled = scores["samples"].notna()
+    flagged = scores[scores["flagged"]]
+    if sampled.all():
+        how = (
+            f"{int(scores['samples'].max())} samples per step, scored by RerunLens (1 − mean similarity: "
+            "Jaccard of calls, edit similarity of text) with 95% bootstrap intervals · flagged (≥ 0.2, at "
+            "most three): " + (", ".join(f"step {s}" for s in flagged["tool_step"]) or "none")
+        )
+    else:
+        how = (
+            "the score card holds no samples (trajectory_ir_<id>_cns.json was not beside it): the bars "
+            "are ALTK-Evolve's own scores, without an interval, and no step is flagged"
+        )
+    st.caption(
+        f"{how} · ALTK-Evolve's own step uncertainty: {own or 'none'}"
+        + (
+            f" · its trajectory uncertainty ({block.get('aggregation')}): {float(aggregate):.2f}"
+            if isinstance(aggregate, int | float) and aggregate >= 0
+            else ""
+        )
+    )
 
 
 def _resample_paths(group: data.Group, task_id: str) -> tuple[Path, Path]:

@@ -91,3 +91,17 @@ def test_a_bad_parameter_is_one_line(runs: Path) -> None:
     [error] = at.error
     assert plain(error.value) == "top_p '0.0': Input should be greater than 0"
     assert start_button(at).disabled
+
+
+def test_a_reruns_parent_settings_are_announced_on_new_run_and_can_be_dropped(runs: Path) -> None:
+    at = app_kit.open_view("views/rerun.py", "A_baseline.altk_runs.json", "Re-run")
+    at.text_input(key="route.model").input("parent-model-typed").run()  # set while re-running
+    at.switch_page("views/new_run.py").run()
+    assert_clean(at)
+    notes = [plain(i.value) for i in at.info]
+    assert any("settings taken from the re-run of A_baseline.altk_runs.json" in n for n in notes), notes
+    assert at.text_input(key="route.model").value == "parent-model-typed"  # carried over, and said so
+    at.button(key="route.reset").click().run()
+    assert_clean(at)
+    assert not any("taken from the re-run" in plain(i.value) for i in at.info)
+    assert at.text_input(key="route.model").value != "parent-model-typed"

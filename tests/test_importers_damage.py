@@ -19,6 +19,7 @@ FILES = {
     "tau2": FOREIGN / "tau2_bench" / "airline_run1.excerpt.json",
     "inspect": FOREIGN / "inspect_ai" / "mock_epochs.json",
     "promptfoo": FOREIGN / "promptfoo" / "results.json",
+    "altk": FOREIGN / "altk_evolve" / "consistency_score_card_7f3a9c21.json",
 }
 ODD_VALUES = [None, True, -1, 1.5, 10**30, "", "x", [], {}, [1], {"a": 1}]
 

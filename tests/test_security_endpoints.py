@@ -14,6 +14,7 @@ from email.utils import format_datetime
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
 import pytest
 from fake_keys import FAKE_KEY
 from hostile_endpoint import HostileEndpoint, Received, Reply, completion
@@ -21,6 +22,7 @@ from plan_kit import run_tasks
 
 from analyzer.analysis import analyze
 from analyzer.cli import main
+from analyzer.keys import key_fingerprint
 from analyzer.loader import load_path
 from analyzer.model import TaskSpec
 from analyzer.route_profile import RouteProfile
@@ -87,8 +89,13 @@ def test_a_redirect_to_another_host_never_delivers_the_key_and_unpins_the_route(
     assert [a.outcome for a in first] == ["redirect", "ok"]
     assert first[0].status_code == 307 and first[0].redirect_to == f"{other.origin}/v1/chat/completions"
     assert first[1].base_url == other.origin and first[1].key_fingerprint is None
-    head = analyze(log).headline
+    analysis = analyze(log)
+    head = analysis.headline
     assert head.route.pinned is False and "base_url" in head.route.drifted_fields
+    keys_by_url = analysis.routes.groupby("base_url", dropna=False)["key_fingerprint"].agg(list).to_dict()
+    assert keys_by_url[route.base_url] == [key_fingerprint(FAKE_KEY)]  # the result's route and its call
+    assert pd.isna(keys_by_url[other.origin]).all()  # no key went there, so the route table shows none
+    assert log.runs[0][0].route.key_fingerprint == key_fingerprint(FAKE_KEY)
     assert head.retries.by_outcome == {"redirect": 4, "ok": 4}
     assert [a.retry for a in first] == [0, 0]  # following a redirect is not a retry
     assert head.retries.extra_attempts == 0 and head.retries.results_with_retry == 0

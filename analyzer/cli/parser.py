@@ -183,15 +183,20 @@ def _add_import(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "import",
-        "Write another tool's log (Inspect AI, tau-bench, tau2-bench, promptfoo) as a format-2 run log. "
-        "analyze and compare read those files directly too; the format is recognised from the content.",
+        "Write another tool's log (Inspect AI, tau-bench, tau2-bench, promptfoo, an ALTK-Evolve score "
+        "card, or a folder of AppWorld experiment folders, one per round) as a format-2 run log. analyze "
+        "and compare read those directly too; the format is recognised from the content.",
         [
             "rerunlens import logs/2026-11-30_task.eval -o runs/inspect.altk_runs.json",
             "rerunlens import tau2/results.json",
+            "rerunlens import experiments/outputs/react_repeats",
         ],
         f"{LOG_COMMANDS}:import_log",
     )
-    p.add_argument("src", help="the other tool's log (a file, or a tau2-bench results.json)")
+    p.add_argument(
+        "src",
+        help="the other tool's log (a file, a tau2-bench results.json, or a folder of AppWorld outputs)",
+    )
     p.add_argument(
         "-o", "--out", help="where to write (default: SRC's name with .altk_runs.json; never overwritten)"
     )

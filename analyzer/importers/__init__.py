@@ -1,5 +1,6 @@
-"""Read the logs people already have: Inspect AI, tau-bench, tau2-bench and promptfoo files, found
-by their content (never their name), mapped to a format-2 `RunLog` with provenance.
+"""Read the logs people already have: Inspect AI, tau-bench, tau2-bench and promptfoo files and
+AppWorld experiment outputs (a folder, or a zip of one), found by their content (never their name),
+mapped to a format-2 `RunLog` with provenance.
 
 `load_any(path)` and `load_any_bytes(data, name)` return the same `LoadedLog` as the native loader
 (`analyzer.loader.load_path`/`load_bytes`) for native logs and the imported log for foreign ones;
@@ -17,7 +18,8 @@ from typing import Any
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import LogError
-from analyzer.importers import inspect_log, promptfoo, tau2_bench, tau_bench
+from analyzer.importers import altk_evolve, appworld, inspect_log, promptfoo, tau2_bench, tau_bench
+from analyzer.importers.appworld_tree import Tree, looks_like_zip, read_folder, read_zip
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
 from analyzer.importers.inspect_archive import is_eval_archive, read_eval_archive
 from analyzer.importers.listing import list_any_logs
@@ -43,6 +45,7 @@ FOREIGN_FORMATS: dict[str, tuple[Callable[[Any], bool], Reader]] = {
     tau2_bench.FORMAT: (tau2_bench.looks_like, tau2_bench.read),
     tau_bench.FORMAT: (tau_bench.looks_like, tau_bench.read),
     promptfoo.FORMAT: (promptfoo.looks_like, promptfoo.read),
+    altk_evolve.FORMAT: (altk_evolve.looks_like, altk_evolve.read),
 }
 """Each foreign format: how its parsed content is recognised, and its reader. Order matters only
 in that the first match wins; the shapes do not overlap."""
@@ -53,7 +56,8 @@ NATIVE = "altk-runs"
 def load_any(path: str | os.PathLike[str]) -> LoadedLog:
     """Read a native run log or a foreign one from a file, recognised by its content.
 
-    A tau2-bench `results.json` in the directory layout reads its `simulations/` folder beside it.
+    A tau2-bench `results.json` in the directory layout reads its `simulations/` folder beside it;
+    a folder is read as AppWorld experiment outputs (one experiment folder per round).
 
     Raises:
         LogError: the file is missing, too large, damaged, or in no format RerunLens reads.
@@ -66,7 +70,7 @@ def load_any(path: str | os.PathLike[str]) -> LoadedLog:
     except OSError as exc:
         raise LogError(f"{p}: cannot read ({exc.strerror})") from None
     if p.is_dir():
-        raise LogError(f"{p}: is a folder, not a run log file")
+        return _appworld_folder(p)
     if size > MAX_LOG_BYTES:
         raise LogError(
             f"{p}: {size / 2**20:.0f} MiB is over the {MAX_LOG_BYTES // 2**20} MiB limit for a run log"
@@ -96,7 +100,7 @@ def detect_format(data: bytes, name: str = "upload") -> str:
         LogError: the bytes are not JSON (or a zip) or match no known format.
     """
     if is_eval_archive(data):
-        return inspect_log.FORMAT
+        return appworld.FORMAT if looks_like_zip(data) else inspect_log.FORMAT
     return _match(parse_json(_text(data, name), Source(name)), Source(name))
 
 
@@ -110,7 +114,8 @@ def import_to_file(src: str | os.PathLike[str], out: str | os.PathLike[str] | No
         LogError: SRC cannot be read, is already a native log, or OUT exists.
     """
     source = Path(src)
-    target = Path(out) if out is not None else source.with_name(source.stem + ".altk_runs.json")
+    stem = source.name if source.is_dir() else source.stem
+    target = Path(out) if out is not None else source.with_name(stem + ".altk_runs.json")
     if target.exists():
         raise LogError(f"{target}: already exists; choose another output path (nothing was written)")
     loaded = load_any(source)
@@ -130,6 +135,8 @@ def native_text(log: RunLog) -> str:
 
 def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
     source = Source(name)
+    if is_eval_archive(data) and looks_like_zip(data):
+        return _appworld(read_zip(data, name))
     if is_eval_archive(data):
         return _imported(inspect_log.read(read_eval_archive(data, source), source), source, data)
     if _maybe_native(data):
@@ -153,7 +160,24 @@ def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
             )
         sims = tau2_bench.read_folder_simulations(path, parsed, source)
         return _imported(tau2_bench.read(parsed, source, sims), source, data)
+    if kind == altk_evolve.FORMAT and path is not None:
+        beside = altk_evolve.siblings(path, parsed, source)
+        return _imported(altk_evolve.read(parsed, source, beside), source, data)
     return _imported(FOREIGN_FORMATS[kind][1](parsed, source), source, data)
+
+
+def _appworld_folder(path: Path) -> LoadedLog:
+    tree = read_folder(path)
+    if not tree.files:
+        raise LogError(
+            f"{path}: is a folder with no AppWorld experiment outputs (evaluations/ or tasks/) in it, "
+            "not a run log file"
+        )
+    return _appworld(tree)
+
+
+def _appworld(tree: Tree) -> LoadedLog:
+    return _imported(appworld.read(tree), Source(tree.name), tree.digest())
 
 
 def _imported(read: tuple[list[Row], Provenance], source: Source, data: bytes) -> LoadedLog:
@@ -170,7 +194,8 @@ def _match(parsed: Any, source: Source) -> str:
             return kind
     source.fail(
         "top level",
-        "not a RerunLens run log (no `runs`) nor a log of Inspect AI, tau-bench, tau2-bench or promptfoo",
+        "not a RerunLens run log (no `runs`) nor a log of Inspect AI, tau-bench, tau2-bench, promptfoo, "
+        "AppWorld or an ALTK-Evolve score card",
     )
 
 

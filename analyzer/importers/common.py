@@ -20,7 +20,7 @@ from analyzer.errors import LogError
 from analyzer.loader import json_type
 from analyzer.model import FORMAT_V2, Result, Route, RunLog, TaskSpec
 
-IMPORTER_VERSION = 1
+IMPORTER_VERSION = 2
 """Bumped when an importer maps a field differently, so an imported log says which mapping made it."""
 
 
@@ -140,6 +140,8 @@ class Provenance:
     """Task definitions, when the source holds them."""
     warnings: list[str] = field(default_factory=list)
     """What the import changed, dropped or could not know, one line each."""
+    resample: dict[str, Any] | None = None
+    """Per-step scores of a step resample the source made (ALTK-Evolve), as `RunLog.resample`."""
 
 
 def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: bytes) -> RunLog:
@@ -180,6 +182,7 @@ def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: byte
         label=prov.label,
         route=prov.route,
         tasks=prov.tasks,
+        resample=prov.resample,
         runs=runs,
         imported_from={
             "format": prov.format,

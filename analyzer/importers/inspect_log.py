@@ -3,7 +3,8 @@
 Field map: sample `id` -> task, `epoch` -> round, `output.completion` -> answer, the headline
 scorer's value -> success/score (`C`/`I`/`P`/`N` as Inspect's `value_to_float`: 1, 0, 0.5, 0;
 numbers -> score; booleans -> success), `target` -> expected, `model_usage` -> tokens, `error` ->
-an errored result and `error_retries` -> the failed attempts before it, `messages` -> trajectory,
+an errored result, `model` events and `error_retries` -> attempts (`inspect_attempts`), `messages` ->
+trajectory,
 `output.model` and the stop reason -> served model and finish reason, `eval.model`,
 `eval.model_base_url`, `eval.model_generate_config` and `plan.config` -> route.
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from analyzer.importers.common import Provenance, Row, Source, make_route, parse_time, plural
+from analyzer.importers.inspect_attempts import attempts, retried_calls
 from analyzer.importers.messages import trajectory
 from analyzer.model import Route
 
@@ -53,6 +55,12 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
     scorer = _headline_scorer(log)
     rows = [_row(source.obj(s, p), p, scorer, source) for s, p in zip(samples, places, strict=True)]
     warnings = _warnings(log, rows)
+    retried = sum(retried_calls(s) for s in samples if isinstance(s, dict))
+    if retried:
+        warnings.append(
+            f"Inspect retried {plural(retried, 'model call')} (model events' `retries`): each retry is an "
+            "attempt; Inspect does not record why the retried requests failed, so they show as server_error"
+        )
     version = log.get("version")
     packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
     prov = Provenance(
@@ -101,12 +109,10 @@ def _row(sample: dict[str, Any], place: str, scorer: str | None, source: Source)
     total_time = sample.get("total_time")
     if isinstance(total_time, int | float) and not isinstance(total_time, bool) and total_time >= 0:
         fields["latency_ms"] = total_time * 1000.0
-    retries = sample.get("error_retries") if isinstance(sample.get("error_retries"), list) else []
-    error = sample.get("error")
-    if isinstance(error, dict):
+    error = sample.get("error") if isinstance(sample.get("error"), dict) else None
+    if error is not None:
         fields.update(status="error", answer=None, success=None, score=None, error=_error(error))
-    if retries:
-        fields["attempts"] = _attempts(retries, error if isinstance(error, dict) else None)
+    fields["attempts"] = attempts(sample, error)
     return Row(task_id=task_id, round=epoch, fields=fields, place=place)
 
 
@@ -164,30 +170,6 @@ def _error(error: dict[str, Any]) -> dict[str, Any]:
     message = str(error.get("message") or "error").strip()
     kind = message.split("(", 1)[0] if "(" in message and message.split("(", 1)[0].isidentifier() else "error"
     return {"type": kind, "message": message.splitlines()[0][:300]}
-
-
-def _attempts(retries: list[Any], final_error: dict[str, Any] | None) -> list[dict[str, Any]]:
-    """`error_retries` are whole-sample attempts that failed before the recorded one."""
-    out = [
-        {"attempt": i, "outcome": _outcome(r if isinstance(r, dict) else {})} for i, r in enumerate(retries)
-    ]
-    last = "ok" if final_error is None else _outcome(final_error)
-    out.append({"attempt": len(retries), "outcome": last})
-    return out
-
-
-def _outcome(error: dict[str, Any]) -> str:
-    """The attempt outcome an error message points to; unclassified failures count as server errors."""
-    text = str(error.get("message") or "").lower()
-    if "429" in text or "rate limit" in text or "ratelimit" in text:
-        return "rate_limited"
-    if "timeout" in text or "timed out" in text:
-        return "timeout"
-    if "connection" in text:
-        return "connection_error"
-    if "401" in text or "403" in text or "authentication" in text:
-        return "auth_error"
-    return "server_error"
 
 
 def _route(log: dict[str, Any], spec: dict[str, Any], source: Source) -> Route:

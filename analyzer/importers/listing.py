@@ -2,7 +2,10 @@
 
 Native logs are the native loader's `list_logs`. A foreign file is listed when its first bytes
 carry its format's marks (an `.eval` zip with Inspect's entries; JSON whose head names the keys of
-Inspect, tau-bench, tau2-bench or promptfoo); `load_any` then decides for certain.
+Inspect, tau-bench, tau2-bench, promptfoo or an ALTK-Evolve score card; a `.zip` of AppWorld
+outputs); `load_any` then decides for certain. AppWorld outputs are folders: the folder holding
+experiment folders (or an experiment folder placed directly in the runs folder) is listed once, by
+its `evaluations/<dataset>.json` files.
 """
 
 from __future__ import annotations
@@ -11,17 +14,19 @@ import os
 import zipfile
 from pathlib import Path
 
+from analyzer.importers.appworld_tree import looks_like_zip
 from analyzer.importers.inspect_archive import ZIP_MAGIC
 from analyzer.loader import list_logs
 
 HEAD_BYTES = 64 * 1024
 """How much of a JSON file is read to recognise it."""
-FOREIGN_SUFFIXES = (".json", ".eval")
+FOREIGN_SUFFIXES = (".json", ".eval", ".zip")
 
 _MARKS: tuple[tuple[bytes, ...], ...] = (
     (b'"eval"', b'"version"', b'"samples"'),  # Inspect .json
     (b'"evalId"', b'"results"'),  # promptfoo
     (b'"info"', b'"num_trials"', b'"user_info"'),  # tau2-bench results.json (either layout)
+    (b'"aggregate_trajectory_uncertainty"', b'"step_uncertainty"'),  # ALTK-Evolve score card
 )
 
 
@@ -31,10 +36,38 @@ def list_any_logs(folder: str | os.PathLike[str]) -> list[Path]:
     if not root.is_dir():
         return []
     found = set(list_logs(root))
+    experiments = _appworld_folders(root)
     for p in root.rglob("*"):
-        if p.suffix in FOREIGN_SUFFIXES and p.is_file() and p not in found and looks_foreign(p):
+        inside = any(folder in p.parents for folder in experiments)
+        if (
+            p.suffix in FOREIGN_SUFFIXES
+            and not inside
+            and p.is_file()
+            and p not in found
+            and looks_foreign(p)
+        ):
             found.add(p)
-    return sorted(found)
+    return sorted(found | experiments)
+
+
+def _appworld_folders(root: Path) -> set[Path]:
+    """Folders of AppWorld outputs: each experiment's parent, or the experiment itself at the top."""
+    out = set()
+    for evaluation in root.glob("**/evaluations/*.json"):
+        experiment = evaluation.parent.parent
+        if experiment == root or not (experiment / "tasks").is_dir() and not _evaluation_file(evaluation):
+            continue
+        out.add(experiment if experiment.parent == root else experiment.parent)
+    return out
+
+
+def _evaluation_file(path: Path) -> bool:
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(HEAD_BYTES)
+    except OSError:
+        return False
+    return b'"aggregate"' in head and b'"task_goal_completion"' in head
 
 
 def looks_foreign(path: Path) -> bool:
@@ -45,7 +78,7 @@ def looks_foreign(path: Path) -> bool:
     except OSError:
         return False
     if head[:4] == ZIP_MAGIC:
-        return _inspect_archive(path)
+        return _inspect_archive(path) or (path.suffix == ".zip" and _appworld_zip(path))
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if text[:1] == b"[":  # tau-bench: a list of results
         return b'"task_id"' in text and b'"reward"' in text and (b'"traj"' in text or b'"trial"' in text)
@@ -59,3 +92,10 @@ def _inspect_archive(path: Path) -> bool:
     except (zipfile.BadZipFile, OSError, ValueError):
         return False
     return "header.json" in names or "_journal/start.json" in names
+
+
+def _appworld_zip(path: Path) -> bool:
+    try:
+        return looks_like_zip(path.read_bytes())
+    except OSError:
+        return False

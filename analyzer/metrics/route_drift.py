@@ -2,8 +2,9 @@
 
 A route tuple is what a result was sent with: base URL, key fingerprint and parameters (model,
 temperature, top_p, seed, max_tokens, timeout, max_retries). An attempt's tuple is its result's with
-the attempt's own base URL and key fingerprint where it recorded them. A run is route-pinned when
-every result and attempt that records a route shares exactly one tuple (docs/metrics.md).
+the attempt's own base URL and key fingerprint where it recorded them; an attempt at another
+origin (a redirect's next hop) keeps its missing fingerprint, since no key was sent there. A run is
+route-pinned when every result and attempt that records a route shares exactly one tuple (docs/metrics.md).
 
 `max_tokens` may be set per task (task files allow it): when it never changes within a task, it is
 the task's setting, not the route's, and different tasks' caps do not unpin a run.
@@ -74,8 +75,14 @@ def route_usage(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
     res = results[["task_id", *fields]].copy()
     res.insert(1, "source", "result")
     att = results[["task_id", *fields]].iloc[attempts["result_row"].to_numpy()].reset_index(drop=True)
+    own_url = attempts["base_url"].reset_index(drop=True)
+    elsewhere = (own_url.notna() & (own_url != att["base_url"])).fillna(False).to_numpy(dtype=bool)
     for name in ATTEMPT_FIELDS:
-        att[name] = attempts[name].reset_index(drop=True).fillna(att[name])
+        own = attempts[name].reset_index(drop=True)
+        filled = own.fillna(att[name])
+        if name == "key_fingerprint":  # a hop at another origin was sent no key: it borrows none
+            filled = filled.where(~elsewhere, own)
+        att[name] = filled
     att.insert(1, "source", "attempt")
     both = pd.concat([res, att], ignore_index=True)
     recorded = both[fields].notna().any(axis=1)

@@ -22,6 +22,7 @@ from pydantic import ValidationError
 
 from analyzer.errors import RerunLensError
 from analyzer.model import Result, TaskSpec
+from analyzer.route_profile import MAX_ROUNDS
 
 JOURNAL_SUFFIX = ".journal.jsonl"
 
@@ -41,9 +42,6 @@ class JournalState:
     results: dict[tuple[str, int], Result] = field(default_factory=dict)
     """Finished results by (task id as string, round)."""
 
-
-MAX_ROUNDS = 1000
-"""Most rounds a journal header may claim: what a route profile allows (`RouteProfile.rounds`)."""
 
 HEADER_FIELDS = ("run_id", "created_at", "rounds", "tasks")
 """What a header must hold for a run to resume."""

@@ -16,7 +16,7 @@ import openai
 from pydantic import ValidationError
 
 from analyzer.answers import normalized_key
-from analyzer.model import Result, ResultError, Route, TaskSpec
+from analyzer.model import Attempt, Result, ResultError, Route, TaskSpec
 from analyzer.route_profile import RouteProfile
 from analyzer.runner.executors import ExecutorResult
 from analyzer.runner.scrub import one_line, scrub, scrub_json
@@ -97,12 +97,18 @@ def build_result(done: Attempted, stamp: Stamp) -> Result:
         return _bare_error(done, exc, stamp)
 
 
+def _last_key_sent(attempts: list[Attempt], first: str | None) -> str | None:
+    """The fingerprint of the last key the result's calls carried; a redirect's hop elsewhere carried none."""
+    sent = [a.key_fingerprint for a in attempts if a.key_fingerprint]
+    return sent[-1] if sent else first
+
+
 def _common(done: Attempted, stamp: Stamp) -> dict[str, Any]:
     p, task = stamp.profile, done.task
     attempts = done.recorder.attempts
     route = Route(
         base_url=stamp.shown_url,
-        key_fingerprint=attempts[-1].key_fingerprint if attempts else stamp.first_fingerprint,
+        key_fingerprint=_last_key_sent(attempts, stamp.first_fingerprint),
         model=p.model,
         temperature=p.temperature,
         top_p=p.top_p,

@@ -46,6 +46,7 @@ def render(selection: data.Selection | None = None) -> None:
         _preview(path, tasks)
 
     st.subheader("Route")
+    route_editor.inherited_notice()
     choice = route_editor.route_editor()
     route_editor.check_button(choice, "newrun")
 

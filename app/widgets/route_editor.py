@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import streamlit as st
@@ -186,6 +187,28 @@ def inherit(settings: dict[str, Any], source: str) -> None:
     _seed_widgets()
     _use(settings)
     st.session_state[INHERITED_FROM] = source
+
+
+def inherited_notice() -> None:
+    """On New run: say when the editor still holds a re-run's parent settings, with a way back.
+
+    The editor's state is shared by both views so a route set once carries over; a parent's
+    provider and sampling carried into a new run unannounced would be a silent change of route.
+    """
+    source = st.session_state.get(INHERITED_FROM)
+    if not source:
+        return
+    st.info(
+        data.escape(f"The route below holds the settings taken from the re-run of {Path(source).name}."),
+        icon=":material/history:",
+    )
+    st.button("Start from this server's defaults", key=ROUTE + "reset", on_click=_reset)
+
+
+def _reset() -> None:
+    """Forget the editor's values (a session key stays: the user typed it) and any parent's settings."""
+    for name in [k for k in st.session_state if str(k).startswith(ROUTE) and k != SESSION_KEY]:
+        del st.session_state[name]
 
 
 def _use(settings: dict[str, Any]) -> None:

@@ -1,0 +1,116 @@
+"""AppWorld experiment outputs as a tree of files, read from a folder or from a zip of one.
+
+AppWorld writes each experiment to `experiments/outputs/<experiment>/`: `evaluations/<dataset>.json`
+(from `appworld evaluate`) and `tasks/<task_id>/{logs,evaluation,version,dbs}/...` (from the run).
+A repeated run is one experiment per round, so RerunLens opens a folder (or a zip) holding several
+experiment folders, or a single experiment folder (one round). `experiments(tree)` finds them by
+the files inside, never by a folder's name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import zipfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from analyzer.errors import LogError
+from analyzer.loader import MAX_LOG_BYTES
+
+_MARK = re.compile(r"^(.*?)(?:evaluations/[^/]+\.json|tasks/[^/]+/(?:logs|evaluation|version)/[^/]+)$")
+"""A file AppWorld writes inside an experiment folder; group 1 is the experiment's prefix."""
+_NATURAL = re.compile(r"(\d+)")
+PRESENCE_ONLY = "/logs/environment_io.md"
+"""A file only whose presence is read (it says code ran): its content is never loaded."""
+
+
+@dataclass
+class Tree:
+    """Files by their `/`-separated path relative to the opened folder or zip."""
+
+    name: str
+    """The folder or zip, for messages."""
+    files: dict[str, bytes] = field(default_factory=dict)
+
+    def digest(self) -> bytes:
+        """A digest of every name and content, so importing the same outputs twice gives one run id."""
+        h = hashlib.sha256()
+        for name in sorted(self.files):
+            h.update(name.encode() + b"\0" + self.files[name] + b"\0")
+        return h.digest()
+
+
+def experiments(tree: Tree) -> list[str]:
+    """The experiment folders in the tree (prefixes ending in `/`, or `` for the root itself), in
+    natural order of their names (`run2` before `run10`)."""
+    found = {m.group(1) for name in tree.files if (m := _MARK.match(name))}
+    return sorted(found, key=_natural_key)
+
+
+def _natural_key(prefix: str) -> list[object]:
+    return [int(part) if part.isdigit() else part for part in _NATURAL.split(prefix)]
+
+
+def read_folder(root: Path) -> Tree:
+    """Every AppWorld output file under `root` (task databases left out: they are not read).
+
+    Raises:
+        LogError: the files together are over the size limit, or one cannot be read.
+    """
+    tree = Tree(name=str(root))
+    total = 0
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if "/dbs/" in f"/{rel}" or "/checkpoints/" in f"/{rel}" or not _MARK.match(rel) or not path.is_file():
+            continue
+        try:
+            data = b"" if rel.endswith(PRESENCE_ONLY) else path.read_bytes()
+        except OSError as exc:
+            raise LogError(f"{path}: cannot read ({exc.strerror})") from None
+        total += len(data)
+        if total > MAX_LOG_BYTES:
+            raise LogError(f"{root}: the AppWorld outputs are over the {MAX_LOG_BYTES // 2**20} MiB limit")
+        tree.files[rel] = data
+    return tree
+
+
+def zip_names(data: bytes) -> list[str] | None:
+    """The entry names of a zip, or None when the bytes are not a readable zip."""
+    try:
+        return zipfile.ZipFile(io.BytesIO(data)).namelist()
+    except (zipfile.BadZipFile, ValueError, OSError):
+        return None
+
+
+def looks_like_zip(data: bytes) -> bool:
+    """True for a zip holding AppWorld experiment outputs (and not Inspect's `header.json`)."""
+    names = zip_names(data)
+    if not names or "header.json" in names or "_journal/start.json" in names:
+        return False
+    return any(_MARK.match(n) for n in names)
+
+
+def read_zip(data: bytes, name: str) -> Tree:
+    """The AppWorld output files of a zip.
+
+    Raises:
+        LogError: the zip is damaged or inflates past the size limit.
+    """
+    tree = Tree(name=name)
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        infos = [i for i in archive.infolist() if not i.is_dir() and _MARK.match(i.filename)]
+        if sum(i.file_size for i in infos) > MAX_LOG_BYTES:
+            raise LogError(
+                f"{name}: the AppWorld outputs inflate past the {MAX_LOG_BYTES // 2**20} MiB limit"
+            )
+        for info in infos:
+            if info.filename.endswith(PRESENCE_ONLY):
+                tree.files[info.filename] = b""
+            elif "/dbs/" not in f"/{info.filename}":
+                tree.files[info.filename] = archive.read(info)
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        raise LogError(f"{name}: damaged zip ({exc})") from None
+    return tree

@@ -1,0 +1,78 @@
+"""Inspect model events become attempts: one per model call with SDK retry 0 (an agent's many calls
+are not retries), the call's own API retries and the sample's error retries counted as retries.
+Checked against the events in the real logs inspect-ai 0.3.285 wrote (fixtures/foreign/inspect_ai)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+from analyzer.analysis import analyze
+from analyzer.importers import load_any, load_any_bytes
+from analyzer.importers.common import Source, parse_time
+from analyzer.importers.inspect_archive import read_eval_archive
+
+HERE = Path(__file__).parent / "fixtures" / "foreign" / "inspect_ai"
+TOOLS = HERE / "mock_tools.eval"
+EPOCHS = HERE / "mock_epochs.json"
+
+
+def _model_events(sample: dict) -> list[dict]:
+    return [e for e in sample["events"] if e.get("event") == "model"]
+
+
+def test_each_model_call_is_a_first_try_not_a_retry() -> None:
+    raw = read_eval_archive(TOOLS.read_bytes(), Source("mock_tools.eval"))
+    events = {(s["id"], s["epoch"]): _model_events(s) for s in raw["samples"]}
+    log = load_any(TOOLS).log
+    for run in log.runs:
+        for r in run:
+            calls = events[(r.task_id, r.round)]
+            assert len(calls) == 2  # the mock agent calls the model, runs `add`, calls it again
+            assert [(a.retry, a.outcome) for a in r.attempts] == [(0, "ok"), (0, "ok")]
+            assert [a.started_at for a in r.attempts] == [parse_time(e["timestamp"]) for e in calls]
+            assert [a.ended_at for a in r.attempts] == [parse_time(e["completed"]) for e in calls]
+            assert r.retries == 0
+    figures = analyze(log).headline.retries
+    assert figures.attempts_total == 12 and figures.extra_attempts == 0 and figures.results_with_retry == 0
+
+
+def _edited(edit) -> tuple:  # noqa: ANN001
+    data = json.loads(EPOCHS.read_text(encoding="utf-8"))
+    data = copy.deepcopy(data)
+    sample = next(s for s in data["samples"] if s["id"] == "capital" and s["epoch"] == 1)
+    edit(_model_events(sample)[0], sample)
+    loaded = load_any_bytes(json.dumps(data).encode(), "edited.json")
+    result = next(r for r in loaded.log.runs[0] if r.task_id == "capital")
+    return loaded, result
+
+
+def test_a_call_inspect_retried_twice_is_three_attempts_and_two_retries() -> None:
+    loaded, r = _edited(lambda event, sample: event.update(retries=2))
+    assert [(a.retry, a.outcome) for a in r.attempts] == [(0, "server_error"), (1, "server_error"), (2, "ok")]
+    assert r.retries == 2
+    assert any("retried 1 model call" in w and "server_error" in w for w in loaded.warnings)
+    figures = analyze(loaded.log).headline.retries
+    # the edited call's 2 retries plus the errored planet epoch that Inspect re-ran once
+    assert figures.extra_attempts == 3 and figures.results_with_retry == 2
+
+
+def test_a_failed_call_gives_its_outcome_and_a_cache_read_is_no_request() -> None:
+    def fail(event: dict, sample: dict) -> None:
+        event["error"] = "RateLimitError('Error code: 429 - rate limit reached')"
+        sample["events"].append({**event, "error": None, "cache": "read"})
+
+    _, r = _edited(fail)
+    assert [(a.retry, a.outcome) for a in r.attempts] == [(0, "rate_limited")]
+
+
+def test_the_errored_epoch_keeps_its_one_sample_retry() -> None:
+    log = load_any(EPOCHS).log
+    planet3 = next(r for r in log.runs[2] if r.task_id == "planet")
+    # retry_on_error=1: the solver raised before calling the model in both tries
+    assert [(a.attempt, a.retry, a.outcome) for a in planet3.attempts] == [
+        (0, 0, "server_error"),
+        (1, 1, "server_error"),
+    ]
+    assert planet3.retries == 1
