@@ -229,6 +229,7 @@ def _switched(page: object, title: str) -> float:
         "return document.querySelectorAll('h1').length > 0;",
         f"return [...document.querySelectorAll('h1')].some(h => h.textContent.trim() === {title!r});",
     )
+    page.bring_to_front()  # type: ignore[attr-defined]  # a background tab's frames are throttled
     t = time.perf_counter()
     page.locator('[data-testid="stSidebarNav"]').get_by_role("link", name=title).click()  # type: ignore[attr-defined]
     page.wait_for_function(ready, polling=50)  # type: ignore[attr-defined]
