@@ -3,8 +3,8 @@
 Everything cached lives here; the analyzer never knows about caching. Logs and analyses are cached
 with `st.cache_resource`, not `st.cache_data`: they are large and read-only (the analyzer's frames
 are for reading; views and charts copy before changing anything), and `cache_data` would pickle and
-unpickle a 1,000 x 10 log and its analysis on every rerun (about 2 s), which alone would break the
-3 s render target.
+unpickle a 1,000 x 10 log and its analysis on every rerun (about 2 s), twice issue 12's 1 s
+target for a cached render.
 
 Session state holds only ids and selections (file names, the answer key, the focused label, typed
 labels), namespaced `src.*`; the first three are mirrored into the URL query (`log`, `key`,

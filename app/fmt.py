@@ -6,7 +6,6 @@ import json
 import math
 import re
 
-import pandas as pd
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -14,6 +13,8 @@ from analyzer.export import flagged_task_json, tasks_csv
 from app import data, log_folders
 
 NONE = "—"
+"""What a missing value reads, in a metric and in every table (`st.dataframe(placeholder=NONE)`),
+number and text cells alike, instead of Streamlit's grey "None"."""
 
 
 def _missing(value: object) -> bool:
@@ -43,23 +44,6 @@ def pp(value: float | None) -> str:
 def pct(value: float | None) -> str:
     """A fraction 0..1 as a percentage."""
     return NONE if _missing(value) else f"{100 * value:.1f} %"  # type: ignore[operator]
-
-
-def no_none(frame: pd.DataFrame) -> pd.DataFrame:
-    """A copy for display where a missing text (None, NaN, <NA>) reads — instead of a raw "None".
-
-    Text columns only: numeric and yes/no columns keep their type (and their format).
-    """
-    out = frame.copy()
-    for column in out.columns:
-        series = out[column]
-        if series.dtype == object or pd.api.types.is_string_dtype(series.dtype):
-            present = series.dropna()
-            if len(present) and present.map(lambda v: isinstance(v, bool)).all():
-                continue  # a yes/no column: its checkbox shows a missing value as unticked
-            if series.isna().any():
-                out[column] = series.astype(object).where(series.notna(), NONE)
-    return out
 
 
 def file_stem(label: str) -> str:

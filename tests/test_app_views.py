@@ -118,9 +118,19 @@ def test_overview_shows_the_analyzers_headline() -> None:
     assert [shown[c] for c in ("Route", "Model", "Unclear")] == [
         str(causes.count(c)) for c in ("route", "model", "unclear")
     ]
+    # the list and the Pass^k curve are one click away (lazy expanders): drawn only once opened
+    assert [e.label for e in at.expander] == [
+        f"The cause of each of the {len(causes)} inconsistent tasks, with its evidence",
+        "Pass^k and Pass@k for k = 1 to 5: how success falls as rounds are added",
+    ]
+    curve_title = "Success as rounds are added"
+    assert not at.dataframe and curve_title not in [f["layout"]["title"]["text"] for f in figures(at)]
+    at.session_state["overview.causes"] = True
+    at.session_state["overview.curve"] = True
+    at.run()
     assert frame_with(at, "cause", "evidence")["evidence"].tolist() == [a.evidence for a in h.attribution]
 
-    curve = figures(at)[0]  # the Pass^k curve; the trajectory histogram follows it
+    (curve,) = [f for f in figures(at) if f["layout"]["title"]["text"] == curve_title]
     k = decode(curve["data"][0]["x"])
     pass_hat = decode(curve["data"][0]["y"])
     assert list(k) == list(h.outcome.pass_hat_k)  # type: ignore[union-attr]
@@ -217,6 +227,12 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
     sel = selection("drift_v2.json")
     analysis = sel.focus.analysis  # type: ignore[union-attr]
     at = run_view("tasks", sel)
+    # a first visit draws the table and one task; the grid is the second tab, drawn when opened
+    assert [t.label for t in at.tabs] == ["One task", "Answers by round"]
+    assert not figures(at)
+    at.session_state["tasks.tab"] = "Answers by round"
+    at.run()
+    assert not at.selectbox  # the one-task tab is not run while the grid is open
     (heatmap,) = figures(at)
     trace = heatmap["data"][0]
     assert trace["type"] == "heatmap"
@@ -244,6 +260,34 @@ def test_dataframe_row_click_selects_the_task() -> None:
     at.run()
     assert not at.exception
     assert at.selectbox(key="tasks.task").value == sel.focus.analysis.tasks["task_id"][4]  # type: ignore[union-attr]
+
+
+def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
+    """A format-1 log has no grading, latency or route: those cells are empty, in number and in text
+    columns alike, and every table shows them as "—" (Streamlit's default is a grey "None")."""
+    at = run_view("tasks", selection("plain_v1.json"))
+    table, clusters, rounds = (df.value for df in at.dataframe)
+    assert table["success_rate"].isna().all() and clusters["successes"].isna().all()
+    assert rounds["latency_ms"].isna().all() and rounds["base_url"].isna().all()
+    assert [df.proto.placeholder for df in at.dataframe] == ["—", "—", "—"]
+    overview = run_view("overview", selection("drift_v2.json"))
+    overview.session_state["overview.causes"] = True
+    overview.run()
+    causes = frame_with(overview, "cause", "p_value")
+    assert causes["p_value"].isna().any()  # a cause without a test has no p-value
+    assert [df.proto.placeholder for df in overview.dataframe] == ["—"]
+
+
+def test_a_shared_link_opens_the_grid_and_a_row_click_goes_back_to_that_task() -> None:
+    sel = selection("drift_v2.json")
+    tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"tasks.tab": "Answers by round", "task": "html"})
+    assert figures(at) and not at.selectbox
+    at.session_state["tasks.table"] = {"selection": {"rows": [2], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert "heatmap" not in [trace["type"] for fig in figures(at) for trace in fig["data"]]
+    assert at.selectbox(key="tasks.task").value == tasks["task_id"][2] != "html"
 
 
 # --- Tokens, Retries, Routes -----------------------------------------------------------------------

@@ -45,7 +45,9 @@ def render(selection: data.Selection | None = None) -> None:
     result = compare([(g.label, g.analysis) for g in sel.groups])
 
     st.subheader("Side by side")
-    st.dataframe(fmt.no_none(result.table), column_config=TABLE_COLUMNS, hide_index=True, key="compare.table")
+    st.dataframe(
+        result.table, column_config=TABLE_COLUMNS, hide_index=True, placeholder=fmt.NONE, key="compare.table"
+    )
 
     st.subheader("Differences beyond noise?")
     st.caption(
@@ -82,7 +84,8 @@ def render(selection: data.Selection | None = None) -> None:
         st.text("No task flips between these groups.")
     else:
         st.dataframe(
-            fmt.no_none(result.flips.drop(columns=["flipped"])),
+            result.flips.drop(columns=["flipped"]),
+            placeholder=fmt.NONE,
             column_config={"task_id": st.column_config.TextColumn("task")},
             hide_index=True,
             key="compare.flips",

@@ -12,6 +12,10 @@ from analyzer.report_text import interval
 from app import charts, data, fmt, trajectory_panel
 
 TASKS_VIEW = "views/tasks.py"
+CAUSES = "overview.causes"
+CURVE = "overview.curve"
+PASS_K_CONFIG = {"displayModeBar": False}
+"""A ten-point curve needs no zoom or pan buttons; hover still reads each point (and it draws lighter)."""
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -130,14 +134,24 @@ def _outcome(outcome: OutcomeFigures) -> None:
             f"Tasks have between {outcome.n_min} and {outcome.n} graded runs; each task uses its own "
             "count for k = n."
         )
-    curve = pd.DataFrame(
-        {
-            "k": list(outcome.pass_hat_k),
-            "pass_hat_k": list(outcome.pass_hat_k.values()),
-            "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
-        }
+    # Lazy: Plotly is the heaviest drawing of the page; the curve is drawn once opened (the URL
+    # keeps it open: `overview.curve`), the figures it ends on are the metrics above.
+    box = st.expander(
+        f"Pass^k and Pass@k for k = 1 to {outcome.n}: how success falls as rounds are added",
+        key=CURVE,
+        icon=":material/show_chart:",
+        bind="query-params",
     )
-    st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk")
+    if box.open:
+        curve = pd.DataFrame(
+            {
+                "k": list(outcome.pass_hat_k),
+                "pass_hat_k": list(outcome.pass_hat_k.values()),
+                "pass_at_k": [outcome.pass_at_k[k] for k in outcome.pass_hat_k],
+            }
+        )
+        with box:
+            st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk", config=PASS_K_CONFIG)
 
 
 def _intervals(h: Headline) -> None:
@@ -160,12 +174,21 @@ def _attribution(h: Headline) -> None:
     cols[0].metric("Route", causes.count("route"), help="Each route gave one answer; routes differ.")
     cols[1].metric("Model", causes.count("model"), help="Answers differ within one route.")
     cols[2].metric("Unclear", causes.count("unclear"), help="The log cannot tell (reason given).")
-    st.dataframe(
-        attribution_frame(h.attribution),
-        column_config=ATTRIBUTION_COLUMNS,
-        hide_index=True,
-        key="overview.attribution",
+    # Lazy: the table is built and drawn only while open (the URL keeps it open: `overview.causes`).
+    causes_box = st.expander(
+        f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence",
+        key=CAUSES,
+        bind="query-params",
     )
+    if causes_box.open:
+        with causes_box:
+            st.dataframe(
+                attribution_frame(h.attribution),
+                placeholder=fmt.NONE,
+                column_config=ATTRIBUTION_COLUMNS,
+                hide_index=True,
+                key="overview.attribution",
+            )
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Route tuples")
     st.caption("Every distinct route a result or attempt was sent with, most used first.")
-    st.dataframe(fmt.no_none(analysis.routes), hide_index=True, key="routes.tuples")
+    st.dataframe(analysis.routes, hide_index=True, placeholder=fmt.NONE, key="routes.tuples")
 
     st.subheader("Where it changed")
     drifted = analysis.tasks[analysis.tasks["drifted"]]
@@ -57,6 +57,7 @@ def render(selection: data.Selection | None = None) -> None:
     else:
         st.dataframe(
             drifted[["task_id", "drift"]],
+            placeholder=fmt.NONE,
             column_config=SPLIT_COLUMNS,
             hide_index=True,
             key="routes.drifted",
@@ -80,7 +81,11 @@ def render(selection: data.Selection | None = None) -> None:
         counts = [f"{causes.count(c)} {c}" for c in ("route", "model", "unclear")]
         st.text(" · ".join(counts))
         st.dataframe(
-            attribution_frame(items), column_config=ATTRIBUTION_COLUMNS, hide_index=True, key="routes.cause"
+            attribution_frame(items),
+            column_config=ATTRIBUTION_COLUMNS,
+            hide_index=True,
+            placeholder=fmt.NONE,
+            key="routes.cause",
         )
     coding_tools.render(group.loaded.log)
 

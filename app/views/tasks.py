@@ -1,4 +1,9 @@
-"""Tasks: the per-task table, and for one task its answer clusters, round grid and trajectory steps.
+"""Tasks: the per-task table, then two tabs: one task (its answer clusters, every round, trajectory
+steps) and the task x round grid of answers.
+
+The tabs are lazy (only the open one runs and is drawn) and bound to the URL (`tasks.tab`): the grid
+is the page's heaviest drawing (a Plotly heatmap), so a first visit draws the table and one task
+only, and the grid is one click away, as a tab the user sees.
 
 Answers are log text: they are shown only in dataframes, `st.text` and `st.code`, never as markdown.
 """
@@ -17,6 +22,9 @@ SEARCH = "tasks.search"
 TASK = "tasks.task"
 TABLE = "tasks.table"
 CLICKED = "tasks.clicked_rows"
+SECTION = "tasks.tab"
+ONE_TASK_TAB = "One task"
+GRID_TAB = "Answers by round"
 HEATMAP_ROWS = 60
 
 TASK_COLUMNS = {
@@ -90,8 +98,13 @@ def render(selection: data.Selection | None = None) -> None:
     if not task_ids:
         st.info("No task matches the filter.")
         return
-    _grid(group, shown, task_ids)
-    _one_task(group, shown, task_ids)
+    one, grid = st.tabs([ONE_TASK_TAB, GRID_TAB], key=SECTION, bind="query-params")
+    if grid.open:
+        with grid:
+            _grid(group, shown, task_ids)
+    else:
+        with one:
+            _one_task(group, shown, task_ids)
 
 
 def _filtered(tasks: pd.DataFrame) -> pd.DataFrame:
@@ -117,7 +130,8 @@ def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
     st.caption(f"{len(shown):,} of {total:,} tasks · click a row to open it · click a header to sort")
     columns = [c for c in TASK_COLUMNS if c in shown.columns]
     event = st.dataframe(
-        fmt.no_none(shown[columns]),
+        shown[columns],
+        placeholder=fmt.NONE,
         column_config=TASK_COLUMNS,
         hide_index=True,
         on_select="rerun",
@@ -130,11 +144,12 @@ def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
         st.session_state[CLICKED] = rows
         if rows and rows[0] < len(task_ids):
             st.session_state[TASK] = task_ids[rows[0]]
+            data.mirror_to_url("task", task_ids[rows[0]])  # so a task named in the URL does not win
+            st.session_state[SECTION] = ONE_TASK_TAB  # the clicked task opens, whichever tab was open
 
 
 def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
     """Task x round heatmap coloured by the analyzer's answer clusters."""
-    st.subheader("Answers by round")
     if len(task_ids) > HEATMAP_ROWS:
         # too many rows to read: show the least consistent first (lowest majority share)
         order = shown.sort_values("majority_share", kind="stable", na_position="last")
@@ -161,7 +176,6 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
     data.seed_from_url(TASK, "task", first, lambda raw: raw[-1])
     if st.session_state[TASK] not in task_ids:
         st.session_state[TASK] = first
-    st.subheader("One task")
     task_id = st.selectbox("Task", task_ids, key=TASK)
     data.mirror_to_url("task", task_id)
     row = shown[shown["task_id"].astype(str) == task_id].iloc[0]
@@ -182,7 +196,8 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
     clusters = analysis.clusters[analysis.clusters["task_id"].astype(str) == task_id]
     st.markdown("**Answer clusters**")
     st.dataframe(
-        fmt.no_none(clusters.drop(columns=["task_id"])),
+        clusters.drop(columns=["task_id"]),
+        placeholder=fmt.NONE,
         column_config=CLUSTER_COLUMNS,
         hide_index=True,
         key="tasks.clusters",
@@ -191,7 +206,8 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
     results = analysis.results[analysis.results["task_id"].astype(str) == task_id]
     st.markdown("**Every round**")
     st.dataframe(
-        fmt.no_none(results[[c for c in ROUND_COLUMNS if c in results.columns]]),
+        results[[c for c in ROUND_COLUMNS if c in results.columns]],
+        placeholder=fmt.NONE,
         hide_index=True,
         column_config=ROUND_CONFIG,
         key="tasks.rounds",

@@ -65,7 +65,8 @@ def render(selection: data.Selection | None = None) -> None:
         st.text("No outliers.")
     else:
         st.dataframe(
-            fmt.no_none(analysis.token_outliers),
+            analysis.token_outliers,
+            placeholder=fmt.NONE,
             column_config=OUTLIER_COLUMNS,
             hide_index=True,
             key="tokens.outliers",

@@ -102,7 +102,8 @@ def _show(state: RunProgress) -> None:
         f"{differ:,} of {len(answers):,} tasks started have given different answers so far"
     )
     st.dataframe(
-        answers.fillna({"latest_answer": fmt.NONE}),
+        answers,
+        placeholder=fmt.NONE,
         column_config=ANSWER_COLUMNS,
         hide_index=True,
         height=min(38 + 35 * max(len(answers), 1), 560),

@@ -77,9 +77,9 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def streamlit_command(port: int, runs_dir: Path) -> list[str]:
+def streamlit_command(port: int, runs_dir: Path, script: Path = MAIN) -> list[str]:
     return [
-        *(sys.executable, "-m", "streamlit", "run", str(MAIN)),
+        *(sys.executable, "-m", "streamlit", "run", str(script)),
         *("--server.port", str(port), "--server.address", "127.0.0.1", "--server.headless", "true"),
         *("--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"),
         *("--", "--runs-dir", str(runs_dir)),
@@ -94,9 +94,13 @@ def server_env(extra: dict[str, str] | None = None) -> dict[str, str]:
 
 @contextmanager
 def streamlit_server(
-    runs_dir: Path, log_path: Path | None = None, extra_env: dict[str, str] | None = None
+    runs_dir: Path,
+    log_path: Path | None = None,
+    extra_env: dict[str, str] | None = None,
+    script: Path = MAIN,
 ) -> Iterator[str]:
-    """Run the dashboard on `runs_dir` until the block ends; yields its base URL once healthy.
+    """Run the dashboard (or another Streamlit `script`) on `runs_dir` until the block ends; yields
+    its base URL once healthy.
 
     The server's output goes to `log_path` (discarded when None); `extra_env` is added to
     `server_env()`. Raises RuntimeError if the server exits or is not healthy within 60 s.
@@ -106,7 +110,7 @@ def streamlit_server(
     see = f"; see {log_path}" if log_path else ""
     out = log_path.open("w") if log_path else None
     proc = subprocess.Popen(
-        streamlit_command(port, runs_dir),
+        streamlit_command(port, runs_dir, script),
         cwd=ROOT,
         stdout=out or subprocess.DEVNULL,
         stderr=subprocess.STDOUT,

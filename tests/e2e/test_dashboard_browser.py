@@ -160,3 +160,35 @@ def test_downloads_and_flagged_link(server: str, page: object, tmp_path: Path) -
     assert "flagged=1" in page.url  # type: ignore[attr-defined]
     page.get_by_text("7 of 8 tasks").first.wait_for()  # type: ignore[attr-defined]
     assert_no_exception(page)
+
+
+def test_the_lazy_sections_open_with_a_click_and_stay_open_in_the_url(server: str, page: object) -> None:
+    """The Pass^k curve, the list of causes and the answers-by-round grid are drawn only once
+    opened (a first render is lighter), each one click away, and a shared URL keeps them open."""
+    page.goto(f"{server}/?log=drift_v2.json")  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    charts = page.locator('[data-testid="stPlotlyChart"]')  # type: ignore[attr-defined]
+    assert charts.count() == 1  # the trajectories histogram only: the curve is not drawn yet
+    page.get_by_text("Pass^k and Pass@k for k = 1 to 5").click()  # type: ignore[attr-defined]
+    page.get_by_text("Success as rounds are added").first.wait_for()  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    assert charts.count() == 2 and "overview.curve=" in page.url  # type: ignore[attr-defined]
+    page.get_by_text("The cause of each of the").click()  # type: ignore[attr-defined]
+    page.locator('[data-testid="stDataFrame"]').first.wait_for()  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    assert "overview.causes=" in page.url  # type: ignore[attr-defined]
+    shot(page, "overview-opened")
+    page.reload()  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    assert charts.count() == 2 and page.locator('[data-testid="stDataFrame"]').count() == 1  # type: ignore[attr-defined]
+
+    page.goto(f"{server}/tasks?log=drift_v2.json&task=flaky")  # type: ignore[attr-defined]
+    wait_rendered(page, "Tasks")
+    assert page.get_by_role("tab", name="One task").get_attribute("aria-selected") == "true"  # type: ignore[attr-defined]
+    assert page.locator(".js-plotly-plot .heatmaplayer").count() == 0  # type: ignore[attr-defined]
+    page.get_by_role("tab", name="Answers by round").click()  # type: ignore[attr-defined]
+    page.locator(".js-plotly-plot .heatmaplayer").first.wait_for()  # type: ignore[attr-defined]
+    wait_rendered(page, "Tasks")
+    assert "tasks.tab=Answers" in page.url  # type: ignore[attr-defined]
+    assert_no_exception(page)
+    shot(page, "tasks-grid")
