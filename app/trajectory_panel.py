@@ -58,6 +58,7 @@ def task_section(group: data.Group, task_id: str) -> None:
             rounds_at_step(group.loaded.log, task_id, fd),
             column_config=SIDE_COLUMNS,
             hide_index=True,
+            placeholder=fmt.NONE,
             key="tasks.divergence_sides",
         )
 

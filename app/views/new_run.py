@@ -109,6 +109,7 @@ def _preview(path: Path | None, tasks: list[TaskSpec]) -> None:
         column_config=TASK_COLUMNS,
         hide_index=True,
         height=min(38 + 35 * len(frame), 250),
+        placeholder=fmt.NONE,
         key="newrun.preview",
     )
 

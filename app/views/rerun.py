@@ -431,6 +431,7 @@ def _before_after(job: JobStatus, key: str) -> None:
         column_config=AFTER_COLUMNS,
         hide_index=True,
         height=min(38 + 35 * len(shown), 740),
+        placeholder=fmt.NONE,
         key=f"rerun.after.{job.job_id}",
     )
     fmt.page_link(COMPARE_VIEW, "Compare the two logs side by side →")
