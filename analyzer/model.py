@@ -51,9 +51,7 @@ HttpStatus = Annotated[int, Strict(), Field(ge=0, le=999)]
 class _Record(BaseModel):
     """Base for every record: keeps unknown fields, rejects NaN and infinities."""
 
-    model_config = ConfigDict(
-        extra="allow", allow_inf_nan=False, populate_by_name=True, use_attribute_docstrings=True
-    )
+    model_config = ConfigDict(extra="allow", allow_inf_nan=False, populate_by_name=True)
 
 
 class Summary(_Record):

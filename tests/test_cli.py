@@ -17,6 +17,7 @@ import pytest
 from analyzer.analysis import analyze
 from analyzer.cli import build_parser, main
 from analyzer.loader import load_path
+from analyzer.log_schema import attribute_docstrings, log_json_schema
 from analyzer.taskfile import load_tasks
 
 ROOT = Path(__file__).parent.parent
@@ -186,3 +187,14 @@ def test_csv_export_defuses_spreadsheet_formulas(capsys: pytest.CaptureFixture[s
     assert run(capsys, "export", str(log), "--csv", str(out))[0] == 0
     row = out.read_text().splitlines()[1]
     assert row.startswith("\"'=HYPERLINK(")
+
+
+def test_schema_describes_fields_from_their_docstrings() -> None:
+    """The models skip pydantic's docstring collection (50 ms a start); the schema reads them itself."""
+    found = attribute_docstrings(
+        'class A:\n    x: int\n    """The x.\n\n    More."""\n    y: int\n    z = 1\n    """no"""\n'
+    )
+    assert found == {"A": {"x": "The x.\n\nMore."}}
+    schema = log_json_schema()
+    assert "prompt" in schema["$defs"]["Result"]["properties"]["prompt_tokens"]["description"].lower()
+    assert schema["$defs"]["Route"]["properties"]["base_url"]["description"]

@@ -15,7 +15,7 @@ from analyzer.compare import comparison_report
 from analyzer.errors import RerunLensError
 from analyzer.export import flagged_task_file, missing_prompts, tasks_csv
 from analyzer.importers import import_to_file, load_any
-from analyzer.model import RunLog
+from analyzer.log_schema import log_json_schema
 from analyzer.report_html import ReportEntry, render_report_html
 from analyzer.report_text import render_comparison, render_report
 from analyzer.taskfile import load_tasks
@@ -87,7 +87,7 @@ def import_log(args: argparse.Namespace) -> int:
 
 def schema(args: argparse.Namespace) -> int:
     """`rerunlens schema`: the JSON Schema of the log format."""
-    print(json.dumps(RunLog.model_json_schema(), indent=2))
+    print(json.dumps(log_json_schema(), indent=2))
     return 0
 
 
