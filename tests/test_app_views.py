@@ -163,7 +163,7 @@ def test_overview_downloads_are_the_analyzers_exports() -> None:
         "Report to share (HTML)",
     ]
     two = run_view("overview", selection("drift_v2.json", "pinned_v2.json"))
-    assert [b.proto.label for b in two.download_button][-1] == "All 2 open logs side by side (HTML)"
+    assert [b.proto.label for b in two.download_button][-1] == "All 2 open logs (HTML)"
 
 
 def test_overview_without_a_log_asks_for_one() -> None:

@@ -29,32 +29,39 @@ def render(selection: data.Selection | None = None) -> None:
     h = group.analysis.headline
     fmt.group_caption(group, sel.key)
 
-    cols = st.columns(5)
-    cols[0].metric("Tasks", fmt.count(h.tasks))
-    cols[1].metric("Rounds", fmt.count(h.rounds))
-    cols[2].metric(
-        "Answer gap",
-        fmt.pp(h.answer_gap_pp),
-        help="Share of tasks (with 2+ answers) whose answers differ between rounds, in percentage points.",
-    )
-    cols[3].metric("Answer consistency", fmt.pct(h.answer_consistency_rate))
     outcome = h.outcome
-    cols[4].metric(
-        "Outcome gap",
-        fmt.pp(outcome.outcome_gap_pp) if outcome else "no grading",
-        help="Mean@n minus Pass^n: how much success drops when every round must succeed.",
+    fmt.metric_rows(
+        [
+            (
+                "Answer gap",
+                fmt.pp(h.answer_gap_pp),
+                "Share of tasks (with 2+ answers) whose answers differ between rounds, in percentage points.",
+            ),
+            ("Answer consistency", fmt.pct(h.answer_consistency_rate)),
+            (
+                "Outcome gap",
+                fmt.pp(outcome.outcome_gap_pp) if outcome else "no grading",
+                "Mean@n minus Pass^n: how much success drops when every round must succeed.",
+            ),
+        ]
     )
-
     _intervals(h)
-
-    cols = st.columns(5)
-    cols[0].metric("Tokens, total", fmt.count(h.tokens.total))
-    cols[1].metric("Tokens per task", fmt.num(h.tokens.per_task_mean))
-    cols[2].metric(
-        "Retries", fmt.count(h.retries.extra_attempts), help="HTTP attempts beyond each result's first."
+    fmt.metric_rows(
+        [
+            ("Tasks", fmt.count(h.tasks)),
+            ("Rounds", fmt.count(h.rounds)),
+            ("Flagged tasks", fmt.count(len(h.flagged))),
+            ("Errored results", fmt.count(h.errors)),
+        ],
+        per_row=4,
     )
-    cols[3].metric("Errored results", fmt.count(h.errors))
-    cols[4].metric("Flagged tasks", fmt.count(len(h.flagged)))
+    fmt.metric_rows(
+        [
+            ("Tokens, total", fmt.count(h.tokens.total)),
+            ("Tokens per task", fmt.num(h.tokens.per_task_mean)),
+            ("Retries", fmt.count(h.retries.extra_attempts), "HTTP attempts beyond each result's first."),
+        ]
+    )
 
     st.subheader("Route")
     if h.route.pinned:
@@ -97,11 +104,12 @@ def _html_reports(sel: data.Selection, group: data.Group) -> None:
     )
     if len(sel.groups) > 1:
         cols[1].download_button(
-            f"All {len(sel.groups)} open logs side by side (HTML)",
+            f"All {len(sel.groups)} open logs (HTML)",
             lambda: data.html_report(sel.groups),
             file_name="rerunlens-report.html",
             mime="text/html",
             on_click="ignore",
+            help="One self-contained report with every open log side by side.",
             key="overview.dl.html_all",
         )
 

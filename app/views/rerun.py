@@ -400,15 +400,14 @@ def _before_after(job: JobStatus, key: str) -> None:
     verdicts = frame["verdict"].value_counts()
     route = tasks_with(frame, "route")
     model = tasks_with(frame, "model", "regressed")
-    cols = st.columns(5)
-    cols[0].metric("Route (beyond chance)", f"{len(route)}", help=VERDICT_TEXT["route"])
-    cols[1].metric("Model", f"{len(model)}", help=VERDICT_TEXT["model"])
-    cols[2].metric(
-        "Inconclusive", f"{int(verdicts.get('inconclusive', 0))}", help=VERDICT_TEXT["inconclusive"]
-    )
-    cols[3].metric("Consistent before and after", f"{int(verdicts.get('stable', 0))}")
-    cols[4].metric(
-        "Too few answers", f"{int(verdicts.get('unmeasured', 0))}", help=VERDICT_TEXT["unmeasured"]
+    fmt.metric_rows(
+        [
+            ("Route (beyond chance)", f"{len(route)}", VERDICT_TEXT["route"]),
+            ("Model", f"{len(model)}", VERDICT_TEXT["model"]),
+            ("Inconclusive", f"{int(verdicts.get('inconclusive', 0))}", VERDICT_TEXT["inconclusive"]),
+            ("Consistent before and after", f"{int(verdicts.get('stable', 0))}"),
+            ("Too few answers", f"{int(verdicts.get('unmeasured', 0))}", VERDICT_TEXT["unmeasured"]),
+        ]
     )
     pinned = pinned_text(job.pinned[1:]) if job.pinned else "route pinned"
     st.info(data.escape(f"{chance_headline(frame)} ({pinned}.)"), icon=":material/casino:")

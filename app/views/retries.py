@@ -24,13 +24,15 @@ def render(selection: data.Selection | None = None) -> None:
     analysis = group.analysis
     r = analysis.headline.retries
 
-    cols = st.columns(5)
-    cols[0].metric("HTTP attempts", fmt.count(r.attempts_total))
-    cols[1].metric("Retries", fmt.count(r.extra_attempts), help="Attempts beyond each result's first.")
-    cols[2].metric("Results retried", fmt.count(r.results_with_retry))
-    cols[3].metric("Retry-After sent", fmt.count(r.retry_after_seen))
-    cols[4].metric(
-        "Longest Retry-After", fmt.num(r.retry_after_max_s, 1) + (" s" if r.retry_after_max_s else "")
+    longest = fmt.num(r.retry_after_max_s, 1) + (" s" if r.retry_after_max_s else "")
+    fmt.metric_rows(
+        [
+            ("HTTP attempts", fmt.count(r.attempts_total)),
+            ("Retries", fmt.count(r.extra_attempts), "Attempts beyond each result's first."),
+            ("Results retried", fmt.count(r.results_with_retry)),
+            ("Retry-After sent", fmt.count(r.retry_after_seen)),
+            ("Longest Retry-After", longest),
+        ]
     )
     attempts = analysis.attempts
     if attempts.empty:

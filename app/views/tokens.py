@@ -28,16 +28,19 @@ def render(selection: data.Selection | None = None) -> None:
     analysis = group.analysis
     t = analysis.headline.tokens
 
-    cols = st.columns(5)
-    cols[0].metric("Tokens, total", fmt.count(t.total))
-    cols[1].metric("Per task (all rounds)", fmt.num(t.per_task_mean))
-    cols[2].metric("Per result", fmt.num(t.per_result_mean))
-    cols[3].metric(
-        "On retried results",
-        fmt.count(t.retry_tokens),
-        help="Tokens of results that needed 2+ HTTP attempts.",
+    fmt.metric_rows(
+        [
+            ("Tokens, total", fmt.count(t.total)),
+            ("Per task (all rounds)", fmt.num(t.per_task_mean)),
+            ("Per result", fmt.num(t.per_result_mean)),
+            (
+                "On retried results",
+                fmt.count(t.retry_tokens),
+                "Tokens of results that needed 2+ HTTP attempts.",
+            ),
+            ("Outliers", fmt.count(t.outliers), "Results far from their task's own runs."),
+        ]
     )
-    cols[4].metric("Outliers", fmt.count(t.outliers), help="Results far from their task's own runs.")
     if t.unknown_results:
         n = t.unknown_results
         st.caption(

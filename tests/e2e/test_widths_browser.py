@@ -1,5 +1,6 @@
 """Every view at 1400 px and at 1024 px: drawn without exception, nothing cut off on the right (wide
-tables scroll inside their frame, the "Check route" output wraps), a screenshot of each to look at."""
+tables scroll inside their frame, the "Check route" output wraps), no metric cut short, a screenshot
+of each to look at."""
 
 from __future__ import annotations
 
@@ -33,6 +34,13 @@ OVERFLOW_JS = """() => {
     return wide.map(e => e.getAttribute('data-testid') || e.className).slice(0, 5);
 }"""
 """Elements whose right edge lies beyond the main area (cut off on the right)."""
+ELIDED_JS = """() => {
+    const parts = '[data-testid="stMetricValue"], [data-testid="stMetricValue"] *, '
+        + '[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] *';
+    const cut = [...document.querySelectorAll(parts)].filter(e => e.scrollWidth > e.clientWidth + 1);
+    return [...new Set(cut.map(e => e.closest('[data-testid="stMetric"]').innerText.replace(/\\s+/g, ' ')))];
+}"""
+"""Metrics whose label or value is cut short with an ellipsis ("43.3…" for "43.3 pp")."""
 
 
 @pytest.fixture(scope="module")
@@ -56,5 +64,6 @@ def test_each_view_fits_the_width(server: str, page: object, title: str, width: 
         wait_rendered(page, title)
     assert_no_exception(page)
     assert page.evaluate(OVERFLOW_JS) == []  # type: ignore[attr-defined]
+    assert page.evaluate(ELIDED_JS) == []  # type: ignore[attr-defined]
     name = title.lower().replace(" ", "-")
     assert shot(page, f"width-{width}-{name}").stat().st_size > 10_000
