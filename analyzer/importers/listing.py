@@ -61,21 +61,24 @@ def _appworld_folders(root: Path) -> set[Path]:
     return out
 
 
-def _evaluation_file(path: Path) -> bool:
+def _head(path: Path) -> bytes | None:
+    """The file's first `HEAD_BYTES`; None when it cannot be read."""
     try:
         with path.open("rb") as fh:
-            head = fh.read(HEAD_BYTES)
+            return fh.read(HEAD_BYTES)
     except OSError:
-        return False
-    return b'"aggregate"' in head and b'"task_goal_completion"' in head
+        return None
+
+
+def _evaluation_file(path: Path) -> bool:
+    head = _head(path)
+    return head is not None and b'"aggregate"' in head and b'"task_goal_completion"' in head
 
 
 def looks_foreign(path: Path) -> bool:
     """True when the file's first bytes look like a log of a foreign format RerunLens imports."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(HEAD_BYTES)
-    except OSError:
+    head = _head(path)
+    if head is None:
         return False
     if head[:4] == ZIP_MAGIC:
         return _inspect_archive(path) or (path.suffix == ".zip" and _appworld_zip(path))
