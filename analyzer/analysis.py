@@ -36,6 +36,7 @@ from analyzer.metrics.route_drift import (
     task_drift,
     verdict_sentence,
 )
+from analyzer.metrics.step_uncertainty import step_report
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
 from analyzer.metrics.trajectories import Trajectories, measure_trajectories
@@ -135,6 +136,9 @@ class Analysis:
         out["label"] = self.log.label
         if self.trajectories is not None:
             out["trajectories"] = self.trajectories.report()
+        steps = step_report(self.log)
+        if steps is not None:
+            out["step_uncertainty"] = steps
         return out
 
 

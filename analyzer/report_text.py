@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from analyzer.metrics.step_uncertainty import step_report
 from analyzer.terminal_text import visible, visible_lines
 
 if TYPE_CHECKING:
@@ -84,6 +85,9 @@ def render_report(analysis: Analysis, source: str) -> str:
         lines.append(f"  drifted: {', '.join(route.drifted_fields)}")
 
     lines += attribution_lines(h.attribution)
+    if analysis.trajectories is not None:
+        lines += trajectory_lines(analysis.trajectories.report())
+    lines += step_lines(step_report(log))
 
     if h.summary_mismatches:
         lines.append("")
@@ -160,6 +164,84 @@ def attribution_lines(items: list[Attribution]) -> list[str]:
     if len(items) > _LIST_AT_MOST:
         out.append(f"  ... and {len(items) - _LIST_AT_MOST} more (use --json for all)")
     return out
+
+
+def trajectory_lines(traj: dict[str, Any]) -> list[str]:
+    """Where the rounds' tool calls part ways (the `trajectories` entry of the JSON report): tasks
+    with the same calls in every round, first-divergence steps, and the tasks that part, earliest
+    first."""
+    measured = traj["tasks_measured"]
+    if not traj["tasks"]:
+        return []
+    out = ["", "Trajectories (tool calls)"]
+    if not measured:
+        return [*out, f"  {traj['tasks']} task(s) recorded tool calls; none in two rounds to compare"]
+    share = traj["identical_share"]
+    out.append(
+        f"  same calls in every round: {traj['identical']}/{measured} tasks, {pct(share['value'])}"
+        + interval([share["low"], share["high"]], "%")
+    )
+    steps = [f"step {k}: {v}" for k, v in traj["divergence_histogram"].items() if k != "none"]
+    if steps:
+        out.append("  tasks by the step where rounds first part: " + " · ".join(steps))
+    similarity = traj["similarity"]
+    parted = sorted(
+        ((step, str(task)) for task, step in traj["first_divergence"].items() if step is not None),
+        key=lambda item: (item[0], similarity[item[1]]["edit_min"]),
+    )
+    for step, task in parted[:_LIST_AT_MOST]:
+        sim = similarity[task]
+        top = max(traj["step_entropy"].get(task) or [0.0])
+        out.append(
+            f"  {task}: parts at step {step} · call-sequence similarity {sim['edit_mean']:.2f} "
+            f"(lowest pair {sim['edit_min']:.2f}) · highest step entropy {top:.2f}"
+        )
+    if len(parted) > _LIST_AT_MOST:
+        out.append(f"  ... and {len(parted) - _LIST_AT_MOST} more (use --json for all)")
+    return out
+
+
+def step_lines(steps: dict[str, Any] | None) -> list[str]:
+    """One task's steps sampled again (a step resample, or an ALTK-Evolve score card): each step's
+    uncertainty with its interval, ALTK-Evolve's own score beside it where the card brought one."""
+    if steps is None:
+        return []
+    by = (
+        "ALTK-Evolve (its score card)"
+        if steps["source"] == "altk-evolve"
+        else "RerunLens on one pinned route"
+    )
+    out = [
+        "",
+        f"Step uncertainty of task {steps['task_id']}, round {steps['round']}: "
+        f"each step sampled again by {by}",
+        "  uncertainty = 1 - mean similarity of a step's samples (0: all alike), with its 95 % interval",
+    ]
+    for s in steps["steps"]:
+        u = s.get("uncertainty")
+        if u is None:
+            figure = "not scored here (no samples at hand)"
+        else:
+            figure = (
+                f"uncertainty {u:.2f} [{s.get('uncertainty_low', u):.2f}, {s.get('uncertainty_high', u):.2f}]"
+            )
+            figure += f" over {s.get('samples')} samples"
+        if s.get("altk_uncertainty") is not None:
+            figure += f" · ALTK-Evolve {s['altk_uncertainty']:.2f} ({s.get('altk_metric')})"
+        flag = " · flagged" if s["flagged"] else ""
+        out.append(f"  step {s['step']}: {_short(s.get('recorded'))} · {figure}{flag}")
+    if steps.get("altk_aggregate_uncertainty") is not None:
+        agg = steps["altk_aggregate_uncertainty"]
+        out.append(f"  ALTK-Evolve's aggregate uncertainty ({steps.get('altk_aggregation')}): {agg:.2f}")
+    if steps["cancelled"]:
+        out.append("  the resample was cancelled before every step was sampled")
+    return out
+
+
+def _short(text: object, width: int = 60) -> str:
+    """What a step did, on one line and at most `width` characters."""
+    flat = " ".join(str(text or "—").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
 def render_comparison(comparison: Comparison) -> str:

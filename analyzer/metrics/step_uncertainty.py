@@ -18,6 +18,7 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -35,6 +36,7 @@ __all__ = [
     "resample_of",
     "score_step",
     "similarity",
+    "step_report",
 ]
 
 FLAG_AT = 0.2
@@ -159,6 +161,38 @@ def resample_frame(log: RunLog) -> pd.DataFrame | None:
         if isinstance(s, dict)
     ]
     return pd.DataFrame(rows, columns=STRIP_COLUMNS)
+
+
+def step_report(log: RunLog) -> dict[str, Any] | None:
+    """The `step_uncertainty` entry of `analyze --json` for a log that carries step scores (a
+    RerunLens step resample or an imported ALTK-Evolve score card); None for any other log.
+
+    Each step: what the recorded round did, how many samples were scored, the uncertainty with its
+    95 % interval over the samples, whether it was flagged, and ALTK-Evolve's own score where the
+    card brought one (`altk_uncertainty`, its metric).
+    """
+    block = log.resample
+    if not isinstance(block, dict) or not isinstance(block.get("steps"), list):
+        return None
+    flagged = set(block.get("flagged") or [])
+    keep = ("step", "tool_step", "recorded", "samples", "errors", "uncertainty", "uncertainty_low")
+    keep += ("uncertainty_high", "entropy", "altk_uncertainty", "altk_metric")
+    steps = [
+        {k: s[k] for k in keep if k in s} | {"flagged": s.get("step") in flagged}
+        for s in block["steps"]
+        if isinstance(s, dict)
+    ]
+    out = {
+        "task_id": None if block.get("task_id") is None else str(block["task_id"]),
+        "round": block.get("round"),
+        "source": block.get("source") or "rerunlens",
+        "cancelled": bool(block.get("cancelled")),
+        "steps": steps,
+    }
+    if "altk_aggregate_uncertainty" in block:
+        out["altk_aggregate_uncertainty"] = block["altk_aggregate_uncertainty"]
+        out["altk_aggregation"] = block.get("aggregation")
+    return out
 
 
 def resample_of(log: RunLog) -> tuple[str | None, str | None]:
