@@ -42,7 +42,7 @@ def test_success_rates_equal_inspect_reductions_and_accuracy(path: Path) -> None
 
 
 @pytest.mark.parametrize("path", [EVAL, JSON], ids=["eval", "json"])
-def test_errored_epoch_is_an_error_with_its_retry_as_attempts(path: Path) -> None:
+def test_errored_epoch_is_an_error_and_no_http_attempt(path: Path) -> None:
     loaded = load_any(path)
     headline = analyze(loaded.log).headline
     assert headline.errors == 1 and headline.results == 12 and headline.rounds == 4
@@ -50,8 +50,10 @@ def test_errored_epoch_is_an_error_with_its_retry_as_attempts(path: Path) -> Non
     assert planet3.status == "error" and planet3.error is not None
     assert planet3.error.type == "RuntimeError"
     assert "tool sandbox unreachable" in (planet3.error.message or "")
-    assert [a.attempt for a in planet3.attempts] == [0, 1]  # retry_on_error=1: two tries, both failed
-    assert headline.retries.results_with_retry == 1
+    # the solver raised before any model call, in both tries (retry_on_error=1): no HTTP request
+    assert planet3.attempts is None and planet3.retries == 0
+    assert headline.retries.results_with_retry == 0
+    assert any("no model API error" in w for w in loaded.warnings)
     assert any("reducers skip errored epochs silently" in w for w in loaded.warnings)
 
 

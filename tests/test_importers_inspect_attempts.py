@@ -54,8 +54,8 @@ def test_a_call_inspect_retried_twice_is_three_attempts_and_two_retries() -> Non
     assert r.retries == 2
     assert any("retried 1 model call" in w and "server_error" in w for w in loaded.warnings)
     figures = analyze(loaded.log).headline.retries
-    # the edited call's 2 retries plus the errored planet epoch that Inspect re-ran once
-    assert figures.extra_attempts == 3 and figures.results_with_retry == 2
+    # the edited call's 2 retries; the planet epoch Inspect re-ran after a RuntimeError made no request
+    assert figures.extra_attempts == 2 and figures.results_with_retry == 1
 
 
 def test_a_failed_call_gives_its_outcome_and_a_cache_read_is_no_request() -> None:
@@ -67,12 +67,33 @@ def test_a_failed_call_gives_its_outcome_and_a_cache_read_is_no_request() -> Non
     assert [(a.retry, a.outcome) for a in r.attempts] == [(0, "rate_limited")]
 
 
-def test_the_errored_epoch_keeps_its_one_sample_retry() -> None:
-    log = load_any(EPOCHS).log
-    planet3 = next(r for r in log.runs[2] if r.task_id == "planet")
-    # retry_on_error=1: the solver raised before calling the model in both tries
-    assert [(a.attempt, a.retry, a.outcome) for a in planet3.attempts] == [
-        (0, 0, "server_error"),
-        (1, 1, "server_error"),
+def test_an_error_in_the_agents_code_is_the_results_error_not_http_attempts() -> None:
+    loaded = load_any(EPOCHS)
+    planet3 = next(r for r in loaded.log.runs[2] if r.task_id == "planet")
+    # retry_on_error=1: the solver raised RuntimeError before calling the model in both tries
+    assert planet3.status == "error" and planet3.error is not None and planet3.error.type == "RuntimeError"
+    assert planet3.attempts is None and planet3.retries == 0
+    figures = analyze(loaded.log).headline.retries
+    assert figures.results_with_retry == 0 and figures.extra_attempts == 0
+    assert any("re-ran a sample 1 time" in w and "no model API error" in w for w in loaded.warnings)
+
+
+def _planet3_failing_with(message: str) -> object:
+    data = json.loads(EPOCHS.read_text(encoding="utf-8"))
+    planet3 = next(s for s in data["samples"] if s["id"] == "planet" and s["epoch"] == 3)
+    planet3["error"]["message"] = message
+    for retry in planet3["error_retries"]:
+        retry["message"] = message
+    log = load_any_bytes(json.dumps(data).encode(), "edited.json").log
+    return next(r for r in log.runs[2] if r.task_id == "planet")
+
+
+def test_a_sample_that_failed_with_a_model_api_error_keeps_its_attempts_and_retry() -> None:
+    r = _planet3_failing_with("RateLimitError('Error code: 429 - rate limit reached')")
+    assert [(a.attempt, a.retry, a.outcome) for a in r.attempts] == [
+        (0, 0, "rate_limited"),
+        (1, 1, "rate_limited"),
     ]
-    assert planet3.retries == 1
+    assert r.retries == 1
+    r = _planet3_failing_with("APIStatusError('Error code: 503 - upstream unavailable')")
+    assert [(a.retry, a.outcome) for a in r.attempts] == [(0, "server_error"), (1, "server_error")]

@@ -21,7 +21,7 @@ from analyzer.errors import LogError
 from analyzer.importers import altk_evolve, appworld, inspect_log, promptfoo, tau2_bench, tau_bench
 from analyzer.importers.appworld_tree import Tree, looks_like_zip, read_folder, read_zip
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
-from analyzer.importers.inspect_archive import is_eval_archive, read_eval_archive
+from analyzer.importers.inspect_archive import is_empty_zip, is_eval_archive, read_eval_archive
 from analyzer.importers.listing import list_any_logs
 from analyzer.loader import MAX_LOG_BYTES, LoadedLog, load_bytes
 from analyzer.log_warnings import structural_warnings
@@ -101,6 +101,7 @@ def detect_format(data: bytes, name: str = "upload") -> str:
     """
     if is_eval_archive(data):
         return appworld.FORMAT if looks_like_zip(data) else inspect_log.FORMAT
+    _refuse_empty_zip(data, Source(name))
     return _match(parse_json(_text(data, name), Source(name)), Source(name))
 
 
@@ -139,6 +140,7 @@ def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
         return _appworld(read_zip(data, name))
     if is_eval_archive(data):
         return _imported(inspect_log.read(read_eval_archive(data, source), source), source, data)
+    _refuse_empty_zip(data, source)
     if _maybe_native(data):
         try:
             return load_bytes(data, name)  # one parse for the common case
@@ -184,6 +186,11 @@ def _imported(read: tuple[list[Row], Provenance], source: Source, data: bytes) -
     rows, prov = read
     log = build_log(rows, prov, source, data)
     return LoadedLog(log=log, source=source.name, warnings=[*prov.warnings, *structural_warnings(log)])
+
+
+def _refuse_empty_zip(data: bytes, source: Source) -> None:
+    if is_empty_zip(data):
+        source.fail("", "an empty zip archive (no entries): no Inspect AI log or AppWorld outputs in it")
 
 
 def _match(parsed: Any, source: Source) -> str:

@@ -35,8 +35,9 @@ _IR_NAME = re.compile(r"trajectory_ir_(.+)_cns\.json$")
 
 def looks_like(data: Any) -> bool:
     """A score card (`aggregate_trajectory_uncertainty` and `steps`) or an annotated IR (`steps`
-    with `step_number`, and `consistency.aggregate_step_consistency`)."""
-    if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
+    with `step_number`, and `consistency.aggregate_step_consistency`). `steps` of the wrong type is
+    still recognised, so the reader names it rather than the file being called unknown."""
+    if not isinstance(data, dict) or "steps" not in data:
         return False
     if "aggregate_trajectory_uncertainty" in data:
         return True

@@ -13,6 +13,7 @@ import hashlib
 import io
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -110,7 +111,15 @@ def read_zip(data: bytes, name: str) -> Tree:
             if info.filename.endswith(PRESENCE_ONLY):
                 tree.files[info.filename] = b""
             elif "/dbs/" not in f"/{info.filename}":
-                tree.files[info.filename] = archive.read(info)
+                tree.files[info.filename] = _entry(archive, info, name)
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
         raise LogError(f"{name}: damaged zip ({exc})") from None
     return tree
+
+
+def _entry(archive: zipfile.ZipFile, info: zipfile.ZipInfo, name: str) -> bytes:
+    """One entry's bytes; a damaged one (bad compressed data, bad CRC, cut short) is one line naming it."""
+    try:
+        return archive.read(info)
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, ValueError) as exc:
+        raise LogError(f"{name}: {info.filename}: damaged zip entry ({exc})") from None

@@ -99,7 +99,8 @@ def parse_json(text: str | bytes, source: Source, place: str = "") -> Any:
     try:
         return json.loads(text, parse_constant=refuse)
     except json.JSONDecodeError as exc:
-        source.fail(place, f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}")
+        message = exc.msg.removesuffix(" at")  # "Unterminated string starting at" + " at line ..."
+        source.fail(place, f"not valid JSON: {message} at line {exc.lineno} column {exc.colno}")
     except UnicodeDecodeError as exc:
         source.fail(place, f"not UTF-8 text (byte at offset {exc.start})")
     except RecursionError:

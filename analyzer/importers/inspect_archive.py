@@ -22,6 +22,8 @@ import zstandard
 from analyzer.importers.common import Source, parse_json
 
 ZIP_MAGIC = b"PK\x03\x04"
+EMPTY_ZIP_MAGIC = b"PK\x05\x06"
+"""An empty zip archive is only its end-of-central-directory record, which starts with this."""
 ZSTD_METHOD = 93
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
@@ -33,12 +35,17 @@ def is_eval_archive(data: bytes) -> bool:
     return data[:4] == ZIP_MAGIC
 
 
+def is_empty_zip(data: bytes) -> bool:
+    """True for an empty zip archive (no entries at all)."""
+    return data[:4] == EMPTY_ZIP_MAGIC
+
+
 def read_eval_archive(data: bytes, source: Source) -> dict[str, Any]:
     """The log as one dict shaped like Inspect's `.json` log (`samples` and `reductions` included)."""
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = archive.namelist()
-    except (zipfile.BadZipFile, OSError, ValueError) as exc:
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error) as exc:
         source.fail("", f"not a readable .eval archive (zip): {exc}")
     with archive:
         if "header.json" in names:
@@ -70,10 +77,12 @@ def _entry(archive: zipfile.ZipFile, name: str, data: bytes, source: Source) -> 
             text = zstandard.ZstdDecompressor().decompress(raw, max_output_size=max(info.file_size, 1))
         except zstandard.ZstdError as exc:
             source.fail(name, f"damaged zstd data: {exc}")
+        if zlib.crc32(text) != info.CRC:
+            source.fail(name, "damaged entry: its CRC-32 does not match the data (corrupted archive?)")
     else:
         try:
             text = archive.read(name)
-        except (zipfile.BadZipFile, zlib.error, OSError, NotImplementedError, EOFError) as exc:
+        except (zipfile.BadZipFile, zlib.error, OSError, NotImplementedError, EOFError, ValueError) as exc:
             source.fail(name, f"damaged entry: {exc}")
     return parse_json(text, source, name)
 

@@ -8,33 +8,56 @@ retry 0, so an agent's many calls are not taken for retries. A call Inspect retr
 `server_error`. Cache reads made no request and are left out.
 
 `error_retries` are whole tries of the sample that failed before the recorded one (Inspect's
-`retry_on_error`): the first is retry 0 and each later one a retry, and the recorded sample's first
-request carries the number of tries before it, so a sample Inspect re-ran `m` times counts `m`
-retries, whether or not the failed tries reached the model.
+`retry_on_error`). Only those that failed with a model API error (`is_api_error`: a rate limit,
+timeout, connection or auth failure, or an SDK error class such as `APIStatusError`) are attempts:
+the first is retry 0 and each later one a retry, and the recorded sample's first request carries
+their number. A try that failed in the agent's own code (`RuntimeError('tool sandbox
+unreachable')`) made no request Inspect records, so it is no HTTP attempt; likewise a final error
+that is no API error and no model call failed is the result's error only, never an attempt.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from analyzer.importers.common import parse_time
 
+_API_ERROR_CLASS = re.compile(
+    r"(API|RateLimit|InternalServer|ServiceUnavailable|Overloaded|HTTPStatus|BadGateway|GatewayTimeout"
+    r"|Timeout|Connect|Connection)\w*Error|Timeout$",
+)
+"""Exception class names of model SDKs and HTTP clients (`openai.APIStatusError`, `anthropic.
+RateLimitError`, `httpx.ConnectTimeout`, ...): a sample error of such a class came from a request."""
+
 
 def attempts(sample: dict[str, Any], final_error: dict[str, Any] | None) -> list[dict[str, Any]] | None:
-    """The sample's attempts in order; None when it records neither model calls nor retries."""
-    tries = sample.get("error_retries") if isinstance(sample.get("error_retries"), list) else []
-    out: list[dict[str, Any]] = [
-        {"retry": i, "outcome": outcome(r if isinstance(r, dict) else {})} for i, r in enumerate(tries)
-    ]
+    """The sample's attempts in order; None when it records neither model calls nor API-error retries."""
+    raw_tries = sample.get("error_retries") if isinstance(sample.get("error_retries"), list) else []
+    tries = [r for r in raw_tries if isinstance(r, dict) and is_api_error(r)]
+    out: list[dict[str, Any]] = [{"retry": i, "outcome": outcome(r)} for i, r in enumerate(tries)]
     calls = [e for e in _events(sample) if e.get("event") == "model" and e.get("cache") != "read"]
     for number, event in enumerate(calls):
         out.extend(_call_attempts(event, first_retry=len(tries) if number == 0 else 0))
     call_failed = any(isinstance(e.get("error"), str) and e["error"] for e in calls)
-    if final_error is not None and not call_failed:
+    if final_error is not None and not call_failed and is_api_error(final_error):
         out.append({"retry": len(tries) if not calls else 0, "outcome": outcome(final_error)})
-    if not tries and not calls:
+    if not out:
         return None
     return [{"attempt": i, **a} for i, a in enumerate(out)]
+
+
+def is_api_error(error: dict[str, Any]) -> bool:
+    """True when an Inspect sample error came from a model API request, not from the agent's code."""
+    message = str(error.get("message") or "")
+    kind = message.split("(", 1)[0].strip().rsplit(".", 1)[-1]
+    return outcome(error) != "server_error" or bool(_API_ERROR_CLASS.search(kind))
+
+
+def skipped_retries(sample: dict[str, Any]) -> int:
+    """Whole-sample retries of the sample that failed with no model API error (not attempts)."""
+    tries = sample.get("error_retries") if isinstance(sample.get("error_retries"), list) else []
+    return sum(1 for r in tries if not (isinstance(r, dict) and is_api_error(r)))
 
 
 def retried_calls(sample: dict[str, Any]) -> int:

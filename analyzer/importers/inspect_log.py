@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from analyzer.importers.common import Provenance, Row, Source, make_route, parse_time, plural
-from analyzer.importers.inspect_attempts import attempts, retried_calls
+from analyzer.importers.inspect_attempts import attempts, retried_calls, skipped_retries
 from analyzer.importers.messages import trajectory
 from analyzer.model import Route
 
@@ -60,6 +60,12 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
         warnings.append(
             f"Inspect retried {plural(retried, 'model call')} (model events' `retries`): each retry is an "
             "attempt; Inspect does not record why the retried requests failed, so they show as server_error"
+        )
+    skipped = sum(skipped_retries(s) for s in samples if isinstance(s, dict))
+    if skipped:
+        warnings.append(
+            f"Inspect re-ran a sample {plural(skipped, 'time')} (retry_on_error) after an error that was "
+            "no model API error: these tries are not counted as HTTP attempts or retries"
         )
     version = log.get("version")
     packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
