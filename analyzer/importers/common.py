@@ -67,6 +67,37 @@ class Source:
             self.fail(place, f"expected a count (a whole number, 0 or more), got {json_type(value)}")
         return value
 
+    def optional_obj(self, value: Any, place: str) -> dict[str, Any]:
+        """An object the source may leave out or set to null (then `{}`); another type is an error."""
+        return {} if value is None else self.obj(value, place)
+
+    def optional_items(self, value: Any, place: str) -> list[Any] | None:
+        """A list the source may leave out or set to null (then None); another type is an error."""
+        return None if value is None else self.items(value, place)
+
+    def optional_text(self, value: Any, place: str) -> str | None:
+        """A string the source may leave out or set to null; another type is an error."""
+        if value is not None and not isinstance(value, str):
+            self.fail(place, f"expected a string, got {json_type(value)}")
+        return value
+
+    def optional_bool(self, value: Any, place: str) -> bool | None:
+        """true/false, or null/absent; another type (`"yes"`, 1) is an error."""
+        if value is not None and not isinstance(value, bool):
+            self.fail(place, f"expected true or false, got {json_type(value)}")
+        return value
+
+    def optional_number(self, value: Any, place: str) -> float | None:
+        """A finite number, or null/absent; another type is an error."""
+        return None if value is None else self.number(value, place)
+
+    def optional_int(self, value: Any, place: str) -> int | None:
+        """A whole number, or null/absent; another type (`"a"`, 1.5, true) is an error."""
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+            got = str(value) if isinstance(value, float) else json_type(value)
+            self.fail(place, f"expected a whole number, got {got}")
+        return value
+
     def task_id(self, value: Any, place: str) -> str | int:
         """`value` as a task id (a string or an integer), or a one-line error."""
         if isinstance(value, bool) or not isinstance(value, str | int):

@@ -99,35 +99,43 @@ def _row(sample: dict[str, Any], place: str, scorer: str | None, source: Source)
     epoch = sample.get("epoch", 1)
     if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
         source.fail(f"{place}.epoch", "expected an epoch number (1 or more)")
-    output = sample.get("output") if isinstance(sample.get("output"), dict) else {}
-    messages = sample.get("messages")
+    output = source.optional_obj(sample.get("output"), f"{place}.output")
+    messages = source.optional_items(sample.get("messages"), f"{place}.messages")
     fields: dict[str, Any] = {
-        "answer": output.get("completion") if isinstance(output.get("completion"), str) else None,
+        "answer": source.optional_text(output.get("completion"), f"{place}.output.completion"),
         "expected": sample.get("target"),
-        "trajectory": trajectory(messages) if isinstance(messages, list) else None,
-        "served_model": output.get("model") if isinstance(output.get("model"), str) else None,
+        "trajectory": trajectory(messages) if messages is not None else None,
+        "served_model": source.optional_text(output.get("model"), f"{place}.output.model"),
         "finish_reason": _stop_reason(output),
         "started_at": parse_time(sample.get("started_at")),
         "finished_at": parse_time(sample.get("completed_at")),
         **_grade(sample.get("scores"), scorer, f"{place}.scores", source),
         **_tokens(sample.get("model_usage"), f"{place}.model_usage", source),
     }
-    total_time = sample.get("total_time")
-    if isinstance(total_time, int | float) and not isinstance(total_time, bool) and total_time >= 0:
+    total_time = source.optional_number(sample.get("total_time"), f"{place}.total_time")
+    if total_time is not None and total_time >= 0:
         fields["latency_ms"] = total_time * 1000.0
-    error = sample.get("error") if isinstance(sample.get("error"), dict) else None
+    error = sample.get("error")
     if error is not None:
+        error = source.obj(error, f"{place}.error")
         fields.update(status="error", answer=None, success=None, score=None, error=_error(error))
+    source.optional_items(sample.get("error_retries"), f"{place}.error_retries")
+    source.optional_items(sample.get("events"), f"{place}.events")
     fields["attempts"] = attempts(sample, error)
     return Row(task_id=task_id, round=epoch, fields=fields, place=place)
 
 
 def _grade(scores: Any, scorer: str | None, place: str, source: Source) -> dict[str, Any]:
-    if not isinstance(scores, dict) or not scores:
+    """Success and score from the headline scorer's `Score`; nothing when the sample was not scored.
+
+    A score value that is a list or an object (Inspect allows them for multi-part scorers) grades
+    nothing; `scores` itself must be an object of `Score` objects (or null).
+    """
+    scores = source.optional_obj(scores, place)
+    if not scores:
         return {}
     name = scorer if scorer in scores else next(iter(scores))
-    score = scores[name]
-    value = score.get("value") if isinstance(score, dict) else None
+    value = source.obj(scores[name], f"{place}.{name}").get("value")
     if isinstance(value, bool):
         return {"success": value, "score": 1.0 if value else 0.0}
     if isinstance(value, int | float):
@@ -147,7 +155,8 @@ def _grade(scores: Any, scorer: str | None, place: str, source: Source) -> dict[
 
 def _tokens(model_usage: Any, place: str, source: Source) -> dict[str, int]:
     """Tokens summed over the models a sample used; nothing when it recorded none."""
-    if not isinstance(model_usage, dict) or not model_usage:
+    model_usage = source.optional_obj(model_usage, place)
+    if not model_usage:
         return {}
     totals = {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0}
     theirs = {
@@ -155,9 +164,8 @@ def _tokens(model_usage: Any, place: str, source: Source) -> dict[str, int]:
         "completion_tokens": "output_tokens",
         "total_tokens": "total_tokens",
     }
-    for model, usage in model_usage.items():
-        if not isinstance(usage, dict):
-            continue
+    for model, raw in model_usage.items():
+        usage = source.obj(raw, f"{place}.{model}")
         for ours, key in theirs.items():
             totals[ours] += source.count(usage.get(key), f"{place}.{model}.{key}")
     return totals

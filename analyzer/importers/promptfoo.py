@@ -15,6 +15,7 @@ import json
 from typing import Any
 
 from analyzer.importers.common import Provenance, Row, Source, parse_time, plural
+from analyzer.loader import json_type
 from analyzer.model import TaskSpec
 
 FORMAT = "promptfoo"
@@ -65,26 +66,32 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
 
 
 def _parse(row: dict[str, Any], place: str, source: Source) -> dict[str, Any]:
-    prompt = row.get("prompt") if isinstance(row.get("prompt"), dict) else {}
+    prompt = source.optional_obj(row.get("prompt"), f"{place}.prompt")
     provider = row.get("provider")
+    if provider is not None and not isinstance(provider, str | dict):
+        source.fail(f"{place}.provider", f"expected a provider id or object, got {json_type(provider)}")
     provider_id = provider.get("id") if isinstance(provider, dict) else provider
     provider_label = (provider.get("label") or provider_id) if isinstance(provider, dict) else provider
-    test = row.get("testCase") if isinstance(row.get("testCase"), dict) else {"vars": row.get("vars")}
+    test = source.optional_obj(row.get("testCase"), f"{place}.testCase") or {"vars": row.get("vars")}
     test_key = {k: test.get(k) for k in ("description", "vars", "assert") if k in test}
-    response = row.get("response") if isinstance(row.get("response"), dict) else {}
+    response = source.optional_obj(row.get("response"), f"{place}.response")
     output = response.get("output")
-    failure = row.get("failureReason")
+    failure = source.optional_int(row.get("failureReason"), f"{place}.failureReason")
     fields: dict[str, Any] = {
         "answer": output if isinstance(output, str) else (None if output is None else _canonical(output)),
-        "success": row.get("success") if isinstance(row.get("success"), bool) else None,
-        "score": source.number(row["score"], f"{place}.score") if row.get("score") is not None else None,
-        "cost_usd": row.get("cost"),
+        "success": source.optional_bool(row.get("success"), f"{place}.success"),
+        "score": source.optional_number(row.get("score"), f"{place}.score"),
+        "cost_usd": source.optional_number(row.get("cost"), f"{place}.cost"),
         "route": {"model": provider_id if isinstance(provider_id, str) else None},
-        **_tokens(response.get("tokenUsage") or row.get("tokenUsage")),
+        **(
+            _tokens(response["tokenUsage"], f"{place}.response.tokenUsage", source)
+            if response.get("tokenUsage")
+            else _tokens(row.get("tokenUsage"), f"{place}.tokenUsage", source)
+        ),
     }
-    latency = row.get("latencyMs")
-    if isinstance(latency, int | float) and not isinstance(latency, bool) and latency >= 0:
-        fields["latency_ms"] = float(latency)
+    latency = source.optional_number(row.get("latencyMs"), f"{place}.latencyMs")
+    if latency is not None and latency >= 0:
+        fields["latency_ms"] = latency
     if failure == FAILURE_ERROR:
         message = str(row.get("error") or response.get("error") or "error").strip().splitlines()[0][:300]
         fields.update(
@@ -94,10 +101,10 @@ def _parse(row: dict[str, Any], place: str, source: Source) -> dict[str, Any]:
             score=None,
             error={"type": "provider_error", "message": message},
         )
-    test_idx = row.get("testIdx")
+    test_idx = source.optional_int(row.get("testIdx"), f"{place}.testIdx")
     return {
         "group": (_prompt_key(row, prompt), str(provider_id or ""), _canonical(test_key)),
-        "test_idx": test_idx if isinstance(test_idx, int) and not isinstance(test_idx, bool) else 0,
+        "test_idx": test_idx if test_idx is not None else 0,
         "index": int(place.rsplit("[", 1)[1].rstrip("]")),
         "provider_label": str(provider_label or ""),
         "place": place,
@@ -121,22 +128,16 @@ def _prompt_key(row: dict[str, Any], prompt: dict[str, Any]) -> str:
     return str(prompt.get("label") or prompt.get("raw") or "")
 
 
-def _tokens(usage: Any) -> dict[str, int]:
+def _tokens(usage: Any, place: str, source: Source) -> dict[str, int]:
     """promptfoo token usage; nothing when it is absent or all zero with no request counted."""
-    if not isinstance(usage, dict):
-        return {}
-    prompt, completion, total = (usage.get(k) for k in ("prompt", "completion", "total"))
-    if not any(isinstance(v, int) and v > 0 for v in (prompt, completion, total)):
-        return {}
-    out = {}
-    for ours, value in (
-        ("prompt_tokens", prompt),
-        ("completion_tokens", completion),
-        ("total_tokens", total),
-    ):
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            out[ours] = value
-    return out
+    usage = source.optional_obj(usage, place)
+    theirs = {"prompt_tokens": "prompt", "completion_tokens": "completion", "total_tokens": "total"}
+    counts = {
+        ours: source.count(usage[key], f"{place}.{key}")
+        for ours, key in theirs.items()
+        if usage.get(key) is not None
+    }
+    return counts if any(v > 0 for v in counts.values()) else {}
 
 
 def _canonical(value: Any) -> str:

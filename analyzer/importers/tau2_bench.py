@@ -83,7 +83,9 @@ def read(
     if simulations is None:
         sims = source.items(top.get("simulations"), "simulations")
         simulations = [(f"simulations[{i}]", s) for i, s in enumerate(sims)]
-    rows = [_row(source.obj(sim, place), place, source) for place, sim in simulations]
+    checked = [(place, source.obj(sim, place)) for place, sim in simulations]
+    rows = [_row(sim, place, source) for place, sim in checked]
+    untried = sum(sim.get("trial") is None for _, sim in checked)
     prov = Provenance(
         format=FORMAT,
         version=info.get("git_commit") if isinstance(info.get("git_commit"), str) else None,
@@ -92,39 +94,40 @@ def read(
         created_at=parse_time(top.get("timestamp")),
         route=_route(info, source),
         tasks=_tasks(top.get("tasks")),
-        warnings=_warnings(rows),
+        warnings=_warnings(rows)
+        + (
+            [f"{plural(untried, 'simulation')} with no trial number (null, as tau2 allows): taken as trial 0"]
+            if untried
+            else []
+        ),
     )
     return rows, prov
 
 
 def _row(sim: dict[str, Any], place: str, source: Source) -> Row:
     task_id = source.task_id(sim.get("task_id"), f"{place}.task_id")
-    trial = sim.get("trial")
-    if trial is None:
-        trial = 0
-    if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
+    trial = sim.get("trial")  # tau2's SimulationRun.trial is Optional[int]: null is taken as trial 0
+    if trial is not None and (isinstance(trial, bool) or not isinstance(trial, int) or trial < 0):
         source.fail(f"{place}.trial", "expected a trial number (0 or more)")
-    reason = sim.get("termination_reason")
-    reward_info = sim.get("reward_info")
-    reward = None
-    if isinstance(reward_info, dict) and reward_info.get("reward") is not None:
-        reward = source.number(reward_info["reward"], f"{place}.reward_info.reward")
+    reason = source.optional_text(sim.get("termination_reason"), f"{place}.termination_reason")
+    reward_info = source.optional_obj(sim.get("reward_info"), f"{place}.reward_info")
+    reward = source.optional_number(reward_info.get("reward"), f"{place}.reward_info.reward")
     messages = sim.get("messages")
     messages = source.items(messages, f"{place}.messages") if messages is not None else None
     fields: dict[str, Any] = {
         "answer": final_answer(messages or []),
         "score": reward,
         "success": None if reward is None else is_success(reward),
-        "finish_reason": reason if isinstance(reason, str) else None,
+        "finish_reason": reason,
         "trajectory": None if messages is None else trajectory(messages),
         "started_at": parse_time(sim.get("start_time")),
         "finished_at": parse_time(sim.get("end_time")),
-        "cost_usd": sim.get("agent_cost"),
+        "cost_usd": source.optional_number(sim.get("agent_cost"), f"{place}.agent_cost"),
         **_usage(messages or [], f"{place}.messages", source),
         **_served(messages or []),
     }
-    duration = sim.get("duration")
-    if isinstance(duration, int | float) and not isinstance(duration, bool) and duration >= 0:
+    duration = source.optional_number(sim.get("duration"), f"{place}.duration")
+    if duration is not None and duration >= 0:
         fields["latency_ms"] = duration * 1000.0
     if reason == INFRASTRUCTURE_ERROR:
         detail = (sim.get("info") or {}).get("error") if isinstance(sim.get("info"), dict) else None
@@ -134,7 +137,7 @@ def _row(sim: dict[str, Any], place: str, source: Source) -> Row:
             success=None,
             error={"type": INFRASTRUCTURE_ERROR, "message": str(detail or "infrastructure error")[:300]},
         )
-    return Row(task_id=task_id, round=trial + 1, fields=fields, place=place)
+    return Row(task_id=task_id, round=(trial or 0) + 1, fields=fields, place=place)
 
 
 def _usage(messages: list[Any], place: str, source: Source) -> dict[str, int]:
@@ -142,7 +145,8 @@ def _usage(messages: list[Any], place: str, source: Source) -> dict[str, int]:
     prompt = completion = 0
     seen = False
     for i, m in enumerate(messages):
-        if is_agent(m) and isinstance(m.get("usage"), dict):
+        if is_agent(m) and m.get("usage") is not None:
+            source.obj(m["usage"], f"{place}[{i}].usage")
             seen = True
             prompt += source.count(m["usage"].get("prompt_tokens"), f"{place}[{i}].usage.prompt_tokens")
             completion += source.count(

@@ -75,7 +75,7 @@ def _row(entry: dict[str, Any], place: str, source: Source) -> tuple[Row, TaskSp
     if isinstance(trial, bool) or not isinstance(trial, int) or trial < 0:
         source.fail(f"{place}.trial", "expected a trial number (0 or more)")
     reward = source.number(entry.get("reward"), f"{place}.reward")
-    info = entry.get("info") if isinstance(entry.get("info"), dict) else {}
+    info = source.obj(entry["info"], f"{place}.info") if "info" in entry else {}
     traj = source.items(entry["traj"], f"{place}.traj") if "traj" in entry else None
     fields: dict[str, Any] = {
         "answer": final_answer(traj or []),
@@ -83,7 +83,7 @@ def _row(entry: dict[str, Any], place: str, source: Source) -> tuple[Row, TaskSp
         "success": is_success(reward),
         "trajectory": None if traj is None else trajectory(traj),
     }
-    task = info.get("task") if isinstance(info.get("task"), dict) else None
+    task = source.optional_obj(info.get("task"), f"{place}.info.task") or None
     if task is not None:
         fields["expected"] = {"actions": task.get("actions"), "outputs": task.get("outputs")}
     if info.get("error"):
@@ -92,6 +92,7 @@ def _row(entry: dict[str, Any], place: str, source: Source) -> tuple[Row, TaskSp
             status="error", answer=None, success=None, error={"type": "exception", "message": message}
         )
     spec = None
-    if task is not None and isinstance(task.get("instruction"), str):
-        spec = TaskSpec(task_id=task_id, prompt=task["instruction"], expected=fields.get("expected"))
+    instruction = source.optional_text((task or {}).get("instruction"), f"{place}.info.task.instruction")
+    if instruction is not None:
+        spec = TaskSpec(task_id=task_id, prompt=instruction, expected=fields.get("expected"))
     return Row(task_id=task_id, round=trial + 1, fields=fields, place=place), spec
