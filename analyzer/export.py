@@ -14,8 +14,9 @@ if TYPE_CHECKING:
 def flagged_task_file(analysis: Analysis, extra_tasks: list[TaskSpec] | None = None) -> list[dict[str, Any]]:
     """The flagged tasks as a task file (`[{"task_id", "prompt", "expected"?, "reasons"}]`).
 
-    Prompts come from the log's own `tasks` (format 2) or from `extra_tasks` (a task file the user
-    names); a task whose prompt is known nowhere keeps `"prompt": null` so the user sees the gap.
+    Prompts come from the log's own `tasks` (format 2, and imported logs whose source records them)
+    or from `extra_tasks` (a task file the user names); a task whose prompt is known nowhere keeps
+    `"prompt": null` so the user sees the gap (`missing_prompts_note` says why).
 
     Args:
         analysis: the analysed log.
@@ -39,6 +40,27 @@ def flagged_task_file(analysis: Analysis, extra_tasks: list[TaskSpec] | None = N
 def missing_prompts(entries: list[dict[str, Any]]) -> list[str]:
     """Task ids in a flagged-task file whose prompt is unknown."""
     return [str(e["task_id"]) for e in entries if e.get("prompt") is None]
+
+
+def missing_prompts_reason(log: RunLog) -> str:
+    """Why a log has no prompts, for messages: an imported log's source format records none (AppWorld
+    outputs, a tau-bench file without `info.task`), a native one is format 1 (no `tasks`)."""
+    source = (log.imported_from or {}).get("format")
+    if source:
+        return f"the {source} log records no prompts"
+    return "the log has no task definitions (format 1)"
+
+
+def missing_prompts_note(log: RunLog, count: int) -> str:
+    """The note `rerunlens export --flagged` prints when `count` flagged tasks have no prompt."""
+    if (log.imported_from or {}).get("format"):
+        return (
+            f"note: {count} task(s) have no prompt: {missing_prompts_reason(log)}; "
+            "pass --tasks TASKS.json to fill them in"
+        )
+    return (
+        f"note: {count} task(s) have no prompt in the log (format 1); pass --tasks TASKS.json to fill them in"
+    )
 
 
 def flagged_task_json(analysis: Analysis, extra_tasks: list[TaskSpec] | None = None) -> str:

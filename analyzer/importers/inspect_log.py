@@ -18,8 +18,9 @@ from typing import Any
 
 from analyzer.importers.common import Provenance, Row, Source, make_route, parse_time, plural
 from analyzer.importers.inspect_attempts import attempts, retried_calls, skipped_retries
-from analyzer.importers.messages import trajectory
-from analyzer.model import Route
+from analyzer.importers.messages import text_of, trajectory
+from analyzer.loader import json_type
+from analyzer.model import Route, TaskSpec
 
 FORMAT = "inspect-ai"
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -54,7 +55,13 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
     places = log.get("_sample_places") or [f"samples[{i}]" for i in range(len(samples))]
     scorer = _headline_scorer(log)
     rows = [_row(source.obj(s, p), p, scorer, source) for s, p in zip(samples, places, strict=True)]
+    tasks, flattened = _tasks(samples, places, source)
     warnings = _warnings(log, rows)
+    if flattened:
+        warnings.append(
+            f"the input of {plural(flattened, 'task')} is a chat with more than the user's messages: the "
+            "prompt keeps the user messages' text only (a re-run sends it as one user message)"
+        )
     retried = sum(retried_calls(s) for s in samples if isinstance(s, dict))
     if retried:
         warnings.append(
@@ -76,9 +83,45 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
         label=f"Inspect: {spec.get('task', '?')} on {spec.get('model', '?')}",
         created_at=parse_time(spec.get("created")),
         route=_route(log, spec, source),
+        tasks=tasks or None,
         warnings=warnings,
     )
     return rows, prov
+
+
+def _tasks(samples: list[Any], places: list[str], source: Source) -> tuple[list[TaskSpec], int]:
+    """One task per sample id: its `input` as the prompt and `target` as expected (first epoch seen);
+    and how many tasks' input was a chat of more than the user's messages, kept as the user text."""
+    specs: dict[str, TaskSpec] = {}
+    flattened = 0
+    for sample, place in zip(samples, places, strict=True):
+        task_id = sample["id"]
+        prompt, lossy = _prompt(sample.get("input"), f"{place}.input", source)  # every epoch's is checked
+        if str(task_id) in specs:
+            continue
+        flattened += lossy
+        if prompt is not None:
+            specs[str(task_id)] = TaskSpec(task_id=task_id, prompt=prompt, expected=sample.get("target"))
+    return list(specs.values()), flattened
+
+
+def _prompt(value: Any, place: str, source: Source) -> tuple[str | None, bool]:
+    """The prompt of an Inspect `input` (a string, or a list of chat messages) and whether messages
+    other than the user's were left out; None when it holds no user text."""
+    if value is None or isinstance(value, str):
+        return value, False
+    if not isinstance(value, list):
+        source.fail(place, f"expected a string or a list of chat messages, got {json_type(value)}")
+    messages = value
+    texts, others = [], 0
+    for i, raw in enumerate(messages):
+        message = source.obj(raw, f"{place}[{i}]")
+        text = text_of(message.get("content"))
+        if message.get("role") == "user" and text:
+            texts.append(text)
+        else:
+            others += 1
+    return ("\n\n".join(texts) if texts else None), bool(others)
 
 
 def _headline_scorer(log: dict[str, Any]) -> str | None:

@@ -19,6 +19,7 @@ from analyzer.analysis import analyze
 from analyzer.answer_keys import AnswerKey
 from analyzer.before_after import before_after_lines, compare_before_after, tasks_with
 from analyzer.errors import RerunLensError
+from analyzer.export import missing_prompts_reason
 from analyzer.keys import RunKeys, read_keys
 from analyzer.model import RunLog, TaskSpec
 from analyzer.route_profile import RouteProfile
@@ -156,7 +157,7 @@ def task_specs(log: RunLog, ids: Sequence[str], tasks_file: str | Path | None = 
     elif log.tasks:
         specs = list(log.tasks)
     else:
-        raise RerunLensError("the log has no task definitions (format 1); pass the task file with --tasks")
+        raise RerunLensError(f"{missing_prompts_reason(log)}; pass the task file with --tasks")
     by_id = {str(t.task_id): t for t in specs}
     missing = [t for t in ids if t not in by_id]
     if missing:
