@@ -97,3 +97,5 @@ def test_a_sample_that_failed_with_a_model_api_error_keeps_its_attempts_and_retr
     assert r.retries == 1
     r = _planet3_failing_with("APIStatusError('Error code: 503 - upstream unavailable')")
     assert [(a.retry, a.outcome) for a in r.attempts] == [(0, "server_error"), (1, "server_error")]
+    r = _planet3_failing_with("BadRequestError(\"Error code: 400 - {'message': 'context too long'}\")")
+    assert len(r.attempts) == 2 and r.retries == 1

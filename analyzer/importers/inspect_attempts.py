@@ -25,8 +25,11 @@ from analyzer.importers.common import parse_time
 
 _API_ERROR_CLASS = re.compile(
     r"(API|RateLimit|InternalServer|ServiceUnavailable|Overloaded|HTTPStatus|BadGateway|GatewayTimeout"
+    r"|BadRequest|Authentication|PermissionDenied|NotFound|UnprocessableEntity|Conflict"
     r"|Timeout|Connect|Connection)\w*Error|Timeout$",
 )
+_STATUS_CODE = re.compile(r"\b(?:Error code|status(?: code)?)[: ]+[45]\d\d\b", re.IGNORECASE)
+"""How the OpenAI and Anthropic SDKs (and httpx) put an HTTP status in an error message."""
 """Exception class names of model SDKs and HTTP clients (`openai.APIStatusError`, `anthropic.
 RateLimitError`, `httpx.ConnectTimeout`, ...): a sample error of such a class came from a request."""
 
@@ -51,7 +54,11 @@ def is_api_error(error: dict[str, Any]) -> bool:
     """True when an Inspect sample error came from a model API request, not from the agent's code."""
     message = str(error.get("message") or "")
     kind = message.split("(", 1)[0].strip().rsplit(".", 1)[-1]
-    return outcome(error) != "server_error" or bool(_API_ERROR_CLASS.search(kind))
+    return (
+        outcome(error) != "server_error"
+        or bool(_API_ERROR_CLASS.search(kind))
+        or bool(_STATUS_CODE.search(message))
+    )
 
 
 def skipped_retries(sample: dict[str, Any]) -> int:
