@@ -140,6 +140,12 @@ def test_report_md_stands_in_for_a_missing_evaluations_file(tmp_path: Path) -> N
             '{"method": "get", "url": "/a", "data": {}}\n{"method": "get", "url": ',
             "react_gpt4o_run3/tasks/fd1f8fa_1/logs/api_calls.jsonl: line 2: not valid JSON",
         ),
+        (  # a request whose data is text would silently lose its answer and arguments
+            "react_gpt4o_run3/tasks/fd1f8fa_1/logs/api_calls.jsonl",
+            '{"method": "post", "url": "/supervisor/message", "data": "answer=41"}\n',
+            "react_gpt4o_run3/tasks/fd1f8fa_1/logs/api_calls.jsonl: line 1.data: "
+            "expected an object, got a string",
+        ),
     ],
 )
 def test_a_damaged_file_is_one_line_naming_file_and_place(

@@ -21,6 +21,7 @@ FILES = {
     "promptfoo": FOREIGN / "promptfoo" / "results.json",
     "tau": FOREIGN / "tau_bench" / "gpt-4o-airline.excerpt.json",
     "tau2": FOREIGN / "tau2_bench" / "airline_run1.excerpt.json",
+    "altk": FOREIGN / "altk_evolve" / "consistency_score_card_7f3a9c21.json",
 }
 Edit = Callable[[Any], None]
 
@@ -40,6 +41,17 @@ def _row(data: dict, i: int) -> dict:
 
 
 WRONG = [
+    (
+        "inspect",
+        lambda d: d["eval"].update(model_generate_config="t=0"),
+        r"eval\.model_generate_config: expected an object, got a string",
+    ),
+    (
+        "tau2",
+        lambda d: d["info"].update(agent_info="gpt-4o"),
+        r"info\.agent_info: expected an object, got a string",
+    ),
+    ("altk", lambda d: d.update(task=5), r"task: expected a string, got a number"),
     ("inspect", lambda d: _sample(d, 2).update(scores=[1, 2]), r"samples\[2\]\.scores: expected an object"),
     (
         "inspect",

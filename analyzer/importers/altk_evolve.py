@@ -68,6 +68,7 @@ def read(data: Any, source: Source, beside: dict[str, Any] | None = None) -> tup
     """One row (the trajectory) and provenance carrying the per-step scores as a `resample` block."""
     beside = dict(beside or {})
     card = source.obj(data, "top level")
+    source.optional_text(card.get("task"), "task")
     if "aggregate_trajectory_uncertainty" not in card:
         beside["ir"], card = card, _card_from_ir(card, source)
     ir = beside.get("ir") if isinstance(beside.get("ir"), dict) else None

@@ -167,6 +167,7 @@ def _calls(tree: Tree, name: str) -> list[dict[str, Any]] | None:
         call = source.obj(parse_json(line, source, f"line {number}"), f"line {number}")
         if not isinstance(call.get("url"), str) or not isinstance(call.get("method"), str):
             source.fail(f"line {number}", "expected a request with `method` and `url`")
+        source.optional_obj(call.get("data"), f"line {number}.data")
         calls.append(call)
     return calls
 

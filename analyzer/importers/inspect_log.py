@@ -232,12 +232,15 @@ def _error(error: dict[str, Any]) -> dict[str, Any]:
 def _route(log: dict[str, Any], spec: dict[str, Any], source: Source) -> Route:
     config: dict[str, Any] = {}
     origin: dict[str, str] = {}
-    plan = log.get("plan") if isinstance(log.get("plan"), dict) else {}
+    plan = source.optional_obj(log.get("plan"), "plan")
     for where, part in (
-        ("eval.model_generate_config", spec.get("model_generate_config")),
-        ("plan.config", plan.get("config")),
+        (
+            "eval.model_generate_config",
+            source.optional_obj(spec.get("model_generate_config"), "eval.model_generate_config"),
+        ),
+        ("plan.config", source.optional_obj(plan.get("config"), "plan.config")),
     ):
-        if isinstance(part, dict):
+        if part:
             config.update({k: v for k, v in part.items() if v is not None})
             origin.update({k: f"{where}.{k}" for k, v in part.items() if v is not None})
     fields = {ours: config.get(theirs) for theirs, ours in _ROUTE_CONFIG.items()}

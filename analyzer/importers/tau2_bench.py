@@ -172,10 +172,10 @@ def _served(messages: list[Any]) -> dict[str, str]:
 
 
 def _route(info: dict[str, Any], source: Source) -> Route | None:
-    agent = info.get("agent_info")
-    if not isinstance(agent, dict):
+    agent = source.optional_obj(info.get("agent_info"), "info.agent_info")
+    if not agent:
         return None
-    args = agent.get("llm_args") if isinstance(agent.get("llm_args"), dict) else {}
+    args = source.optional_obj(agent.get("llm_args"), "info.agent_info.llm_args")
     fields = {k: args.get(k) for k in _ROUTE_ARGS}
     places = {k: f"info.agent_info.llm_args.{k}" for k in _ROUTE_ARGS}
     fields["model"], places["model"] = agent.get("llm"), "info.agent_info.llm"
