@@ -100,7 +100,7 @@ def test_quoted_and_cased_paris_is_one_answer_under_normalized() -> None:
 
 def test_truncated_eval_is_one_line_naming_the_file() -> None:
     data = EVAL.read_bytes()
-    with pytest.raises(LogError, match=r"^cut\.eval: not a readable \.eval archive") as info:
+    with pytest.raises(LogError, match=r"^cut\.eval: not a readable zip archive \(an Inspect \.eval") as info:
         load_any_bytes(data[: len(data) // 2], "cut.eval")
     assert "\n" not in str(info.value)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import re
+import struct
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -81,7 +82,7 @@ def zip_names(data: bytes) -> list[str] | None:
     """The entry names of a zip, or None when the bytes are not a readable zip."""
     try:
         return zipfile.ZipFile(io.BytesIO(data)).namelist()
-    except (zipfile.BadZipFile, ValueError, OSError):
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, struct.error):
         return None
 
 
@@ -112,7 +113,7 @@ def read_zip(data: bytes, name: str) -> Tree:
                 tree.files[info.filename] = b""
             elif "/dbs/" not in f"/{info.filename}":
                 tree.files[info.filename] = _entry(archive, info, name)
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, struct.error) as exc:
         raise LogError(f"{name}: damaged zip ({exc})") from None
     return tree
 

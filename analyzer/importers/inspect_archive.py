@@ -46,7 +46,9 @@ def read_eval_archive(data: bytes, source: Source) -> dict[str, Any]:
         archive = zipfile.ZipFile(io.BytesIO(data))
         names = archive.namelist()
     except (zipfile.BadZipFile, OSError, ValueError, EOFError, struct.error) as exc:
-        source.fail("", f"not a readable .eval archive (zip): {exc}")
+        source.fail(
+            "", f"not a readable zip archive (an Inspect .eval or AppWorld outputs; cut short?): {exc}"
+        )
     with archive:
         if "header.json" in names:
             log = source.obj(_entry(archive, "header.json", data, source), "header.json")
