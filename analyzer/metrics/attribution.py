@@ -290,7 +290,9 @@ def describe_routes(values: dict[int, dict[str, str]], codes: set[Hashable]) -> 
         differ = [f for f in SHOWN_FIELDS[:2] if any(row[f] != "unset" for row in rows.values())]
     out: dict[Hashable, str] = {}
     for code, row in rows.items():
-        out[code] = ", ".join(f"{_FIELD_NAMES.get(f, f)} {row[f]}" for f in differ) or "one route"
+        out[code] = (
+            ", ".join(f"{_FIELD_NAMES.get(f, f)} {row[f]}" for f in differ) or "the only route recorded"
+        )
     return out
 
 
