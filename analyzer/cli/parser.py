@@ -273,7 +273,9 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         help="flagged (default), inconsistent, or task ids",
     )
     p.add_argument("--out", help="new log (default: LOG's name with .rerun)")
-    p.add_argument("--tasks", help="task file, for a format-1 log that has no task definitions")
+    p.add_argument(
+        "--tasks", help="task file, for a log with no prompts (format 1, or a source that records none)"
+    )
     add_answer_key_option(p)
     _add_executor(p)
     p.add_argument(
