@@ -89,3 +89,8 @@ def test_a_source_without_prompts_says_so_not_format_1() -> None:
     assert str(info.value) == "the appworld log records no prompts; pass the task file with --tasks"
     note = missing_prompts_note(log, 2)
     assert "format 1" not in note and "the appworld log records no prompts" in note
+
+
+def test_an_import_says_which_mapping_made_it() -> None:
+    """Version 3: Inspect inputs are prompts and agent-code errors are no attempts, unlike version 2."""
+    assert load_any(EVAL).log.imported_from["importer_version"] == 3

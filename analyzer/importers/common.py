@@ -22,7 +22,7 @@ from analyzer.log_redaction import redacted_payload
 from analyzer.model import FORMAT_V2, Result, Route, RunLog, TaskSpec
 from analyzer.url_secrets import redact_url
 
-IMPORTER_VERSION = 2
+IMPORTER_VERSION = 3
 """Bumped when an importer maps a field differently, so an imported log says which mapping made it."""
 
 
