@@ -87,7 +87,7 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
 
 
 def difference_sentence(d: Difference) -> str:
-    """E.g. "C's answer gap is 30.0 pp lower than A's (95 % interval [-46.7, -13.3] pp, p = 0.012)"."""
+    """E.g. "C's answer gap is 30.0 pp lower than A's (95 % interval [-47.3, -10.0] pp, p = 0.012)"."""
     if d.common_tasks == 0 or d.answer_gap_diff_pp is None:
         return f"{d.label} shares no task with two answers with {d.against}: no paired comparison."
     size = abs(d.answer_gap_diff_pp)
@@ -147,5 +147,5 @@ def _mean_diff(first: np.ndarray, second: np.ndarray) -> float | None:
 def _ci(first: np.ndarray, second: np.ndarray) -> Interval | None:
     if not len(first):
         return None
-    low, high = paired_difference_ci(first, second)
+    low, high = paired_difference_ci(first, second, upper=100.0)  # both gaps are per-task 0..100 pp
     return [round(low, 10), round(high, 10)]

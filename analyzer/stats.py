@@ -367,12 +367,48 @@ def bounded_mean_intervals(
 
 
 def paired_difference_ci(
-    first: np.ndarray, second: np.ndarray, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED
+    first: np.ndarray,
+    second: np.ndarray,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    upper: float | None = None,
 ) -> tuple[float, float]:
-    """95 % bootstrap interval of mean(second - first) over paired tasks; (nan, nan) without tasks."""
-    diff = np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)
-    low, high = bootstrap_means(diff, samples=samples, seed=seed)[0]
-    return float(low), float(high)
+    """95 % interval of mean(second - first) over paired tasks; (nan, nan) without tasks.
+
+    The seeded bootstrap of the per-task differences. With `upper` (every value lies in [0, upper])
+    the wider bounds of it and Newcombe's hybrid score interval for paired data: the MOVER of the two
+    means' Wilson intervals (`wilson_interval` of the mean, conservative for bounded values) with the
+    tasks' correlation r, low = D - sqrt((p2 - l2)^2 - 2r (p2 - l2)(u1 - p1) + (u1 - p1)^2) and high
+    likewise (Newcombe 1998, method 10; r = 0 when a side has no spread). The bootstrap alone is a
+    point when no task differs, and stops at 0 when all the differing tasks go one way.
+
+    Args:
+        first: Per-task values of the first group.
+        second: The same tasks' values in the second group.
+        samples, seed: As for `bootstrap_means`.
+        upper: Largest value a task can take (None: the bootstrap alone).
+    """
+    a = np.asarray(first, dtype=np.float64)
+    b = np.asarray(second, dtype=np.float64)
+    low, high = (float(x) for x in bootstrap_means(b - a, samples=samples, seed=seed)[0])
+    if upper is None or upper <= 0 or len(a) == 0:
+        return low, high
+    score_low, score_high = _paired_score_interval(a / upper, b / upper)
+    return min(low, score_low * upper), max(high, score_high * upper)
+
+
+def _paired_score_interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Newcombe's hybrid score interval of mean(b - a) for paired values in [0, 1]."""
+    n = len(a)
+    p1, p2 = float(a.mean()), float(b.mean())
+    l1, u1 = wilson_interval(p1 * n, n)
+    l2, u2 = wilson_interval(p2 * n, n)
+    spread = float(a.std() * b.std())
+    r = float(np.mean((a - p1) * (b - p2)) / spread) if spread > 0 else 0.0
+    d = p2 - p1
+    below = math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * r * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2))
+    above = math.sqrt(max(0.0, (u2 - p2) ** 2 - 2 * r * (u2 - p2) * (p1 - l1) + (p1 - l1) ** 2))
+    return max(-1.0, d - below), min(1.0, d + above)
 
 
 def mcnemar_tasks_needed(b: int, c: int, n: int, z_alpha: float = 1.96, z_power: float = 0.84) -> int | None:
