@@ -35,6 +35,9 @@ The tools, each exact or seeded so the same log always gives the same figures:
   is conservative because a value in [0, 1] with mean p has variance at most p(1 - p). The bootstrap
   alone gives a point when every task has the same value, which states a certainty few tasks do not
   support; where it is already the wider one it is kept.
+- `paired_difference_ci(first, second, upper=...)`: the interval of a paired difference of means over
+  tasks: the wider bounds of the bootstrap of the differences and Newcombe's hybrid score interval
+  (the MOVER of the two Wilson intervals with the per-task correlation).
 """
 
 from __future__ import annotations
