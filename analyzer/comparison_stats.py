@@ -2,7 +2,8 @@
 
 Paired over the tasks both logs measured (DESIGN.md: tasks are the unit that varies): the answer gap
 difference is the mean over shared tasks of (inconsistent here - inconsistent in the first) x 100,
-with a bootstrap interval; its p-value is the exact McNemar test over the tasks that flip. The
+with a paired interval (the wider of the bootstrap and Newcombe's hybrid score interval,
+`analyzer.stats.paired_difference_ci`); its p-value is the exact McNemar test over the tasks that flip. The
 outcome gap difference is the same over tasks graded in both, per task (c/n - [c = n]) x 100, which
 averages to Mean@n - Pass^n with each task's own n.
 """
@@ -32,7 +33,7 @@ class Difference(BaseModel):
     answer_gap_diff_pp: float | None
     """This group's answer gap minus the first's over the common tasks, in points."""
     answer_gap_diff_ci: Interval | None
-    """95 % paired bootstrap interval of that difference."""
+    """95 % paired interval of that difference: the wider of the bootstrap and Newcombe's score interval."""
     p_value: float | None
     """Exact McNemar p-value over the common tasks that flip between consistent and inconsistent."""
     turned_consistent: int
@@ -44,7 +45,7 @@ class Difference(BaseModel):
     outcome_gap_diff_pp: float | None
     """This group's outcome gap minus the first's over the tasks graded in both, in points."""
     outcome_gap_diff_ci: Interval | None
-    """95 % paired bootstrap interval of that difference."""
+    """95 % paired interval of that difference: the wider of the bootstrap and Newcombe's score interval."""
     tasks_to_resolve: int | None
     """Paired tasks the McNemar test needs to tell an answer gap difference of this size from noise
     (5 %, 80 % power); None when nothing flips one way more than the other."""

@@ -37,13 +37,13 @@ class OutcomeWithIntervals(OutcomeFigures):
     """Outcome figures with their 95 % intervals over graded tasks."""
 
     mean_at_n_ci: Interval
-    """Interval of Mean@n (0..1)."""
+    """Interval of Mean@n (0..1): the wider of the bootstrap and the Wilson interval of the mean."""
     pass_hat_k_ci: Interval
-    """Interval of Pass^n, the Pass^k of k = n (0..1)."""
+    """Interval of Pass^n, the Pass^k of k = n (0..1): Wilson, a share of tasks."""
     pass_hat_curve_ci: dict[int, Interval]
-    """Interval of Pass^k for every k (0..1)."""
+    """Interval of Pass^k for every k (0..1), by the same rule as Mean@n (Wilson where a share)."""
     outcome_gap_ci: Interval
-    """Interval of the outcome gap, in points."""
+    """Interval of the outcome gap, in points: as Mean@n, per-task values bounded by (n_t - 1) / n_t."""
 
 
 def answer_intervals(tasks: pd.DataFrame) -> tuple[Interval | None, Interval | None]:
