@@ -247,7 +247,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
             rounds=round_count(log),
             results=len(results),
         ),
-        warnings=[*structural_warnings(log), *_metric_warnings(tasks, outcome)],
+        warnings=[*_import_warnings(log), *structural_warnings(log), *_metric_warnings(tasks, outcome)],
         flagged=flagged_list(tasks),
     )
 
@@ -292,6 +292,13 @@ def _exact_gap(base: pd.DataFrame) -> float | None:
     """The answer gap under the `exact` key, which the stored summary is compared with."""
     exact = assign_clusters(base.assign(answer_key=answer_keys(base, "exact")))
     return answer_gap_pp(task_consistency(exact))
+
+
+def _import_warnings(log: RunLog) -> list[str]:
+    """What the importer of another tool's log said (where the figures differ from the tool's own,
+    what the source does not record): kept in the log's provenance, so every report shows it."""
+    said = (log.imported_from or {}).get("warnings")
+    return [w for w in said if isinstance(w, str)] if isinstance(said, list) else []
 
 
 def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None) -> list[str]:

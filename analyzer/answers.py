@@ -14,7 +14,8 @@
   trajectory, each as its name and canonical JSON arguments (keys sorted; arguments sent as a JSON
   string are parsed first). Two runs are one answer when they made the same calls in the same
   order. A result with no recorded trajectory has no actions key and is left out, like an error;
-  a trajectory without tool calls is the empty sequence.
+  a trajectory without tool calls is the empty sequence, and a task in which no round called a tool
+  has no actions keys at all (rounds that did nothing did not "do the same things").
 
 Keys are computed once per distinct answer (not once per result), so a log with 100k results but few
 distinct answers costs little.
@@ -159,7 +160,7 @@ def answer_keys(
     if key == "actions":
         if "actions" not in results:
             raise ValueError("the actions key needs an `actions` column (see analyzer.frames)")
-        return results["actions"].where(ok).astype("string")
+        return _actions_keys(results, ok)
     answers = results["answer"].where(ok).astype("string")
     answers = answers.mask(ok & answers.isna(), "")
     func = exact_key if key == "exact" else normalized_key
@@ -167,6 +168,16 @@ def answer_keys(
     if key != "fuzzy":
         return keyed
     return _fuzzy(results["task_id"], keyed, fuzzy_threshold)
+
+
+def _actions_keys(results: pd.DataFrame, ok: pd.Series) -> pd.Series:
+    """The `actions` keys; `<NA>` for every round of a task in which no round called a tool (they
+    did nothing to compare, which is not doing the same thing)."""
+    keys = results["actions"].where(ok).astype("string")
+    called = (keys.notna() & (keys != signature([]))).to_numpy(dtype=bool)
+    codes, _ = pd.factorize(results["task_id"])
+    task_called = np.bincount(codes[called], minlength=int(codes.max()) + 1 if len(codes) else 0) > 0
+    return keys.where(task_called[codes] if len(codes) else called)
 
 
 def _map_unique(values: pd.Series, func: object) -> pd.Series:

@@ -17,6 +17,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from pydantic import TypeAdapter
 
+from analyzer.log_redaction import redacted_urls, scrubbed_texts
 from analyzer.log_table import ROUTE_FIELDS, LogTable, gc_paused, log_table
 from analyzer.model import RunLog
 
@@ -107,7 +108,7 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
                 for s, e in zip(col["status"], col["error"], strict=True)
             ]
         ),
-        "answer": _strings(col["answer"]),
+        "answer": _scrubbed(col["answer"]),
         "prompt_tokens": _ints(pt),
         "completion_tokens": _ints(ct),
         "total_tokens": total,
@@ -126,8 +127,9 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
     }
     for name in ROUTE_FIELDS:
         data[name] = _typed(table.routes[name], _ROUTE_DTYPES[name])
+    data["base_url"] = _strings(redacted_urls(table.routes["base_url"]))
     data["error_type"] = _strings(table.errors["type"])
-    data["error_message"] = _strings(table.errors["message"])
+    data["error_message"] = _scrubbed(table.errors["message"])
     data["http_status"] = _ints(table.errors["http_status"])
     data["actions"] = _strings(table.results["actions"])
     return pd.DataFrame(data, columns=list(RESULT_COLUMNS))
@@ -168,7 +170,7 @@ def _attempts_frame(table: LogTable) -> pd.DataFrame:
         "status_code": _ints(col["status_code"]),
         "outcome": _strings(col["outcome"]),
         "retry_after_s": _floats(col["retry_after_s"]),
-        "base_url": _strings(col["base_url"]),
+        "base_url": _strings(redacted_urls(col["base_url"])),
         "key_fingerprint": _strings(col["key_fingerprint"]),
     }
     return pd.DataFrame(data, columns=list(ATTEMPT_COLUMNS))
@@ -207,6 +209,14 @@ def _strings(values: Any) -> Any:
     if isinstance(values, np.ndarray):
         values = values.tolist()
     return pd.arrays.ArrowStringArray(pa.chunked_array([pa.array(values, type=pa.large_string())]))
+
+
+def _scrubbed(values: Any) -> Any:
+    """A `STRING` column of text shown to people: key-like words redacted (see `analyzer.log_redaction`)."""
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    column = scrubbed_texts(pa.chunked_array([pa.array(values, type=pa.large_string())]))
+    return pd.arrays.ArrowStringArray(column)
 
 
 def _arrow_strings(values: pa.Array) -> Any:

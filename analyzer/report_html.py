@@ -275,6 +275,8 @@ def _drift(a: Analysis) -> str:
         f"<p>{_int(route.tuples)} route tuple(s); fields that changed: {esc(fields)}; "
         f"{len(drifted)} task(s) drifted.</p>"
     )
+    if route.pinned is None:  # nothing recorded cannot be said to have not changed
+        text = f"<p>{esc(route.verdict.split('. ')[0])}.</p>"
     table = f"<div class='scroll'>{_table([c.replace('_', ' ') for c in cols], rows)}</div>" if rows else ""
     return "<h3>Route drift</h3>" + text + table
 

@@ -49,7 +49,9 @@ def render_report(analysis: Analysis, source: str) -> str:
     if log.parent_run_id:
         ident.append(f"re-run of {log.parent_run_id}")
     lines.append("  " + " · ".join(ident))
-    lines.append(f"  {h.tasks} tasks · {h.rounds} rounds · {h.results} results · {h.errors} errored")
+    lines.append(
+        f"  {_n(h.tasks, 'task')} · {_n(h.rounds, 'round')} · {_n(h.results, 'result')} · {h.errors} errored"
+    )
     lines.append("")
 
     lines.append(f"Answers (key: {h.answer_key})")
@@ -112,7 +114,10 @@ def render_report(analysis: Analysis, source: str) -> str:
 def retry_lines(r: RetryFigures) -> list[str]:
     """Attempts, retried results and outcomes; Retry-After when the provider sent it."""
     if r.attempts_total == 0:
-        return ["  no HTTP attempts recorded (format 1, or the agent did not log them)"]
+        return [
+            "  no HTTP attempts recorded (a format-1 log, another tool's log, "
+            "or an agent that did not log them)"
+        ]
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(r.by_outcome.items(), key=lambda kv: -kv[1]))
     out = [
         f"  {r.attempts_total} attempts · {r.results_with_retry} result(s) retried"
@@ -236,6 +241,11 @@ def step_lines(steps: dict[str, Any] | None) -> list[str]:
     if steps["cancelled"]:
         out.append("  the resample was cancelled before every step was sampled")
     return out
+
+
+def _n(count: int, noun: str) -> str:
+    """`1 task`, `2 tasks`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
 def _short(text: object, width: int = 60) -> str:

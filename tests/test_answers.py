@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
+from analyzer.analysis import analyze
 from analyzer.answers import action_signature, answer_keys, exact_key, fuzzy_representatives, normalized_key
+from analyzer.importers import load_any
 from analyzer.model import MessageStep, ToolCallStep
 
 
@@ -158,3 +162,25 @@ def test_actions_key_reads_the_actions_column_and_leaves_out_errors() -> None:
     assert pd.isna(keys.iloc[2]) and pd.isna(keys.iloc[3])
     with pytest.raises(ValueError, match="actions"):
         answer_keys(frame.drop(columns="actions"), "actions")
+
+
+def test_tasks_where_no_round_called_a_tool_have_no_actions_key() -> None:
+    """Rounds that only talked did nothing to compare: not "the same things". A round without calls
+    beside one with calls still differs from it."""
+    frame = pd.DataFrame(
+        {
+            "task_id": ["talk", "talk", "mixed", "mixed", "same", "same"],
+            "status": ["ok"] * 6,
+            "answer": ["Paris"] * 6,
+            "actions": ["[]", "[]", "[]", '[["search",{}]]', '[["search",{}]]', '[["search",{}]]'],
+        }
+    )
+    keys = answer_keys(frame, "actions")
+    assert keys.isna().tolist() == [True, True, False, False, False, False]
+    assert keys[2] != keys[3] and keys[4] == keys[5]
+
+
+def test_a_question_answering_log_is_not_consistent_by_its_actions() -> None:
+    inspect = Path(__file__).resolve().parent / "fixtures" / "foreign" / "inspect_ai" / "mock_epochs.eval"
+    headline = analyze(load_any(inspect).log, "actions").headline
+    assert headline.tasks_measured == 0 and headline.answer_gap_pp is None  # was 3/3 consistent

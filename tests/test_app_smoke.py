@@ -182,22 +182,42 @@ def _texts(node: object) -> list[str]:
     return out
 
 
-def test_a_key_smuggled_into_a_log_never_reaches_the_page(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    secret = SHOWN_KEY
+def _leaky_log(secret: str) -> dict[str, object]:
+    """drift_v2 with a key planted where a team's own script or another tool might leave one: the
+    route and headers, the base URLs (user info, query, path), an error message and an answer."""
     log = json.loads((FIXTURES / "drift_v2.json").read_text(encoding="utf-8"))
+    url = f"https://user:{secret}@proxy.example.com/key/{secret}/v1?api-key={secret}"
     log["route"]["api_key"] = secret
     for rnd in log["runs"]:
         for result in rnd:
             result["route"]["api_key"] = secret
+            result["route"]["base_url"] = url
             result["headers"] = {"Authorization": f"Bearer {secret}"}
+            for attempt in result.get("attempts") or []:
+                attempt["base_url"] = url
+    first = log["runs"][0][0]
+    first["answer"] = f"The key in use is {secret}."
+    first["status"] = "error"
+    first["error"] = {"type": "auth_error", "message": f"Incorrect API key provided: {secret}."}
+    return log
+
+
+def test_a_key_smuggled_into_a_log_never_reaches_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = SHOWN_KEY
+    log = _leaky_log(secret)
     (tmp_path / "leaky.json").write_text(json.dumps(log), encoding="utf-8")
     monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
-    at = app({"log": ["leaky.json"]})
+    task = log["runs"][0][0]["task_id"]  # type: ignore[index]
+    at = app({"log": ["leaky.json"], "task": task})
     for view in VIEWS:
         visit(at, view)
-        assert not any(secret in text for text in _texts(at._tree)), view
+        shown = _texts(at._tree)
+        assert not any(secret in text for text in shown), view
+        if view == "tasks":  # the errored round is on the page, with its message and URL masked
+            assert any("Incorrect API key provided: [redacted]." in text for text in shown)
+            assert any("proxy.example.com" in text for text in shown)
 
 
 def test_a_group_can_be_relabelled(runs: Path) -> None:

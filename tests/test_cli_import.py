@@ -57,3 +57,23 @@ def test_resample_scores_each_step_of_a_recorded_conversation(
     saved = load_path(out).log
     assert saved.parent_run_id == "sample-E_agent_tools" or saved.parent_run_id
     assert main([*args, "--out", str(out)]) == 2  # never over an existing log
+
+
+def test_what_an_importer_warns_is_in_every_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A single AppWorld experiment is one round; the importer says so, and the command line (text,
+    JSON, the HTML report, and an imported file read back) shows it, not only the dashboard."""
+    one_round = FOREIGN / "appworld" / "repeated_runs" / "react_gpt4o_run1"
+    said = "one experiment folder is one round"
+    assert main(["analyze", str(one_round)]) == 0
+    assert said in capsys.readouterr().out
+    assert main(["analyze", str(one_round), "--json"]) == 0
+    assert any(said in w for w in json.loads(capsys.readouterr().out)["warnings"])
+    assert main(["report", str(one_round), "-o", str(tmp_path / "r.html")]) == 0
+    assert said in (tmp_path / "r.html").read_text(encoding="utf-8")
+    out = tmp_path / "aw.altk_runs.json"
+    assert main(["import", str(one_round), "-o", str(out)]) == 0
+    capsys.readouterr()
+    assert main(["analyze", str(out)]) == 0
+    assert said in capsys.readouterr().out

@@ -95,7 +95,7 @@ def test_no_route_recorded_is_unclear() -> None:
     rounds = [[_result("t", "x", None)], [_result("t", "y", None)]]
     [item] = analyze(RunLog.model_validate({"runs": rounds})).headline.attribution
     assert (item.cause, item.p_value) == ("unclear", None)
-    assert "records no route" in item.evidence
+    assert "records no key or base URL" in item.evidence
 
 
 def test_one_round_per_route_is_unclear() -> None:

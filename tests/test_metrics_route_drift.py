@@ -55,6 +55,25 @@ def test_one_route_tuple_is_pinned() -> None:
     assert "Of 1 inconsistent task, 1 differs within one route (the model varies" in route.verdict
 
 
+def test_one_model_without_key_or_url_is_not_called_pinned() -> None:
+    """Another tool's log that records only the model and its settings: a key or endpoint change
+    would not show, so neither the pinned verdict nor a `model` cause is stated."""
+    settings = {"model": "m", "temperature": 0.0, "seed": 42}
+    rounds = [[_r(1, "x", route=settings, attempts=[]), _r(2, y, route=settings, attempts=[])] for y in "yz"]
+    a = analyze(_log(*rounds))
+    route = a.headline.route
+    assert (route.pinned, route.tuples, route.identity_recorded) == (None, 1, False)
+    assert route.verdict.startswith(
+        "This log records the model and its settings but no key or base URL, so a change of key or "
+        "endpoint cannot be ruled out."
+    )
+    assert route.inconsistent_clean == [] and route.inconsistent_unknown == ["2"]
+    assert [(c.task_id, c.cause) for c in a.headline.attribution] == [("2", "unclear")]
+    # two models recorded are a recorded change, key or no key
+    other = [[_r(1, "x", route={**settings, "model": m}, attempts=[])] for m in ("m", "n")]
+    assert analyze(_log(*other)).headline.route.pinned is False
+
+
 def test_a_failover_seen_only_in_the_attempts_is_drift() -> None:
     # round 2, task 1: the first attempt went to B and timed out, the SDK retried on A
     failover = [
@@ -155,7 +174,7 @@ def test_a_task_missing_route_records_is_set_apart_not_called_clean() -> None:
         "Of 2 inconsistent tasks, 1 differs within one route (the model varies: the log shows it) "
         "and 1 cannot be told apart from this log alone (a re-run on a pinned route can)."
     )
-    assert "1 result did not record a route." in route.verdict
+    assert "1 result did not record a key or base URL." in route.verdict
 
 
 def test_a_per_task_max_tokens_is_the_tasks_setting_not_route_drift() -> None:

@@ -100,3 +100,9 @@ def test_a_log_without_step_scores_has_no_step_section() -> None:
     assert "step_uncertainty" not in analysis.report()
     assert "Step uncertainty" not in render_report(analysis, "A")
     assert "Trajectories" not in render_report(analysis, "A")
+
+
+def test_counts_of_one_read_as_one() -> None:
+    card = FOREIGN / "altk_evolve" / "consistency_score_card_7f3a9c21.json"
+    text = render_report(analyze(load_any(card).log), card.name)
+    assert "  1 task · 1 round · 1 result · 0 errored" in text

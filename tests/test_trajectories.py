@@ -96,14 +96,15 @@ def test_identical_rounds_have_no_divergence_and_full_similarity() -> None:
         ]
     )
     report = measure_trajectories(log).report()
-    assert report["first_divergence"] == {"t": None, "u": None}  # messages are not calls
-    assert report["identical"] == 2 and report["tasks_measured"] == 2
-    assert report["similarity"]["u"] == {
+    assert report["first_divergence"] == {"t": None}  # messages are not calls
+    assert report["identical"] == 1 and report["tasks_measured"] == 1
+    assert report["similarity"]["t"] == {
         "jaccard_mean": 1.0,
         "jaccard_min": 1.0,
         "edit_mean": 1.0,
         "edit_min": 1.0,
     }
+    assert "u" not in report["similarity"]  # no round of u called a tool: not "the same calls"
 
 
 def test_tasks_with_one_recorded_round_are_counted_but_not_measured() -> None:
@@ -174,7 +175,8 @@ def test_first_divergence_matches_an_independent_computation_on_random_logs() ->
                 ]
             rounds[r][f"t{task}"] = calls(*seq)
             seqs.append([call_token(n, a) for n, a in seq])
-        expected[f"t{task}"] = plain_first_divergence(seqs)
+        if any(seqs):  # a task none of whose rounds called a tool is not measured
+            expected[f"t{task}"] = plain_first_divergence(seqs)
     report = measure_trajectories(log_of(rounds)).report()
     assert report["first_divergence"] == expected
     assert 0 < report["identical"] < 300  # the random logs hold both kinds
@@ -197,10 +199,11 @@ def test_a_task_listed_twice_in_a_round_counts_once() -> None:
     assert len(traj.calls) == 2
 
 
-def test_rounds_that_only_talked_made_the_same_calls_none() -> None:
-    """Trajectories of messages only (an Inspect log without tools): nothing diverged, nothing crashed."""
+def test_rounds_that_only_talked_are_not_measured() -> None:
+    """Trajectories of messages only (an Inspect log without tools): no call was made, so no task
+    "made the same calls" (a question-answering log would otherwise read as perfectly consistent)."""
     talk = [{"type": "message", "role": "assistant", "content": "Paris"}]
     log = log_of([{"t": talk, "u": talk}, {"t": talk, "u": talk}])
     report = measure_trajectories(log).report()
-    assert report["first_divergence"] == {"t": None, "u": None}
-    assert report["identical"] == 2
+    assert report["first_divergence"] == {}
+    assert report["identical"] == 0 and report["tasks_measured"] == 0 and report["tasks"] == 0

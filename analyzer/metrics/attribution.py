@@ -22,7 +22,6 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
-from analyzer.frames import ROUTE_FIELDS
 from analyzer.metrics.route_drift import ATTEMPT_FIELDS, DRIFT_FIELDS
 from analyzer.stats import route_alignment_p
 
@@ -86,7 +85,7 @@ def _codes(results: pd.DataFrame, fields: pd.DataFrame) -> np.ndarray:
     if fields.empty:
         return np.zeros(0, dtype=np.int64)
     codes = fields.groupby(list(DRIFT_FIELDS), dropna=False, sort=False).ngroup().to_numpy(dtype=np.int64)
-    recorded = results[list(ROUTE_FIELDS)].notna().any(axis=1).to_numpy(dtype=bool)
+    recorded = fields[list(ATTEMPT_FIELDS)].notna().any(axis=1).to_numpy(dtype=bool)  # key or URL known
     return np.where(recorded, codes, -1)
 
 
@@ -117,7 +116,7 @@ def attribute_rounds(rounds: Sequence[Round], describe: dict[Hashable, str] | No
     names = describe or {}
     known = [r for r in rounds if r.route is not None]
     if not known:
-        return Finding("unclear", None, "the log records no route for this task's answers", None)
+        return Finding("unclear", None, "the log records no key or base URL for this task's answers", None)
     by_route = _group(known)
     split = _split_route(by_route)
     if split is not None:
@@ -291,7 +290,9 @@ def describe_routes(values: dict[int, dict[str, str]], codes: set[Hashable]) -> 
         differ = [f for f in SHOWN_FIELDS[:2] if any(row[f] != "unset" for row in rows.values())]
     out: dict[Hashable, str] = {}
     for code, row in rows.items():
-        out[code] = ", ".join(f"{_FIELD_NAMES.get(f, f)} {row[f]}" for f in differ) or "one route"
+        out[code] = (
+            ", ".join(f"{_FIELD_NAMES.get(f, f)} {row[f]}" for f in differ) or "the only route recorded"
+        )
     return out
 
 

@@ -56,7 +56,10 @@ class RouteFigures(BaseModel):
     inconsistent_unknown: list[str]
     """Inconsistent tasks, neither drifted nor retried, with results that record no route: cause unknown."""
     unrecorded_results: int
-    """Results that record no route at all."""
+    """Results that record neither a key fingerprint nor a base URL (so their route is unknown)."""
+    identity_recorded: bool = True
+    """Whether any result or attempt records a key fingerprint or a base URL. Without either, one
+    model and one set of settings do not make a pinned route: a key or endpoint change is invisible."""
     verdict: str
     """The verdict in plain words."""
 
@@ -198,12 +201,13 @@ def route_figures(
         tasks: Task frame with `task_id`, `consistent`, `drifted` and `retries`.
     """
     recorded = not usage.empty
-    pinned = (len(routes) == 1) if recorded else None
+    identity = bool(usage[list(ATTEMPT_FIELDS)].notna().to_numpy().any()) if recorded else False
+    pinned = None if not recorded or (len(routes) == 1 and not identity) else len(routes) == 1
     fields = run_drifted_fields(results, usage)
     drifted_tasks = tasks.loc[tasks["drifted"], "task_id"].tolist()
     inconsistent = ~tasks["consistent"].fillna(True).astype(bool).to_numpy()
     explained = (tasks["drifted"] | (tasks["retries"] > 0)).to_numpy(dtype=bool)
-    no_route = ~results[list(ROUTE_FIELDS)].notna().any(axis=1).to_numpy()
+    no_route = ~results[list(ATTEMPT_FIELDS)].notna().any(axis=1).to_numpy()
     order, codes = task_codes(results)
     route_known = per_task_count(codes, len(order), no_route) == 0
     ids = tasks["task_id"].to_numpy(dtype=object)
@@ -220,6 +224,7 @@ def route_figures(
         inconsistent_clean=[str(t) for t in clean],
         inconsistent_unknown=[str(t) for t in unknown],
         unrecorded_results=unrecorded,
+        identity_recorded=identity,
         verdict="",
     )
     measured = int(tasks["consistent"].notna().sum())
@@ -269,7 +274,12 @@ def _pinned_parts(figures: RouteFigures) -> list[str]:
     """Whether the run was pinned, routes left unrecorded, and backend changes, one sentence each."""
     route_fields = [f for f in figures.drifted_fields if f in ROUTE_FIELDS]
     backend = [f for f in figures.drifted_fields if f in BACKEND_FIELDS]
-    if figures.pinned is None:
+    if figures.pinned is None and figures.tuples:
+        parts = [
+            "This log records the model and its settings but no key or base URL, so a change of key or "
+            "endpoint cannot be ruled out."
+        ]
+    elif figures.pinned is None:
         parts = ["This log does not record routes, so route drift cannot be ruled out."]
     elif figures.pinned:
         parts = ["Route pinned: every result and attempt went through one route."]
@@ -278,7 +288,7 @@ def _pinned_parts(figures: RouteFigures) -> list[str]:
         parts = [f"Route not pinned: {figures.tuples} different routes ({changed})."]
     if figures.unrecorded_results and figures.pinned is not None:
         n = figures.unrecorded_results
-        parts.append(f"{n} result{'s' if n != 1 else ''} did not record a route.")
+        parts.append(f"{n} result{'s' if n != 1 else ''} did not record a key or base URL.")
     if backend:
         what = " and ".join(f.replace("_", " ") for f in backend)
         parts.append(f"The provider reported a different {what} during the run.")

@@ -4,7 +4,8 @@ they are, and how uncertain each step is.
 A call is its tool name plus its arguments as canonical JSON (keys sorted, no spaces; arguments sent
 as a JSON string are parsed first), so two rounds made "the same call" exactly when the strings
 match. Only results that recorded a trajectory take part; a task is measured when at least two of
-its rounds did.
+its rounds did and at least one of them called a tool (rounds that all called none did not "make the
+same calls", so they are not measured).
 
 - First divergence: the 0-based index into the tool-call sequence of the first step where the
   task's rounds do not all make the same call; a round that ended earlier disagrees there. None
@@ -288,7 +289,7 @@ class Trajectories:
             for t, g in self.steps.groupby("task_id", sort=False)
         }
         return {
-            "tasks": int(self.sequences["task_id"].nunique()),
+            "tasks": int(self.sequences.loc[self.sequences["n_calls"] > 0, "task_id"].nunique()),
             "tasks_measured": measured,
             "identical": identical,
             "identical_share": _share(identical, measured),
@@ -377,7 +378,8 @@ def _task_table(calls: pd.DataFrame, sequences: pd.DataFrame, steps: pd.DataFram
         identical=fd.reindex(order).isna().to_numpy(dtype=bool),
         entropy_max=peak.reindex(order).fillna(0.0),
     )
-    return table.reset_index()
+    # a task none of whose rounds called a tool is not measured: "no calls" is not "the same calls"
+    return table.loc[table["calls_max"].fillna(0) > 0].reset_index()
 
 
 def measure_trajectories(log: RunLog) -> Trajectories:
