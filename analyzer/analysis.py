@@ -71,9 +71,9 @@ class Headline(BaseModel):
     answer_gap_pp: float | None
     """(1 - rate) x 100, in points."""
     answer_gap_ci: Interval | None = None
-    """95 % bootstrap interval over tasks of the answer gap, [low, high] in points."""
+    """95 % Wilson interval over tasks of the answer gap, [low, high] in points."""
     answer_consistency_rate_ci: Interval | None = None
-    """95 % bootstrap interval of the consistency rate, [low, high] (0..1)."""
+    """95 % Wilson interval of the consistency rate, [low, high] (0..1)."""
     outcome: OutcomeWithIntervals | OutcomeFigures | None
     """Outcome figures with their intervals where results are graded; None otherwise."""
     tokens: TokenFigures
@@ -255,7 +255,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
 def _with_uncertainty(
     headline: Headline, results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.DataFrame
 ) -> Headline:
-    """The headline with bootstrap intervals and the per-task attribution (issue 9)."""
+    """The headline with its intervals over tasks and the per-task attribution (issue 9)."""
     gap_ci, rate_ci = answer_intervals(tasks)
     attribution = task_attribution(results, attempts, tasks)
     causes = Counter(a.cause for a in attribution)

@@ -1,7 +1,7 @@
 """Compare analysed logs side by side, find the tasks that flip, and say which differences are noise.
 
 Each group after the first is compared with the first on the tasks both measured, paired per task:
-the answer gap difference with a bootstrap interval and the exact McNemar p-value over the tasks that
+the answer gap difference with a paired interval and the exact McNemar p-value over the tasks that
 flip between consistent and inconsistent, the outcome gap difference on the tasks both graded
 (`analyzer.comparison_stats`).
 """

@@ -2,7 +2,8 @@
 
 Paired over the tasks both logs measured (DESIGN.md: tasks are the unit that varies): the answer gap
 difference is the mean over shared tasks of (inconsistent here - inconsistent in the first) x 100,
-with a bootstrap interval; its p-value is the exact McNemar test over the tasks that flip. The
+with a paired interval (the wider of the bootstrap and Newcombe's hybrid score interval,
+`analyzer.stats.paired_difference_ci`); its p-value is the exact McNemar test over the tasks that flip. The
 outcome gap difference is the same over tasks graded in both, per task (c/n - [c = n]) x 100, which
 averages to Mean@n - Pass^n with each task's own n.
 """
@@ -32,7 +33,7 @@ class Difference(BaseModel):
     answer_gap_diff_pp: float | None
     """This group's answer gap minus the first's over the common tasks, in points."""
     answer_gap_diff_ci: Interval | None
-    """95 % paired bootstrap interval of that difference."""
+    """95 % paired interval of that difference: the wider of the bootstrap and Newcombe's score interval."""
     p_value: float | None
     """Exact McNemar p-value over the common tasks that flip between consistent and inconsistent."""
     turned_consistent: int
@@ -44,7 +45,7 @@ class Difference(BaseModel):
     outcome_gap_diff_pp: float | None
     """This group's outcome gap minus the first's over the tasks graded in both, in points."""
     outcome_gap_diff_ci: Interval | None
-    """95 % paired bootstrap interval of that difference."""
+    """95 % paired interval of that difference: the wider of the bootstrap and Newcombe's score interval."""
     tasks_to_resolve: int | None
     """Paired tasks the McNemar test needs to tell an answer gap difference of this size from noise
     (5 %, 80 % power); None when nothing flips one way more than the other."""
@@ -87,7 +88,7 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
 
 
 def difference_sentence(d: Difference) -> str:
-    """E.g. "C's answer gap is 30.0 pp lower than A's (95 % interval [-46.7, -13.3] pp, p = 0.012)"."""
+    """E.g. "C's answer gap is 30.0 pp lower than A's (95 % interval [-47.3, -10.0] pp, p = 0.012)"."""
     if d.common_tasks == 0 or d.answer_gap_diff_pp is None:
         return f"{d.label} shares no task with two answers with {d.against}: no paired comparison."
     size = abs(d.answer_gap_diff_pp)
@@ -147,5 +148,5 @@ def _mean_diff(first: np.ndarray, second: np.ndarray) -> float | None:
 def _ci(first: np.ndarray, second: np.ndarray) -> Interval | None:
     if not len(first):
         return None
-    low, high = paired_difference_ci(first, second)
+    low, high = paired_difference_ci(first, second, upper=100.0)  # both gaps are per-task 0..100 pp
     return [round(low, 10), round(high, 10)]

@@ -1,6 +1,6 @@
 """The statistics behind every verdict and interval (DESIGN.md, "Verdicts and their uncertainty").
 
-Five tools, each exact or seeded so the same log always gives the same figures:
+The tools, each exact or seeded so the same log always gives the same figures:
 
 - `mcnemar_exact(b, c)`: paired consistent-or-not per task in two experiments. Under "no difference"
   each of the b + c discordant tasks flips either way with probability 1/2; the two-sided p-value is
@@ -27,6 +27,17 @@ Five tools, each exact or seeded so the same log always gives the same figures:
 - `bootstrap_means(values)`: a seeded, vectorised percentile bootstrap over tasks (tasks are the unit
   that varies) for figures that are means of per-task values: answer gap, consistency rate, Mean@n,
   Pass^k and the outcome gap are all such means.
+- `wilson_interval(successes, n)`: the Wilson score interval of a share of n tasks. Unlike the
+  bootstrap it does not collapse to a point at 0 of n or n of n (0 of 5 gives 0 to 0.434).
+- `bounded_mean_intervals(rows, counts, upper)`: the interval of a mean of per-task values known to lie
+  in [0, upper]. A column whose values are all 0 or upper is a share: its Wilson interval. Otherwise
+  the wider bounds of the bootstrap interval and the Wilson interval of the mean with n = tasks, which
+  is conservative because a value in [0, 1] with mean p has variance at most p(1 - p). The bootstrap
+  alone gives a point when every task has the same value, which states a certainty few tasks do not
+  support; where it is already the wider one it is kept.
+- `paired_difference_ci(first, second, upper=...)`: the interval of a paired difference of means over
+  tasks: the wider bounds of the bootstrap of the differences and Newcombe's hybrid score interval
+  (the MOVER of the two Wilson intervals with the per-task correlation).
 """
 
 from __future__ import annotations
@@ -35,6 +46,7 @@ import math
 from collections import Counter
 from collections.abc import Hashable, Iterator, Sequence
 from functools import cache, lru_cache
+from statistics import NormalDist
 
 import numpy as np
 
@@ -42,6 +54,8 @@ ALPHA = 0.05
 """Significance level of every verdict."""
 JEFFREYS = 0.5
 """Dirichlet concentration per answer seen (Jeffreys prior)."""
+Z95 = 1.959963984540054
+"""Normal quantile of a two-sided 95 % interval."""
 ROUNDS_CAP = 30
 """`rounds_needed` never asks for more rounds than this."""
 BOOTSTRAP_SAMPLES = 2000
@@ -294,13 +308,110 @@ def _percentiles(means: np.ndarray, level: float) -> np.ndarray:
     return np.percentile(means, [tail, 100.0 - tail], axis=0).T
 
 
+def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of the share successes / n, clipped to [0, 1]; (nan, nan) when n is 0.
+
+    `successes` may be fractional: the mean of n values in [0, 1] times n gives the Wilson interval
+    of that mean, conservative for such values (their variance is at most p(1 - p)).
+
+    Args:
+        successes: Tasks counted (0 <= successes <= n).
+        n: Tasks measured.
+        z: Normal quantile of the two-sided level (`Z95` for 95 %).
+    """
+    if n <= 0:
+        return float("nan"), float("nan")
+    p = min(1.0, max(0.0, successes / n))
+    denom = 1.0 + z * z / n
+    centre = (p + z * z / (2.0 * n)) / denom
+    half = z * math.sqrt(p * (1.0 - p) / n + z * z / (4.0 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def bounded_mean_intervals(
+    rows: np.ndarray,
+    counts: np.ndarray,
+    upper: np.ndarray | float = 1.0,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    level: float = 0.95,
+) -> np.ndarray:
+    """Intervals of column means of per-task values in [0, upper] that never claim more than n tasks allow.
+
+    Per column: all values 0 or upper (a share of tasks) -> the Wilson interval of the share, scaled
+    by upper; otherwise the wider bounds of the seeded bootstrap interval and the Wilson interval of
+    the mean (mean / upper with n = tasks), scaled by upper. A column with upper 0 is identically 0.
+
+    Args:
+        rows: Shape (distinct, figures): the distinct per-task rows.
+        counts: Tasks per row.
+        upper: Largest value a task can take, per column (or one for all columns).
+        samples, seed, level: As for `bootstrap_means`.
+
+    Returns:
+        Shape (figures, 2): [low, high] per column; NaN when there are no tasks.
+    """
+    rows = np.asarray(rows, dtype=np.float64).reshape(len(counts), -1)
+    counts = np.asarray(counts)
+    n = int(counts.sum())
+    boot = bootstrap_grouped_means(rows, counts, samples=samples, seed=seed, level=level)
+    if n == 0:
+        return boot
+    top = np.broadcast_to(np.asarray(upper, dtype=np.float64), (rows.shape[1],))
+    z = NormalDist().inv_cdf(1.0 - (1.0 - level) / 2.0)
+    out = np.zeros((rows.shape[1], 2))
+    for j in np.flatnonzero(top > 0):
+        scaled = rows[counts > 0, j] / top[j]
+        low, high = wilson_interval(float(counts[counts > 0] @ scaled), n, z)
+        if not np.all(np.isclose(scaled, 0.0, atol=1e-12) | np.isclose(scaled, 1.0, atol=1e-12)):
+            low, high = min(low, boot[j, 0] / top[j]), max(high, boot[j, 1] / top[j])
+        out[j] = low * top[j], high * top[j]
+    return out
+
+
 def paired_difference_ci(
-    first: np.ndarray, second: np.ndarray, samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED
+    first: np.ndarray,
+    second: np.ndarray,
+    samples: int = BOOTSTRAP_SAMPLES,
+    seed: int = BOOTSTRAP_SEED,
+    upper: float | None = None,
 ) -> tuple[float, float]:
-    """95 % bootstrap interval of mean(second - first) over paired tasks; (nan, nan) without tasks."""
-    diff = np.asarray(second, dtype=np.float64) - np.asarray(first, dtype=np.float64)
-    low, high = bootstrap_means(diff, samples=samples, seed=seed)[0]
-    return float(low), float(high)
+    """95 % interval of mean(second - first) over paired tasks; (nan, nan) without tasks.
+
+    The seeded bootstrap of the per-task differences. With `upper` (every value lies in [0, upper])
+    the wider bounds of it and Newcombe's hybrid score interval for paired data: the MOVER of the two
+    means' Wilson intervals (`wilson_interval` of the mean, conservative for bounded values) with the
+    tasks' correlation r, low = D - sqrt((p2 - l2)^2 - 2r (p2 - l2)(u1 - p1) + (u1 - p1)^2) and high
+    likewise (Newcombe 1998, method 10; r = 0 when a side has no spread). The bootstrap alone is a
+    point when no task differs, and stops at 0 when all the differing tasks go one way.
+
+    Args:
+        first: Per-task values of the first group.
+        second: The same tasks' values in the second group.
+        samples, seed: As for `bootstrap_means`.
+        upper: Largest value a task can take (None: the bootstrap alone).
+    """
+    a = np.asarray(first, dtype=np.float64)
+    b = np.asarray(second, dtype=np.float64)
+    low, high = (float(x) for x in bootstrap_means(b - a, samples=samples, seed=seed)[0])
+    if upper is None or upper <= 0 or len(a) == 0:
+        return low, high
+    score_low, score_high = _paired_score_interval(a / upper, b / upper)
+    return min(low, score_low * upper), max(high, score_high * upper)
+
+
+def _paired_score_interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Newcombe's hybrid score interval of mean(b - a) for paired values in [0, 1]."""
+    n = len(a)
+    p1, p2 = float(a.mean()), float(b.mean())
+    l1, u1 = wilson_interval(p1 * n, n)
+    l2, u2 = wilson_interval(p2 * n, n)
+    spread = float(a.std() * b.std())
+    r = float(np.mean((a - p1) * (b - p2)) / spread) if spread > 0 else 0.0
+    d = p2 - p1
+    below = math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * r * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2))
+    above = math.sqrt(max(0.0, (u2 - p2) ** 2 - 2 * r * (u2 - p2) * (p1 - l1) + (p1 - l1) ** 2))
+    return max(-1.0, d - below), min(1.0, d + above)
 
 
 def mcnemar_tasks_needed(b: int, c: int, n: int, z_alpha: float = 1.96, z_power: float = 0.84) -> int | None:

@@ -156,3 +156,26 @@ def test_large_tables_stay_fast_and_agree_with_the_estimate() -> None:
     stray[0], stray[10] = "z", "y"
     p = route_alignment_p(routes, stray)
     assert 0 < p < 0.001 and p == route_alignment_p(routes, stray)
+
+
+def test_paired_difference_of_shares_uses_the_newcombe_interval_by_hand() -> None:
+    # 30 tasks: 6 inconsistent in the first group, 4 of those 6 still inconsistent in the second.
+    # p1 = 0.2 (Wilson 0.095051 to 0.373057), p2 = 0.133333 (Wilson 0.053097 to 0.296813),
+    # phi = (4 x 24 - 2 x 0) / sqrt(6 x 24 x 4 x 26) = 0.784465, D = -0.066667;
+    # low = D - sqrt(0.080237^2 - 2 phi 0.080237 x 0.173057 + 0.173057^2) = D - 0.120836 = -0.187503,
+    # high = D + sqrt(0.163480^2 - 2 phi 0.163480 x 0.104949 + 0.104949^2) = D + 0.104028 = 0.037361.
+    # The bootstrap stops at 0 (no task goes the other way), though McNemar's p is 0.5.
+    first = np.array([100.0] * 6 + [0.0] * 24)
+    second = np.array([100.0] * 4 + [0.0] * 26)
+    assert paired_difference_ci(first, second)[1] == 0.0
+    low, high = paired_difference_ci(first, second, upper=100.0)
+    assert (low, high) == pytest.approx((-18.7503, 3.7361), abs=1e-3)
+    assert mcnemar_exact(2, 0) == 0.5  # the interval now agrees: 0 is inside
+
+
+def test_paired_difference_without_any_change_is_not_a_point() -> None:
+    # 6 tasks consistent in both groups: no correlation to use (no spread), so +- Wilson 0 of 6,
+    # z^2 / (6 + z^2) = 3.841459 / 9.841459 = 0.390334
+    same = np.zeros(6)
+    assert paired_difference_ci(same, same) == (0.0, 0.0)  # the bootstrap alone: a false certainty
+    assert paired_difference_ci(same, same, upper=100.0) == pytest.approx((-39.0334, 39.0334), abs=1e-3)

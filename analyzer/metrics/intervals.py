@@ -1,9 +1,22 @@
-"""95 % bootstrap intervals over tasks for the headline figures (tasks are the unit that varies).
+"""95 % intervals over tasks for the headline figures (tasks are the unit that varies).
 
-Every headline figure is a mean of per-task values: the answer gap of "inconsistent x 100" over
-measured tasks, Mean@n of c_t / n_t, Pass^k of C(c_t, k) / C(n_t, k), the outcome gap of
-(c_t / n_t - Pass^n_t) x 100 over graded tasks. `analyzer.stats.bootstrap_means` resamples the tasks
-(seeded, so the same log always gets the same interval); the outcome figures share one set of draws.
+Every headline figure is a mean of per-task values in a known range: the answer gap of
+"inconsistent x 100" over measured tasks, Mean@n of c_t / n_t, Pass^k of C(c_t, k) / C(n_t, k), the
+outcome gap of (c_t / n_t - Pass^n_t) x 100 over graded tasks (0 when every run succeeded, else
+c_t / n_t, so at most (n_t - 1) / n_t). `analyzer.stats.bounded_mean_intervals` gives each one:
+
+- a share of tasks (the answer gap, the consistency rate, Pass^n: per-task values 0 or 1) gets the
+  Wilson score interval, the one the trajectories' identical share uses. It does not collapse at 0 of
+  n or n of n: 0 of 5 consistent tasks is a consistency rate of 0 to 43.4 %, a gap of 56.6 to 100 pp;
+- any other mean (Mean@n, Pass^k for k < n, the outcome gap) gets the wider bounds of the seeded
+  percentile bootstrap over tasks and the Wilson interval of the mean with n = tasks (values scaled to
+  [0, 1] by their largest possible value, which for the outcome gap is the largest (n_t - 1) / n_t).
+  A value in [0, 1] with mean p has variance at most p(1 - p), so the Wilson interval never claims
+  more than the tasks support; the bootstrap alone has no spread when every task has the same value.
+  Where the bootstrap is already wider (values spread between 0 and 1) it is kept.
+
+The bootstrap is seeded, so the same log always gets the same interval; the outcome figures share
+one set of draws.
 """
 
 from __future__ import annotations
@@ -12,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.metrics.outcome import OutcomeFigures, graded_counts, pass_hat_curve
-from analyzer.stats import bootstrap_grouped_means, bootstrap_means
+from analyzer.stats import bounded_mean_intervals, wilson_interval
 
 Interval = list[float]
 """[low, high]."""
@@ -21,16 +34,16 @@ _DIGITS = 12
 
 
 class OutcomeWithIntervals(OutcomeFigures):
-    """Outcome figures with their 95 % bootstrap intervals over graded tasks."""
+    """Outcome figures with their 95 % intervals over graded tasks."""
 
     mean_at_n_ci: Interval
-    """Interval of Mean@n (0..1)."""
+    """Interval of Mean@n (0..1): the wider of the bootstrap and the Wilson interval of the mean."""
     pass_hat_k_ci: Interval
-    """Interval of Pass^n, the Pass^k of k = n (0..1)."""
+    """Interval of Pass^n, the Pass^k of k = n (0..1): Wilson, a share of tasks."""
     pass_hat_curve_ci: dict[int, Interval]
-    """Interval of Pass^k for every k (0..1)."""
+    """Interval of Pass^k for every k (0..1), by the same rule as Mean@n (Wilson where a share)."""
     outcome_gap_ci: Interval
-    """Interval of the outcome gap, in points."""
+    """Interval of the outcome gap, in points: as Mean@n, per-task values bounded by (n_t - 1) / n_t."""
 
 
 def answer_intervals(tasks: pd.DataFrame) -> tuple[Interval | None, Interval | None]:
@@ -42,9 +55,8 @@ def answer_intervals(tasks: pd.DataFrame) -> tuple[Interval | None, Interval | N
     measured = tasks["consistent"].dropna()
     if measured.empty:
         return None, None
-    inconsistent = (~measured.astype(bool)).to_numpy(dtype=np.float64) * 100.0
-    low, high = bootstrap_means(inconsistent)[0]
-    return _pair(low, high), _pair(1.0 - high / 100.0, 1.0 - low / 100.0)
+    low, high = wilson_interval(int((~measured.astype(bool)).sum()), len(measured))
+    return _pair(low * 100.0, high * 100.0), _pair(1.0 - high, 1.0 - low)
 
 
 def outcome_intervals(results: pd.DataFrame, figures: OutcomeFigures | None) -> OutcomeWithIntervals | None:
@@ -67,7 +79,9 @@ def outcome_intervals(results: pd.DataFrame, figures: OutcomeFigures | None) -> 
     curve = pass_hat_curve(n, c, figures.n)
     mean = c / n
     columns = np.column_stack([mean, curve, (mean - curve[:, -1]) * 100.0])
-    ci = bootstrap_grouped_means(columns, tasks_per_pair)
+    # each column's largest possible per-task value: 1 for the shares, 100 (n_t - 1) / n_t for the gap
+    gap_top = float(np.max(1.0 - 1.0 / n)) * 100.0
+    ci = bounded_mean_intervals(columns, tasks_per_pair, upper=np.array([1.0] * (1 + figures.n) + [gap_top]))
     k_max = figures.n
     return OutcomeWithIntervals(
         **figures.model_dump(include=set(OutcomeFigures.model_fields)),

@@ -52,7 +52,8 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Differences beyond noise?")
     st.caption(
         f"Each group against {data.escape(result.labels[0])}, paired over the tasks both measured: "
-        "95 % bootstrap interval and exact McNemar p-value over the tasks that flip."
+        "95 % paired interval (the wider of a bootstrap and Newcombe's score interval) and exact McNemar "
+        "p-value over the tasks that flip."
     )
     for diff in result.differences:
         st.text(diff.sentence)

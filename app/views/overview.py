@@ -163,7 +163,7 @@ def _outcome(outcome: OutcomeFigures) -> None:
 
 
 def _intervals(h: Headline) -> None:
-    """The 95 % bootstrap intervals of the headline figures, under them."""
+    """The 95 % intervals of the headline figures, under them."""
     parts = [f"answer gap {interval(h.answer_gap_ci, 'pp').strip()}"] if h.answer_gap_ci else []
     ci = getattr(h.outcome, "outcome_gap_ci", None)
     if ci:
