@@ -86,7 +86,7 @@ def test_report_shows_an_altk_evolve_cards_step_scores_beside_its_own() -> None:
     text = render_report(analysis, card.name)
     assert "Step uncertainty of task 7f3a9c21, round 1: each step sampled again by ALTK-Evolve" in text
     assert (
-        '  step 1: book_flight {"flight_id":"DL40"} · uncertainty 0.60 [0.00, 0.60] over 5 samples '
+        '  step 1: book_flight {"flight_id":"DL40"} · uncertainty 0.60 [0.00, 0.88] over 5 samples '
         "· ALTK-Evolve 0.20 (mixed) · flagged"
     ) in text
     assert "  ALTK-Evolve's aggregate uncertainty (mean): 0.31" in text

@@ -13,7 +13,7 @@ from analyzer.atomic import write_text_atomic
 from analyzer.compare import compare as compare_groups
 from analyzer.compare import comparison_report
 from analyzer.errors import RerunLensError
-from analyzer.export import flagged_task_file, missing_prompts, tasks_csv
+from analyzer.export import flagged_task_file, missing_prompts, missing_prompts_note, tasks_csv
 from analyzer.importers import import_to_file, load_any
 from analyzer.log_schema import log_json_schema
 from analyzer.report_html import ReportEntry, render_report_html
@@ -60,11 +60,7 @@ def export(args: argparse.Namespace) -> int:
         print(f"wrote {len(entries)} flagged task(s) to {args.flagged}")
         missing = missing_prompts(entries)
         if missing:
-            print(
-                f"note: {len(missing)} task(s) have no prompt in the log (format 1); "
-                "pass --tasks TASKS.json to fill them in",
-                file=sys.stderr,
-            )
+            print(missing_prompts_note(analysis.log, len(missing)), file=sys.stderr)
     if args.csv:
         write_text_atomic(args.csv, tasks_csv(analysis))
         print(f"wrote {len(analysis.tasks)} task row(s) to {args.csv}")

@@ -25,6 +25,7 @@ import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
 from analyzer.model import RunLog
+from analyzer.stats import wilson_interval
 
 __all__ = [
     "FLAG_AT",
@@ -110,7 +111,20 @@ def score_step(samples: Sequence[Sample], seed: int = 0) -> StepScore:
     sub = sim[idx[:, :, None], idx[:, None, :]]
     draws = 1.0 - sub[:, off].mean(axis=1)
     low, high = (float(v) for v in np.percentile(draws, [2.5, 97.5]))
-    return StepScore(n, point, min(low, point), max(high, point), bits, entropy, actions)
+    low, high = widened(point, low, high, n)
+    return StepScore(n, point, low, high, bits, entropy, actions)
+
+
+def widened(point: float, low: float | None, high: float | None, samples: int | None) -> tuple[float, float]:
+    """A step's interval never narrower than its samples allow: the wider bounds of the bootstrap
+    interval and the Wilson interval of the mean uncertainty over the samples (five samples that all
+    agree give 0 to 0.43, not 0 to 0). Also applied to scores read from older resample files."""
+    low = point if low is None else min(low, point)
+    high = point if high is None else max(high, point)
+    if samples and samples >= 1:
+        w_low, w_high = wilson_interval(point * samples, samples)
+        low, high = min(low, w_low), max(high, w_high)
+    return low, high
 
 
 def flag_steps(scores: dict[int, StepScore]) -> list[int]:
@@ -150,8 +164,8 @@ def resample_frame(log: RunLog) -> pd.DataFrame | None:
             "tool_step": s.get("tool_step"),
             "samples": s.get("samples"),
             "uncertainty": s.get("uncertainty"),
-            "low": s.get("uncertainty_low"),
-            "high": s.get("uncertainty_high"),
+            "low": _stored_bounds(s)[0],
+            "high": _stored_bounds(s)[1],
             "entropy": s.get("entropy"),
             "flagged": s.get("step") in flagged,
             "recorded": s.get("recorded"),
@@ -178,7 +192,9 @@ def step_report(log: RunLog) -> dict[str, Any] | None:
     keep = ("step", "tool_step", "recorded", "samples", "errors", "uncertainty", "uncertainty_low")
     keep += ("uncertainty_high", "entropy", "altk_uncertainty", "altk_metric")
     steps = [
-        {k: s[k] for k in keep if k in s} | {"flagged": s.get("step") in flagged}
+        {k: s[k] for k in keep if k in s}
+        | dict(zip(("uncertainty_low", "uncertainty_high"), _stored_bounds(s), strict=True))
+        | {"flagged": s.get("step") in flagged}
         for s in block["steps"]
         if isinstance(s, dict)
     ]
@@ -193,6 +209,15 @@ def step_report(log: RunLog) -> dict[str, Any] | None:
         out["altk_aggregate_uncertainty"] = block["altk_aggregate_uncertainty"]
         out["altk_aggregation"] = block.get("aggregation")
     return out
+
+
+def _stored_bounds(step: dict[str, Any]) -> tuple[float | None, float | None]:
+    """A stored step's interval, widened as `score_step` widens it now (older files were not)."""
+    point, samples = step.get("uncertainty"), step.get("samples")
+    if not isinstance(point, int | float) or isinstance(point, bool):
+        return step.get("uncertainty_low"), step.get("uncertainty_high")
+    count = samples if isinstance(samples, int) and not isinstance(samples, bool) else None
+    return widened(float(point), step.get("uncertainty_low"), step.get("uncertainty_high"), count)
 
 
 def resample_of(log: RunLog) -> tuple[str | None, str | None]:

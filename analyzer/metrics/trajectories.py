@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import math
 from dataclasses import dataclass
 from itertools import chain
 from operator import itemgetter
@@ -38,6 +37,7 @@ from rapidfuzz.distance import DamerauLevenshtein
 from analyzer.log_table import has_trajectories, log_table
 from analyzer.metrics.call_tokens import CallTokens, call_token, canonical_json
 from analyzer.model import RunLog
+from analyzer.stats import wilson_interval
 
 __all__ = [
     "Trajectories",
@@ -55,7 +55,6 @@ __all__ = [
 
 END = -1
 """Call code after a round's sequence ended."""
-Z95 = 1.959963984540054
 END_LABEL = "(end)"
 """The call shown where a round stopped calling tools."""
 LABEL_CHARS = 28
@@ -331,11 +330,8 @@ def _share(k: int, n: int) -> dict[str, float | None]:
     """k/n with its Wilson 95% interval (None when n is 0)."""
     if n == 0:
         return {"value": None, "low": None, "high": None}
-    p = k / n
-    denom = 1 + Z95**2 / n
-    centre = (p + Z95**2 / (2 * n)) / denom
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
-    return {"value": p, "low": max(0.0, centre - half), "high": min(1.0, centre + half)}
+    low, high = wilson_interval(k, n)
+    return {"value": k / n, "low": low, "high": high}
 
 
 def _task_table(calls: pd.DataFrame, sequences: pd.DataFrame, steps: pd.DataFrame) -> pd.DataFrame:
