@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from analyzer.runner.scrub import scrub, scrub_json
 from analyzer.url_secrets import redact_url
 
-__all__ = ["redacted_payload", "redacted_urls", "scrubbed_texts"]
+__all__ = ["redacted_payload", "redacted_urls", "scrubbed_texts", "shown_text"]
 
 _URL_FIELDS = ("base_url", "redirect_to")
 _NEEDLE = "k-"
@@ -44,6 +44,12 @@ def scrubbed_texts(values: pa.ChunkedArray) -> pa.ChunkedArray:
     for row in rows:
         texts[row] = scrub(texts[row], [])
     return pa.chunked_array([pa.array(texts, type=values.type)])
+
+
+def shown_text(text: str | None) -> str | None:
+    """One text from a log as a page may show it (a prompt, a tool call, a message): key-like words
+    redacted."""
+    return scrub(text, []) if isinstance(text, str) else text
 
 
 def redacted_payload(payload: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from analyzer.errors import RerunLensError
 from analyzer.importers import load_any, load_any_bytes
 from analyzer.importers.stamp import source_stamp
 from analyzer.loader import MAX_UPLOAD_BYTES, LoadedLog
+from analyzer.log_redaction import shown_text
 from analyzer.model import RunLog
 from analyzer.report_html import ReportEntry, render_report_html
 from app import log_folders
@@ -231,7 +232,7 @@ def task_prompt(log: RunLog, task_id: str) -> str | None:
     """The task's prompt where the log carries its task definitions (format 2)."""
     for spec in log.tasks or []:
         if str(spec.task_id) == task_id:
-            return spec.prompt
+            return shown_text(spec.prompt)
     return None
 
 

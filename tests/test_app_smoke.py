@@ -184,7 +184,8 @@ def _texts(node: object) -> list[str]:
 
 def _leaky_log(secret: str) -> dict[str, object]:
     """drift_v2 with a key planted where a team's own script or another tool might leave one: the
-    route and headers, the base URLs (user info, query, path), an error message and an answer."""
+    route and headers, the base URLs (user info, query, path), an error message, an answer, a
+    prompt, and a trajectory's call and tool reply."""
     log = json.loads((FIXTURES / "drift_v2.json").read_text(encoding="utf-8"))
     url = f"https://user:{secret}@proxy.example.com/key/{secret}/v1?api-key={secret}"
     log["route"]["api_key"] = secret
@@ -196,6 +197,16 @@ def _leaky_log(secret: str) -> dict[str, object]:
             for attempt in result.get("attempts") or []:
                 attempt["base_url"] = url
     first = log["runs"][0][0]
+    for rnd in log["runs"]:  # the first task's trajectory quotes it in a call and in a tool's reply
+        rnd[0]["trajectory"] = [
+            {
+                "type": "tool_call",
+                "name": "login",
+                "arguments": {"api_key": secret, "round": rnd[0]["round"]},
+            },
+            {"type": "message", "role": "tool", "content": f"logged in with {secret}"},
+        ]
+    log["tasks"] = [{"task_id": first["task_id"], "prompt": f"Log in with {secret}, then answer."}]
     first["answer"] = f"The key in use is {secret}."
     first["status"] = "error"
     first["error"] = {"type": "auth_error", "message": f"Incorrect API key provided: {secret}."}
@@ -218,6 +229,8 @@ def test_a_key_smuggled_into_a_log_never_reaches_the_page(
         if view == "tasks":  # the errored round is on the page, with its message and URL masked
             assert any("Incorrect API key provided: [redacted]." in text for text in shown)
             assert any("proxy.example.com" in text for text in shown)
+            assert any("Log in with [redacted], then answer." in text for text in shown)
+            assert any("logged in with [redacted]" in text for text in shown)
 
 
 def test_a_group_can_be_relabelled(runs: Path) -> None:

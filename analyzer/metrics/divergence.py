@@ -15,6 +15,7 @@ from typing import Any
 
 import pandas as pd
 
+from analyzer.log_redaction import shown_text
 from analyzer.metrics.trajectories import END_LABEL, call_token, short_label
 from analyzer.model import MessageStep, RunLog, ToolCallStep
 
@@ -72,9 +73,9 @@ def divergence_tree(calls: pd.DataFrame, sequences: pd.DataFrame, task_id: str) 
             "node": range(len(nodes)),
             "parent": [n.parent for n in nodes],
             "step": [n.step for n in nodes],
-            "call": [n.call for n in nodes],
-            "name": [n.name for n in nodes],
-            "label": [n.label for n in nodes],
+            "call": [shown_text(n.call) for n in nodes],  # shown on hover: no key in it
+            "name": [shown_text(n.name) for n in nodes],
+            "label": [shown_text(n.label) for n in nodes],
             "rounds": [n.rounds for n in nodes],
             "n_rounds": [len(n.rounds) for n in nodes],
             "lane": lanes,
@@ -139,10 +140,10 @@ def rounds_at_step(log: RunLog, task_id: str, step: int) -> pd.DataFrame:
         rows.append(
             {
                 "round": rnd,
-                "call": call,
-                "previous_call": previous,
-                "previous_result": None if seen is None else _short(seen),
-                "answer": result.answer,
+                "call": shown_text(call),
+                "previous_call": shown_text(previous),
+                "previous_result": None if seen is None else shown_text(_short(seen)),
+                "answer": shown_text(result.answer),
             }
         )
     return pd.DataFrame(rows, columns=["round", "call", "previous_call", "previous_result", "answer"])

@@ -15,6 +15,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from analyzer.log_redaction import shown_text
 from app import charts, data, fmt, trajectory_panel
 
 FLAGGED = "tasks.flagged"
@@ -226,11 +227,12 @@ def _trajectory(group: data.Group, task_id: str) -> None:
     )
     for i, step in enumerate(steps_by_round[rnd], start=1):
         if step.type == "tool_call":
-            st.text(f"{i}. tool call: {step.name}")
-            st.code(json.dumps(step.arguments, indent=2, ensure_ascii=False, default=str), language="json")
+            st.text(f"{i}. tool call: {shown_text(step.name)}")
+            arguments = json.dumps(step.arguments, indent=2, ensure_ascii=False, default=str)
+            st.code(shown_text(arguments), language="json")
         else:
             st.text(f"{i}. {step.role} message")
-            st.code(step.content or "", language=None, wrap_lines=True)
+            st.code(shown_text(step.content) or "", language=None, wrap_lines=True)
 
 
 if __name__ == "__main__":
