@@ -247,7 +247,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
             rounds=round_count(log),
             results=len(results),
         ),
-        warnings=[*_import_warnings(log), *structural_warnings(log), *_metric_warnings(tasks, outcome)],
+        warnings=[*_import_warnings(log), *structural_warnings(log), *_metric_warnings(tasks, outcome, key)],
         flagged=flagged_list(tasks),
     )
 
@@ -301,7 +301,7 @@ def _import_warnings(log: RunLog) -> list[str]:
     return [w for w in said if isinstance(w, str)] if isinstance(said, list) else []
 
 
-def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None) -> list[str]:
+def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None, key: AnswerKey) -> list[str]:
     out: list[str] = []
     single = tasks.loc[tasks["consistent"].isna(), "task_id"].tolist()
     if single:
@@ -309,8 +309,9 @@ def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None) -> lis
             f" and {len(single) - 5} more" if len(single) > 5 else ""
         )
         word = "task has" if len(single) == 1 else "tasks have"
+        what = "rounds that called a tool" if key == "actions" else "answers"
         out.append(
-            f"{len(single)} {word} fewer than 2 answers and {'is' if len(single) == 1 else 'are'} "
+            f"{len(single)} {word} fewer than 2 {what} and {'is' if len(single) == 1 else 'are'} "
             f"reported apart from the consistency rate ({shown})"
         )
     if outcome is not None and outcome.uneven_n:

@@ -62,7 +62,8 @@ def render_report(analysis: Analysis, source: str) -> str:
     )
     if h.tasks_single:
         lines.append(
-            f"  fewer than 2 answers (reported apart): {', '.join(h.single_task_ids[:_LIST_AT_MOST])}"
+            f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
+            f"(reported apart): {', '.join(h.single_task_ids[:_LIST_AT_MOST])}"
         )
 
     lines.append("")

@@ -184,3 +184,4 @@ def test_a_question_answering_log_is_not_consistent_by_its_actions() -> None:
     inspect = Path(__file__).resolve().parent / "fixtures" / "foreign" / "inspect_ai" / "mock_epochs.eval"
     headline = analyze(load_any(inspect).log, "actions").headline
     assert headline.tasks_measured == 0 and headline.answer_gap_pp is None  # was 3/3 consistent
+    assert any("3 tasks have fewer than 2 rounds that called a tool" in w for w in headline.warnings)
