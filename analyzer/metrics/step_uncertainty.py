@@ -154,27 +154,29 @@ STRIP_COLUMNS = [
 def resample_frame(log: RunLog) -> pd.DataFrame | None:
     """The scores a resample log carries (its `resample` block), one row per step; None when the log
     is not a resample log."""
-    block = log.resample
-    if not isinstance(block, dict) or not isinstance(block.get("steps"), list):
+    steps = _stored_steps(log)
+    if steps is None:
         return None
-    flagged = set(block.get("flagged") or [])
     rows = [
         {
             "step": s.get("step"),
             "tool_step": s.get("tool_step"),
             "samples": s.get("samples"),
             "uncertainty": s.get("uncertainty"),
-            "low": _stored_bounds(s)[0],
-            "high": _stored_bounds(s)[1],
+            "low": s["uncertainty_low"],
+            "high": s["uncertainty_high"],
             "entropy": s.get("entropy"),
-            "flagged": s.get("step") in flagged,
+            "flagged": s["flagged"],
             "recorded": s.get("recorded"),
             "actions": len(s.get("actions") or {}),
         }
-        for s in block["steps"]
-        if isinstance(s, dict)
+        for s in steps
     ]
     return pd.DataFrame(rows, columns=STRIP_COLUMNS)
+
+
+_REPORTED = ("step", "tool_step", "recorded", "samples", "errors", "uncertainty", "uncertainty_low")
+_REPORTED += ("uncertainty_high", "entropy", "altk_uncertainty", "altk_metric", "flagged")
 
 
 def step_report(log: RunLog) -> dict[str, Any] | None:
@@ -185,29 +187,42 @@ def step_report(log: RunLog) -> dict[str, Any] | None:
     95 % interval over the samples, whether it was flagged, and ALTK-Evolve's own score where the
     card brought one (`altk_uncertainty`, its metric).
     """
-    block = log.resample
-    if not isinstance(block, dict) or not isinstance(block.get("steps"), list):
+    steps = _stored_steps(log)
+    if steps is None:
         return None
-    flagged = set(block.get("flagged") or [])
-    keep = ("step", "tool_step", "recorded", "samples", "errors", "uncertainty", "uncertainty_low")
-    keep += ("uncertainty_high", "entropy", "altk_uncertainty", "altk_metric")
-    steps = [
-        {k: s[k] for k in keep if k in s}
-        | dict(zip(("uncertainty_low", "uncertainty_high"), _stored_bounds(s), strict=True))
-        | {"flagged": s.get("step") in flagged}
-        for s in block["steps"]
-        if isinstance(s, dict)
-    ]
+    block: dict[str, Any] = log.resample  # type: ignore[assignment]
     out = {
         "task_id": None if block.get("task_id") is None else str(block["task_id"]),
         "round": block.get("round"),
         "source": block.get("source") or "rerunlens",
         "cancelled": bool(block.get("cancelled")),
-        "steps": steps,
+        "steps": [{k: s[k] for k in _REPORTED if k in s} for s in steps],
     }
     if "altk_aggregate_uncertainty" in block:
         out["altk_aggregate_uncertainty"] = block["altk_aggregate_uncertainty"]
         out["altk_aggregation"] = block.get("aggregation")
+    return out
+
+
+def _stored_steps(log: RunLog) -> list[dict[str, Any]] | None:
+    """The steps of the log's `resample` block, each with its interval widened as `score_step`
+    widens it now (older files were not) and whether it was flagged; None without such a block."""
+    block = log.resample
+    if not isinstance(block, dict) or not isinstance(block.get("steps"), list):
+        return None
+    flagged = set(block.get("flagged") or [])
+    out = []
+    for step in block["steps"]:
+        if isinstance(step, dict):
+            low, high = _stored_bounds(step)
+            out.append(
+                {
+                    **step,
+                    "uncertainty_low": low,
+                    "uncertainty_high": high,
+                    "flagged": step.get("step") in flagged,
+                }
+            )
     return out
 
 
