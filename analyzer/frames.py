@@ -126,8 +126,8 @@ def _results_frame(table: LogTable) -> pd.DataFrame:
         "finish_reason": _strings(col["finish_reason"]),
     }
     for name in ROUTE_FIELDS:
-        data[name] = _typed(table.routes[name], _ROUTE_DTYPES[name])
-    data["base_url"] = _strings(redacted_urls(table.routes["base_url"]))
+        values = table.routes[name]
+        data[name] = _typed(redacted_urls(values) if name == "base_url" else values, _ROUTE_DTYPES[name])
     data["error_type"] = _strings(table.errors["type"])
     data["error_message"] = _scrubbed(table.errors["message"])
     data["http_status"] = _ints(table.errors["http_status"])
