@@ -53,14 +53,9 @@ def missing_prompts_reason(log: RunLog) -> str:
 
 def missing_prompts_note(log: RunLog, count: int) -> str:
     """The note `rerunlens export --flagged` prints when `count` flagged tasks have no prompt."""
-    if (log.imported_from or {}).get("format"):
-        return (
-            f"note: {count} task(s) have no prompt: {missing_prompts_reason(log)}; "
-            "pass --tasks TASKS.json to fill them in"
-        )
-    return (
-        f"note: {count} task(s) have no prompt in the log (format 1); pass --tasks TASKS.json to fill them in"
-    )
+    imported = bool((log.imported_from or {}).get("format"))
+    why = f": {missing_prompts_reason(log)}" if imported else " in the log (format 1)"
+    return f"note: {count} task(s) have no prompt{why}; pass --tasks TASKS.json to fill them in"
 
 
 def flagged_task_json(analysis: Analysis, extra_tasks: list[TaskSpec] | None = None) -> str:
