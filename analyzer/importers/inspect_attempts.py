@@ -28,16 +28,15 @@ _API_ERROR_CLASS = re.compile(
     r"|BadRequest|Authentication|PermissionDenied|NotFound|UnprocessableEntity|Conflict"
     r"|Timeout|Connect|Connection)\w*Error|Timeout$",
 )
-_STATUS_CODE = re.compile(r"\b(?:Error code|status(?: code)?)[: ]+[45]\d\d\b", re.IGNORECASE)
-"""How the OpenAI and Anthropic SDKs (and httpx) put an HTTP status in an error message."""
 """Exception class names of model SDKs and HTTP clients (`openai.APIStatusError`, `anthropic.
 RateLimitError`, `httpx.ConnectTimeout`, ...): a sample error of such a class came from a request."""
+_STATUS_CODE = re.compile(r"\b(?:Error code|status(?: code)?)[: ]+[45]\d\d\b", re.IGNORECASE)
+"""How the OpenAI and Anthropic SDKs (and httpx) put an HTTP status in an error message."""
 
 
 def attempts(sample: dict[str, Any], final_error: dict[str, Any] | None) -> list[dict[str, Any]] | None:
     """The sample's attempts in order; None when it records neither model calls nor API-error retries."""
-    raw_tries = sample.get("error_retries") if isinstance(sample.get("error_retries"), list) else []
-    tries = [r for r in raw_tries if isinstance(r, dict) and is_api_error(r)]
+    tries = [r for r in _error_retries(sample) if _is_api_try(r)]
     out: list[dict[str, Any]] = [{"retry": i, "outcome": outcome(r)} for i, r in enumerate(tries)]
     calls = [e for e in _events(sample) if e.get("event") == "model" and e.get("cache") != "read"]
     for number, event in enumerate(calls):
@@ -63,8 +62,17 @@ def is_api_error(error: dict[str, Any]) -> bool:
 
 def skipped_retries(sample: dict[str, Any]) -> int:
     """Whole-sample retries of the sample that failed with no model API error (not attempts)."""
-    tries = sample.get("error_retries") if isinstance(sample.get("error_retries"), list) else []
-    return sum(1 for r in tries if not (isinstance(r, dict) and is_api_error(r)))
+    return sum(1 for r in _error_retries(sample) if not _is_api_try(r))
+
+
+def _error_retries(sample: dict[str, Any]) -> list[Any]:
+    """The sample's `error_retries` (whole tries that failed before the recorded one)."""
+    tries = sample.get("error_retries")
+    return tries if isinstance(tries, list) else []
+
+
+def _is_api_try(error: Any) -> bool:
+    return isinstance(error, dict) and is_api_error(error)
 
 
 def retried_calls(sample: dict[str, Any]) -> int:
