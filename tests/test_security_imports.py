@@ -4,7 +4,10 @@ keeps none of it, and no report of the imported log shows it (only the URL's hos
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+
+import pytest
 
 from fake_keys import SHOWN_KEY
 
@@ -44,20 +47,25 @@ def _everything_shown(path: Path) -> list[str]:
     ]
 
 
-def test_a_key_in_an_imported_base_url_is_masked_everywhere(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("planted", "masked"),
+    [
+        (_inspect_with_a_key_in_its_url, "https://user:REDACTED@gw.example.com/v1?api-key=REDACTED"),
+        (_tau_with_a_key_in_an_error, "Incorrect API key provided: [redacted]"),
+    ],
+    ids=["key in the base URL", "key quoted in an error"],
+)
+def test_a_key_in_an_imported_log_is_kept_nowhere(
+    planted: Callable[[Path], Path], masked: str, tmp_path: Path
+) -> None:
+    source = planted(tmp_path)
+    written = import_to_file(source, tmp_path / "out.altk_runs.json").read_text(encoding="utf-8")
+    assert SHOWN_KEY not in written
+    assert masked in written
+    for text in _everything_shown(source):
+        assert SHOWN_KEY not in text
+
+
+def test_the_host_of_a_masked_url_still_shows(tmp_path: Path) -> None:
     source = _inspect_with_a_key_in_its_url(tmp_path)
-    written = import_to_file(source, tmp_path / "out.altk_runs.json").read_text(encoding="utf-8")
-    assert SHOWN_KEY not in written
-    assert "https://user:REDACTED@gw.example.com/v1?api-key=REDACTED" in written
-    for text in _everything_shown(source):
-        assert SHOWN_KEY not in text
-    assert "gw.example.com" in render_report(analyze(load_any(source).log), "x")  # the host still shows
-
-
-def test_a_key_quoted_in_an_imported_error_is_scrubbed(tmp_path: Path) -> None:
-    source = _tau_with_a_key_in_an_error(tmp_path)
-    written = import_to_file(source, tmp_path / "out.altk_runs.json").read_text(encoding="utf-8")
-    assert SHOWN_KEY not in written
-    assert "Incorrect API key provided: [redacted]" in written
-    for text in _everything_shown(source):
-        assert SHOWN_KEY not in text
+    assert "gw.example.com" in render_report(analyze(load_any(source).log), "x")
