@@ -8,7 +8,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
 from fake_keys import SHOWN_KEY
 
 from analyzer.analysis import analyze
