@@ -18,10 +18,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from analyzer.model import Route
 from analyzer.runner.scrub import scrub, scrub_json
 from analyzer.url_secrets import redact_url
 
-__all__ = ["redacted_payload", "redacted_urls", "scrubbed_texts", "shown_text"]
+__all__ = ["redacted_payload", "redacted_route", "redacted_urls", "scrubbed_texts", "shown_text"]
 
 _URL_FIELDS = ("base_url", "redirect_to")
 _NEEDLE = "k-"
@@ -62,6 +63,13 @@ def redacted_payload(payload: dict[str, Any]) -> dict[str, Any]:
     if isinstance(fixed.get("attempts"), list):
         fixed["attempts"] = [_urls_redacted(a) if isinstance(a, dict) else a for a in fixed["attempts"]]
     return scrub_json(fixed, [])  # type: ignore[return-value]
+
+
+def redacted_route(route: Route | None) -> Route | None:
+    """An imported log's run-level route with its base URL's secrets masked."""
+    if route is None or not route.base_url:
+        return route
+    return route.model_copy(update={"base_url": redact_url(route.base_url)})
 
 
 def _urls_redacted(holder: dict[str, Any]) -> dict[str, Any]:

@@ -18,9 +18,8 @@ from pydantic import ValidationError
 
 from analyzer.errors import LogError
 from analyzer.loader import json_type
-from analyzer.log_redaction import redacted_payload
+from analyzer.log_redaction import redacted_payload, redacted_route
 from analyzer.model import FORMAT_V2, Result, Route, RunLog, TaskSpec
-from analyzer.url_secrets import redact_url
 
 IMPORTER_VERSION = 3
 """Bumped when an importer maps a field differently, so an imported log says which mapping made it."""
@@ -178,13 +177,6 @@ class Provenance:
     """Per-step scores of a step resample the source made (ALTK-Evolve), as `RunLog.resample`."""
 
 
-def _redacted_route(route: Route | None) -> Route | None:
-    """The run-level route with its base URL's secrets masked."""
-    if route is None or not route.base_url:
-        return route
-    return route.model_copy(update={"base_url": redact_url(route.base_url)})
-
-
 def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: bytes) -> RunLog:
     """A format-2 `RunLog` from rows: round-major, each result validated at its source place.
 
@@ -222,7 +214,7 @@ def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: byte
         run_id=f"import-{prov.format}-{digest}",
         created_at=prov.created_at,
         label=prov.label,
-        route=_redacted_route(prov.route),
+        route=redacted_route(prov.route),
         tasks=prov.tasks,
         resample=prov.resample,
         runs=runs,
