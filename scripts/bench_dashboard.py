@@ -3,8 +3,9 @@
     python scripts/bench_dashboard.py [--tasks 1000] [--rounds 10] [--repeat 5] [--no-browser]
                                       [--against CHECKOUT]
 
-Writes a realistic format-2 log (attempts with 429s and timeouts, a drifting route, grading) to a
-temporary runs folder, then measures each view:
+Writes a realistic format-2 log (the task definitions with their prompts, as the runner writes them,
+attempts with 429s and timeouts, a drifting route, grading) to a temporary runs folder, then
+measures each view:
 
 1. server side, with Streamlit's AppTest (the script run alone, new log then cached), and what the
    view puts on the page (elements, Plotly charts, dataframe cells);
@@ -85,7 +86,11 @@ def _attempts(
 
 
 def make_log(n_tasks: int, n_rounds: int, seed: int = 7) -> dict:
-    """A format-2 log: some tasks unstable, some rounds through a second route, some retries."""
+    """A format-2 log: some tasks unstable, some rounds through a second route, some retries.
+
+    It carries its task definitions, as every log the runner writes does: the Tasks view shows the
+    open task's prompt.
+    """
     rng = random.Random(seed)
     t0 = datetime(2026, 11, 2, 9, 0, tzinfo=UTC)
     route_a = {
@@ -155,6 +160,15 @@ def make_log(n_tasks: int, n_rounds: int, seed: int = 7) -> dict:
         "created_at": _iso(t0),
         "label": f"bench {n_tasks}x{n_rounds}",
         "route": route_a,
+        "tasks": [
+            {
+                "task_id": f"task-{i:04d}",
+                "prompt": f"In the ShopNow app, open order #{58000 + i} and report its total including tax "
+                "and shipping, in one sentence.",
+                "expected": f"answer {i}",
+            }
+            for i in range(n_tasks)
+        ],
         "runs": runs,
     }
 

@@ -5,7 +5,8 @@ The tabs are lazy (only the open one runs and is drawn) and bound to the URL (`t
 is the page's heaviest drawing (a Plotly heatmap), so a first visit draws the table and one task
 only, and the grid is one click away, as a tab the user sees.
 
-Answers are log text: they are shown only in dataframes, `st.text` and `st.code`, never as markdown.
+Answers and prompts are log text: they are shown only in dataframes, `st.text` and `st.code`, never
+as markdown (a task id in markdown is escaped).
 """
 
 from __future__ import annotations
@@ -170,15 +171,21 @@ def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
 
 
 def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
-    """The selected task (mirrored in the URL): why flagged, prompt, clusters, every round, trajectory."""
+    """The open task (a row clicked in the table, or the URL's `task`): why flagged, prompt,
+    clusters, every round, trajectory.
+
+    The table is the task picker: a drop-down of every task beside it cost a 1,000-task page about
+    0.1 s of its first render and offered nothing the table (sorted, filtered by id) does not.
+    """
     analysis = group.analysis
     unstable = shown.loc[shown["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str)
     first = unstable.iloc[0] if len(unstable) else task_ids[0]  # open on the first inconsistent task
     data.seed_from_url(TASK, "task", first, lambda raw: raw[-1])
     if st.session_state[TASK] not in task_ids:
         st.session_state[TASK] = first
-    task_id = st.selectbox("Task", task_ids, key=TASK)
+    task_id = st.session_state[TASK]
     data.mirror_to_url("task", task_id)
+    st.markdown(f"**Task {data.escape(task_id)}** · click another row in the table to open it")
     row = shown[shown["task_id"].astype(str) == task_id].iloc[0]
     if row.get("flag_reasons"):
         st.text(f"Flagged: {row['flag_reasons']}")
@@ -191,8 +198,11 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
 
     prompt = data.task_prompt(group.loaded.log, task_id)
     if prompt is not None:
-        st.text("Prompt")
-        st.code(prompt, language=None, wrap_lines=True)
+        st.markdown("**Prompt**")
+        # Plain text in a box, not `st.code`: a code block loads the browser's syntax highlighter,
+        # about 0.4 s of work on every page load that shows one.
+        with st.container(border=True):
+            st.text(prompt)
 
     clusters = analysis.clusters[analysis.clusters["task_id"].astype(str) == task_id]
     st.markdown("**Answer clusters**")
