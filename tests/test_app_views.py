@@ -81,6 +81,14 @@ def frame_with(at: AppTest, *columns: str) -> pd.DataFrame:
     raise AssertionError(f"no table with columns {columns}")
 
 
+def open_task(at: AppTest) -> str | None:
+    """The task the one-task tab shows, as its heading names it (None when the tab is not drawn)."""
+    for m in at.markdown:
+        if m.value.startswith("**Task ") and "** · click another row" in m.value:
+            return m.value.removeprefix("**Task ").split("**")[0].replace("\\", "")
+    return None
+
+
 def all_text(at: AppTest) -> str:
     parts = [m.value for m in at.markdown] + [t.value for t in at.text] + [c.value for c in at.caption]
     parts += [w.value for w in at.warning] + [s.value for s in at.success] + [e.value for e in at.error]
@@ -199,8 +207,11 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     sel = selection("drift_v2.json")
     analysis = sel.focus.analysis  # type: ignore[union-attr]
     at = run_view("tasks", sel, {"task": "html"})
-    assert at.selectbox(key="tasks.task").value == "html"
+    assert open_task(at) == "html"
     assert at.query_params["task"] == "html"
+    assert not at.selectbox  # the table is the picker: a row click opens a task
+    # the prompt is the log's own text, shown as it is (plain text, never markdown or code markup)
+    assert "Echo this markup verbatim: <b>bold</b>" in [t.value for t in at.text]
     clusters = frame_with(at, "representative")
     expected = analysis.clusters[analysis.clusters["task_id"] == "html"]
     assert clusters["representative"].tolist() == expected["representative"].tolist()
@@ -232,7 +243,7 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
     assert not figures(at)
     at.session_state["tasks.tab"] = "Answers by round"
     at.run()
-    assert not at.selectbox  # the one-task tab is not run while the grid is open
+    assert open_task(at) is None and len(at.dataframe) == 1  # the one-task tab is not run with the grid
     (heatmap,) = figures(at)
     trace = heatmap["data"][0]
     assert trace["type"] == "heatmap"
@@ -256,10 +267,15 @@ def test_trajectory_steps_are_shown_for_tasks_that_recorded_them() -> None:
 def test_dataframe_row_click_selects_the_task() -> None:
     sel = selection("drift_v2.json")
     at = AppTest.from_function(_script, kwargs={"view": "tasks", "sel": sel}, default_timeout=30).run()
+    clicked = sel.focus.analysis.tasks["task_id"][4]  # type: ignore[union-attr]
+    assert open_task(at) not in (None, clicked)  # the first inconsistent task opens first
     at.session_state["tasks.table"] = {"selection": {"rows": [4], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
-    assert at.selectbox(key="tasks.task").value == sel.focus.analysis.tasks["task_id"][4]  # type: ignore[union-attr]
+    assert open_task(at) == clicked and at.query_params["task"] == clicked
+    clusters = sel.focus.analysis.clusters  # type: ignore[union-attr]
+    shown = frame_with(at, "representative")["representative"].tolist()
+    assert shown == clusters.loc[clusters["task_id"] == clicked, "representative"].tolist()
 
 
 def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
@@ -282,12 +298,12 @@ def test_a_shared_link_opens_the_grid_and_a_row_click_goes_back_to_that_task() -
     sel = selection("drift_v2.json")
     tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
     at = run_view("tasks", sel, {"tasks.tab": "Answers by round", "task": "html"})
-    assert figures(at) and not at.selectbox
+    assert figures(at) and open_task(at) is None
     at.session_state["tasks.table"] = {"selection": {"rows": [2], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
     assert "heatmap" not in [trace["type"] for fig in figures(at) for trace in fig["data"]]
-    assert at.selectbox(key="tasks.task").value == tasks["task_id"][2] != "html"
+    assert open_task(at) == tasks["task_id"][2] != "html"
 
 
 # --- Tokens, Retries, Routes -----------------------------------------------------------------------
