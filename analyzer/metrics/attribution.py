@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from analyzer.metrics.grouping import tuple_codes
 from analyzer.metrics.route_drift import ATTEMPT_FIELDS, DRIFT_FIELDS
 from analyzer.stats import route_alignment_p
 
@@ -84,7 +85,7 @@ def result_routes(results: pd.DataFrame, attempts: pd.DataFrame) -> np.ndarray:
 def _codes(results: pd.DataFrame, fields: pd.DataFrame) -> np.ndarray:
     if fields.empty:
         return np.zeros(0, dtype=np.int64)
-    codes = fields.groupby(list(DRIFT_FIELDS), dropna=False, sort=False).ngroup().to_numpy(dtype=np.int64)
+    codes = tuple_codes(fields, list(DRIFT_FIELDS))
     recorded = fields[list(ATTEMPT_FIELDS)].notna().any(axis=1).to_numpy(dtype=bool)  # key or URL known
     return np.where(recorded, codes, -1)
 

@@ -66,3 +66,25 @@ def sorted_distinct(values: np.ndarray) -> np.ndarray:
     if len(ordered) == 0:
         return ordered
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
+
+
+def tuple_codes(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """A code per row for its tuple of values in `columns`, numbered 0, 1, ... in order of first
+    appearance; a missing value is a value. What `groupby(columns, dropna=False, sort=False).ngroup()`
+    gives, at a fraction of its fixed cost (a multi-column groupby costs milliseconds on ten rows).
+
+    The codes are renumbered after each column, so they stay below the row count: no overflow.
+    """
+    combined = np.zeros(len(frame), dtype=np.int64)
+    for name in columns:
+        codes, uniques = pd.factorize(frame[name], use_na_sentinel=False)
+        combined, _ = pd.factorize(combined * (len(uniques) + 1) + codes, sort=False)
+    return combined.astype(np.int64)
+
+
+def first_rows(codes: np.ndarray) -> np.ndarray:
+    """The first row of each code, for codes numbered in order of first appearance (`tuple_codes`)."""
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(codes, kind="stable")
+    return order[np.searchsorted(codes[order], np.arange(int(codes.max()) + 1))]

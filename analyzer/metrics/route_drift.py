@@ -23,7 +23,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 from analyzer.frames import ROUTE_FIELDS
-from analyzer.metrics.grouping import per_task_count, sorted_distinct, task_codes
+from analyzer.metrics.grouping import first_rows, per_task_count, sorted_distinct, task_codes, tuple_codes
 
 ATTEMPT_FIELDS: tuple[str, ...] = ("base_url", "key_fingerprint")
 """Route fields an attempt records for itself."""
@@ -104,11 +104,12 @@ def route_table(usage: pd.DataFrame) -> pd.DataFrame:
     per_task = task_settings(usage)
     if per_task:  # a per-task setting is shown blank: it is the task's, not the route's
         usage = usage.assign(**{name: pd.NA for name in per_task}).astype(usage[per_task].dtypes.to_dict())
-    flags = usage.assign(
-        results=(usage["source"] == "result").astype("int64"),
-        attempts=(usage["source"] == "attempt").astype("int64"),
-    )
-    table = flags.groupby(fields, dropna=False, sort=False)[["results", "attempts"]].sum().reset_index()
+    codes = tuple_codes(usage, fields)
+    n = int(codes.max()) + 1
+    is_result = (usage["source"] == "result").to_numpy(dtype=bool)
+    table = usage[fields].iloc[first_rows(codes)].reset_index(drop=True)
+    table["results"] = np.bincount(codes[is_result], minlength=n).astype("int64")
+    table["attempts"] = np.bincount(codes[~is_result], minlength=n).astype("int64")
     table = table.sort_values(["results", "attempts"], ascending=False, kind="stable")
     return table.reset_index(drop=True)
 
