@@ -98,3 +98,13 @@ def first_rows(codes: np.ndarray) -> np.ndarray:
         return np.zeros(0, dtype=np.int64)
     order = np.argsort(codes, kind="stable")
     return order[np.searchsorted(codes[order], np.arange(int(codes.max()) + 1))]
+
+
+def any_recorded(frame: pd.DataFrame, columns: list[str] | tuple[str, ...]) -> np.ndarray:
+    """Per row, whether any of `columns` holds a value: column by column in numpy, since
+    `frame[columns].notna().any(axis=1)` reduces extension-typed rows in Python (milliseconds on ten
+    rows)."""
+    out = np.zeros(len(frame), dtype=bool)
+    for name in columns:
+        out |= frame[name].notna().to_numpy(dtype=bool)
+    return out
