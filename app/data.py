@@ -90,7 +90,7 @@ def folder_logs(folder: str) -> list[str]:
 def folder_problems(folder: str) -> list[str]:
     """Files in the runs folder named like logs that cannot be read, with the reason (re-checked
     every few seconds, as the list is)."""
-    return log_folders.unreadable_logs(Path(folder))
+    return log_folders.unreadable_logs(Path(folder), folder_logs(folder))
 
 
 @st.cache_resource(show_spinner="Reading log…", max_entries=16)

@@ -54,10 +54,11 @@ def log_names(runs: Path) -> list[str]:
     return list(dict.fromkeys(own + (samples if samples_listed(runs) else [])))
 
 
-def unreadable_logs(runs: Path) -> list[str]:
+def unreadable_logs(runs: Path, names: list[str]) -> list[str]:
     """`name: reason` for each file in the runs folder that is named like a log but cannot be read
-    (so is not listed): a log cut short must not vanish without a word."""
-    return [f"{p.relative_to(runs).as_posix()}: {shown_text(why)}" for p, why in unlisted_logs(runs)]
+    (so is not among the listed `names`): a log cut short must not vanish without a word."""
+    listed = [runs / n for n in names if not is_sample(n)]
+    return [f"{p.relative_to(runs).as_posix()}: {shown_text(why)}" for p, why in unlisted_logs(runs, listed)]
 
 
 def sample_names(names: list[str]) -> list[str]:

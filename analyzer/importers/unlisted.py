@@ -9,6 +9,7 @@ other files (task files, notes, configs) are not logs and are not named.
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 
 from analyzer.errors import RerunLensError
@@ -20,13 +21,20 @@ READ_AT_MOST = 64 * 2**20
 """Larger unlisted files are named without being read whole for their reason."""
 
 
-def unlisted_logs(folder: str | os.PathLike[str]) -> list[tuple[Path, str]]:
+def unlisted_logs(
+    folder: str | os.PathLike[str], listed: Collection[Path] | None = None
+) -> list[tuple[Path, str]]:
     """Each file under `folder` whose name promises a log that `list_any_logs` leaves out, with the
-    reason (the reader's own one line, without the path), sorted by path."""
+    reason (the reader's own one line, without the path), sorted by path.
+
+    Args:
+        folder: The runs folder.
+        listed: What `list_any_logs(folder)` gave, when the caller has it already (else listed here).
+    """
     root = Path(folder)
     if not root.is_dir():
         return []
-    listed = set(list_any_logs(root))
+    listed = set(list_any_logs(root) if listed is None else listed)
     out = []
     for path in sorted(root.rglob("*")):
         if path.name.endswith(PROMISES_A_LOG) and path not in listed and path.is_file():
