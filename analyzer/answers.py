@@ -182,7 +182,7 @@ def _actions_keys(results: pd.DataFrame, ok: pd.Series) -> pd.Series:
 
 def _map_unique(values: pd.Series, func: object) -> pd.Series:
     codes, uniques = pd.factorize(values)  # missing values get -1, and stay missing below
-    keyed = pd.array([func(u) for u in uniques], dtype="string")  # type: ignore[operator]
+    keyed = pd.array([func(u) for u in uniques.tolist()], dtype="string")  # type: ignore[operator]
     return pd.Series(keyed.take(codes, allow_fill=True), index=values.index)
 
 
@@ -202,9 +202,12 @@ def _fuzzy(task_ids: pd.Series, normalized: pd.Series, threshold: float) -> pd.S
     rows = rows[np.argsort(task_code[rows], kind="stable")]  # grouped by task, result order kept
     cuts = np.flatnonzero(np.diff(task_code[rows])) + 1
     values = normalized.to_numpy(dtype=object, na_value=None)
-    out = values.copy()
-    for chunk in np.split(rows, cuts):
-        answers = values[chunk].tolist()
+    grouped = values[rows].tolist()
+    mapped: list[str] = []
+    for start, end in zip([0, *cuts.tolist()], [*cuts.tolist(), len(rows)], strict=True):
+        answers = grouped[start:end]
         mapping = fuzzy_representatives(answers, threshold)
-        out[chunk] = [mapping[a] for a in answers]
+        mapped.extend(mapping[a] for a in answers)
+    out = values.copy()
+    out[rows] = mapped
     return pd.Series(pd.array(out, dtype="string"), index=normalized.index)

@@ -87,6 +87,13 @@ def folder_logs(folder: str) -> list[str]:
     return log_folders.log_names(Path(folder))
 
 
+@st.cache_data(show_spinner=False, max_entries=64, ttl=5)
+def folder_problems(folder: str) -> list[str]:
+    """Files in the runs folder named like logs that cannot be read, with the reason (re-checked
+    every few seconds, as the list is)."""
+    return log_folders.unreadable_logs(Path(folder), folder_logs(folder))
+
+
 @st.cache_resource(show_spinner="Reading log…", max_entries=16)
 def _read_path(path: str, stamp: str) -> LoadedLog | Problem:
     """A log read by the analyzer; keyed by the stamp of every file it reads, so an edit is re-read."""
@@ -267,6 +274,20 @@ def seed_from_url(state_key: str, param: str, default: Any, parse: Callable[[lis
         st.session_state[seen] = raw
 
 
+def _unreadable_note(problems: list[str], shown: int = 3) -> None:
+    """Say which files in the runs folder look like logs but cannot be read (nothing when none)."""
+    if not problems:
+        return
+    lines = [f"- {escape(p)}" for p in problems[:shown]]
+    if len(problems) > shown:
+        lines.append(f"- and {len(problems) - shown} more")
+    one = len(problems) == 1
+    st.warning(
+        f"{len(problems)} file{'' if one else 's'} in your runs folder {'is' if one else 'are'} named like "
+        f"a log but cannot be read, so {'it is' if one else 'they are'} not listed:\n" + "\n".join(lines)
+    )
+
+
 def mirror_to_url(param: str, value: str | list[str] | None) -> None:
     """Write a widget's value into the URL query (removing it when empty)."""
     values = [] if value is None else [value] if isinstance(value, str) else list(value)
@@ -307,6 +328,7 @@ def sidebar() -> Selection:
             + ("" if folder.is_dir() else " (created on the first save)")
             + " · re-runs, new runs and copied uploads are saved there; `sample_runs/` are read-only."
         )
+        _unreadable_note(folder_problems(str(folder)))
         st.file_uploader(
             "Upload logs",
             type=["json", "eval", "zip"],

@@ -17,6 +17,8 @@ import sys
 from pathlib import Path
 
 from analyzer.importers import list_any_logs
+from analyzer.importers.unlisted import unlisted_logs
+from analyzer.log_redaction import shown_text
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES_DIR = ROOT / "sample_runs"
@@ -50,6 +52,13 @@ def log_names(runs: Path) -> list[str]:
     own = [p.relative_to(runs).as_posix() for p in list_any_logs(runs)]
     samples = [SAMPLE_PREFIX + p.relative_to(SAMPLES_DIR).as_posix() for p in list_any_logs(SAMPLES_DIR)]
     return list(dict.fromkeys(own + (samples if samples_listed(runs) else [])))
+
+
+def unreadable_logs(runs: Path, names: list[str]) -> list[str]:
+    """`name: reason` for each file in the runs folder that is named like a log but cannot be read
+    (so is not among the listed `names`): a log cut short must not vanish without a word."""
+    listed = [runs / n for n in names if not is_sample(n)]
+    return [f"{p.relative_to(runs).as_posix()}: {shown_text(why)}" for p, why in unlisted_logs(runs, listed)]
 
 
 def sample_names(names: list[str]) -> list[str]:

@@ -46,6 +46,11 @@ def visit(at: AppTest, view: str) -> AppTest:
     return at
 
 
+def plain(text: str) -> str:
+    """Page text without the markdown escapes the app adds to text from files."""
+    return text.replace("\\", "")
+
+
 def sample_logs() -> list[str]:
     """The samples as the sidebar names them (`sample_runs/<file>`), whatever the runs folder."""
     return [f"sample_runs/{p.relative_to(SAMPLES).as_posix()}" for p in list_logs(SAMPLES)]
@@ -161,6 +166,28 @@ def test_no_logs_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None
     for view in VIEWS:
         at = visit(app(), view)
         assert at.info
+
+
+def test_a_log_cut_short_in_the_runs_folder_is_named_in_the_sidebar(runs: Path) -> None:
+    eval_log = ROOT / "tests" / "fixtures" / "foreign" / "inspect_ai" / "mock_tools.eval"
+    (runs / "crashed").mkdir()
+    (runs / "crashed" / "epochs.eval").write_bytes(eval_log.read_bytes()[:3000])  # the zip's end is lost
+    (runs / "empty.altk_runs.json").write_bytes(b"")
+    at = app()
+    assert not at.exception
+    warned = [w.value for w in at.sidebar.warning]
+    assert len(warned) == 1
+    text = plain(warned[0])
+    assert text.startswith("2 files in your runs folder are named like a log but cannot be read")
+    assert "- crashed/epochs.eval: not a readable zip archive" in text
+    assert "- empty.altk_runs.json: empty file" in text
+    listed = at.sidebar.multiselect[0].options
+    assert "drift_v2.json" in listed and "crashed/epochs.eval" not in listed
+
+
+def test_a_runs_folder_of_readable_logs_warns_of_nothing(runs: Path) -> None:
+    at = app()  # bad.json (listed: it opens with its error) is named like no log in particular
+    assert not at.exception and not at.sidebar.warning
 
 
 def test_runs_folder_comes_from_argument_then_environment_then_default(

@@ -176,6 +176,23 @@ def test_a_reducer_other_than_mean_is_said() -> None:
     assert not any("reduced epochs with" in w for w in load_any(JSON).warnings)
 
 
+def test_scores_that_grade_nothing_are_said_not_dropped_silently() -> None:
+    own = _own()
+    scored = [s for s in own["samples"] if not s.get("error") and s.get("scores")]
+    for sample in scored[:2]:  # a multi-part scorer's value: an object, then a list
+        name = next(iter(sample["scores"]))
+        sample["scores"][name]["value"] = {"part_a": "C"} if sample is scored[0] else [1, 0]
+    loaded = load_any_bytes(json.dumps(own).encode(), "log.json")
+    said = [w for w in loaded.warnings if "left ungraded" in w]
+    assert said == [
+        "2 results scored with a value that is not a number, a boolean or C/I/P/N (a list or an object, "
+        "as multi-part scorers give): left ungraded, so Mean@n, Pass^n and Pass@n leave them out"
+    ]
+    graded = analyze(loaded.log).headline.outcome
+    assert graded is not None and graded.n_min < graded.n  # the two results are missing from the grades
+    assert not any("left ungraded" in w for w in load_any(JSON).warnings)
+
+
 def test_tool_calls_reach_the_actions_key() -> None:
     log = load_any(HERE / "mock_tools.eval").log
     second = [r for rnd in log.runs for r in rnd if r.task_id == "second"]

@@ -57,6 +57,13 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
     rows = [_row(source.obj(s, p), p, scorer, source) for s, p in zip(samples, places, strict=True)]
     tasks, flattened = _tasks(samples, places, source)
     warnings = _warnings(log, rows)
+    ungraded = sum(_ungraded(s, r) for s, r in zip(samples, rows, strict=True))
+    if ungraded:
+        warnings.append(
+            f"{plural(ungraded, 'result')} scored with a value that is not a number, a boolean or C/I/P/N "
+            "(a list or an object, as multi-part scorers give): left ungraded, so Mean@n, Pass^n and "
+            "Pass@n leave them out"
+        )
     if flattened:
         warnings.append(
             f"the input of {plural(flattened, 'task')} is a chat with more than the user's messages: the "
@@ -194,6 +201,12 @@ def _grade(scores: Any, scorer: str | None, place: str, source: Source) -> dict[
         except ValueError:
             return {}
     return {}
+
+
+def _ungraded(sample: Any, row: Row) -> bool:
+    """Whether the sample holds a score that `_grade` could not read as a grade."""
+    scored = isinstance(sample, dict) and isinstance(sample.get("scores"), dict) and sample["scores"]
+    return bool(scored) and row.fields.get("status") != "error" and row.fields.get("score") is None
 
 
 def _tokens(model_usage: Any, place: str, source: Source) -> dict[str, int]:

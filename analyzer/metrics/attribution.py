@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from analyzer.metrics.grouping import any_recorded, tuple_codes
 from analyzer.metrics.route_drift import ATTEMPT_FIELDS, DRIFT_FIELDS
 from analyzer.stats import route_alignment_p
 
@@ -84,8 +85,8 @@ def result_routes(results: pd.DataFrame, attempts: pd.DataFrame) -> np.ndarray:
 def _codes(results: pd.DataFrame, fields: pd.DataFrame) -> np.ndarray:
     if fields.empty:
         return np.zeros(0, dtype=np.int64)
-    codes = fields.groupby(list(DRIFT_FIELDS), dropna=False, sort=False).ngroup().to_numpy(dtype=np.int64)
-    recorded = fields[list(ATTEMPT_FIELDS)].notna().any(axis=1).to_numpy(dtype=bool)  # key or URL known
+    codes = tuple_codes(fields, list(DRIFT_FIELDS))
+    recorded = any_recorded(fields, ATTEMPT_FIELDS)  # key or URL known
     return np.where(recorded, codes, -1)
 
 
@@ -229,7 +230,7 @@ def answered_rounds(
     cluster = results["cluster"].to_numpy(dtype=np.int64, na_value=-1)
     rows = np.flatnonzero(answered)
     rows = rows[np.argsort(task_code[rows], kind="stable")]  # grouped by task, rounds in file order
-    picked = results.iloc[rows]  # convert only the rows needed to Python objects
+    picked = results[["task_id", "round", "answer_key", "retried", "answer"]].iloc[rows]  # only these rows
     # a cluster is named by its first answer key, so the same answer is the same label in two logs
     width = int(cluster.max()) + 1 if len(cluster) else 1
     pair = task_code[rows].astype(np.int64) * width + cluster[rows]
@@ -254,9 +255,9 @@ def answered_rounds(
     used = np.unique(codes[rows][codes[rows] >= 0])
     first = np.searchsorted(np.sort(codes), used)  # any row of each code will do: they share the tuple
     any_row = np.argsort(codes, kind="stable")[first]
-    records = fields.iloc[any_row].astype(object).to_dict("records")
+    columns = {f: fields[f].to_numpy(dtype=object, na_value=None)[any_row].tolist() for f in fields.columns}
     values = {
-        code: {f: _text(v) for f, v in rec.items()} for code, rec in zip(used.tolist(), records, strict=True)
+        code: {f: _text(column[i]) for f, column in columns.items()} for i, code in enumerate(used.tolist())
     }
     return per_task, values
 

@@ -66,3 +66,45 @@ def sorted_distinct(values: np.ndarray) -> np.ndarray:
     if len(ordered) == 0:
         return ordered
     return ordered[np.r_[True, ordered[1:] != ordered[:-1]]]
+
+
+def tuple_codes(frame: pd.DataFrame, columns: list[str]) -> np.ndarray:
+    """A code per row for its tuple of values in `columns`, numbered 0, 1, ... in order of first
+    appearance; a missing value is a value. What `groupby(columns, dropna=False, sort=False).ngroup()`
+    gives, at a fraction of its fixed cost (a multi-column groupby costs milliseconds on ten rows).
+
+    Columns are combined as digits of one number; the number is renumbered only when the next
+    digit could overflow it, so the codes never do.
+    """
+    combined = np.zeros(len(frame), dtype=np.int64)
+    span = 1  # combined < span
+    for name in columns:
+        codes, uniques = pd.factorize(frame[name], use_na_sentinel=False)
+        width = len(uniques) + 1
+        if span * width >= _LIMIT:
+            combined, seen = pd.factorize(combined, sort=False)
+            span = len(seen) + 1
+        combined = combined * width + codes
+        span *= width
+    return pd.factorize(combined, sort=False)[0].astype(np.int64)
+
+
+_LIMIT = 1 << 62
+
+
+def first_rows(codes: np.ndarray) -> np.ndarray:
+    """The first row of each code, for codes numbered in order of first appearance (`tuple_codes`)."""
+    if len(codes) == 0:
+        return np.zeros(0, dtype=np.int64)
+    order = np.argsort(codes, kind="stable")
+    return order[np.searchsorted(codes[order], np.arange(int(codes.max()) + 1))]
+
+
+def any_recorded(frame: pd.DataFrame, columns: list[str] | tuple[str, ...]) -> np.ndarray:
+    """Per row, whether any of `columns` holds a value: column by column in numpy, since
+    `frame[columns].notna().any(axis=1)` reduces extension-typed rows in Python (milliseconds on ten
+    rows)."""
+    out = np.zeros(len(frame), dtype=bool)
+    for name in columns:
+        out |= frame[name].notna().to_numpy(dtype=bool)
+    return out

@@ -23,7 +23,14 @@ import pandas as pd
 from pydantic import BaseModel
 
 from analyzer.frames import ROUTE_FIELDS
-from analyzer.metrics.grouping import per_task_count, sorted_distinct, task_codes
+from analyzer.metrics.grouping import (
+    any_recorded,
+    first_rows,
+    per_task_count,
+    sorted_distinct,
+    task_codes,
+    tuple_codes,
+)
 
 ATTEMPT_FIELDS: tuple[str, ...] = ("base_url", "key_fingerprint")
 """Route fields an attempt records for itself."""
@@ -88,7 +95,7 @@ def route_usage(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
         att[name] = filled
     att.insert(1, "source", "attempt")
     both = pd.concat([res, att], ignore_index=True)
-    recorded = both[fields].notna().any(axis=1)
+    recorded = any_recorded(both, fields)
     return both.loc[recorded].reset_index(drop=True)
 
 
@@ -104,11 +111,12 @@ def route_table(usage: pd.DataFrame) -> pd.DataFrame:
     per_task = task_settings(usage)
     if per_task:  # a per-task setting is shown blank: it is the task's, not the route's
         usage = usage.assign(**{name: pd.NA for name in per_task}).astype(usage[per_task].dtypes.to_dict())
-    flags = usage.assign(
-        results=(usage["source"] == "result").astype("int64"),
-        attempts=(usage["source"] == "attempt").astype("int64"),
-    )
-    table = flags.groupby(fields, dropna=False, sort=False)[["results", "attempts"]].sum().reset_index()
+    codes = tuple_codes(usage, fields)
+    n = int(codes.max()) + 1
+    is_result = (usage["source"] == "result").to_numpy(dtype=bool)
+    table = usage[fields].iloc[first_rows(codes)].reset_index(drop=True)
+    table["results"] = np.bincount(codes[is_result], minlength=n).astype("int64")
+    table["attempts"] = np.bincount(codes[~is_result], minlength=n).astype("int64")
     table = table.sort_values(["results", "attempts"], ascending=False, kind="stable")
     return table.reset_index(drop=True)
 
@@ -201,13 +209,13 @@ def route_figures(
         tasks: Task frame with `task_id`, `consistent`, `drifted` and `retries`.
     """
     recorded = not usage.empty
-    identity = bool(usage[list(ATTEMPT_FIELDS)].notna().to_numpy().any()) if recorded else False
+    identity = bool(any_recorded(usage, ATTEMPT_FIELDS).any()) if recorded else False
     pinned = None if not recorded or (len(routes) == 1 and not identity) else len(routes) == 1
     fields = run_drifted_fields(results, usage)
     drifted_tasks = tasks.loc[tasks["drifted"], "task_id"].tolist()
     inconsistent = ~tasks["consistent"].fillna(True).astype(bool).to_numpy()
     explained = (tasks["drifted"] | (tasks["retries"] > 0)).to_numpy(dtype=bool)
-    no_route = ~results[list(ATTEMPT_FIELDS)].notna().any(axis=1).to_numpy()
+    no_route = ~any_recorded(results, ATTEMPT_FIELDS)
     order, codes = task_codes(results)
     route_known = per_task_count(codes, len(order), no_route) == 0
     ids = tasks["task_id"].to_numpy(dtype=object)

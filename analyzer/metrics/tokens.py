@@ -106,27 +106,33 @@ def token_outliers(results: pd.DataFrame) -> pd.DataFrame:
     Args:
         results: Result frame with `task_id`, `round` and `total_tokens`.
     """
-    known = results.loc[results["total_tokens"].notna(), ["task_id", "round", "total_tokens"]].copy()
-    counts = known["task_id"].value_counts()
-    if counts.empty or counts.max() < OUTLIER_MIN_RUNS:
+    known = results.loc[results["total_tokens"].notna(), ["task_id", "round", "total_tokens"]]
+    codes = pd.factorize(known["task_id"], sort=False)[0].astype(np.int64)
+    per_task = np.bincount(codes, minlength=int(codes.max()) + 1 if len(codes) else 0)
+    if not len(per_task) or per_task.max() < OUTLIER_MIN_RUNS:
         return (
             known.iloc[0:0]
             .assign(task_median=np.float64(), robust_z=np.float64(), direction="")
             .reset_index(drop=True)
         )
-    x = known["total_tokens"].astype("float64")
-    g = x.groupby(known["task_id"], sort=False)
-    median = g.transform("median")
-    mad = (x - median).abs().groupby(known["task_id"], sort=False).transform("median")
-    count = g.transform("size")
-    spread = np.maximum(np.maximum(1.4826 * mad, OUTLIER_MIN_SPREAD * median.abs()), 1.0)
+    x = known["total_tokens"].to_numpy(dtype="float64")
+    median = _task_medians(codes, x)[codes]
+    mad = _task_medians(codes, np.abs(x - median))[codes]
+    spread = np.maximum(np.maximum(1.4826 * mad, OUTLIER_MIN_SPREAD * np.abs(median)), 1.0)
     z = (x - median) / spread
-    mask = (count >= OUTLIER_MIN_RUNS) & (z.abs() > OUTLIER_Z)
-    out = known.loc[mask].copy()
-    out["task_median"] = median[mask].astype("float64")
-    out["robust_z"] = z[mask].astype("float64")
-    out["direction"] = np.where(out["robust_z"] > 0, "high", "low")
-    return out.reset_index(drop=True)
+    mask = (per_task[codes] >= OUTLIER_MIN_RUNS) & (np.abs(z) > OUTLIER_Z)
+    out = known.iloc[np.flatnonzero(mask)].reset_index(drop=True)
+    return out.assign(
+        task_median=median[mask], robust_z=z[mask], direction=np.where(z[mask] > 0, "high", "low")
+    )
+
+
+def _task_medians(codes: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The median of `values` per task code (every code 0..max occurs): a sort, not a groupby."""
+    counts = np.bincount(codes)
+    ordered = values[np.lexsort((values, codes))]
+    starts = np.cumsum(counts) - counts
+    return (ordered[starts + (counts - 1) // 2] + ordered[starts + counts // 2]) / 2
 
 
 def token_figures(results: pd.DataFrame, outliers: pd.DataFrame) -> TokenFigures:
