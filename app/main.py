@@ -15,7 +15,8 @@ from app import data  # noqa: E402
 
 VIEWS = HERE / "views"
 
-st.set_page_config(page_title="RerunLens", page_icon=":material/replay:", layout="wide")
+# An emoji icon is drawn inline; a `:material/...:` one makes every page load fetch it from Google.
+st.set_page_config(page_title="RerunLens", page_icon="🔁", layout="wide")
 page = st.navigation(
     {
         "Logs": [

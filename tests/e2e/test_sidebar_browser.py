@@ -1,5 +1,5 @@
 """In headless Chromium: a log cut short in the runs folder is named in the sidebar with its reason,
-while the readable logs beside it open as usual."""
+while the readable logs beside it open as usual; and a page load asks nothing of any other host."""
 
 from __future__ import annotations
 
@@ -44,3 +44,14 @@ def test_the_sidebar_names_the_logs_it_cannot_read(server: str, page: object) ->
     assert "empty.altk_runs.json: empty file" in sidebar
     assert "drift" in body_text(page)  # the readable log beside them opened
     assert shot(page, "sidebar_unreadable_logs").stat().st_size > 10_000
+
+
+def test_a_page_load_asks_no_other_host(server: str, page: object) -> None:
+    """The dashboard runs offline: nothing a view loads (scripts, fonts, icons) comes from elsewhere."""
+    asked: list[str] = []
+    page.on("request", lambda request: asked.append(request.url))  # type: ignore[attr-defined]
+    for view, title in (("", "Overview"), ("tasks", "Tasks")):
+        page.goto(f"{server}/{view}?log=drift_v2.json")  # type: ignore[attr-defined]
+        wait_rendered(page, title)
+    elsewhere = [u for u in asked if not u.startswith((server, "data:", "blob:"))]
+    assert asked and not elsewhere, elsewhere
