@@ -382,9 +382,11 @@ def _task_table(calls: pd.DataFrame, sequences: pd.DataFrame, steps: pd.DataFram
 def measure_trajectories(log: RunLog) -> Trajectories:
     """Measure the log's recorded trajectories (empty frames when none were recorded)."""
     if not has_trajectories(log):  # most logs: the empty frames, made once, copied
-        empty = _no_trajectories()
-        return Trajectories(*(frame.copy() for frame in _frames_of(empty)))
-    calls, sequences = call_frame(log)
+        return Trajectories(*(frame.copy() for frame in _frames_of(_no_trajectories())))
+    return _measured(*call_frame(log))
+
+
+def _measured(calls: pd.DataFrame, sequences: pd.DataFrame) -> Trajectories:
     steps = step_entropy(calls, sequences)
     return Trajectories(
         calls=calls, sequences=sequences, tasks=_task_table(calls, sequences, steps), steps=steps
@@ -399,9 +401,4 @@ def _frames_of(found: Trajectories) -> tuple[pd.DataFrame, pd.DataFrame, pd.Data
 @functools.cache
 def _no_trajectories() -> Trajectories:
     """What a log without trajectories measures: the same code path on empty frames (4 ms), once."""
-    calls = pd.DataFrame([], columns=_CALL_COLUMNS)
-    sequences = pd.DataFrame([], columns=_SEQUENCE_COLUMNS)
-    steps = step_entropy(calls, sequences)
-    return Trajectories(
-        calls=calls, sequences=sequences, tasks=_task_table(calls, sequences, steps), steps=steps
-    )
+    return _measured(pd.DataFrame([], columns=_CALL_COLUMNS), pd.DataFrame([], columns=_SEQUENCE_COLUMNS))
