@@ -39,3 +39,14 @@ def test_a_folder_of_good_logs_names_nothing(tmp_path: Path) -> None:
     assert unlisted_logs(SAMPLES) == []
     assert unlisted_logs(FOREIGN) == []
     assert unlisted_logs(tmp_path / "missing") == []
+
+
+def test_a_file_that_changes_gets_its_new_reason(tmp_path: Path) -> None:
+    log = tmp_path / "run.altk_runs.json"
+    log.write_bytes(b"")
+    assert unlisted_logs(tmp_path) == [(log, "empty file")]
+    log.write_text('["not", "a", "log"]')  # the reason is cached by the file's size and time
+    [(_, reason)] = unlisted_logs(tmp_path)
+    assert reason.startswith("top level: not a RerunLens run log")
+    shutil.copy(SAMPLES / "A_baseline.altk_runs.json", log)  # mended: listed, so no longer named
+    assert unlisted_logs(tmp_path) == []

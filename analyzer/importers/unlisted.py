@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Collection
+from functools import lru_cache
 from pathlib import Path
 
 from analyzer.errors import RerunLensError
@@ -47,9 +48,17 @@ def unlisted_logs(
 def _reason(path: Path) -> str | None:
     """Why the file cannot be opened as a log; None when it opens after all."""
     try:
-        size = path.stat().st_size
+        stat = path.stat()
     except OSError as exc:
         return f"cannot be read ({exc.strerror})"
+    return _reason_for(str(path), stat.st_size, stat.st_mtime_ns)
+
+
+@lru_cache(maxsize=256)
+def _reason_for(path: str, size: int, mtime_ns: int) -> str | None:
+    """The reason for one version of a file (its size and time are the cache key): the dashboard asks
+    every few seconds, and a broken file is read again only when it changes."""
+    del mtime_ns  # cache key only
     if size == 0:
         return "empty file"
     if size > READ_AT_MOST:
