@@ -10,23 +10,24 @@ import importlib
 from typing import Any
 
 _EXPORTS: dict[str, str] = {
-    "RunLog": "analyzer.model",
-    "Result": "analyzer.model",
-    "Attempt": "analyzer.model",
-    "Route": "analyzer.model",
-    "TaskSpec": "analyzer.model",
+    "RunLog": "analyzer.log.model",
+    "Result": "analyzer.log.model",
+    "Attempt": "analyzer.log.model",
+    "Route": "analyzer.log.model",
+    "TaskSpec": "analyzer.log.model",
     "RerunLensError": "analyzer.errors",
     "LogError": "analyzer.errors",
-    "LoadedLog": "analyzer.loader",
-    "load_path": "analyzer.loader",
-    "load_bytes": "analyzer.loader",
-    "list_logs": "analyzer.loader",
-    "save_log": "analyzer.loader",
-    "load_tasks": "analyzer.taskfile",
+    "LoadedLog": "analyzer.log.loader",
+    "load_any": "analyzer.importers",
+    "load_path": "analyzer.log.loader",
+    "load_bytes": "analyzer.log.loader",
+    "list_logs": "analyzer.log.loader",
+    "save_log": "analyzer.log.loader",
+    "load_tasks": "analyzer.log.taskfile",
     "Analysis": "analyzer.analysis",
     "analyze": "analyzer.analysis",
-    "Comparison": "analyzer.compare",
-    "compare": "analyzer.compare",
+    "Comparison": "analyzer.verdicts.compare",
+    "compare": "analyzer.verdicts.compare",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -12,10 +12,11 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
-from analyzer.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
-from analyzer.frames import attempts_frame, results_frame
-from analyzer.log_table import gc_paused, round_count
-from analyzer.log_warnings import structural_warnings
+from analyzer.log.frames import attempts_frame, results_frame
+from analyzer.log.model import RunLog
+from analyzer.log.structural import structural_warnings
+from analyzer.log.table import gc_paused, round_count
+from analyzer.metrics.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
 from analyzer.metrics.attribution import Attribution, task_attribution
 from analyzer.metrics.consistency import (
     answer_gap_pp,
@@ -40,7 +41,6 @@ from analyzer.metrics.step_uncertainty import step_report
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
 from analyzer.metrics.trajectories import Trajectories, measure_trajectories
-from analyzer.model import RunLog
 
 __all__ = ["Analysis", "AnswerKey", "Headline", "analyze"]
 
@@ -255,7 +255,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
 def _with_uncertainty(
     headline: Headline, results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.DataFrame
 ) -> Headline:
-    """The headline with its intervals over tasks and the per-task attribution (issue 9)."""
+    """The headline with its intervals over tasks and the per-task attribution."""
     gap_ci, rate_ci = answer_intervals(tasks)
     attribution = task_attribution(results, attempts, tasks)
     causes = Counter(a.cause for a in attribution)

@@ -3,7 +3,7 @@
 Everything cached lives here; the analyzer never knows about caching. Logs and analyses are cached
 with `st.cache_resource`, not `st.cache_data`: they are large and read-only (the analyzer's frames
 are for reading; views and charts copy before changing anything), and `cache_data` would pickle and
-unpickle a 1,000 x 10 log and its analysis on every rerun (about 2 s), twice issue 12's 1 s
+unpickle a 1,000 x 10 log and its analysis on every rerun (about 2 s), twice the 1 s
 target for a cached render.
 
 Session state holds only ids and selections (file names, the answer key, the focused label, typed
@@ -22,16 +22,16 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.analysis import Analysis, analyze
-from analyzer.answer_keys import ANSWER_KEYS
-from analyzer.before_after import compare_files
 from analyzer.errors import RerunLensError
 from analyzer.importers import load_any, load_any_bytes
 from analyzer.importers.stamp import source_stamp
-from analyzer.loader import MAX_UPLOAD_BYTES, LoadedLog
-from analyzer.log_redaction import shown_text
-from analyzer.log_table import has_trajectories
-from analyzer.model import RunLog
-from analyzer.report_html import ReportEntry, render_report_html
+from analyzer.log.loader import MAX_UPLOAD_BYTES, LoadedLog
+from analyzer.log.model import RunLog
+from analyzer.log.redaction import shown_text
+from analyzer.log.table import has_trajectories
+from analyzer.metrics.answer_keys import ANSWER_KEYS
+from analyzer.report.html import ReportEntry, render_report_html
+from analyzer.verdicts.before_after import compare_files
 from app import log_folders
 from app.log_folders import RUNS_DIR_ENV, runs_dir
 

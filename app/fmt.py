@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from analyzer.export import flagged_task_json, tasks_csv
+from analyzer.report.export import flagged_task_json, tasks_csv
 from app import data, log_folders
 
 NONE = "—"

@@ -18,10 +18,14 @@ from pathlib import Path
 
 from analyzer.importers import list_any_logs
 from analyzer.importers.unlisted import unlisted_logs
-from analyzer.log_redaction import shown_text
+from analyzer.log.redaction import shown_text
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES_DIR = ROOT / "sample_runs"
+SAMPLES_DIR = (
+    ROOT / "sample_runs"
+    if (ROOT / "sample_runs").is_dir()
+    else Path(sys.prefix) / "share" / "rerunlens" / "sample_runs"  # an installed wheel's copy
+)
 SAMPLE_PREFIX = "sample_runs/"
 DEFAULT_RUNS_DIR = Path("runs")
 """Relative to the working directory the dashboard was started from."""

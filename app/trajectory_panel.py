@@ -8,16 +8,16 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from analyzer.dashboard_exposure import runs_refused
 from analyzer.errors import RerunLensError
-from analyzer.keys import read_keys
-from analyzer.loader import load_path
+from analyzer.importers import load_any
+from analyzer.jobs.exposure import runs_refused
+from analyzer.jobs.resample_jobs import ResampleJob, cancel_resample, resample_job, start_resample
+from analyzer.log.model import RunLog
 from analyzer.metrics.divergence import divergence_tree, rounds_at_step
 from analyzer.metrics.step_uncertainty import resample_frame, resample_of
 from analyzer.metrics.trajectories import divergence_counts
-from analyzer.model import RunLog
-from analyzer.resample import ResampleRequest, default_resample_path, pinned_profile
-from analyzer.resample_jobs import ResampleJob, cancel_resample, resample_job, start_resample
+from analyzer.runner.resample import ResampleRequest, default_resample_path, pinned_profile
+from analyzer.safety.keys import read_keys
 from app import data, fmt, log_folders, trajectory_charts
 
 SIDE_COLUMNS = {
@@ -68,7 +68,7 @@ def _read_resample(path: str, mtime_ns: int) -> RunLog | None:
     """A resample log beside the parent (keyed by modification time); None when it cannot be read."""
     del mtime_ns  # cache key only
     try:
-        return load_path(path).log
+        return load_any(path).log
     except RerunLensError:
         return None
 

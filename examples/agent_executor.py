@@ -5,11 +5,11 @@
 
 RerunLens calls `run_task(task, client, route)` once per task and round:
 
-- `task`   an `analyzer.model.TaskSpec` (`task_id`, `prompt`, `max_tokens`, `expected`);
+- `task`   an `analyzer.log.model.TaskSpec` (`task_id`, `prompt`, `max_tokens`, `expected`);
 - `client` an `openai.OpenAI` client pinned to the route: its base URL, key, timeout and retry budget
   are fixed, and every HTTP attempt it makes (retries and timeouts included) is recorded in the log.
   Make all model calls through it; do not build your own client;
-- `route`  the `analyzer.route_profile.RouteProfile` (model, temperature, top_p, seed, max_tokens, ...).
+- `route`  the `analyzer.routes.profile.RouteProfile` (model, temperature, top_p, seed, max_tokens, ...).
 
 Return an `ExecutorResult` (or a dict with the same fields, or just the answer string). Usage should
 be summed over every call the agent made. A raised exception becomes an error result; the run goes on.
@@ -24,8 +24,8 @@ from typing import Any
 
 import openai
 
-from analyzer.model import TaskSpec
-from analyzer.route_profile import RouteProfile
+from analyzer.log.model import TaskSpec
+from analyzer.routes.profile import RouteProfile
 from analyzer.runner import ExecutorResult
 
 TOOLS = ("search_app", "open_screen", "read_field")

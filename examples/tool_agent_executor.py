@@ -6,8 +6,8 @@
 The agent loops: send the conversation with the tools offered, run the tool calls the model makes,
 append their results, until the model answers in text (or `MAX_STEPS` model calls). It records every
 message it sent and received, and every tool call, as the result's `trajectory`
-(`analyzer.chat_steps.steps_from_messages`): that is what lets RerunLens find where rounds part ways
-and replay a conversation up to any step (`analyzer.resample`).
+(`analyzer.log.chat_steps.steps_from_messages`): that is what lets RerunLens find where rounds part ways
+and replay a conversation up to any step (`analyzer.runner.resample`).
 
 The tools are the simulator's shop back office (`analyzer.simulator.agent_world`); swap in your own.
 Offline, the embedded simulator plays a scripted model for the tasks of `analyzer.simulator.agent`.
@@ -20,9 +20,9 @@ from typing import Any
 
 import openai
 
-from analyzer.chat_steps import steps_from_messages
-from analyzer.model import TaskSpec
-from analyzer.route_profile import RouteProfile
+from analyzer.log.chat_steps import steps_from_messages
+from analyzer.log.model import TaskSpec
+from analyzer.routes.profile import RouteProfile
 from analyzer.runner import ExecutorResult
 from analyzer.simulator.agent_world import run_tool, tool_schemas
 

@@ -6,7 +6,7 @@ so peak memory (max RSS) is its own. The growth exponent is fitted (least square
 sizes measured, for our figures and for `json.load`'s alike. Start-up is measured as whole
 processes against a bare `python -c pass`.
 
-Targets (issue 12, 2 cores): 100k results within 2x `json.load`'s time and 1.5x its memory; 10k
+Targets: 100k results within 2x `json.load`'s time and 1.5x its memory; 10k
 within 3x; 1M (about 0.9 GB) within 3x time and 2x memory; growth exponent at most 1.05;
 `rerunlens analyze` of a shipped sample within 0.6 s (and `rerunlens --help` within 0.1 s).
 
@@ -49,7 +49,7 @@ print(json.dumps({"seconds": elapsed, "cpu": cpu,
 FULL = """
 import json, resource, sys, time
 from analyzer.analysis import analyze
-from analyzer.loader import load_path
+from analyzer.log.loader import load_path
 t0, c0 = time.perf_counter(), time.process_time()
 loaded = load_path(sys.argv[1])
 t1 = time.perf_counter()
@@ -65,7 +65,7 @@ print(json.dumps({"load": t1 - t0, "analyze": t2 - t1, "seconds": t2 - t0, "cpu"
 AGENT = """
 import json, resource, sys, time
 from analyzer.analysis import analyze
-from analyzer.loader import load_path
+from analyzer.log.loader import load_path
 from analyzer.metrics.trajectories import measure_trajectories
 t0, c0 = time.perf_counter(), time.process_time()
 loaded = load_path(sys.argv[1])
@@ -82,7 +82,7 @@ print(json.dumps({"load": t1 - t0, "analyze": t2 - t1, "seconds": t2 - t0, "cpu"
 IMPORTS = """
 import json, resource, time
 t = time.perf_counter()
-import analyzer.analysis, analyzer.loader
+import analyzer.analysis, analyzer.log.loader
 print(json.dumps({"seconds": time.perf_counter() - t,
                   "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """

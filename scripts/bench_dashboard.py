@@ -20,7 +20,7 @@ measures each view:
    "switch" is what a user mostly does: a click in the sidebar's navigation from the other view,
    with the page (and its scripts) already loaded and the log cached.
 
-Issue 12's targets (headless Chromium, quiet machine): new log within 2 s, cached within 1 s.
+The targets (headless Chromium, quiet machine): new log within 2 s, cached within 1 s.
 No assertions: this is a benchmark; every figure is printed beside the baseline and the load.
 
 Chromium's flags, the server start and the "fully drawn" check are the browser tests' own, from
@@ -332,7 +332,7 @@ def _print_server(figures: dict[str, tuple[float, float]]) -> None:
 
 
 def _print_browser(figures: dict[str, list[float]]) -> None:
-    """Medians (and range) beside the baseline, against issue 12's targets."""
+    """Medians (and range) beside the baseline, against the targets."""
     floor = statistics.median(figures["baseline"])
     print(f"  baseline (a title-only Streamlit page) {floor:5.2f} s  (range {_range(figures['baseline'])})")
     for name, values in figures.items():

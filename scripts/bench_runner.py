@@ -25,12 +25,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analyzer.keys import read_keys  # noqa: E402
-from analyzer.model import TaskSpec  # noqa: E402
-from analyzer.route_profile import RouteProfile  # noqa: E402
+from analyzer.log.model import TaskSpec  # noqa: E402
+from analyzer.routes.profile import RouteProfile  # noqa: E402
 from analyzer.runner import Progress  # noqa: E402
 from analyzer.runner.plan import RunControls, Simulation, new_plan  # noqa: E402
 from analyzer.runner.run import run_plan  # noqa: E402
+from analyzer.safety.keys import read_keys  # noqa: E402
 from analyzer.simulator import Scenario  # noqa: E402
 
 REQUESTS = 500

@@ -19,7 +19,7 @@ route's). The re-run pins the parent's route to its first key (same URL, model a
 Printed per method: precision and recall of `route` and
 `model`, the share of model-noise tasks wrongly called `route` (target at most 5 %), the share of
 route-caused tasks
-called `route` (target at least 80 % with the default rounds). "old" is the verdict before issue 9:
+called `route` (target at least 80 % with the default rounds). "old" is the earliest rule:
 consistent after the re-run = route.
 """
 
@@ -39,19 +39,19 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from analyzer.analysis import analyze  # noqa: E402
-from analyzer.keys import read_keys  # noqa: E402
-from analyzer.loader import load_path  # noqa: E402
+from analyzer.log.loader import load_path  # noqa: E402
+from analyzer.log.model import RunLog, TaskSpec  # noqa: E402
 from analyzer.metrics.attribution import Round, answered_rounds, portable_routes, task_attribution  # noqa: E402
 from analyzer.metrics.intervals import answer_intervals, outcome_intervals  # noqa: E402
-from analyzer.model import RunLog, TaskSpec  # noqa: E402
-from analyzer.rerun_verdict import rerun_verdict  # noqa: E402
-from analyzer.route_profile import RouteProfile  # noqa: E402
+from analyzer.metrics.stats import ROUNDS_CAP, rounds_needed  # noqa: E402
+from analyzer.routes.profile import RouteProfile  # noqa: E402
 from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
 from analyzer.runner.run import run_plan  # noqa: E402
+from analyzer.safety.keys import read_keys  # noqa: E402
 from analyzer.simulator.app_tasks import APP_TASKS, SAMPLE_KEYS, app_scenario, app_task_specs  # noqa: E402
 from analyzer.simulator.engine import backend_logits, task_distribution  # noqa: E402
 from analyzer.simulator.scenario import Scenario  # noqa: E402
-from analyzer.stats import ROUNDS_CAP, rounds_needed  # noqa: E402
+from analyzer.verdicts.rerun_verdict import rerun_verdict  # noqa: E402
 from scripts.bench_analyzer import make_log  # noqa: E402
 
 SIMULATOR_PORT = 8793

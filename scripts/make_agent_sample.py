@@ -7,7 +7,7 @@ rounds, run by examples/tool_agent_executor.py (a tool loop that records every m
 call), two keys alternating (each key sticks to its own backend, and the backends take different
 turns where the scripted model's options are close), temperature 0, no seed.
 
-It then resamples every step of one task's round-1 conversation (`analyzer.resample`): 8 samples
+It then resamples every step of one task's round-1 conversation (`analyzer.runner.resample`): 8 samples
 per step on one pinned key, temperature 0, no seed, and saves
 sample_runs/E_agent_tools.resample-agent-cheapest-monitor.altk_runs.json, linked to the log.
 
@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analyzer.keys import read_keys  # noqa: E402
-from analyzer.loader import load_path  # noqa: E402
-from analyzer.resample import ResampleRequest, default_resample_path, resample  # noqa: E402
-from analyzer.route_profile import RouteProfile  # noqa: E402
+from analyzer.log.loader import load_path  # noqa: E402
+from analyzer.routes.profile import RouteProfile  # noqa: E402
 from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
+from analyzer.runner.resample import ResampleRequest, default_resample_path, resample  # noqa: E402
 from analyzer.runner.run import run_plan  # noqa: E402
+from analyzer.safety.keys import read_keys  # noqa: E402
 from analyzer.simulator.agent import AGENT_KEYS, agent_scenario, agent_task_specs  # noqa: E402
 
 OUT = ROOT / "sample_runs" / "E_agent_tools.altk_runs.json"

@@ -30,10 +30,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analyzer.keys import read_keys  # noqa: E402
-from analyzer.route_profile import RouteProfile  # noqa: E402
+from analyzer.routes.profile import RouteProfile  # noqa: E402
 from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
 from analyzer.runner.run import run_plan  # noqa: E402
+from analyzer.safety.keys import read_keys  # noqa: E402
 from analyzer.simulator.app_tasks import SAMPLE_KEYS, app_scenario, app_task_specs  # noqa: E402
 
 OUT = ROOT / "sample_runs"

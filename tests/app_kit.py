@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from analyzer.loader import list_logs
+from analyzer.log.loader import list_logs
 from app import data
 
 ROOT = Path(__file__).resolve().parents[1]

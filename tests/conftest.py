@@ -7,8 +7,13 @@ embedded simulator on loopback.
 from __future__ import annotations
 
 import os
+import sys
+from pathlib import Path
 
 import pytest
+
+# The shared test kits (fake_keys, plan_kit, app_kit, ...) sit here; tests live in one folder per topic.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 ROUTE_ENV_PREFIXES = ("OPENAI_", "ALTK_")
 

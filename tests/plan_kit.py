@@ -13,13 +13,11 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer.answer_keys import AnswerKey
-from analyzer.before_after import compare_files
-from analyzer.jobs import JobManager, JobStatus
-from analyzer.keys import read_keys
-from analyzer.loader import load_path
-from analyzer.model import RunLog, TaskSpec
-from analyzer.route_profile import RouteProfile
+from analyzer.jobs.manager import JobManager, JobStatus
+from analyzer.log.loader import load_path
+from analyzer.log.model import RunLog, TaskSpec
+from analyzer.metrics.answer_keys import AnswerKey
+from analyzer.routes.profile import RouteProfile
 from analyzer.runner.pinned_rerun import RerunReport, RerunRequest, Selection, rerun_plan
 from analyzer.runner.pinned_rerun import rerun as run_rerun
 from analyzer.runner.plan import (
@@ -33,7 +31,9 @@ from analyzer.runner.plan import (
 )
 from analyzer.runner.progress import Progress
 from analyzer.runner.run import RunOutcome, run_plan
+from analyzer.safety.keys import read_keys
 from analyzer.simulator import Scenario
+from analyzer.verdicts.before_after import compare_files
 
 
 def run_tasks(

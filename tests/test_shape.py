@@ -89,4 +89,55 @@ def test_the_limits_see_what_they_check() -> None:
     modules = _modules()
     path, tree = modules["analyzer.runner.plan"]
     assert any(fn.name == "new_plan" for fn in _functions(tree))
-    assert "analyzer.keys" in _imports("analyzer.runner.plan", tree, set(modules))
+    assert "analyzer.safety.keys" in _imports("analyzer.runner.plan", tree, set(modules))
+
+
+LAYERS = (
+    ("analyzer.errors", "analyzer.atomic"),
+    ("analyzer.safety",),
+    ("analyzer.log",),
+    ("analyzer.routes",),
+    ("analyzer.metrics",),
+    ("analyzer.importers",),
+    ("analyzer.analysis",),
+    ("analyzer.verdicts",),
+    ("analyzer.report",),
+    ("analyzer.simulator",),
+    ("analyzer.runner",),
+    ("analyzer.coding_tools",),
+    ("analyzer.jobs",),
+    ("analyzer.cli",),
+    ("app",),
+)
+"""The analyzer's topics from the bottom up (docs/ARCHITECTURE.md): a module imports only from its own
+topic or one below it. A root module (`errors`, `atomic`, `analysis`) is a topic of its own."""
+
+
+def _topic(module: str) -> str:
+    for layer in LAYERS:
+        for topic in layer:
+            if module == topic or module.startswith(topic + "."):
+                return topic
+    return module
+
+
+def _level(topic: str) -> int:
+    return next(i for i, layer in enumerate(LAYERS) if topic in layer)
+
+
+def test_every_module_belongs_to_a_topic() -> None:
+    known = {t for layer in LAYERS for t in layer}
+    unplaced = [m for m in _modules() if m != "analyzer" and _topic(m) not in known]
+    assert unplaced == []
+
+
+def test_no_import_runs_back_up_and_no_circle_between_folders() -> None:
+    modules = _modules()
+    upward = sorted(
+        f"{name} -> {dep}"
+        for name, (_, tree) in modules.items()
+        if name != "analyzer"
+        for dep in _imports(name, tree, set(modules))
+        if _topic(dep) != _topic(name) and _level(_topic(dep)) >= _level(_topic(name))
+    )
+    assert upward == []

@@ -10,15 +10,15 @@ from pathlib import Path
 from analyzer.analysis import Analysis
 from analyzer.analysis import analyze as analyze_log
 from analyzer.atomic import write_text_atomic
-from analyzer.compare import compare as compare_groups
-from analyzer.compare import comparison_report
 from analyzer.errors import RerunLensError
-from analyzer.export import flagged_task_file, missing_prompts, missing_prompts_note, tasks_csv
 from analyzer.importers import import_to_file, load_any
-from analyzer.log_schema import log_json_schema
-from analyzer.report_html import ReportEntry, render_report_html
-from analyzer.report_text import render_comparison, render_report
-from analyzer.taskfile import load_tasks
+from analyzer.log.schema import log_json_schema
+from analyzer.log.taskfile import load_tasks
+from analyzer.report.export import flagged_task_file, missing_prompts, missing_prompts_note, tasks_csv
+from analyzer.report.html import ReportEntry, render_report_html
+from analyzer.report.text import render_comparison, render_report
+from analyzer.verdicts.compare import compare as compare_groups
+from analyzer.verdicts.compare import comparison_report
 
 
 def analyze(args: argparse.Namespace) -> int:

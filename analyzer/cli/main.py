@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 
 from analyzer.cli.parser import ROUTE_COMMANDS, build_parser
 from analyzer.errors import RerunLensError
-from analyzer.terminal_text import visible
+from analyzer.safety.terminal_text import visible
 
 EXIT_OK = 0
 EXIT_FINDING = 1

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from analyzer.answer_keys import ANSWER_KEYS
+from analyzer.metrics.answer_keys import ANSWER_KEYS
 
 LOG_COMMANDS = "analyzer.cli.log_commands"
 RUN_COMMANDS = "analyzer.cli.run_commands"
@@ -92,7 +92,7 @@ def add_route_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
         "route", "defaults < ALTK_*/OPENAI_* environment variables < --profile file < these flags"
     )
     g.add_argument("--profile", metavar="FILE", help="route profile, TOML or JSON")
-    from analyzer.route_profile import knob_help, knob_kind, route_knobs  # pydantic: only when needed
+    from analyzer.routes.profile import knob_help, knob_kind, route_knobs  # pydantic: only when needed
 
     for field, knob in route_knobs().items():
         if field == "rounds" and not repeat:

@@ -6,9 +6,9 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from analyzer.route_profile import RouteProfile, build_profile, route_knobs
+from analyzer.routes.profile import RouteProfile, build_profile, route_knobs
+from analyzer.routes.url_lint import redact_url
 from analyzer.simulator import Scenario, load_scenario
-from analyzer.url_lint import redact_url
 
 
 def route_overrides(args: argparse.Namespace) -> dict[str, Any]:

@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from analyzer.cli.route_args import (
@@ -16,12 +18,10 @@ from analyzer.cli.route_args import (
     route_overrides,
     scenario_from_args,
 )
-from analyzer.dashboard_exposure import dashboard_command
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
-from analyzer.keys import read_keys
-from analyzer.resample import ResampleRequest, default_resample_path, pinned_profile
-from analyzer.resample import resample as resample_steps
+from analyzer.jobs.exposure import dashboard_command
+from analyzer.log.taskfile import load_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (
@@ -37,10 +37,12 @@ from analyzer.runner.plan import (
 from analyzer.runner.preflight import check_route
 from analyzer.runner.progress import Progress, TerminalProgress
 from analyzer.runner.rerun_route import parent_provider, parent_settings
+from analyzer.runner.resample import ResampleRequest, default_resample_path, pinned_profile
+from analyzer.runner.resample import resample as resample_steps
 from analyzer.runner.run import run_plan
+from analyzer.safety.keys import read_keys
+from analyzer.safety.terminal_text import visible_lines
 from analyzer.simulator import Scenario, Simulator
-from analyzer.taskfile import load_tasks
-from analyzer.terminal_text import visible_lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -134,6 +136,7 @@ def simulate(args: argparse.Namespace) -> int:
     print(f"  export OPENAI_BASE_URL={sim.base_url}", flush=True)
     print(f"  export OPENAI_API_KEY={_simulator_key_hint(scenario, args.scenario)}", flush=True)
     print("  then: rerunlens check", flush=True)
+    _stop_on_signals(sim.state.stop)
     try:
         sim.state.stop.wait()
     except KeyboardInterrupt:
@@ -141,6 +144,17 @@ def simulate(args: argparse.Namespace) -> int:
     finally:
         sim.stop()
     return 0
+
+
+def _stop_on_signals(stop: threading.Event) -> None:
+    """Ctrl-C and SIGTERM stop the server, even when the shell started it with SIGINT ignored
+    (a background job, `nohup`): an inherited SIG_IGN would otherwise keep it running for good."""
+
+    def handler(signum: int, frame: object) -> None:
+        stop.set()
+
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, handler)
 
 
 SIMULATOR_ANY_KEY = "sim-local-key"

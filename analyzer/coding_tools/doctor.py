@@ -27,8 +27,8 @@ from analyzer.coding_tools.doctor_checks import (
     is_variable_name,
 )
 from analyzer.errors import RouteError
-from analyzer.keys import key_fingerprint
-from analyzer.route_profile import DEFAULT_KEY_ENV
+from analyzer.routes.profile import DEFAULT_KEY_ENV
+from analyzer.safety.keys import key_fingerprint
 
 BUILTIN_CODEX_PROVIDERS = {"openai", "oss", "ollama", "lmstudio"}
 """Providers Codex defines itself (no `[model_providers.<id>]` table needed)."""

@@ -1,6 +1,6 @@
 """The doctor's checks, one per classic mistake, each finding naming the file, the key and the fix.
 
-The mistakes (issue 13): a tracking-tagged home-page URL used as the API base; a `YOUR_API_KEY`
+The mistakes: a tracking-tagged home-page URL used as the API base; a `YOUR_API_KEY`
 placeholder left in; `ANTHROPIC_*` variables in Codex's config or `OPENAI_*` in Claude Code's; one
 key shared between the benchmark and the coding tools; a base URL missing or doubling its version
 segment. Keys are only ever shown as fingerprints.
@@ -21,7 +21,7 @@ from analyzer.coding_tools.protocol import (
     path_segments,
 )
 from analyzer.coding_tools.url_checks import lint_findings
-from analyzer.keys import key_fingerprint, key_problem
+from analyzer.safety.keys import key_fingerprint, key_problem
 
 Severity = Literal["error", "warning"]
 UrlKind = Literal["anthropic", "openai"]

@@ -36,8 +36,8 @@ from analyzer.coding_tools.protocol import TOOL_NAMES, RootChoice, Tool, tool_ro
 from analyzer.coding_tools.toml_text import render_document
 from analyzer.coding_tools.url_checks import lint_errors
 from analyzer.errors import RouteError
-from analyzer.route_profile import RouteProfile
-from analyzer.url_lint import has_redaction, redact_url
+from analyzer.routes.profile import RouteProfile
+from analyzer.routes.url_lint import has_redaction, redact_url
 
 KEY_PLACEHOLDER = "REPLACE_WITH_YOUR_KEY"
 """What stands where a key would go; the doctor reports it until it is replaced."""

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 
 from analyzer.errors import RouteError
-from analyzer.model import Route, RunLog
-from analyzer.route_profile import DEFAULT_KEY_ENV, RouteProfile, build_profile
+from analyzer.log.model import Route, RunLog
+from analyzer.routes.profile import DEFAULT_KEY_ENV, RouteProfile, build_profile
 
 
 def _recorded(log: RunLog) -> Route | None:

@@ -26,7 +26,7 @@ from analyzer.coding_tools.export import PROVIDER_ID, ToolExport, expand_path
 from analyzer.coding_tools.toml_merge import conflicts as toml_conflicts
 from analyzer.coding_tools.toml_merge import merge_toml
 from analyzer.errors import RouteError
-from analyzer.keys import key_problem
+from analyzer.safety.keys import key_problem
 
 ALTERNATE_KEYS = {"ANTHROPIC_AUTH_TOKEN": "ANTHROPIC_API_KEY"}
 """Claude Code sends either as its credential (Bearer or x-api-key); one that works is kept alone."""

@@ -1,4 +1,4 @@
-"""Base URL lint for coding-tool settings: analyzer.url_lint's errors, minus what only the SDK needs.
+"""Base URL lint for coding-tool settings: analyzer.routes.url_lint's errors, minus what only the SDK needs.
 
 url_lint judges a root for the OpenAI SDK. Two of its findings need care here: `home_page` fires on
 every URL of a listed host, even the documented API root on that host (https://openrouter.ai/api/v1),
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from analyzer.url_lint import HOME_PAGES, Finding, lint_base_url
+from analyzer.routes.url_lint import HOME_PAGES, Finding, lint_base_url
 
 
 def lint_findings(url: str, *, want_version: bool) -> list[Finding]:

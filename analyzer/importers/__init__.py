@@ -2,8 +2,10 @@
 AppWorld experiment outputs (a folder, or a zip of one), found by their content (never their name),
 mapped to a format-2 `RunLog` with provenance.
 
-`load_any(path)` and `load_any_bytes(data, name)` return the same `LoadedLog` as the native loader
-(`analyzer.loader.load_path`/`load_bytes`) for native logs and the imported log for foreign ones;
+`load_any(path)` is the one way a log is opened by path (CLI, dashboard, re-runs, watch): it reads
+through `analyzer.safety.bounded_read` (regular files only, the size cap, one-line errors) and
+returns the same `LoadedLog` as the native loader (`analyzer.log.loader.load_bytes`) for native
+logs and the imported log for foreign ones; `load_any_bytes(data, name)` does the same for an upload;
 `import_to_file(src, out)` writes an imported log (never over an existing file), and
 `list_any_logs(folder)` lists a runs folder's native and foreign logs. A damaged file is
 one `LogError` line naming the file and the place. See docs/formats.md for every field map.
@@ -23,9 +25,10 @@ from analyzer.importers.appworld_tree import Tree, looks_like_zip, read_folder, 
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
 from analyzer.importers.inspect_archive import is_empty_zip, is_eval_archive, read_eval_archive
 from analyzer.importers.listing import list_any_logs
-from analyzer.loader import MAX_LOG_BYTES, LoadedLog, load_bytes
-from analyzer.log_warnings import structural_warnings
-from analyzer.model import RunLog
+from analyzer.log.loader import MAX_LOG_BYTES, LoadedLog, load_bytes
+from analyzer.log.model import RunLog
+from analyzer.log.structural import structural_warnings
+from analyzer.safety.bounded_read import read_file
 
 __all__ = [
     "FOREIGN_FORMATS",
@@ -63,22 +66,9 @@ def load_any(path: str | os.PathLike[str]) -> LoadedLog:
         LogError: the file is missing, too large, damaged, or in no format RerunLens reads.
     """
     p = Path(path)
-    try:
-        size = p.stat().st_size
-    except FileNotFoundError:
-        raise LogError(f"{p}: no such file") from None
-    except OSError as exc:
-        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
     if p.is_dir():
         return _appworld_folder(p)
-    if size > MAX_LOG_BYTES:
-        raise LogError(
-            f"{p}: {size / 2**20:.0f} MiB is over the {MAX_LOG_BYTES // 2**20} MiB limit for a run log"
-        )
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise LogError(f"{p}: cannot read ({exc.strerror})") from None
+    data = read_file(p, MAX_LOG_BYTES, "run log", LogError)
     return _load(data, str(p), p)
 
 

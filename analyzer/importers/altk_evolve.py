@@ -22,11 +22,14 @@ import re
 from pathlib import Path
 from typing import Any
 
+from analyzer.errors import LogError
 from analyzer.importers.common import Provenance, Row, Source, make_route, parse_json
 from analyzer.importers.messages import final_answer, trajectory
+from analyzer.log.loader import MAX_LOG_BYTES
+from analyzer.log.model import TaskSpec
 from analyzer.metrics.step_uncertainty import Sample, flag_steps, score_step
 from analyzer.metrics.trajectories import call_token
-from analyzer.model import TaskSpec
+from analyzer.safety.bounded_read import read_file
 
 FORMAT = "altk-evolve"
 _CARD_NAME = re.compile(r"consistency_score_card_(.+)\.json$")
@@ -48,7 +51,7 @@ def looks_like(data: Any) -> bool:
 def siblings(path: Path, data: Any, source: Source) -> dict[str, Any]:
     """The other debug artifacts of the same trace beside a file on disk, parsed, by kind."""
     return {
-        kind: parse_json(other.read_bytes(), Source(str(other)))
+        kind: parse_json(read_file(other, MAX_LOG_BYTES, "score card", LogError), Source(str(other)))
         for kind, other in sibling_paths(path).items()
     }
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from analyzer.errors import LogError
-from analyzer.loader import MAX_LOG_BYTES
+from analyzer.log.loader import MAX_LOG_BYTES
+from analyzer.safety.bounded_read import read_file
 
 _MARK = re.compile(r"^(.*?)(?:evaluations/[^/]+\.json|tasks/[^/]+/(?:logs|evaluation|version)/[^/]+)$")
 """A file AppWorld writes inside an experiment folder; group 1 is the experiment's prefix."""
@@ -55,6 +56,18 @@ def _natural_key(prefix: str) -> list[object]:
     return [int(part) if part.isdigit() else part for part in _NATURAL.split(prefix)]
 
 
+def _read_within(path: Path, root: Path, room: int) -> bytes:
+    """One output file, refused before reading when it alone would pass what is left of the cap."""
+    try:
+        return read_file(path, max(room, 0), "AppWorld output", LogError)
+    except LogError as exc:
+        if "limit" in str(exc):
+            raise LogError(
+                f"{root}: the AppWorld outputs are over the {MAX_LOG_BYTES // 2**20} MiB limit"
+            ) from None
+        raise
+
+
 def read_folder(root: Path) -> Tree:
     """Every AppWorld output file under `root` (task databases left out: they are not read).
 
@@ -67,10 +80,7 @@ def read_folder(root: Path) -> Tree:
         rel = path.relative_to(root).as_posix()
         if "/dbs/" in f"/{rel}" or "/checkpoints/" in f"/{rel}" or not _MARK.match(rel) or not path.is_file():
             continue
-        try:
-            data = b"" if rel.endswith(PRESENCE_ONLY) else path.read_bytes()
-        except OSError as exc:
-            raise LogError(f"{path}: cannot read ({exc.strerror})") from None
+        data = b"" if rel.endswith(PRESENCE_ONLY) else _read_within(path, root, MAX_LOG_BYTES - total)
         total += len(data)
         if total > MAX_LOG_BYTES:
             raise LogError(f"{root}: the AppWorld outputs are over the {MAX_LOG_BYTES // 2**20} MiB limit")

@@ -17,9 +17,9 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from analyzer.errors import LogError
-from analyzer.loader import json_type
-from analyzer.log_redaction import redacted_payload, redacted_route
-from analyzer.model import FORMAT_V2, Result, Route, RunLog, TaskSpec
+from analyzer.log.loader import json_type
+from analyzer.log.model import FORMAT_V2, Result, Route, RunLog, TaskSpec
+from analyzer.log.redaction import redacted_payload, redacted_route
 
 IMPORTER_VERSION = 3
 """Bumped when an importer maps a field differently, so an imported log says which mapping made it."""
@@ -148,7 +148,7 @@ class Row:
     round: int
     """1-based round (epoch, trial + 1, repeat order)."""
     fields: dict[str, Any]
-    """The result's other fields, named as in `analyzer.model.Result`."""
+    """The result's other fields, named as in `analyzer.log.model.Result`."""
     place: str
     """Where the result is in the source file, e.g. `samples[4]` (kept as `source_ref`)."""
 

@@ -19,8 +19,8 @@ from typing import Any
 from analyzer.importers.common import Provenance, Row, Source, make_route, parse_time, plural
 from analyzer.importers.inspect_attempts import attempts, retried_calls, skipped_retries
 from analyzer.importers.messages import text_of, trajectory
-from analyzer.loader import json_type
-from analyzer.model import Route, TaskSpec
+from analyzer.log.loader import json_type
+from analyzer.log.model import Route, TaskSpec
 
 FORMAT = "inspect-ai"
 LETTER_VALUES = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}

@@ -14,9 +14,11 @@ import os
 import zipfile
 from pathlib import Path
 
+from analyzer.errors import LogError
 from analyzer.importers.appworld_tree import looks_like_zip
 from analyzer.importers.inspect_archive import ZIP_MAGIC
-from analyzer.loader import list_logs
+from analyzer.log.loader import MAX_LOG_BYTES, list_logs
+from analyzer.safety.bounded_read import read_file
 
 HEAD_BYTES = 64 * 1024
 """How much of a JSON file is read to recognise it."""
@@ -99,6 +101,6 @@ def _inspect_archive(path: Path) -> bool:
 
 def _appworld_zip(path: Path) -> bool:
     try:
-        return looks_like_zip(path.read_bytes())
-    except OSError:
+        return looks_like_zip(read_file(path, MAX_LOG_BYTES, "zip archive", LogError))
+    except LogError:
         return False

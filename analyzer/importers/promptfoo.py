@@ -15,8 +15,8 @@ import json
 from typing import Any
 
 from analyzer.importers.common import Provenance, Row, Source, parse_time, plural
-from analyzer.loader import json_type
-from analyzer.model import TaskSpec
+from analyzer.log.loader import json_type
+from analyzer.log.model import TaskSpec
 
 FORMAT = "promptfoo"
 FAILURE_ERROR = 2

@@ -17,10 +17,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from analyzer.errors import LogError
 from analyzer.importers.common import Provenance, Row, Source, make_route, parse_json, parse_time, plural
 from analyzer.importers.messages import final_answer, is_agent, trajectory
 from analyzer.importers.tau_bench import is_success
-from analyzer.model import Route, TaskSpec
+from analyzer.log.loader import MAX_LOG_BYTES
+from analyzer.log.model import Route, TaskSpec
+from analyzer.safety.bounded_read import read_file
 
 FORMAT = "tau2-bench"
 INFRASTRUCTURE_ERROR = "infrastructure_error"
@@ -60,9 +63,9 @@ def read_folder_simulations(
     for name in names:
         place = f"{SIMULATIONS_DIR}/{files[name].name}"
         try:
-            text = files[name].read_bytes()
-        except OSError as exc:
-            source.fail(place, f"cannot read ({exc.strerror})")
+            text = read_file(files[name], MAX_LOG_BYTES, "simulation", LogError)
+        except LogError as exc:
+            source.fail(place, str(exc).removeprefix(f"{files[name]}: "))
         out.append((place, parse_json(text, source, place)))
     return out
 

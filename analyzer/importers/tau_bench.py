@@ -13,7 +13,7 @@ from typing import Any
 
 from analyzer.importers.common import Provenance, Row, Source, plural
 from analyzer.importers.messages import final_answer, trajectory
-from analyzer.model import TaskSpec
+from analyzer.log.model import TaskSpec
 
 FORMAT = "tau-bench"
 SUCCESS_TOLERANCE = 1e-6

@@ -9,6 +9,6 @@
 - `summary_check`: the stored summary recomputed, disagreements with both numbers.
 - `grouping`: integer task codes shared by the per-task functions.
 
-Every function takes frames from `analyzer.frames` (plus the columns `analyze` adds: `answer_key`,
+Every function takes frames from `analyzer.log.frames` (plus the columns `analyze` adds: `answer_key`,
 `passed`, `cluster`, `retries`) and returns new frames or figures; no input is mutated.
 """

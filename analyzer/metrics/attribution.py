@@ -1,4 +1,4 @@
-"""Route or model, from the log alone: the cause of each inconsistent task (DESIGN.md, "Verdicts").
+"""Route or model, from the log alone: the cause of each inconsistent task.
 
 A result's route is its route tuple (`route_drift.DRIFT_FIELDS`: base URL, key fingerprint, every
 parameter, served model and system fingerprint), with the base URL and key fingerprint of the attempt
@@ -24,7 +24,7 @@ from pydantic import BaseModel
 
 from analyzer.metrics.grouping import any_recorded, tuple_codes
 from analyzer.metrics.route_drift import ATTEMPT_FIELDS, DRIFT_FIELDS
-from analyzer.stats import route_alignment_p
+from analyzer.metrics.stats import route_alignment_p
 
 Cause = Literal["model", "route", "unclear"]
 """What a task's inconsistency is put down to."""
@@ -76,7 +76,7 @@ def result_routes(results: pd.DataFrame, attempts: pd.DataFrame) -> np.ndarray:
     """Per result, an integer route code (equal codes = equal route tuple); -1 where no route is recorded.
 
     Args:
-        results: Result frame (`analyzer.frames.results_frame` columns).
+        results: Result frame (`analyzer.log.frames.results_frame` columns).
         attempts: Attempt frame with `result_row` and `attempt`.
     """
     return _codes(results, route_fields(results, attempts))

@@ -15,9 +15,9 @@ from typing import Any
 
 import pandas as pd
 
-from analyzer.log_redaction import shown_text
+from analyzer.log.model import MessageStep, RunLog, ToolCallStep
+from analyzer.log.redaction import shown_text
 from analyzer.metrics.trajectories import END_LABEL, call_token, short_label
-from analyzer.model import MessageStep, RunLog, ToolCallStep
 
 __all__ = ["END_LABEL", "divergence_tree", "rounds_at_step"]
 

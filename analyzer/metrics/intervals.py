@@ -3,7 +3,7 @@
 Every headline figure is a mean of per-task values in a known range: the answer gap of
 "inconsistent x 100" over measured tasks, Mean@n of c_t / n_t, Pass^k of C(c_t, k) / C(n_t, k), the
 outcome gap of (c_t / n_t - Pass^n_t) x 100 over graded tasks (0 when every run succeeded, else
-c_t / n_t, so at most (n_t - 1) / n_t). `analyzer.stats.bounded_mean_intervals` gives each one:
+c_t / n_t, so at most (n_t - 1) / n_t). `analyzer.metrics.stats.bounded_mean_intervals` gives each one:
 
 - a share of tasks (the answer gap, the consistency rate, Pass^n: per-task values 0 or 1) gets the
   Wilson score interval, the one the trajectories' identical share uses. It does not collapse at 0 of
@@ -25,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.metrics.outcome import OutcomeFigures, graded_counts, pass_hat_curve
-from analyzer.stats import bounded_mean_intervals, wilson_interval
+from analyzer.metrics.stats import bounded_mean_intervals, wilson_interval
 
 Interval = list[float]
 """[low, high]."""

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
-from analyzer.frames import ROUTE_FIELDS
+from analyzer.log.frames import ROUTE_FIELDS
 from analyzer.metrics.grouping import (
     any_recorded,
     first_rows,

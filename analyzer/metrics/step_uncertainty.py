@@ -24,8 +24,8 @@ import numpy as np
 import pandas as pd
 from rapidfuzz.distance import Levenshtein
 
-from analyzer.model import RunLog
-from analyzer.stats import wilson_interval
+from analyzer.log.model import RunLog
+from analyzer.metrics.stats import wilson_interval
 
 __all__ = [
     "FLAG_AT",

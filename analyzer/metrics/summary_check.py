@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel
 
-from analyzer.model import Summary
+from analyzer.log.model import Summary
 
 GAP_TOLERANCE_PP = 0.05
 """Largest difference in the gap that counts as rounding."""

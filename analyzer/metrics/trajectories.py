@@ -35,10 +35,10 @@ import pandas as pd
 from rapidfuzz import process
 from rapidfuzz.distance import DamerauLevenshtein
 
-from analyzer.log_table import has_trajectories, log_table
-from analyzer.metrics.call_tokens import CallTokens, call_token, canonical_json
-from analyzer.model import RunLog
-from analyzer.stats import wilson_interval
+from analyzer.log.call_tokens import CallTokens, call_token, canonical_json
+from analyzer.log.model import RunLog
+from analyzer.log.table import has_trajectories, log_table
+from analyzer.metrics.stats import wilson_interval
 
 __all__ = [
     "Trajectories",

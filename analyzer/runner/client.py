@@ -10,9 +10,9 @@ from urllib.parse import urlsplit
 import httpx2
 import openai
 
-from analyzer.route_profile import RouteProfile
+from analyzer.routes.profile import RouteProfile
+from analyzer.routes.url_lint import is_loopback, redact_url
 from analyzer.runner.transport import SDK_PLACEHOLDER_KEY, KeyRing, RecordingTransport
-from analyzer.url_lint import is_loopback, redact_url
 
 MAX_REDIRECTS = 3
 """Redirects followed per attempt; each is recorded, and the key never leaves the route's origin."""

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from analyzer.errors import RouteError
-from analyzer.keys import RunKeys
-from analyzer.route_profile import RouteProfile
+from analyzer.routes.profile import RouteProfile
+from analyzer.routes.url_lint import is_loopback, redact_url, require_valid_url
 from analyzer.runner.transport import KeyRing
+from analyzer.safety.keys import RunKeys
 from analyzer.simulator import Scenario, Simulator
 from analyzer.simulator.app_tasks import app_scenario
-from analyzer.url_lint import is_loopback, redact_url, require_valid_url
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,8 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from analyzer.errors import RerunLensError
-from analyzer.model import MessageStep, TaskSpec, ToolCallStep
-from analyzer.route_profile import RouteProfile
+from analyzer.log.model import MessageStep, TaskSpec, ToolCallStep
+from analyzer.routes.profile import RouteProfile
 
 SYSTEM_PROMPT = (
     "You are an app-automation agent. Carry out the user's task and reply with the final answer only, "

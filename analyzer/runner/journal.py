@@ -21,8 +21,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from analyzer.errors import RerunLensError
-from analyzer.model import Result, TaskSpec
-from analyzer.route_profile import MAX_ROUNDS
+from analyzer.log.model import Result, TaskSpec
+from analyzer.routes.profile import MAX_ROUNDS
+from analyzer.safety.bounded_read import read_file
 
 JOURNAL_SUFFIX = ".journal.jsonl"
 
@@ -43,6 +44,9 @@ class JournalState:
     """Finished results by (task id as string, round)."""
 
 
+MAX_JOURNAL_BYTES = 4 * 2**30
+"""Largest journal read: one line per result, about twice the log it becomes (logs are capped at 2 GiB)."""
+
 HEADER_FIELDS = ("run_id", "created_at", "rounds", "tasks")
 """What a header must hold for a run to resume."""
 
@@ -53,10 +57,7 @@ def read_journal(path: Path) -> JournalState:
     Raises:
         RerunLensError: `journal X is damaged at line N: ...` for anything but a torn last line.
     """
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise RerunLensError(f"{path}: cannot read journal ({err.strerror})") from None
+    data = read_file(path, MAX_JOURNAL_BYTES, "journal")
     lines = data.split(b"\n")
     if not data.endswith(b"\n"):
         lines = lines[:-1]  # torn tail from a killed process: that result is simply redone

@@ -2,7 +2,7 @@
 
 A re-run is a run plan (analyzer.runner.plan) whose tasks are chosen from a parent log, whose route
 keeps the parent's model and sampling unless told otherwise, and whose log names its parent. The
-before/after itself is analyzer.before_after.
+before/after itself is analyzer.verdicts.before_after.
 """
 
 from __future__ import annotations
@@ -16,13 +16,12 @@ from typing import Any
 import pandas as pd
 
 from analyzer.analysis import analyze
-from analyzer.answer_keys import AnswerKey
-from analyzer.before_after import before_after_lines, compare_before_after, tasks_with
 from analyzer.errors import RerunLensError
-from analyzer.export import missing_prompts_reason
-from analyzer.keys import RunKeys, read_keys
-from analyzer.model import RunLog, TaskSpec
-from analyzer.route_profile import RouteProfile
+from analyzer.log.model import RunLog, TaskSpec
+from analyzer.log.taskfile import load_tasks
+from analyzer.metrics.answer_keys import AnswerKey
+from analyzer.report.export import missing_prompts_reason
+from analyzer.routes.profile import RouteProfile
 from analyzer.runner.executors import Executor
 from analyzer.runner.plan import (
     Provenance,
@@ -44,7 +43,8 @@ from analyzer.runner.rerun_route import (
     route_differences,
 )
 from analyzer.runner.run import RunOutcome, run_plan
-from analyzer.taskfile import load_tasks
+from analyzer.safety.keys import RunKeys, read_keys
+from analyzer.verdicts.before_after import before_after_lines, compare_before_after, tasks_with
 
 Selection = str | Sequence[str]
 """`flagged`, `inconsistent`, or explicit task ids."""

@@ -1,7 +1,7 @@
 """A run as one value: what to run, how often, through which route, into which file, and why.
 
 `run`, `rerun`, `--resume`, the dashboard's jobs and the CLI all build a `RunPlan` and hand it to
-`analyzer.runner.run.run_plan`. A plan holds the run's keys as read once (`analyzer.keys.RunKeys`);
+`analyzer.runner.run.run_plan`. A plan holds the run's keys as read once (`analyzer.safety.keys.RunKeys`);
 its repr shows only their fingerprints. `RunControls` holds what only lives while a run runs: the
 progress callback, the cancel event, where notices go, and the command that resumes it.
 """
@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import RerunLensError, RouteError
-from analyzer.keys import RunKeys, read_keys
-from analyzer.model import Result, TaskSpec
-from analyzer.route_profile import RouteProfile, flag_name
+from analyzer.log.model import Result, TaskSpec
+from analyzer.routes.profile import RouteProfile, flag_name
+from analyzer.routes.url_lint import has_redaction
 from analyzer.runner.executors import Executor
 from analyzer.runner.journal import JournalState, journal_path, read_journal
 from analyzer.runner.progress import Progress
 from analyzer.runner.transport import now_utc
+from analyzer.safety.keys import RunKeys, read_keys
 from analyzer.simulator import Scenario
-from analyzer.url_lint import has_redaction
 
 ProgressCallback = Callable[[Progress], None]
 

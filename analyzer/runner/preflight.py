@@ -13,7 +13,13 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
 from openai.types.chat.chat_completion import Choice
 
-from analyzer.keys import (
+from analyzer.log.model import Attempt
+from analyzer.routes.profile import RouteProfile
+from analyzer.routes.url_lint import Finding, chat_url, lint_base_url, redact_url, url_problem
+from analyzer.runner.client import make_client
+from analyzer.runner.embedded import serving
+from analyzer.runner.transport import KeyRing, recording
+from analyzer.safety.keys import (
     SIMULATOR_KEY,
     dirty_key_message,
     key_fingerprint,
@@ -21,15 +27,9 @@ from analyzer.keys import (
     key_problem,
     read_keys,
 )
-from analyzer.model import Attempt
-from analyzer.route_profile import RouteProfile
-from analyzer.runner.client import make_client
-from analyzer.runner.embedded import serving
-from analyzer.runner.scrub import one_line, scrub
-from analyzer.runner.transport import KeyRing, recording
+from analyzer.safety.scrub import one_line, scrub
+from analyzer.safety.terminal_text import visible
 from analyzer.simulator import Scenario
-from analyzer.terminal_text import visible
-from analyzer.url_lint import Finding, chat_url, lint_base_url, redact_url, url_problem
 
 DiagnosisKind = Literal[
     "ok",

@@ -15,10 +15,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from analyzer.errors import RouteError
-from analyzer.model import RunLog
-from analyzer.route_profile import RouteProfile
+from analyzer.log.model import RunLog
+from analyzer.routes.profile import RouteProfile
+from analyzer.routes.url_lint import has_redaction, redact_url
 from analyzer.simulator import Scenario
-from analyzer.url_lint import has_redaction, redact_url
 
 SAMPLING = ("model", "temperature", "top_p", "max_tokens")
 """Settings a re-run takes from its parent unless given: changing them would confound the comparison."""

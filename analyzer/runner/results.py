@@ -15,12 +15,12 @@ from typing import Any
 import openai
 from pydantic import ValidationError
 
-from analyzer.answers import normalized_key
-from analyzer.model import Attempt, Result, ResultError, Route, TaskSpec
-from analyzer.route_profile import RouteProfile
+from analyzer.log.model import Attempt, Result, ResultError, Route, TaskSpec
+from analyzer.metrics.answers import normalized_key
+from analyzer.routes.profile import RouteProfile
 from analyzer.runner.executors import ExecutorResult
-from analyzer.runner.scrub import one_line, scrub, scrub_json
 from analyzer.runner.transport import AttemptRecorder, now_utc
+from analyzer.safety.scrub import one_line, scrub, scrub_json
 
 EXECUTOR_FIELDS = (
     "answer",

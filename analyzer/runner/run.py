@@ -14,9 +14,9 @@ from typing import Any
 
 from analyzer.analysis import analyze
 from analyzer.errors import RerunLensError, RouteError
-from analyzer.loader import save_log
-from analyzer.model import FORMAT_V2, Route, RunLog, Summary
-from analyzer.route_profile import RouteProfile
+from analyzer.log.loader import save_log
+from analyzer.log.model import FORMAT_V2, Route, RunLog, Summary
+from analyzer.routes.profile import RouteProfile
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import Served, key_ring, serving
 from analyzer.runner.executors import Executor, load_executor
@@ -25,8 +25,8 @@ from analyzer.runner.plan import RunControls, RunPlan
 from analyzer.runner.progress import Progress
 from analyzer.runner.results import Stamp, error_summary
 from analyzer.runner.schedule import Bound, Scheduler
-from analyzer.runner.scrub import one_line, scrub
 from analyzer.runner.transport import KeyRing
+from analyzer.safety.scrub import one_line, scrub
 
 
 @dataclass

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import openai
 
-from analyzer.model import Result, TaskSpec
+from analyzer.log.model import Result, TaskSpec
 from analyzer.runner.executors import Executor, coerce_result
 from analyzer.runner.journal import JournalWriter
 from analyzer.runner.plan import RunControls, RunPlan

@@ -25,10 +25,10 @@ from email.utils import parsedate_to_datetime
 
 import httpx2
 
-from analyzer.keys import key_fingerprint
-from analyzer.model import Attempt, Outcome
-from analyzer.runner.scrub import scrub, scrub_body
-from analyzer.url_lint import redact_url, strip_query
+from analyzer.log.model import Attempt, Outcome
+from analyzer.routes.url_lint import redact_url, strip_query
+from analyzer.safety.keys import key_fingerprint
+from analyzer.safety.scrub import scrub, scrub_body
 
 SEQ_HEADER = "x-rerunlens-seq"
 """The result's position in its run, sent as a trace header (the simulator keys its random draws on it)."""

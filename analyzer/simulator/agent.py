@@ -20,7 +20,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer.model import TaskSpec
+from analyzer.log.model import TaskSpec
 from analyzer.simulator.agent_world import run_tool
 from analyzer.simulator.scenario import AnswerRule, Choice, Faults, KeyConfig, Scenario
 

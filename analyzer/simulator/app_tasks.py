@@ -9,7 +9,7 @@ answered wrong. Prompts that match no task fall back to answers derived from the
 
 from __future__ import annotations
 
-from analyzer.model import TaskSpec
+from analyzer.log.model import TaskSpec
 from analyzer.simulator.scenario import AnswerRule, Choice, Faults, KeyConfig, Scenario
 
 SAMPLE_KEYS = ["sim-team-key-1", "sim-team-key-2", "sim-team-key-3"]

@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analyzer.errors import RerunLensError
-from analyzer.settings_file import read_settings_text
+from analyzer.safety.settings_file import read_settings_text
 
 Action = Literal["ok", "429", "500", "502", "503", "timeout", "401", "400"]
 """A scripted reply for one request."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from analyzer.compare import compare
+from analyzer.verdicts.compare import compare
 from app import charts, data, fmt
 
 TABLE_COLUMNS = {

@@ -1,6 +1,6 @@
 """New run: a task file, a route and a number of rounds; start, watch, cancel, open the log it writes.
 
-The run goes into the runs folder in the background (analyzer.jobs); a reload or a second tab finds
+The run goes into the runs folder in the background (analyzer.jobs.manager); a reload or a second tab finds
 the running job instead of starting another.
 """
 
@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from analyzer.jobs import JobStatus
-from analyzer.model import TaskSpec
+from analyzer.jobs.manager import JobStatus
+from analyzer.log.model import TaskSpec
 from analyzer.runner.plan import Provenance, new_plan
 from app import data, fmt
 from app.widgets import job_panel, route_editor, task_files

@@ -8,7 +8,7 @@ import streamlit as st
 from analyzer.analysis import Headline
 from analyzer.metrics.attribution import attribution_frame
 from analyzer.metrics.outcome import OutcomeFigures
-from analyzer.report_text import interval
+from analyzer.report.text import interval
 from app import charts, data, fmt, trajectory_panel
 
 TASKS_VIEW = "views/tasks.py"

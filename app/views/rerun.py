@@ -2,7 +2,7 @@
 one button, and the verdict.
 
 If the tasks turn consistent once the route is pinned, the route was the likely cause; if they stay
-inconsistent, the model is. The job runs in the background (analyzer.jobs), so a reload or a second
+inconsistent, the model is. The job runs in the background (analyzer.jobs.manager), so a reload or a second
 tab finds it again instead of starting another.
 """
 
@@ -14,7 +14,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from analyzer.before_after import (
+from analyzer.jobs.manager import JobStatus
+from analyzer.jobs.uploads import store_log_upload
+from analyzer.routes.url_lint import redact_url
+from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
+from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings, pinned_text
+from analyzer.verdicts.before_after import (
     VERDICT_TEXT,
     Verdict,
     chance_headline,
@@ -22,11 +27,6 @@ from analyzer.before_after import (
     rounds_to_decide,
     tasks_with,
 )
-from analyzer.jobs import JobStatus
-from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
-from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings, pinned_text
-from analyzer.uploads import store_log_upload
-from analyzer.url_lint import redact_url
 from app import data, fmt, log_folders
 from app.widgets import job_panel, route_editor, task_files
 from app.widgets.messages import one_line_error

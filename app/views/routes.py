@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.metrics.attribution import attribution_frame
-from analyzer.url_lint import lint_base_url
+from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
 from app.views.overview import ATTRIBUTION_COLUMNS
 from app.widgets import coding_tools

@@ -16,7 +16,7 @@ import json
 import pandas as pd
 import streamlit as st
 
-from analyzer.log_redaction import shown_text
+from analyzer.log.redaction import shown_text
 from app import charts, data, fmt, trajectory_panel
 
 FLAGGED = "tasks.flagged"

@@ -1,6 +1,6 @@
 """Watch a run: follow a run started from the command line (or another tab) through its journal.
 
-Read-only: the page reads the journal's bytes every second (analyzer.watch), takes no lock and
+Read-only: the page reads the journal's bytes every second (analyzer.jobs.watch), takes no lock and
 writes nothing, so the run goes on exactly as if nobody watched.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from analyzer.errors import RerunLensError
-from analyzer.watch import RunProgress, running_journals, watch
+from analyzer.jobs.watch import RunProgress, running_journals, watch
 from app import data, fmt
 from app.widgets import job_panel
 

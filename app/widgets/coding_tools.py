@@ -15,8 +15,8 @@ from analyzer.coding_tools.doctor_checks import is_variable_name
 from analyzer.coding_tools.export import checked_base_url, export_command
 from analyzer.coding_tools.from_log import benchmark_fingerprints, profile_from_log
 from analyzer.errors import RerunLensError
-from analyzer.model import RunLog
-from analyzer.route_profile import DEFAULT_KEY_ENV, RouteProfile
+from analyzer.log.model import RunLog
+from analyzer.routes.profile import DEFAULT_KEY_ENV, RouteProfile
 from app.widgets.messages import one_line_error, safe
 
 KEY_ENV = "routes.coding.key_env"

@@ -1,6 +1,6 @@
 """A background job on the page: its progress (polled), Cancel, Resume, and opening the log it wrote.
 
-Jobs run in analyzer.jobs; this only shows them. A job this session watched opens its log in the
+Jobs run in analyzer.jobs.manager; this only shows them. A job this session watched opens its log in the
 sidebar when it finishes.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import streamlit as st
 
 from analyzer.errors import RerunLensError
-from analyzer.jobs import JobManager, JobStatus, get_manager
+from analyzer.jobs.manager import JobManager, JobStatus, get_manager
 from app import data
 from app.widgets.messages import safe
 

@@ -16,13 +16,13 @@ from typing import Any
 
 import streamlit as st
 
-from analyzer.dashboard_exposure import runs_refused
 from analyzer.errors import RerunLensError
-from analyzer.keys import RunKeys, check_key_variable, key_fingerprint, key_problem, read_keys
-from analyzer.route_profile import RouteProfile, build_profile, knob_help, knob_kind, route_knobs
+from analyzer.jobs.exposure import runs_refused
+from analyzer.routes.profile import RouteProfile, build_profile, knob_help, knob_kind, route_knobs
+from analyzer.routes.url_lint import lint_base_url, redact_url
 from analyzer.runner.preflight import check_route
 from analyzer.runner.rerun_route import route_differences
-from analyzer.url_lint import lint_base_url, redact_url
+from analyzer.safety.keys import RunKeys, check_key_variable, key_fingerprint, key_problem, read_keys
 from app import data
 from app.widgets.messages import safe
 

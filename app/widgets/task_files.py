@@ -7,10 +7,10 @@ from pathlib import Path
 import streamlit as st
 
 from analyzer.errors import RerunLensError
-from analyzer.loader import list_logs
-from analyzer.model import TaskSpec
-from analyzer.taskfile import load_tasks
-from analyzer.uploads import store_task_upload
+from analyzer.jobs.uploads import store_task_upload
+from analyzer.log.loader import list_logs
+from analyzer.log.model import TaskSpec
+from analyzer.log.taskfile import load_tasks
 from app import data
 from app.widgets.job_panel import relative_to_runs
 

@@ -26,7 +26,7 @@ from browser_kit import (
 )
 
 from analyzer.analysis import analyze
-from analyzer.loader import list_logs, load_path
+from analyzer.log.loader import list_logs, load_path
 
 FIXTURES = ROOT / "tests" / "fixtures" / "app"
 SAMPLES = ROOT / "sample_runs"

@@ -12,7 +12,7 @@ from pathlib import Path
 from browser_kit import ROOT, browser_marks, shot
 
 from analyzer.analysis import analyze
-from analyzer.loader import load_path
+from analyzer.log.loader import load_path
 
 pytestmark = browser_marks()
 SAMPLES = ROOT / "sample_runs"

@@ -29,9 +29,9 @@ from browser_kit import (
 from fake_keys import FAKE_KEY, SESSION_KEY
 
 from analyzer.analysis import analyze
-from analyzer.before_after import default_rounds, rounds_to_decide
-from analyzer.keys import key_fingerprint
-from analyzer.loader import list_logs, load_path
+from analyzer.log.loader import list_logs, load_path
+from analyzer.safety.keys import key_fingerprint
+from analyzer.verdicts.before_after import default_rounds, rounds_to_decide
 
 SAMPLES = ROOT / "sample_runs"
 PARENT = "A_baseline.altk_runs.json"

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 from browser_kit import ROOT, assert_no_exception, browser_marks, shot, streamlit_server, wait_rendered
 
-from analyzer.loader import list_logs
+from analyzer.log.loader import list_logs
 
 pytestmark = browser_marks()
 SAMPLES = ROOT / "sample_runs"

@@ -1,0 +1,91 @@
+"""How the dashboard is exposed: the safe server settings, the launcher's command, and who may start runs.
+
+`streamlit run` reads `.streamlit/config.toml` only from the working directory: started elsewhere it
+would listen on every interface, show tracebacks and send usage statistics. `rerunlens dashboard`
+passes the safe settings as command-line flags, which beat every config file and environment
+variable, so they hold wherever it is started. The app itself also checks the address it is bound to
+and refuses to start runs (which send this server's keys) when it listens beyond loopback, unless
+`RERUNLENS_ALLOW_REMOTE_RUNS=1` says that is meant.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from analyzer.errors import RerunLensError
+from analyzer.routes.url_lint import is_loopback
+
+
+def app_main() -> Path:
+    """The dashboard's entry file: `app/main.py` of the installed `app` package (a wheel ships it
+    beside `analyzer`; an editable install points at the checkout). Found without importing it."""
+    spec = importlib.util.find_spec("app")
+    locations = list(spec.submodule_search_locations or []) if spec is not None else []
+    for folder in locations:
+        candidate = Path(folder) / "main.py"
+        if candidate.is_file() and (Path(folder) / "views").is_dir():
+            return candidate.resolve()
+    return Path(__file__).resolve().parents[2] / "app" / "main.py"
+
+
+ALLOW_REMOTE_RUNS_ENV = "RERUNLENS_ALLOW_REMOTE_RUNS"
+"""Set to 1 to allow starting runs from a dashboard that listens beyond loopback."""
+
+SAFE_OPTIONS: dict[str, str] = {
+    "server.address": "127.0.0.1",
+    "server.enableXsrfProtection": "true",
+    "server.enableCORS": "true",
+    "server.showEmailPrompt": "false",
+    "server.runOnSave": "false",
+    "browser.gatherUsageStats": "false",
+    "client.showErrorDetails": "none",
+    "client.toolbarMode": "minimal",
+    "runner.magicEnabled": "false",
+}
+"""Settings that keep the dashboard private and quiet, whatever config file is (or is not) found."""
+
+
+def dashboard_command(runs_dir: str | None, port: int | None = None, address: str | None = None) -> list[str]:
+    """The `streamlit run` command line with the safe settings as flags.
+
+    Args:
+        runs_dir: The runs folder passed to the app (None: its default).
+        port: The port (None: Streamlit's default, 8501).
+        address: Listen beyond loopback on purpose (runs stay refused unless allowed).
+
+    Raises:
+        RerunLensError: the dashboard's files are missing from this install.
+    """
+    entry = app_main()
+    if not entry.is_file():
+        raise RerunLensError(f"{entry}: the dashboard is missing from this install; reinstall rerunlens")
+    options = dict(SAFE_OPTIONS)
+    if address:
+        options["server.address"] = address
+    if port is not None:
+        if not 0 < port <= 65535:
+            raise RerunLensError(f"--port {port}: a port is 1 to 65535")
+        options["server.port"] = str(port)
+    command = [sys.executable, "-m", "streamlit", "run", str(entry)]
+    command += [f"--{name}={value}" for name, value in options.items()]
+    return command + (["--", "--runs-dir", runs_dir] if runs_dir else [])
+
+
+def runs_refused(address: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    """Why starting runs is refused on a dashboard bound to `address`, or None when it is allowed."""
+    source = os.environ if env is None else env
+    host = (address or "").strip().strip("[]")
+    if host and is_loopback(host):
+        return None
+    if source.get(ALLOW_REMOTE_RUNS_ENV) == "1":
+        return None
+    where = host or "every interface"
+    return (
+        f"this dashboard listens on {where}, so anyone who reaches it could start runs that send this "
+        f"server's keys; runs are refused here (set {ALLOW_REMOTE_RUNS_ENV}=1 to allow them on purpose, "
+        "or start it with `rerunlens dashboard`, which listens on 127.0.0.1)"
+    )

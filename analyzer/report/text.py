@@ -1,0 +1,307 @@
+"""Plain-text renderings of an analysis and a comparison, for the terminal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pandas as pd
+
+from analyzer.metrics.step_uncertainty import step_report
+from analyzer.safety.terminal_text import visible, visible_lines
+
+if TYPE_CHECKING:
+    from analyzer.analysis import Analysis
+    from analyzer.metrics.attribution import Attribution
+    from analyzer.metrics.outcome import OutcomeFigures
+    from analyzer.metrics.retries import RetryFigures
+    from analyzer.verdicts.compare import Comparison
+
+_LIST_AT_MOST = 20
+
+
+def pct(value: float | None) -> str:
+    """A 0..1 share as a percentage, or an em dash when unknown."""
+    return "—" if value is None else f"{value * 100:.1f}%"
+
+
+def pp(value: float | None) -> str:
+    """Percentage points, or an em dash when unknown."""
+    return "—" if value is None else f"{value:.1f} pp"
+
+
+def num(value: float | None, digits: int = 0) -> str:
+    """A number with thousands separators, or `unknown`."""
+    if value is None or pd.isna(value):
+        return "unknown"
+    return f"{value:,.{digits}f}"
+
+
+def render_report(analysis: Analysis, source: str) -> str:
+    """The report `rerunlens analyze` prints."""
+    h = analysis.headline
+    log = analysis.log
+    lines = [f"RerunLens report: {source}"]
+    ident = [f"format {log.version}"]
+    if log.label:
+        ident.append(f"label {log.label!r}")
+    if log.run_id:
+        ident.append(f"run {log.run_id}")
+    if log.parent_run_id:
+        ident.append(f"re-run of {log.parent_run_id}")
+    lines.append("  " + " · ".join(ident))
+    lines.append(
+        f"  {_n(h.tasks, 'task')} · {_n(h.rounds, 'round')} · {_n(h.results, 'result')} · {h.errors} errored"
+    )
+    lines.append("")
+
+    lines.append(f"Answers (key: {h.answer_key})")
+    rate = h.answer_consistency_rate
+    lines.append(
+        f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
+        f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
+    )
+    if h.tasks_single:
+        lines.append(
+            f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
+            f"(reported apart): {', '.join(h.single_task_ids[:_LIST_AT_MOST])}"
+        )
+
+    lines.append("")
+    lines += outcome_lines(h.outcome)
+
+    t = h.tokens
+    lines.append("")
+    lines.append("Tokens")
+    lines.append(
+        f"  total {num(t.total)} · per task (mean) {num(t.per_task_mean, 1)}"
+        f" · unknown on {t.unknown_results} result(s) · {num(t.retry_tokens)} on results that needed a retry"
+        f" · {t.outliers} outlier(s)"
+    )
+
+    lines += ["", "Retries", *retry_lines(h.retries)]
+
+    route = h.route
+    lines.append("")
+    lines.append("Route")
+    lines.append(f"  {route.verdict}")
+    if route.drifted_fields:
+        lines.append(f"  drifted: {', '.join(route.drifted_fields)}")
+
+    lines += attribution_lines(h.attribution)
+    if analysis.trajectories is not None:
+        lines += trajectory_lines(analysis.trajectories.report())
+    lines += step_lines(step_report(log))
+
+    if h.summary_mismatches:
+        lines.append("")
+        lines.append("Stored summary disagrees")
+        lines += [f"  - {m.message}" for m in h.summary_mismatches]
+    if h.warnings:
+        lines.append("")
+        lines.append("Warnings")
+        lines += [f"  - {w}" for w in h.warnings]
+
+    lines.append("")
+    lines.append(f"Flagged for a re-run: {len(h.flagged)} task(s), inconsistent ones first")
+    # Route drift alone flags every task of an unpinned run; the inconsistent ones are the news.
+    ordered = sorted(h.flagged, key=lambda f: "inconsistent" not in f.reasons)
+    for flag in ordered[:_LIST_AT_MOST]:
+        lines.append(f"  {flag.task_id}: {', '.join(flag.reasons)}")
+    if len(h.flagged) > _LIST_AT_MOST:
+        lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
+    return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
+
+
+def retry_lines(r: RetryFigures) -> list[str]:
+    """Attempts, retried results and outcomes; Retry-After when the provider sent it."""
+    if r.attempts_total == 0:
+        return [
+            "  no HTTP attempts recorded (a format-1 log, another tool's log, "
+            "or an agent that did not log them)"
+        ]
+    outcomes = ", ".join(f"{k} {v}" for k, v in sorted(r.by_outcome.items(), key=lambda kv: -kv[1]))
+    out = [
+        f"  {r.attempts_total} attempts · {r.results_with_retry} result(s) retried"
+        f" · {r.extra_attempts} extra attempt(s) · {outcomes}"
+    ]
+    if r.retry_after_seen:
+        out.append(
+            f"  Retry-After seen {r.retry_after_seen} time(s), longest {num(r.retry_after_max_s, 1)} s"
+        )
+    return out
+
+
+def outcome_lines(o: OutcomeFigures | None) -> list[str]:
+    """Mean@n, Pass^n and the outcome gap with their intervals, then the Pass^k and Pass@k curves."""
+    if o is None:
+        return ["Outcome: no success or score recorded"]
+    return [
+        f"Outcome ({o.tasks} graded tasks, n = {o.n}{', uneven' if o.uneven_n else ''})",
+        f"  mean@{o.n} {pct(o.mean_at_n)}{interval(getattr(o, 'mean_at_n_ci', None), '%')}"
+        f" · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}{interval(getattr(o, 'pass_hat_k_ci', None), '%')}"
+        f" · outcome gap {pp(o.outcome_gap_pp)}{interval(getattr(o, 'outcome_gap_ci', None), 'pp')}",
+        "  pass^k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_hat_k.items())),
+        "  pass@k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_at_k.items())),
+    ]
+
+
+def interval(ci: list[float] | None, unit: str) -> str:
+    """` (95 % interval 26.7 to 60.0 pp)` (a 0..1 share shown in %), or nothing without an interval."""
+    if not ci:
+        return ""
+    if unit == "%":
+        return f" (95 % interval {ci[0] * 100:.1f}% to {ci[1] * 100:.1f}%)"
+    return f" (95 % interval {ci[0]:.1f} to {ci[1]:.1f} {unit})"
+
+
+def attribution_lines(items: list[Attribution]) -> list[str]:
+    """The cause of each inconsistent task from the log alone, counts first."""
+    if not items:
+        return []
+    counts = {c: sum(a.cause == c for a in items) for c in ("route", "model", "unclear")}
+    out = [
+        "",
+        f"Cause, from the log alone ({len(items)} inconsistent task(s)): {counts['route']} route, "
+        f"{counts['model']} model, {counts['unclear']} unclear",
+    ]
+    for a in items[:_LIST_AT_MOST]:
+        p = f" (p = {a.p_value:.2f})" if a.p_value is not None else ""
+        out.append(f"  {a.task_id}: {a.cause}{p}: {a.evidence}")
+    if len(items) > _LIST_AT_MOST:
+        out.append(f"  ... and {len(items) - _LIST_AT_MOST} more (use --json for all)")
+    return out
+
+
+def trajectory_lines(traj: dict[str, Any]) -> list[str]:
+    """Where the rounds' tool calls part ways (the `trajectories` entry of the JSON report): tasks
+    with the same calls in every round, first-divergence steps, and the tasks that part, earliest
+    first."""
+    measured = traj["tasks_measured"]
+    if not traj["tasks"]:
+        return []
+    out = ["", "Trajectories (tool calls)"]
+    if not measured:
+        return [*out, f"  {traj['tasks']} task(s) recorded tool calls; none in two rounds to compare"]
+    share = traj["identical_share"]
+    out.append(
+        f"  same calls in every round: {traj['identical']}/{measured} tasks, {pct(share['value'])}"
+        + interval([share["low"], share["high"]], "%")
+    )
+    steps = [f"step {k}: {v}" for k, v in traj["divergence_histogram"].items() if k != "none"]
+    if steps:
+        out.append("  tasks by the step where rounds first part: " + " · ".join(steps))
+    similarity = traj["similarity"]
+    parted = sorted(
+        ((step, str(task)) for task, step in traj["first_divergence"].items() if step is not None),
+        key=lambda item: (item[0], similarity[item[1]]["edit_min"]),
+    )
+    for step, task in parted[:_LIST_AT_MOST]:
+        sim = similarity[task]
+        top = max(traj["step_entropy"].get(task) or [0.0])
+        out.append(
+            f"  {task}: parts at step {step} · call-sequence similarity {sim['edit_mean']:.2f} "
+            f"(lowest pair {sim['edit_min']:.2f}) · highest step entropy {top:.2f}"
+        )
+    if len(parted) > _LIST_AT_MOST:
+        out.append(f"  ... and {len(parted) - _LIST_AT_MOST} more (use --json for all)")
+    return out
+
+
+def step_lines(steps: dict[str, Any] | None) -> list[str]:
+    """One task's steps sampled again (a step resample, or an ALTK-Evolve score card): each step's
+    uncertainty with its interval, ALTK-Evolve's own score beside it where the card brought one."""
+    if steps is None:
+        return []
+    by = (
+        "ALTK-Evolve (its score card)"
+        if steps["source"] == "altk-evolve"
+        else "RerunLens on one pinned route"
+    )
+    out = [
+        "",
+        f"Step uncertainty of task {steps['task_id']}, round {steps['round']}: "
+        f"each step sampled again by {by}",
+        "  uncertainty = 1 - mean similarity of a step's samples (0: all alike), with its 95 % interval",
+    ]
+    for s in steps["steps"]:
+        u = s.get("uncertainty")
+        if u is None:
+            figure = "not scored here (no samples at hand)"
+        else:
+            figure = (
+                f"uncertainty {u:.2f} [{s.get('uncertainty_low', u):.2f}, {s.get('uncertainty_high', u):.2f}]"
+            )
+            figure += f" over {s.get('samples')} samples"
+        if s.get("altk_uncertainty") is not None:
+            figure += f" · ALTK-Evolve {s['altk_uncertainty']:.2f} ({s.get('altk_metric')})"
+        flag = " · flagged" if s["flagged"] else ""
+        out.append(f"  step {s['step']}: {_short(s.get('recorded'))} · {figure}{flag}")
+    if steps.get("altk_aggregate_uncertainty") is not None:
+        agg = steps["altk_aggregate_uncertainty"]
+        out.append(f"  ALTK-Evolve's aggregate uncertainty ({steps.get('altk_aggregation')}): {agg:.2f}")
+    if steps["cancelled"]:
+        out.append("  the resample was cancelled before every step was sampled")
+    return out
+
+
+def _n(count: int, noun: str) -> str:
+    """`1 task`, `2 tasks`."""
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def _short(text: object, width: int = 60) -> str:
+    """What a step did, on one line and at most `width` characters."""
+    flat = " ".join(str(text or "—").split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def render_comparison(comparison: Comparison) -> str:
+    """The tables `rerunlens compare` prints."""
+    table = comparison.table
+    tags = [f"#{i}" for i in range(1, len(table) + 1)]
+    shown = pd.DataFrame(
+        {
+            "group": tags,
+            "tasks": table["tasks"],
+            "rounds": table["rounds"],
+            "answer gap": table["answer_gap_pp"].map(_pp_or_dash),
+            "outcome gap": table["outcome_gap_pp"].map(_pp_or_dash),
+            "mean@n": table["mean_at_n"].map(_pct_or_dash),
+            "pass^n": table["pass_hat_n"].map(_pct_or_dash),
+            "tokens": table["tokens_total"].map(lambda v: num(None if pd.isna(v) else int(v))),
+            "retried results": table["results_with_retry"],
+            "extra attempts": table["extra_attempts"],
+            "route pinned": table["route_pinned"].map(
+                lambda v: "—" if pd.isna(v) else ("yes" if v else "no")
+            ),
+        }
+    )
+    lines = [f"{tag}  {visible(label)}" for tag, label in zip(tags, comparison.labels, strict=True)]
+    lines += ["", shown.to_string(index=False), ""]
+    if comparison.differences:
+        lines.append("Differences against the first group (paired over shared tasks)")
+        lines += [f"  {visible(d.sentence)}" for d in comparison.differences]  # sentences name labels
+        lines.append("")
+    flips = comparison.flips
+    if flips.empty:
+        lines.append("No task flips between consistent and inconsistent.")
+    else:
+        lines.append(f"Tasks that flip between consistent and inconsistent: {len(flips)}")
+        cells = flips[["task_id", *comparison.labels]].rename(
+            columns=dict(zip(comparison.labels, tags, strict=True))
+        )
+        cells["task_id"] = cells["task_id"].map(visible)  # an id cannot break the table's lines
+        for tag in tags:
+            cells[tag] = cells[tag].map(
+                lambda v: "—" if pd.isna(v) else ("consistent" if v else "inconsistent")
+            )
+        lines.append(cells.to_string(index=False))
+    return "\n".join(lines)
+
+
+def _pp_or_dash(value: object) -> str:
+    return "—" if pd.isna(value) else pp(float(value))
+
+
+def _pct_or_dash(value: object) -> str:
+    return "—" if pd.isna(value) else pct(float(value))

@@ -1,0 +1,183 @@
+"""A re-run's before and after: per task, clusters, consistency, tokens and retries, and a verdict.
+
+The parent log is "before", the re-run on a pinned route is "after". The verdict compares the two
+per task (`analyzer.verdicts.rerun_verdict`: the parent's own evidence first, then agreement beyond chance);
+it is typed (`Verdict`) so pages and the CLI can only show the verdicts defined here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from analyzer.analysis import Analysis, analyze
+from analyzer.importers import load_any
+from analyzer.log.model import RunLog
+from analyzer.metrics.answer_keys import AnswerKey
+from analyzer.metrics.attribution import answered_rounds, attribute_rounds, portable_routes
+from analyzer.metrics.stats import ROUNDS_CAP, rounds_needed
+from analyzer.verdicts.rerun_verdict import TaskVerdict, Verdict, rerun_verdict
+
+__all__ = [
+    "VERDICT_TEXT",
+    "Verdict",
+    "before_after_lines",
+    "chance_headline",
+    "compare_before_after",
+    "compare_files",
+    "default_rounds",
+    "rounds_to_decide",
+    "tasks_with",
+]
+
+VERDICT_TEXT: dict[Verdict, str] = {
+    "route": "one answer on each route of the re-run (the pinned route, and any backend it was switched to), "
+    "beyond chance (5 %): the route was the likely cause",
+    "model": "still inconsistent on a pinned route, or already within one route before: the model is",
+    "inconclusive": "consistent on the pinned route, but not beyond chance: more rounds would decide",
+    "stable": "consistent before and after",
+    "regressed": "consistent before, inconsistent on the pinned route: the model is",
+    "unmeasured": "fewer than two answers after the re-run",
+}
+"""One sentence per verdict, for pages and reports."""
+
+_COLUMNS = ["task_id", "n_clusters", "consistent", "tokens_mean", "tokens_total", "retries", "n_ok"]
+
+
+def compare_before_after(
+    parent: RunLog, new: RunLog, ids: Sequence[str], key: AnswerKey = "exact"
+) -> pd.DataFrame:
+    """Per task: clusters, consistency, mean tokens per result and retries, before and after; a verdict
+    with `chance_p` (the chance that the re-run's agreeing rounds agree if nothing changed),
+    `p_value`, `rounds_needed` and `reason` (`analyzer.verdicts.rerun_verdict`)."""
+    parent_analysis, new_analysis = analyze(parent, key), analyze(new, key)
+    before = parent_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
+    after = new_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
+    frame = pd.DataFrame({"task_id": [str(t) for t in ids]})
+    frame = frame.merge(before, on="task_id", how="left").merge(
+        after, on="task_id", how="left", suffixes=("_before", "_after")
+    )
+    frame = frame.rename(
+        columns={"n_clusters_before": "clusters_before", "n_clusters_after": "clusters_after"}
+    )
+    verdicts = task_verdicts(parent_analysis, new_analysis, frame["task_id"].tolist())
+    frame["verdict"] = [v.verdict for v in verdicts]
+    frame["chance_p"] = pd.array([v.chance_p for v in verdicts], dtype="Float64")
+    frame["p_value"] = pd.array([v.p_value for v in verdicts], dtype="Float64")
+    frame["rounds_needed"] = pd.array([v.rounds_needed for v in verdicts], dtype="Int64")
+    frame["reason"] = [v.reason for v in verdicts]
+    return frame
+
+
+def task_verdicts(parent: Analysis, new: Analysis, ids: Sequence[str]) -> list[TaskVerdict]:
+    """`rerun_verdict` for every task id, from the two analyses' answered rounds (with routes)."""
+    wanted = {str(t) for t in ids}
+    before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
+    after = portable_routes(*answered_rounds(new.results, new.attempts, wanted))
+    return [rerun_verdict(before.get(str(t), []), after.get(str(t), [])) for t in ids]
+
+
+def rounds_to_decide(parent: Analysis, ids: Sequence[str], cap: int = ROUNDS_CAP) -> dict[str, int | None]:
+    """Per task: agreeing rounds on a pinned route that would make its verdict `route` at 5 %
+    (`stats.rounds_needed`); None when the task was consistent, when the parent already proves model
+    noise (no re-run can make it `route`), or when more than `cap` would be needed."""
+    wanted = {str(t) for t in ids}
+    before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
+    out: dict[str, int | None] = {}
+    for task in ids:
+        rounds = before.get(str(task), [])
+        if rounds and attribute_rounds(rounds).cause == "model":
+            out[str(task)] = None
+            continue
+        out[str(task)] = rounds_needed([r.route for r in rounds], [r.answer for r in rounds], cap=cap)
+    return out
+
+
+def default_rounds(needed: dict[str, int | None], cap: int = ROUNDS_CAP) -> int:
+    """The rounds a re-run should default to: enough for every task that can be decided within `cap`
+    (the most any of them needs), at least 2; `cap` when none can."""
+    known = [n for n in needed.values() if n is not None]
+    return max(2, max(known)) if known else cap
+
+
+def chance_headline(frame: pd.DataFrame) -> str:
+    """How many inconsistent tasks turned consistent, and how many would have by chance alone.
+
+    The chance count is the sum of `chance_p` over the tasks that were inconsistent before and
+    agreed on the pinned route: the number expected to agree if pinning changed nothing.
+    """
+    if frame.empty:
+        return "No results to compare."
+    was = frame["consistent_before"].eq(False).fillna(False).astype(bool)
+    turned = was & frame["consistent_after"].eq(True).fillna(False).astype(bool)
+    expected = float(frame.loc[was, "chance_p"].fillna(0.0).sum())
+    counts = frame["verdict"].value_counts()
+    return (
+        f"{int(turned.sum())} of {int(was.sum())} inconsistent tasks turned consistent on the pinned route; "
+        f"by chance alone about {expected:.1f} would have. Verdicts: {int(counts.get('route', 0))} route "
+        f"(one answer per route, beyond chance at 5 %), {int(counts.get('model', 0))} model, "
+        f"{int(counts.get('inconclusive', 0))} inconclusive."
+    )
+
+
+def compare_files(
+    parent: str | Path, new: str | Path, ids: Sequence[str], key: AnswerKey = "exact"
+) -> pd.DataFrame:
+    """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log)."""
+    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key)
+
+
+def tasks_with(frame: pd.DataFrame, *verdicts: Verdict) -> list[str]:
+    """The task ids whose verdict is one of `verdicts`, in the frame's order."""
+    if frame.empty:
+        return []
+    return [str(t) for t in frame.loc[frame["verdict"].isin(verdicts), "task_id"]]
+
+
+def before_after_lines(frame: pd.DataFrame) -> list[str]:
+    """The before/after as a terminal table, the chance headline, then the tasks by verdict."""
+    if frame.empty:
+        return ["No results to compare."]
+    out = [f"{'task':<16} {'clusters':>9} {'consistent':>12} {'tokens/result':>15} {'retries':>9}  verdict"]
+    for row in frame.itertuples(index=False):
+        out.append(
+            f"{str(row.task_id)[:16]:<16} {_pair(row.clusters_before, row.clusters_after):>9} "
+            f"{_pair(_yn(row.consistent_before), _yn(row.consistent_after)):>12} "
+            f"{_pair(_num(row.tokens_mean_before), _num(row.tokens_mean_after)):>15} "
+            f"{_pair(row.retries_before, row.retries_after):>9}  {row.verdict}"
+        )
+    route, model = tasks_with(frame, "route"), tasks_with(frame, "model", "regressed")
+    unsure = tasks_with(frame, "inconclusive")
+    out.append("")
+    out.append(chance_headline(frame))
+    out.append(f"Route: one answer per route, beyond chance ({len(route)}): {', '.join(route) or 'none'}")
+    shown = ", ".join(model) or "none"
+    out.append(f"Model: answers differ within one route, before or after ({len(model)}): {shown}")
+    if unsure:
+        out.append(f"Inconclusive, more rounds would decide ({len(unsure)}):")
+        for row in frame.loc[frame["verdict"] == "inconclusive"].itertuples(index=False):
+            out.append(f"  {row.task_id}: {row.reason}")
+    return out
+
+
+def _missing(v: Any) -> bool:
+    return v is None or v is pd.NA or (isinstance(v, float) and pd.isna(v))
+
+
+def _pair(a: object, b: object) -> str:
+    return f"{_show(a)} -> {_show(b)}"
+
+
+def _show(v: object) -> str:
+    return "-" if _missing(v) else str(v)
+
+
+def _yn(v: object) -> str | None:
+    return None if _missing(v) else ("yes" if bool(v) else "no")
+
+
+def _num(v: object) -> str | None:
+    return None if _missing(v) else f"{float(v):.0f}"  # type: ignore[arg-type]

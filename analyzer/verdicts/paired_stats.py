@@ -1,0 +1,153 @@
+"""A paired difference between two analysed logs, with its interval, its p-value and a sentence.
+
+Paired over the tasks both logs measured (tasks are the unit that varies): the answer gap
+difference is the mean over shared tasks of (inconsistent here - inconsistent in the first) x 100,
+with a paired interval (the wider of the bootstrap and Newcombe's hybrid score interval,
+`analyzer.metrics.stats.paired_difference_ci`); its p-value is the exact McNemar test over the tasks
+that flip. The
+outcome gap difference is the same over tasks graded in both, per task (c/n - [c = n]) x 100, which
+averages to Mean@n - Pass^n with each task's own n.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from pydantic import BaseModel
+
+from analyzer.analysis import Analysis
+from analyzer.metrics.stats import ALPHA, mcnemar_exact, mcnemar_tasks_needed, paired_difference_ci
+
+Interval = list[float]
+"""[low, high]."""
+
+
+class Difference(BaseModel):
+    """One group against the first, paired over shared tasks."""
+
+    label: str
+    """This group."""
+    against: str
+    """The group it is compared with (the first)."""
+    common_tasks: int
+    """Tasks with at least two answers in both groups."""
+    answer_gap_diff_pp: float | None
+    """This group's answer gap minus the first's over the common tasks, in points."""
+    answer_gap_diff_ci: Interval | None
+    """95 % paired interval of that difference: the wider of the bootstrap and Newcombe's score interval."""
+    p_value: float | None
+    """Exact McNemar p-value over the common tasks that flip between consistent and inconsistent."""
+    turned_consistent: int
+    """Common tasks inconsistent in the first group and consistent here."""
+    turned_inconsistent: int
+    """Common tasks consistent in the first group and inconsistent here."""
+    outcome_common_tasks: int
+    """Tasks graded in both groups."""
+    outcome_gap_diff_pp: float | None
+    """This group's outcome gap minus the first's over the tasks graded in both, in points."""
+    outcome_gap_diff_ci: Interval | None
+    """95 % paired interval of that difference: the wider of the bootstrap and Newcombe's score interval."""
+    tasks_to_resolve: int | None
+    """Paired tasks the McNemar test needs to tell an answer gap difference of this size from noise
+    (5 %, 80 % power); None when nothing flips one way more than the other."""
+    sentence: str
+    """The difference in one sentence, with its uncertainty."""
+
+
+def paired_difference(against: str, first: Analysis, label: str, second: Analysis) -> Difference:
+    """`second` against `first` over the tasks both share.
+
+    Args:
+        against: The first group's label.
+        first: The first group's analysis.
+        label: This group's label.
+        second: This group's analysis.
+    """
+    a, b = _shared(_inconsistent(first), _inconsistent(second))
+    answer_diff = _mean_diff(a, b)
+    turned_consistent = int(((a > 0) & (b == 0)).sum())
+    turned_inconsistent = int(((a == 0) & (b > 0)).sum())
+    p = mcnemar_exact(turned_inconsistent, turned_consistent) if len(a) else None
+    oa, ob = _shared(_outcome_gap(first), _outcome_gap(second))
+    outcome_diff = _mean_diff(oa, ob)
+    diff = Difference(
+        label=label,
+        against=against,
+        common_tasks=len(a),
+        answer_gap_diff_pp=answer_diff,
+        answer_gap_diff_ci=_ci(a, b),
+        p_value=p,
+        turned_consistent=turned_consistent,
+        turned_inconsistent=turned_inconsistent,
+        outcome_common_tasks=len(oa),
+        outcome_gap_diff_pp=outcome_diff,
+        outcome_gap_diff_ci=_ci(oa, ob),
+        tasks_to_resolve=mcnemar_tasks_needed(turned_inconsistent, turned_consistent, len(a)),
+        sentence="",
+    )
+    return diff.model_copy(update={"sentence": difference_sentence(diff)})
+
+
+def difference_sentence(d: Difference) -> str:
+    """E.g. "C's answer gap is 30.0 pp lower than A's (95 % interval [-47.3, -10.0] pp, p = 0.012)"."""
+    if d.common_tasks == 0 or d.answer_gap_diff_pp is None:
+        return f"{d.label} shares no task with two answers with {d.against}: no paired comparison."
+    size = abs(d.answer_gap_diff_pp)
+    if size == 0:
+        return (
+            f"{d.label}'s answer gap equals {d.against}'s over {d.common_tasks} shared tasks "
+            f"({d.turned_consistent} tasks flip each way, p = {_p(d.p_value)})."
+        )
+    direction = "lower" if d.answer_gap_diff_pp < 0 else "higher"
+    low, high = d.answer_gap_diff_ci or [float("nan")] * 2
+    head = (
+        f"{d.label}'s answer gap is {size:.1f} pp {direction} than {d.against}'s over {d.common_tasks} "
+        f"shared tasks (95 % interval [{low:.1f}, {high:.1f}] pp, p = {_p(d.p_value)})"
+    )
+    if d.p_value is not None and d.p_value <= ALPHA:
+        return head + "."
+    need = (
+        f"; about {d.tasks_to_resolve} paired tasks would resolve a difference of this size"
+        if d.tasks_to_resolve
+        else ""
+    )
+    return f"{head}: not distinguishable from noise with {d.common_tasks} tasks{need}."
+
+
+def _p(p: float | None) -> str:
+    if p is None:
+        return "n/a"
+    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+
+
+def _inconsistent(analysis: Analysis) -> pd.Series:
+    """Per measured task: 100 when inconsistent, 0 when consistent."""
+    tasks = analysis.tasks.dropna(subset=["consistent"])
+    values = (~tasks["consistent"].astype(bool)).to_numpy(dtype=np.float64) * 100.0
+    return pd.Series(values, index=tasks["task_id"].astype(str).to_numpy())
+
+
+def _outcome_gap(analysis: Analysis) -> pd.Series:
+    """Per graded task: (c/n - [c = n]) x 100, which averages to the outcome gap."""
+    tasks = analysis.tasks
+    graded = tasks["graded"].to_numpy(dtype=np.int64)
+    keep = graded > 0
+    c = tasks["successes"].to_numpy(dtype=np.float64, na_value=0.0)[keep]
+    n = graded[keep].astype(np.float64)
+    return pd.Series((c / n - (c == n)) * 100.0, index=tasks["task_id"].astype(str).to_numpy()[keep])
+
+
+def _shared(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.ndarray]:
+    common = first.index.intersection(second.index, sort=False)
+    return first.loc[common].to_numpy(), second.loc[common].to_numpy()
+
+
+def _mean_diff(first: np.ndarray, second: np.ndarray) -> float | None:
+    return round(float((second - first).mean()), 10) if len(first) else None
+
+
+def _ci(first: np.ndarray, second: np.ndarray) -> Interval | None:
+    if not len(first):
+        return None
+    low, high = paired_difference_ci(first, second, upper=100.0)  # both gaps are per-task 0..100 pp
+    return [round(low, 10), round(high, 10)]

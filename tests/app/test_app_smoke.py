@@ -1,0 +1,270 @@
+"""The whole dashboard through its entry file (AppTest.from_file): every view on the sample logs and
+with a bad file among good ones; the sidebar's URL mirroring; uploads; the runs folder setting."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from fake_keys import SHOWN_KEY
+from streamlit.testing.v1 import AppTest
+
+from analyzer.analysis import analyze
+from analyzer.log.loader import list_logs, load_path
+from app import data, fmt, log_folders
+
+ROOT = Path(__file__).resolve().parents[2]
+MAIN = ROOT / "app" / "main.py"
+FIXTURES = ROOT / "tests" / "fixtures" / "app"
+SAMPLES = ROOT / "sample_runs"
+VIEWS = ["overview", "tasks", "tokens", "retries", "routes", "compare"]
+TITLES = {v: v.capitalize() for v in VIEWS}
+
+
+@pytest.fixture()
+def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A runs folder with three good logs and one bad one."""
+    for name in ("drift_v2.json", "pinned_v2.json", "plain_v1.json", "bad.json"):
+        shutil.copy(FIXTURES / name, tmp_path / name)
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    return tmp_path
+
+
+def app(query: dict[str, object] | None = None) -> AppTest:
+    at = AppTest.from_file(str(MAIN), default_timeout=60)
+    if query:
+        at.query_params.update(query)
+    return at.run()
+
+
+def visit(at: AppTest, view: str) -> AppTest:
+    at.switch_page(f"views/{view}.py").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert [t.value for t in at.title] == [TITLES[view]]
+    return at
+
+
+def plain(text: str) -> str:
+    """Page text without the markdown escapes the app adds to text from files."""
+    return text.replace("\\", "")
+
+
+def sample_logs() -> list[str]:
+    """The samples as the sidebar names them (`sample_runs/<file>`), whatever the runs folder."""
+    return [f"sample_runs/{p.relative_to(SAMPLES).as_posix()}" for p in list_logs(SAMPLES)]
+
+
+@pytest.mark.skipif(not list_logs(SAMPLES), reason="no sample logs in sample_runs/ yet")
+@pytest.mark.parametrize("view", VIEWS)
+def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
+    logs = sample_logs()
+    at = visit(app({"log": logs}), view)
+    assert not at.error, [e.value for e in at.error]
+    analyses = [analyze(load_path(ROOT / name).log) for name in logs]
+    h = analyses[0].headline  # single-log views show the first log
+    shown = {m.label: m.value for m in at.metric}
+    if view == "overview":
+        assert shown["Tasks"] == fmt.count(h.tasks)
+        assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp)
+        assert shown["Outcome gap"] == (fmt.pp(h.outcome.outcome_gap_pp) if h.outcome else "no grading")
+        assert shown["Flagged tasks"] == fmt.count(len(h.flagged))
+        at.session_state["overview.causes"] = True  # the lazy sections open too
+        at.session_state["overview.curve"] = True
+        at.run()
+        assert not at.exception
+        assert len(at.dataframe) == (1 if h.attribution else 0)
+        assert len(at.get("plotly_chart")) >= (1 if h.outcome else 0)
+    elif view == "tasks":
+        table = at.dataframe[0].value
+        assert table["task_id"].tolist() == analyses[0].tasks["task_id"].tolist()
+        assert table["n_clusters"].tolist() == analyses[0].tasks["n_clusters"].tolist()
+        at.session_state["tasks.tab"] = "Answers by round"  # the lazy grid tab opens too
+        at.run()
+        assert not at.exception and at.get("plotly_chart")
+    elif view == "tokens":
+        assert shown["Tokens, total"] == fmt.count(h.tokens.total)
+    elif view == "retries":
+        assert shown["HTTP attempts"] == fmt.count(h.retries.attempts_total)
+    elif view == "routes":
+        assert shown["Pinned"] == {True: "yes", False: "no", None: "not recorded"}[h.route.pinned]
+    elif view == "compare":
+        table = [df.value for df in at.dataframe if "answer_gap_pp" in df.value.columns][0]
+        gaps = [a.headline.answer_gap_pp for a in analyses]
+        assert table["answer_gap_pp"].tolist() == pytest.approx(gaps)
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_a_bad_file_is_one_line_and_the_other_logs_keep_working(runs: Path, view: str) -> None:
+    at = visit(app({"log": ["bad.json", "drift_v2.json", "pinned_v2.json"]}), view)
+    errors = [e.value for e in at.error if "bad" in e.value]
+    assert len(errors) == 1
+    assert "bad\\.json" in errors[0] and "not valid JSON" in errors[0] and "\n" not in errors[0]
+    assert "Traceback" not in errors[0]
+    if view == "overview":
+        shown = {m.label: m.value for m in at.metric}
+        assert shown["Tasks"] == "8" and shown["Answer gap"] == "75.0 pp"
+    if view == "compare":
+        assert any(df.value.shape[0] == 2 for df in at.dataframe)  # both good logs side by side
+
+
+def test_the_url_seeds_the_selection_and_key_and_follows_changes(runs: Path) -> None:
+    at = app({"log": ["drift_v2.json", "plain_v1.json"], "key": "normalized"})
+    assert at.multiselect(key=data.LOGS).value == ["drift_v2.json", "plain_v1.json"]
+    assert at.radio(key=data.KEY).value == "normalized"
+    assert {m.label: m.value for m in at.metric}["Answer gap"] == "62.5 pp"
+
+    at.radio(key=data.KEY).set_value("exact").run()
+    assert at.query_params["key"] == "exact"
+    assert {m.label: m.value for m in at.metric}["Answer gap"] == "75.0 pp"
+
+    at.selectbox(key=data.FOCUS).set_value("plain_v1").run()
+    assert at.query_params["focus"] == "plain_v1"
+    assert {m.label: m.value for m in at.metric}["Tasks"] == "3"
+
+    at.multiselect(key=data.LOGS).set_value(["pinned_v2.json"]).run()
+    assert at.query_params["log"] == "pinned_v2.json"
+    assert "focus" not in at.query_params
+    assert not at.exception
+
+
+def test_unknown_files_in_the_url_are_ignored(runs: Path) -> None:
+    outside = runs.parent / "outside.json"
+    shutil.copy(FIXTURES / "pinned_v2.json", outside)
+    at = app({"log": ["nope.json", "../outside.json", str(outside), "drift_v2.json"]})
+    assert at.multiselect(key=data.LOGS).value == ["drift_v2.json"]
+    assert not at.exception
+
+
+def test_uploads_open_as_groups_and_a_bad_upload_is_named(runs: Path) -> None:
+    at = app({"log": ["plain_v1.json"]})
+    at.file_uploader(key=data.UPLOADS).set_value(
+        [
+            ("mine.json", (FIXTURES / "pinned_v2.json").read_bytes(), "application/json"),
+            ("broken.json", b'{"runs": 3}', "application/json"),
+        ]
+    ).run()
+    assert not at.exception
+    focus = at.selectbox(key=data.FOCUS)
+    assert focus.options == ["plain_v1", "B: pinned route (uploaded)"]
+    assert focus.value == "B: pinned route (uploaded)"  # the new upload opens at once
+    caption = at.caption[0].value.replace("\\", "")
+    shown = "Showing log **B: pinned route (uploaded)** · uploaded file mine.json, not saved"
+    assert caption.startswith(shown), caption
+    (error,) = [e.value for e in at.error]
+    assert error.startswith("broken\\.json") and "runs" in error
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    assert any(df.value.shape[0] == 2 for df in at.dataframe)
+
+
+def test_no_logs_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    monkeypatch.setattr(log_folders, "SAMPLES_DIR", tmp_path / "no_samples")
+    for view in VIEWS:
+        at = visit(app(), view)
+        assert at.info
+
+
+def test_a_log_cut_short_in_the_runs_folder_is_named_in_the_sidebar(runs: Path) -> None:
+    eval_log = ROOT / "tests" / "fixtures" / "foreign" / "inspect_ai" / "mock_tools.eval"
+    (runs / "crashed").mkdir()
+    (runs / "crashed" / "epochs.eval").write_bytes(eval_log.read_bytes()[:3000])  # the zip's end is lost
+    (runs / "empty.altk_runs.json").write_bytes(b"")
+    at = app()
+    assert not at.exception
+    warned = [w.value for w in at.sidebar.warning]
+    assert len(warned) == 1
+    text = plain(warned[0])
+    assert text.startswith("2 files in your runs folder are named like a log but cannot be read")
+    assert "- crashed/epochs.eval: not a readable zip archive" in text
+    assert "- empty.altk_runs.json: empty file" in text
+    listed = at.sidebar.multiselect[0].options
+    assert "drift_v2.json" in listed and "crashed/epochs.eval" not in listed
+
+
+def test_a_runs_folder_of_readable_logs_warns_of_nothing(runs: Path) -> None:
+    at = app()  # bad.json (listed: it opens with its error) is named like no log in particular
+    assert not at.exception and not at.sidebar.warning
+
+
+def test_runs_folder_comes_from_argument_then_environment_then_default(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
+    monkeypatch.chdir(tmp_path)
+    assert data.runs_dir([]) == (tmp_path / "runs").resolve()  # ./runs, never sample_runs/
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path / "env"))
+    assert data.runs_dir([]) == (tmp_path / "env").resolve()
+    assert data.runs_dir(["--runs-dir", str(tmp_path / "arg")]) == (tmp_path / "arg").resolve()
+
+
+def _texts(node: object) -> list[str]:
+    """Everything the page would send to the browser, element by element."""
+    out = [str(node.proto)] if hasattr(node, "proto") else []  # type: ignore[attr-defined]
+    for child in getattr(node, "children", {}).values():
+        out += _texts(child)
+    return out
+
+
+def _leaky_log(secret: str) -> dict[str, object]:
+    """drift_v2 with a key planted where a team's own script or another tool might leave one: the
+    route and headers, the base URLs (user info, query, path), an error message, an answer, a
+    prompt, and a trajectory's call and tool reply."""
+    log = json.loads((FIXTURES / "drift_v2.json").read_text(encoding="utf-8"))
+    url = f"https://user:{secret}@proxy.example.com/key/{secret}/v1?api-key={secret}"
+    log["route"]["api_key"] = secret
+    for rnd in log["runs"]:
+        for result in rnd:
+            result["route"]["api_key"] = secret
+            result["route"]["base_url"] = url
+            result["headers"] = {"Authorization": f"Bearer {secret}"}
+            for attempt in result.get("attempts") or []:
+                attempt["base_url"] = url
+    first = log["runs"][0][0]
+    for rnd in log["runs"]:  # the first task's trajectory quotes it in a call and in a tool's reply
+        rnd[0]["trajectory"] = [
+            {
+                "type": "tool_call",
+                "name": "login",
+                "arguments": {"api_key": secret, "round": rnd[0]["round"]},
+            },
+            {"type": "message", "role": "tool", "content": f"logged in with {secret}"},
+        ]
+    log["tasks"] = [{"task_id": first["task_id"], "prompt": f"Log in with {secret}, then answer."}]
+    first["answer"] = f"The key in use is {secret}."
+    first["status"] = "error"
+    first["error"] = {"type": "auth_error", "message": f"Incorrect API key provided: {secret}."}
+    return log
+
+
+def test_a_key_smuggled_into_a_log_never_reaches_the_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = SHOWN_KEY
+    log = _leaky_log(secret)
+    (tmp_path / "leaky.json").write_text(json.dumps(log), encoding="utf-8")
+    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    task = log["runs"][0][0]["task_id"]  # type: ignore[index]
+    at = app({"log": ["leaky.json"], "task": task})
+    for view in VIEWS:
+        visit(at, view)
+        shown = _texts(at._tree)
+        assert not any(secret in text for text in shown), view
+        if view == "tasks":  # the errored round is on the page, with its message and URL masked
+            assert any("Incorrect API key provided: [redacted]." in text for text in shown)
+            assert any("proxy.example.com" in text for text in shown)
+            assert any("Log in with [redacted], then answer." in text for text in shown)
+            assert any("logged in with [redacted]" in text for text in shown)
+
+
+def test_a_group_can_be_relabelled(runs: Path) -> None:
+    at = app({"log": ["drift_v2.json", "pinned_v2.json"]})
+    at.text_input(key=data.LABEL + "pinned_v2.json").input("C: my pinned run").run()
+    assert at.selectbox(key=data.FOCUS).options == ["A: shared proxy", "C: my pinned run"]
+    at.switch_page("views/compare.py").run()
+    assert not at.exception
+    table = [df.value for df in at.dataframe if "answer_gap_pp" in df.value.columns][0]
+    assert table["label"].tolist() == ["A: shared proxy", "C: my pinned run"]

@@ -1,0 +1,418 @@
+"""Each dashboard view on its own (AppTest.from_function), fed logs analysed straight by the analyzer.
+
+The assertions read what a person reads (metrics, tables, chart data, verdicts) and check that it is
+exactly the analyzer's figure, formatted; that answers are shown as plain text; and that no view
+raises.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from analyzer.analysis import Analysis, analyze
+from analyzer.log.loader import load_path
+from analyzer.verdicts.compare import compare
+from app import data, fmt
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "app"
+
+
+def group(name: str, key: str = "exact") -> data.Group:
+    loaded = load_path(FIXTURES / name)
+    return data.Group(
+        label=loaded.log.display_label(Path(name).stem),
+        source=name,
+        loaded=loaded,
+        analysis=analyze(loaded.log, key),  # type: ignore[arg-type]
+    )
+
+
+def selection(*names: str, key: str = "exact") -> data.Selection:
+    groups = [group(n, key) for n in names]
+    return data.Selection(groups=groups, key=key, focus=groups[0] if groups else None)
+
+
+def _script(view: str, sel: object) -> None:
+    import importlib
+
+    importlib.import_module(f"app.views.{view}").render(sel)  # type: ignore[arg-type]
+
+
+def run_view(view: str, sel: data.Selection, query: dict[str, Any] | None = None) -> AppTest:
+    at = AppTest.from_function(_script, kwargs={"view": view, "sel": sel}, default_timeout=30)
+    if query:
+        at.query_params.update(query)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def figures(at: AppTest) -> list[dict[str, Any]]:
+    return [json.loads(el.proto.spec) for el in at.get("plotly_chart")]
+
+
+def decode(values: Any) -> np.ndarray:
+    """Plotly's JSON arrays: plain lists or typed arrays (`{"dtype", "bdata", "shape"}`)."""
+    if isinstance(values, dict) and "bdata" in values:
+        arr = np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"])
+        if "shape" in values:
+            arr = arr.reshape([int(s) for s in str(values["shape"]).split(",")])
+        return arr
+    return np.asarray(values)
+
+
+def frame_with(at: AppTest, *columns: str) -> pd.DataFrame:
+    """The first table shown that has these columns."""
+    for df in at.dataframe:
+        if set(columns) <= set(df.value.columns):
+            return df.value
+    raise AssertionError(f"no table with columns {columns}")
+
+
+def open_task(at: AppTest) -> str | None:
+    """The task the one-task tab shows, as its heading names it (None when the tab is not drawn)."""
+    for m in at.markdown:
+        if m.value.startswith("**Task ") and "** · click another row" in m.value:
+            return m.value.removeprefix("**Task ").split("**")[0].replace("\\", "")
+    return None
+
+
+def all_text(at: AppTest) -> str:
+    parts = [m.value for m in at.markdown] + [t.value for t in at.text] + [c.value for c in at.caption]
+    parts += [w.value for w in at.warning] + [s.value for s in at.success] + [e.value for e in at.error]
+    return "\n".join(str(p) for p in parts)
+
+
+# --- Overview ------------------------------------------------------------------------------------
+
+
+def test_overview_shows_the_analyzers_headline() -> None:
+    sel = selection("drift_v2.json")
+    h = sel.focus.analysis.headline  # type: ignore[union-attr]
+    at = run_view("overview", sel)
+    shown = metrics(at)
+    assert shown["Tasks"] == fmt.count(h.tasks) == "8"
+    assert shown["Rounds"] == "5"
+    assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp) == "75.0 pp"
+    assert shown["Answer consistency"] == fmt.pct(h.answer_consistency_rate)
+    assert shown["Outcome gap"] == fmt.pp(h.outcome.outcome_gap_pp)  # type: ignore[union-attr]
+    assert shown["Tokens, total"] == fmt.count(h.tokens.total)
+    assert shown["Retries"] == fmt.count(h.retries.extra_attempts)
+    assert shown["Errored results"] == fmt.count(h.errors) == "1"
+    assert shown["Flagged tasks"] == str(len(h.flagged))
+    assert h.route.verdict.split(":")[0] in at.warning[0].value
+    assert any("Stored summary disagrees" in w.value for w in at.warning)
+    # every headline figure carries its 95 % interval over tasks
+    low, high = h.answer_gap_ci  # type: ignore[misc]
+    assert f"answer gap (95 % interval {low:.1f} to {high:.1f} pp)" in all_text(at)
+    low, high = h.outcome.outcome_gap_ci  # type: ignore[union-attr]
+    assert f"outcome gap (95 % interval {low:.1f} to {high:.1f} pp)" in all_text(at)
+    low, high = h.outcome.pass_hat_k_ci  # type: ignore[union-attr]
+    assert f"Pass^5 (95 % interval {100 * low:.1f}% to {100 * high:.1f}%)" in all_text(at)
+    # and the cause of each inconsistent task, counted and listed
+    causes = [a.cause for a in h.attribution]
+    assert [shown[c] for c in ("Route", "Model", "Unclear")] == [
+        str(causes.count(c)) for c in ("route", "model", "unclear")
+    ]
+    # the list and the Pass^k curve are one click away (lazy expanders): drawn only once opened
+    assert [e.label for e in at.expander] == [
+        f"The cause of each of the {len(causes)} inconsistent tasks, with its evidence",
+        "Pass^k and Pass@k for k = 1 to 5: how success falls as rounds are added",
+    ]
+    curve_title = "Success as rounds are added"
+    assert not at.dataframe and curve_title not in [f["layout"]["title"]["text"] for f in figures(at)]
+    at.session_state["overview.causes"] = True
+    at.session_state["overview.curve"] = True
+    at.run()
+    assert frame_with(at, "cause", "evidence")["evidence"].tolist() == [a.evidence for a in h.attribution]
+
+    (curve,) = [f for f in figures(at) if f["layout"]["title"]["text"] == curve_title]
+    k = decode(curve["data"][0]["x"])
+    pass_hat = decode(curve["data"][0]["y"])
+    assert list(k) == list(h.outcome.pass_hat_k)  # type: ignore[union-attr]
+    assert np.allclose(pass_hat, [v * 100 for v in h.outcome.pass_hat_k.values()])  # type: ignore[union-attr]
+    assert curve["layout"]["xaxis"]["title"]["text"] and curve["layout"]["yaxis"]["title"]["text"]
+
+
+def test_overview_changes_with_the_answer_key() -> None:
+    exact = metrics(run_view("overview", selection("drift_v2.json", key="exact")))
+    normalized = metrics(run_view("overview", selection("drift_v2.json", key="normalized")))
+    assert exact["Answer gap"] == "75.0 pp"
+    assert normalized["Answer gap"] == "62.5 pp"
+
+
+def test_overview_of_a_format1_log_says_there_is_no_grading() -> None:
+    sel = selection("plain_v1.json")
+    at = run_view("overview", sel)
+    assert metrics(at)["Outcome gap"] == "no grading"
+    assert not at.get("plotly_chart")
+    assert any("round 3 misses task 2" in w.value for w in at.warning)
+
+
+def test_overview_downloads_are_the_analyzers_exports() -> None:
+    at = run_view("overview", selection("drift_v2.json"))
+    labels = [b.proto.label for b in at.download_button]
+    assert labels == [
+        "Per-task table (CSV)",
+        "Flagged tasks (task file)",
+        "Report (JSON)",
+        "Report to share (HTML)",
+    ]
+    two = run_view("overview", selection("drift_v2.json", "pinned_v2.json"))
+    assert [b.proto.label for b in two.download_button][-1] == "All 2 open logs (HTML)"
+
+
+def test_overview_without_a_log_asks_for_one() -> None:
+    at = run_view("overview", data.Selection())
+    assert "Pick a run log" in at.info[0].value
+    assert not at.metric
+
+
+# --- Tasks ---------------------------------------------------------------------------------------
+
+
+def test_tasks_table_is_the_analyzers_task_frame() -> None:
+    sel = selection("drift_v2.json")
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    at = run_view("tasks", sel)
+    table = at.dataframe[0].value
+    assert table["task_id"].tolist() == analysis.tasks["task_id"].tolist()
+    assert table["n_clusters"].tolist() == analysis.tasks["n_clusters"].tolist()
+    assert table["flag_reasons"].tolist() == analysis.tasks["flag_reasons"].tolist()
+
+
+def test_flagged_filter_from_the_url() -> None:
+    sel = selection("drift_v2.json")
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"flagged": "1"})
+    assert at.toggle(key="tasks.flagged").value is True
+    flagged = analysis.tasks.loc[analysis.tasks["flagged"], "task_id"].tolist()
+    assert at.dataframe[0].value["task_id"].tolist() == flagged
+    assert "capital" not in flagged
+
+
+def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
+    sel = selection("drift_v2.json")
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"task": "html"})
+    assert open_task(at) == "html"
+    assert at.query_params["task"] == "html"
+    assert not at.selectbox  # the table is the picker: a row click opens a task
+    # the prompt is the log's own text, shown as it is (plain text, never markdown or code markup)
+    assert "Echo this markup verbatim: <b>bold</b>" in [t.value for t in at.text]
+    clusters = frame_with(at, "representative")
+    expected = analysis.clusters[analysis.clusters["task_id"] == "html"]
+    assert clusters["representative"].tolist() == expected["representative"].tolist()
+    assert clusters["size"].tolist() == expected["size"].tolist()
+    rounds = frame_with(at, "round", "answer")
+    assert "<script>alert('x')</script>**bold**" in rounds["answer"].tolist()
+    # which route gave which answer: key, base URL, served model and attempts beside each answer
+    assert list(rounds.columns[3:8]) == [
+        "answer",
+        "key_fingerprint",
+        "base_url",
+        "served_model",
+        "system_fingerprint",
+    ]
+    assert "n_attempts" in rounds.columns
+    [cause] = [a for a in analysis.headline.attribution if a.task_id == "html"]
+    assert f"Cause from the log: {cause.cause}: answers differ within one route" in all_text(at)
+    # never rendered as markdown or HTML
+    assert "<script>" not in "".join(m.value for m in at.markdown)
+    assert not at.get("html")
+
+
+def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
+    sel = selection("drift_v2.json")
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    at = run_view("tasks", sel)
+    # a first visit draws the table and one task; the grid is the second tab, drawn when opened
+    assert [t.label for t in at.tabs] == ["One task", "Answers by round"]
+    assert not figures(at)
+    at.session_state["tasks.tab"] = "Answers by round"
+    at.run()
+    assert open_task(at) is None and len(at.dataframe) == 1  # the one-task tab is not run with the grid
+    (heatmap,) = figures(at)
+    trace = heatmap["data"][0]
+    assert trace["type"] == "heatmap"
+    tasks = list(trace["y"])
+    assert tasks == analysis.tasks["task_id"].tolist()
+    clusters = decode(trace["customdata"])
+    row = tasks.index("flaky")
+    expected = analysis.results[analysis.results["task_id"] == "flaky"].sort_values("round")["cluster"]
+    assert clusters[row].tolist() == expected.astype("float64").tolist()
+    assert heatmap["layout"]["xaxis"]["title"]["text"] == "round"
+
+
+def test_trajectory_steps_are_shown_for_tasks_that_recorded_them() -> None:
+    at = run_view("tasks", selection("drift_v2.json"), {"task": "weather"})
+    code = [c.value for c in at.code]
+    assert any('"city": "Oslo"' in c for c in code)
+    assert "<result>rain: 0.4 mm</result>" in code
+    assert any("tool call: get_weather" in t.value for t in at.text)
+
+
+def test_dataframe_row_click_selects_the_task() -> None:
+    sel = selection("drift_v2.json")
+    at = AppTest.from_function(_script, kwargs={"view": "tasks", "sel": sel}, default_timeout=30).run()
+    clicked = sel.focus.analysis.tasks["task_id"][4]  # type: ignore[union-attr]
+    assert open_task(at) not in (None, clicked)  # the first inconsistent task opens first
+    at.session_state["tasks.table"] = {"selection": {"rows": [4], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert open_task(at) == clicked and at.query_params["task"] == clicked
+    clusters = sel.focus.analysis.clusters  # type: ignore[union-attr]
+    shown = frame_with(at, "representative")["representative"].tolist()
+    assert shown == clusters.loc[clusters["task_id"] == clicked, "representative"].tolist()
+
+
+def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
+    """A format-1 log has no grading, latency or route: those cells are empty, in number and in text
+    columns alike, and every table shows them as "—" (Streamlit's default is a grey "None")."""
+    at = run_view("tasks", selection("plain_v1.json"))
+    table, clusters, rounds = (df.value for df in at.dataframe)
+    assert table["success_rate"].isna().all() and clusters["successes"].isna().all()
+    assert rounds["latency_ms"].isna().all() and rounds["base_url"].isna().all()
+    assert [df.proto.placeholder for df in at.dataframe] == ["—", "—", "—"]
+    overview = run_view("overview", selection("drift_v2.json"))
+    overview.session_state["overview.causes"] = True
+    overview.run()
+    causes = frame_with(overview, "cause", "p_value")
+    assert causes["p_value"].isna().any()  # a cause without a test has no p-value
+    assert [df.proto.placeholder for df in overview.dataframe] == ["—"]
+
+
+def test_a_shared_link_opens_the_grid_and_a_row_click_goes_back_to_that_task() -> None:
+    sel = selection("drift_v2.json")
+    tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"tasks.tab": "Answers by round", "task": "html"})
+    assert figures(at) and open_task(at) is None
+    at.session_state["tasks.table"] = {"selection": {"rows": [2], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert "heatmap" not in [trace["type"] for fig in figures(at) for trace in fig["data"]]
+    assert open_task(at) == tasks["task_id"][2] != "html"
+
+
+# --- Tokens, Retries, Routes -----------------------------------------------------------------------
+
+
+def test_tokens_view_matches_the_analyzer() -> None:
+    sel = selection("drift_v2.json")
+    analysis: Analysis = sel.focus.analysis  # type: ignore[union-attr]
+    t = analysis.headline.tokens
+    at = run_view("tokens", sel)
+    shown = metrics(at)
+    assert shown["Tokens, total"] == fmt.count(t.total)
+    assert shown["On retried results"] == fmt.count(t.retry_tokens)
+    assert shown["Outliers"] == str(t.outliers)
+    pd.testing.assert_frame_equal(
+        frame_with(at, "robust_z").reset_index(drop=True),
+        analysis.token_outliers.reset_index(drop=True),
+        check_dtype=False,
+    )
+    per_round = [f for f in figures(at) if f["layout"]["title"]["text"] == "Tokens per round"][0]
+    assert [int(v) for v in decode(per_round["data"][0]["y"])] == list(t.per_round_total.values())
+    for fig in figures(at):
+        assert fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"]
+
+
+def test_retries_view_matches_the_analyzer() -> None:
+    sel = selection("drift_v2.json")
+    r = sel.focus.analysis.headline.retries  # type: ignore[union-attr]
+    at = run_view("retries", sel)
+    shown = metrics(at)
+    assert shown["HTTP attempts"] == str(r.attempts_total)
+    assert shown["Retries"] == str(r.extra_attempts)
+    by_outcome = [f for f in figures(at) if f["layout"]["title"]["text"] == "Attempts by outcome"][0]
+    counted = {tr["name"]: int(decode(tr["y"]).sum()) for tr in by_outcome["data"]}
+    assert counted == {
+        {"rate_limited": "429 rate limited", "server_error": "5xx server error"}.get(k, k): v
+        for k, v in r.by_outcome.items()
+    }
+    by_route = [f for f in figures(at) if f["layout"]["title"]["text"] == "Attempts by route and outcome"][0]
+    assert sum(int(decode(tr["x"]).sum()) for tr in by_route["data"]) == r.attempts_total
+    timeline = [f for f in figures(at) if f["layout"]["title"]["text"] == "HTTP attempts over time"][0]
+    assert {tr["name"] for tr in timeline["data"]} >= {"429 rate limited", "ok"}
+    for fig in figures(at):
+        assert fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"]
+
+
+def test_retries_view_on_a_log_without_attempts() -> None:
+    at = run_view("retries", selection("plain_v1.json"))
+    assert "records no HTTP attempts" in at.info[0].value
+
+
+def test_routes_view_gives_the_verdict_and_the_split() -> None:
+    sel = selection("drift_v2.json")
+    route = sel.focus.analysis.headline.route  # type: ignore[union-attr]
+    at = run_view("routes", sel)
+    assert data.escape(route.verdict) in [w.value for w in at.warning]
+    assert metrics(at)["Pinned"] == "no"
+    # the cause of each inconsistent task, from the log: the analyzer's attribution, as a table
+    attribution = sel.focus.analysis.headline.attribution  # type: ignore[union-attr]
+    causes = frame_with(at, "cause", "evidence")
+    assert causes["task_id"].tolist() == [a.task_id for a in attribution]
+    assert causes["cause"].tolist() == [a.cause for a in attribution]
+    counts = [f"{[a.cause for a in attribution].count(c)} {c}" for c in ("route", "model", "unclear")]
+    assert " · ".join(counts) in all_text(at)
+    # base URL lint: the drifted proxy URL ends in /chat/completions
+    assert any("chat/completions" in e.value for e in at.error)
+    # key fingerprints only
+    tuples = frame_with(at, "key_fingerprint", "results")
+    assert all(str(v).startswith("sha256:") for v in tuples["key_fingerprint"])
+
+
+def test_routes_view_on_a_pinned_log() -> None:
+    at = run_view("routes", selection("pinned_v2.json"))
+    assert at.success and "Route pinned" in at.success[0].value
+
+
+# --- Compare -------------------------------------------------------------------------------------
+
+
+def test_compare_shows_the_analyzers_comparison() -> None:
+    sel = selection("drift_v2.json", "pinned_v2.json")
+    expected = compare([(g.label, g.analysis) for g in sel.groups])
+    at = run_view("compare", sel)
+    table = frame_with(at, "label", "answer_gap_pp")
+    assert table["label"].tolist() == ["A: shared proxy", "B: pinned route"]
+    assert table["answer_gap_pp"].tolist() == expected.table["answer_gap_pp"].tolist()
+    flips = frame_with(at, "task_id", "A: shared proxy", "B: pinned route")
+    assert flips["task_id"].tolist() == expected.flips["task_id"].tolist()
+    assert {"weather", "refund"} <= set(flips["task_id"])
+    assert {"answer_gap_low", "answer_gap_high"} <= set(table.columns)
+    [diff] = expected.differences
+    assert diff.sentence in all_text(at)  # the paired difference, with its interval and p-value
+    assert "95 % interval" in diff.sentence and "p = " in diff.sentence
+    gap = [f for f in figures(at) if f["layout"]["title"]["text"] == "Answer gap"][0]
+    assert [float(decode(tr["x"])[0]) for tr in gap["data"]] == expected.table["answer_gap_pp"].tolist()
+    # each bar carries its 95 % interval as an error bar
+    for trace, (_, row) in zip(gap["data"], expected.table.iterrows(), strict=True):
+        bar = trace["error_x"]
+        assert float(decode(bar["array"])[0]) == pytest.approx(row["answer_gap_high"] - row["answer_gap_pp"])
+        assert float(decode(bar["arrayminus"])[0]) == pytest.approx(
+            row["answer_gap_pp"] - row["answer_gap_low"]
+        )
+
+
+def test_compare_needs_two_logs() -> None:
+    at = run_view("compare", selection("drift_v2.json"))
+    assert "two or more logs" in at.info[0].value
+
+
+@pytest.mark.parametrize("view", ["overview", "tasks", "tokens", "retries", "routes", "compare"])
+def test_every_view_on_a_format1_log(view: str) -> None:
+    run_view(view, selection("plain_v1.json", "drift_v2.json"))
