@@ -52,6 +52,8 @@ import numpy as np
 
 ALPHA = 0.05
 """Significance level of every verdict."""
+FDR_Q = 0.05
+"""False discovery rate every route call over a log's tasks is held to (Benjamini-Hochberg)."""
 JEFFREYS = 0.5
 """Dirichlet concentration per answer seen (Jeffreys prior)."""
 Z95 = 1.959963984540054
@@ -112,6 +114,30 @@ def route_alignment_p(routes: Sequence[Hashable], answers: Sequence[Hashable]) -
     rows = tuple(sum(r) for r in table)
     cols = tuple(sum(r[j] for r in table) for j in range(len(table[0]))) if table else ()
     return _alignment_p(tuple(sorted(rows)), tuple(sorted(cols)), alignment_statistic(table))
+
+
+def alignment_p_from_margins(rows: tuple[int, ...], cols: tuple[int, ...], observed: int) -> float:
+    """`route_alignment_p` from the table's margins (rounds per route, per answer) and its S."""
+    return _alignment_p(tuple(sorted(rows)), tuple(sorted(cols)), observed)
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (q-values), in the input order.
+
+    q_(i) = min over j >= i of p_(j) m / j, capped at 1, for the p-values sorted ascending; calling
+    every test with q <= Q discoveries keeps the expected share of false ones at most Q (for
+    independent or positively dependent tests).
+    """
+    m = len(p_values)
+    if m == 0:
+        return []
+    p = np.asarray(p_values, dtype=np.float64)
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * m / np.arange(1, m + 1)
+    adjusted = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    out = np.empty(m, dtype=np.float64)
+    out[order] = adjusted
+    return out.tolist()
 
 
 @lru_cache(maxsize=4096)

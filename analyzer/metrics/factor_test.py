@@ -1,0 +1,100 @@
+"""One task's test of "the answers follow a route factor", tolerant of noise within a route.
+
+For each factor that takes more than one value over the task's rounds, the statistic is S, the
+rounds whose answer is the most common one of their factor level (`stats.alignment_statistic`), and
+its exact permutation p-value (`stats.route_alignment_p`: under "this factor does not matter" every
+relabelling of the answers over the rounds is equally likely). S does not need one answer per
+level: a level that mostly gives one answer still counts, so a route effect with model noise on top
+is seen. The task's p-value is the smallest factor p-value times the number of distinct partitions
+of the rounds the varying factors make (Bonferroni within the task; two factors that split the
+rounds the same way, such as a key and a base URL rotated together, are one test and are named
+together). Tasks are then held to a false discovery rate (`stats.benjamini_hochberg`).
+
+The result depends only on the pattern of levels and answers, so it is cached on that pattern:
+thousands of tasks with the same shape cost one computation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from functools import lru_cache
+from typing import NamedTuple
+
+from analyzer.metrics.stats import ALPHA, alignment_p_from_margins, contingency, route_alignment_p
+
+
+class FactorTest(NamedTuple):
+    """What one task's rounds say about its route factors."""
+
+    p_value: float
+    """The task's p-value: the best factor's, times the distinct partitions tested (1 when none varies)."""
+    factors: tuple[str, ...]
+    """The factor(s) with the best p-value (several when they split the rounds alike); empty: none varies."""
+    explains: bool
+    """Every level of the best factor gave one answer (no noise within it)."""
+    split_within_route: bool
+    """Two answers differ on rounds whose factors are all alike (one route): the model varied there."""
+    powered: bool
+    """A factor varies and, had each of its levels given an answer of its own, the task's p-value would
+    reach ALPHA: the test could have seen a route effect. True also when no factor varies (nothing
+    of the recorded route changed, so a split is the model's)."""
+    varying: int
+    """Distinct partitions of the rounds made by the varying factors (the within-task correction)."""
+
+
+def factor_test(
+    answers: Sequence[Hashable], levels: Sequence[Sequence[Hashable]], names: Sequence[str]
+) -> FactorTest:
+    """The test of one task from its answered rounds (a pure function).
+
+    Args:
+        answers: The answer cluster of each round.
+        levels: Per factor, the level of each round (one sequence per name).
+        names: The factor names, one per sequence in `levels`.
+    """
+    answer_pattern = _pattern(answers)
+    patterns = tuple(_pattern(col) for col in levels)
+    return _cached(answer_pattern, patterns, tuple(names))
+
+
+def _pattern(values: Sequence[Hashable]) -> tuple[int, ...]:
+    """Values relabelled 0, 1, ... by first appearance (the test depends on nothing else)."""
+    seen: dict[Hashable, int] = {}
+    return tuple(seen.setdefault(v, len(seen)) for v in values)
+
+
+@lru_cache(maxsize=65536)
+def _cached(
+    answers: tuple[int, ...], patterns: tuple[tuple[int, ...], ...], names: tuple[str, ...]
+) -> FactorTest:
+    whole = _pattern(list(zip(*patterns, strict=True))) if patterns else tuple(0 for _ in answers)
+    split = _split(whole, answers)
+    distinct: dict[tuple[int, ...], list[str]] = {}
+    for name, pat in zip(names, patterns, strict=True):
+        if len(set(pat)) > 1:
+            distinct.setdefault(pat, []).append(name)
+    if not distinct or len(set(answers)) < 2:
+        return FactorTest(1.0, (), False, split, True, 0)
+    m = len(distinct)
+    tested = [(route_alignment_p(pat, answers), pat, tuple(ns)) for pat, ns in distinct.items()]
+    p, pat, best = min(tested, key=lambda t: t[0])
+    explains = not _split(pat, answers)
+    powered = min(_best_case(tuple(sorted(_sizes(q)))) for q in distinct) * m <= ALPHA
+    return FactorTest(min(1.0, p * m), best, explains, split, powered, m)
+
+
+def _split(groups: tuple[int, ...], answers: tuple[int, ...]) -> bool:
+    """Whether some group's rounds gave more than one answer."""
+    first: dict[int, int] = {}
+    return any(first.setdefault(g, a) != a for g, a in zip(groups, answers, strict=True))
+
+
+def _sizes(pattern: tuple[int, ...]) -> list[int]:
+    table = contingency(pattern, pattern)
+    return [sum(row) for row in table]
+
+
+@lru_cache(maxsize=4096)
+def _best_case(rows: tuple[int, ...]) -> float:
+    """The p-value if every level had given an answer of its own (the smallest these levels allow)."""
+    return alignment_p_from_margins(rows, rows, sum(rows))
