@@ -172,8 +172,8 @@ def test_a_task_missing_route_records_is_set_apart_not_called_clean() -> None:
     assert route.inconsistent_unknown == ["2"]
     assert route.unrecorded_results == 1
     assert route.verdict.endswith(
-        "Of 2 inconsistent tasks, 1 differs within one route (the model varies: the log shows it) "
-        "and 1 cannot be told apart from this log alone (a re-run on a pinned route can)."
+        "Of 2 inconsistent tasks, 1 varies within one route, no factor explaining it (model) "
+        "and 1 records no route (unmeasured)."
     )
     assert "1 result did not record a key or base URL." in route.verdict
 
