@@ -1,11 +1,11 @@
 """One task's test of "the answers follow a route factor", tolerant of noise within a route.
 
-For each factor that takes more than one value over the task's rounds, the statistic is S, the
-rounds whose answer is the most common one of their factor level (`stats.alignment_statistic`), and
-its exact permutation p-value (`stats.route_alignment_p`: under "this factor does not matter" every
-relabelling of the answers over the rounds is equally likely). S does not need one answer per
-level: a level that mostly gives one answer still counts, so a route effect with model noise on top
-is seen. The task's p-value is the smallest factor p-value times the number of distinct partitions
+For each factor that takes more than one value over the task's rounds, the test is the exact
+permutation test of the likelihood-ratio statistic of the factor x answer table
+(`stats.association_p`: under "this factor does not matter" every relabelling of the answers over
+the rounds is equally likely). It does not need one answer per level: a level that mostly gives one
+answer, or gives its answers in other shares, still counts, so a route effect with model noise on
+top is seen. The task's p-value is the smallest factor p-value times the number of distinct partitions
 of the rounds the varying factors make (Bonferroni within the task; two factors that split the
 rounds the same way, such as a key and a base URL rotated together, are one test and are named
 together). Tasks are then held to a false discovery rate (`stats.benjamini_hochberg`).
@@ -20,7 +20,7 @@ from collections.abc import Hashable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from analyzer.metrics.stats import ALPHA, alignment_p_from_margins, contingency, route_alignment_p
+from analyzer.metrics.stats import ALPHA, association_p, contingency
 
 
 class FactorTest(NamedTuple):
@@ -76,7 +76,7 @@ def _cached(
     if not distinct or len(set(answers)) < 2:
         return FactorTest(1.0, (), False, split, True, 0)
     m = len(distinct)
-    tested = [(route_alignment_p(pat, answers), pat, tuple(ns)) for pat, ns in distinct.items()]
+    tested = [(association_p(pat, answers), pat, tuple(ns)) for pat, ns in distinct.items()]
     p, pat, best = min(tested, key=lambda t: t[0])
     explains = not _split(pat, answers)
     powered = min(_best_case(tuple(sorted(_sizes(q)))) for q in distinct) * m <= ALPHA
@@ -96,5 +96,6 @@ def _sizes(pattern: tuple[int, ...]) -> list[int]:
 
 @lru_cache(maxsize=4096)
 def _best_case(rows: tuple[int, ...]) -> float:
-    """The p-value if every level had given an answer of its own (the smallest these levels allow)."""
-    return alignment_p_from_margins(rows, rows, sum(rows))
+    """The p-value if every level had given an answer of its own."""
+    pattern = [i for i, m in enumerate(rows) for _ in range(m)]
+    return association_p(pattern, pattern)

@@ -9,6 +9,7 @@ from fake_keys import FAKE_KEY, SESSION_KEY
 
 from analyzer.analysis import analyze
 from analyzer.log.model import RunLog
+from analyzer.metrics.stats import chance_agreement
 from analyzer.safety.keys import key_fingerprint
 from analyzer.verdicts.before_after import (
     before_after_lines,
@@ -34,36 +35,52 @@ def _log(answers: dict[str, str], keys: str) -> RunLog:
     return RunLog.model_validate({"format": "altk-runs/2", "runs": runs})
 
 
-# by-key: each key its own answer (route, p = 0.1); noise: key A disagrees with itself (model);
-# steady: always x
+# by-key: each key its own answer (p = 0.1 alone); noise: key A disagrees with itself; steady: always x
 PARENT = _log({"by-key": "xyxyx", "noise": "xyyxx", "steady": "xxxxx"}, "ABABA")
 
 
 def test_rounds_to_decide_and_the_default() -> None:
     needed = rounds_to_decide(analyze(PARENT), ["by-key", "noise", "steady"])
-    # by-key: 3 agreeing rounds (1 / C(8,2) = 0.036, see test_stats); noise: the parent already proves
-    # model noise, no re-run can make it `route`; steady: nothing to decide
-    assert needed == {"by-key": 3, "noise": None, "steady": None}
+    # k agreeing rounds on a new route, tested with the key and the re-run as two partitions.
+    # by-key: 2 / C(5 + k, 2) <= 0.05 at k = 5. noise (the parent split within key A): its two y's
+    # sit in the parent in 10 of C(5 + k, 2) placements, 2 x 10 / C(5 + k, 2) <= 0.05 at k = 24.
+    assert needed == {"by-key": 5, "noise": 24, "steady": None}
+    assert default_rounds(needed) == 24
     assert default_rounds({"a": 3, "b": None}) == 3
     assert default_rounds({"a": None}) == 30
 
 
-def test_before_after_carries_chance_and_the_headline_counts_it() -> None:
-    after = _log({"by-key": "xxx", "noise": "xxx", "steady": "xxx"}, "AAA")
+def test_before_after_carries_chance_q_values_and_the_headline_counts_every_inconsistent_task() -> None:
+    after = _log({"by-key": "x" * 10, "noise": "x" * 10, "steady": "x" * 10}, "A" * 10)
     frame = compare_before_after(PARENT, after, ["by-key", "noise", "steady"]).set_index("task_id")
-    assert frame.loc["by-key", "verdict"] == "route"
-    # on key A's own route again: A(6) x vs B(2) y -> 1 / C(8,2) = 1/28
-    assert frame.loc["by-key", "p_value"] == pytest.approx(1 / 28)
-    assert frame.loc["by-key", "chance_p"] == pytest.approx(126 / 336)  # 3 rounds, 3/2 parent
-    assert frame.loc["by-key", "rounds_needed"] == 3
-    assert frame.loc["noise", "verdict"] == "model"  # the parent disagreed within key A
+    # by-key on key A's own route again: A(13) x vs B(2) y -> 1 / C(15,2); key and re-run partitions
+    assert frame.loc["by-key", "p_value"] == pytest.approx(2 / 105)
+    # noise: best is the re-run partition, its y's both in the parent: 10 / 105, times 2
+    assert frame.loc["noise", "p_value"] == pytest.approx(20 / 105)
+    # Benjamini-Hochberg over the 2 tested tasks: q = min(2/105 x 2 / 1, 20/105 x 2 / 2)
+    assert frame.loc["by-key", "q_value"] == pytest.approx(4 / 105)
+    assert frame.loc["noise", "q_value"] == pytest.approx(20 / 105)
+    assert (frame.loc["by-key", "verdict"], frame.loc["by-key", "factor"]) == ("route", "key")
+    assert frame.loc["noise", "verdict"] == "inconclusive" and frame.loc["noise", "rounds_needed"] == 24
     assert frame.loc["steady", "verdict"] == "stable"
+    chance = chance_agreement([3, 2], 10)
+    assert frame.loc["by-key", "chance_p"] == pytest.approx(chance)
     headline = chance_headline(frame.reset_index())
-    # 2 inconsistent tasks turned consistent; by chance alone 0.375 + 0.375 = 0.75 of them would have
     assert headline.startswith("2 of 2 inconsistent tasks turned consistent on the pinned route; by chance")
-    assert "by chance alone about 0.8 would have" in headline
-    assert "1 route (one answer per route, beyond chance at 5 %), 1 model, 0 inconclusive" in headline
+    assert f"by chance alone about {2 * chance:.1f} would have" in headline
+    assert (
+        "1 route and 0 both (a route factor beyond chance, false discovery rate 5 %), 0 model, 1 inconclusive"
+        in headline
+    )
     assert headline in before_after_lines(frame.reset_index())
+
+
+def test_the_chance_headline_counts_tasks_that_did_not_agree_too() -> None:
+    after = _log({"by-key": "xyxyx", "noise": "xxxxx"}, "AAAAA")
+    frame = compare_before_after(PARENT, after, ["by-key", "noise"])
+    assert frame["chance_p"].notna().all()
+    expected = 2 * chance_agreement([3, 2], 5)
+    assert f"by chance alone about {expected:.1f} would have" in chance_headline(frame)
 
 
 def test_two_agreeing_rounds_on_a_new_route_are_inconclusive() -> None:
@@ -74,7 +91,7 @@ def test_two_agreeing_rounds_on_a_new_route_are_inconclusive() -> None:
             result.route.base_url = other  # type: ignore[union-attr]
     frame = compare_before_after(PARENT, after, ["by-key"])
     row = frame.iloc[0]
-    assert row["verdict"] == "inconclusive" and row["rounds_needed"] == 3
-    assert "3 agreeing rounds would decide" in row["reason"]
+    assert row["verdict"] == "inconclusive" and row["rounds_needed"] == 5
+    assert "5 agreeing rounds would decide" in row["reason"]
     lines = before_after_lines(frame)
     assert any(line.startswith("  by-key: 2 rounds agree") for line in lines)
