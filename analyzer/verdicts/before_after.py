@@ -28,6 +28,7 @@ __all__ = [
     "chance_headline",
     "compare_before_after",
     "compare_files",
+    "decisive_rounds",
     "default_rounds",
     "rounds_to_decide",
     "tasks_with",
@@ -100,6 +101,12 @@ def rounds_to_decide(parent: Analysis, ids: Sequence[str], cap: int = ROUNDS_CAP
         need = rounds_to_decide_rounds(before.get(str(task), []))
         out[str(task)] = need if need is not None and need <= cap else None
     return out
+
+
+def decisive_rounds(log: RunLog, ids: Sequence[str], key: AnswerKey = "exact") -> int:
+    """The rounds a re-run of `ids` should run by default, the CLI's and the dashboard's one rule:
+    `default_rounds` of `rounds_to_decide` over the parent's analysis."""
+    return default_rounds(rounds_to_decide(analyze(log, key), ids))
 
 
 def default_rounds(needed: dict[str, int | None], cap: int = ROUNDS_CAP) -> int:
