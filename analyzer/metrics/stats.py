@@ -505,23 +505,77 @@ def _paired_score_interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return max(-1.0, d - below), min(1.0, d + above)
 
 
-def mcnemar_tasks_needed(b: int, c: int, n: int, z_alpha: float = 1.96, z_power: float = 0.84) -> int | None:
-    """Paired tasks the McNemar test needs to detect a difference of the observed size (5 %, 80 % power).
+TASKS_CAP = 5000
+"""`mcnemar_tasks_needed` computes exact power up to this many tasks; beyond it says "more"."""
 
-    Connor's (1987) formula with the observed discordant share p_d = (b + c) / n and difference
-    delta = (c - b) / n: N = (z_alpha sqrt(p_d) + z_power sqrt(p_d - delta^2))^2 / delta^2.
-    None when there is no difference (b = c) to resolve.
+
+def mcnemar_tasks_needed(b: int, c: int, n: int, alpha: float = ALPHA, power: float = 0.8) -> int | None:
+    """The smallest number of paired tasks at which the exact McNemar test reaches `alpha` with
+    probability `power`, for a difference like the one observed.
+
+    The alternative is the observed one: each task is discordant with probability p_d = (b + c) / n,
+    and a discordant task flips the majority way with probability pi = max(b, c) / (b + c). With N
+    tasks, D ~ Binomial(N, p_d) are discordant and the larger side B ~ Binomial(D, pi); the test
+    rejects when `mcnemar_exact(B, D - B)` <= alpha, and power(N) = sum_D P(D) P(reject | D), exact.
+    When every discordant task flips one way (pi = 1) the test needs at least 6 discordant tasks
+    (2 / 2^6 = 0.031; 5 give 0.0625), so N is the smallest with P(D >= 6) >= power.
+    None when there is no difference (b = c) or when more than `TASKS_CAP` tasks would be needed.
 
     Args:
         b: Tasks that flip one way.
         c: Tasks that flip the other way.
         n: Paired tasks observed.
-        z_alpha: Normal quantile of the two-sided level (1.96 for 5 %).
-        z_power: Normal quantile of the power (0.84 for 80 %).
+        alpha: The test's level.
+        power: The chance of reaching it.
     """
     if n <= 0 or b == c:
         return None
-    discordant = (b + c) / n
-    delta = (c - b) / n
-    root = z_alpha * math.sqrt(discordant) + z_power * math.sqrt(max(discordant - delta**2, 0.0))
-    return max(2, math.ceil(root**2 / delta**2))
+    p_d, pi = (b + c) / n, max(b, c) / (b + c)
+    low, high = 2, 8
+    while _mcnemar_power(high, p_d, reject := _reject_given_discordant(pi, alpha, high)) < power:
+        if high >= TASKS_CAP:
+            return None
+        low, high = high, min(TASKS_CAP, high * 2)
+    while low < high:  # power rises with N (up to the test's discreteness): the first N that reaches it
+        mid = (low + high) // 2
+        if _mcnemar_power(mid, p_d, reject) >= power:
+            high = mid
+        else:
+            low = mid + 1
+    return high
+
+
+def _binomial_log_pmf(n: int, p: float) -> np.ndarray:
+    k = np.arange(n + 1, dtype=np.float64)
+    log_comb = np.array([math.lgamma(n + 1)]) - _LGAMMA[: n + 1] - _LGAMMA[n::-1][: n + 1]
+    with np.errstate(divide="ignore"):
+        return log_comb + k * np.log(p) + (n - k) * np.log1p(-p) if 0 < p < 1 else np.where(
+            k == (n if p >= 1 else 0), 0.0, -np.inf
+        )
+
+
+def _mcnemar_power(tasks: int, p_d: float, reject: np.ndarray) -> float:
+    return float(np.exp(_binomial_log_pmf(tasks, p_d)) @ reject[: tasks + 1])
+
+
+@lru_cache(maxsize=256)
+def _reject_given_discordant(pi: float, alpha: float, cap: int) -> np.ndarray:
+    """P(the exact McNemar test rejects | D discordant), D = 0..cap, each flipping the larger way w.p. pi."""
+    out = np.zeros(cap + 1, dtype=np.float64)
+    for d in range(6, cap + 1):
+        m = _mcnemar_critical(d, alpha)
+        if m < 0:
+            continue
+        pmf = np.exp(_binomial_log_pmf(d, pi))
+        out[d] = float(pmf[: m + 1].sum() + pmf[d - m :].sum())
+    return out
+
+
+@lru_cache(maxsize=None)
+def _mcnemar_critical(d: int, alpha: float) -> int:
+    """The largest m with mcnemar_exact(m, d - m) <= alpha (-1 when none)."""
+    tail = 2.0 * np.cumsum(np.exp(_binomial_log_pmf(d, 0.5)))
+    return int(np.searchsorted(tail, alpha * (1 + 1e-12), side="right")) - 1
+
+
+_LGAMMA = np.array([math.lgamma(k + 1) for k in range(TASKS_CAP + 2)], dtype=np.float64)
