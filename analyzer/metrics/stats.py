@@ -549,8 +549,10 @@ def _binomial_log_pmf(n: int, p: float) -> np.ndarray:
     k = np.arange(n + 1, dtype=np.float64)
     log_comb = np.array([math.lgamma(n + 1)]) - _LGAMMA[: n + 1] - _LGAMMA[n::-1][: n + 1]
     with np.errstate(divide="ignore"):
-        return log_comb + k * np.log(p) + (n - k) * np.log1p(-p) if 0 < p < 1 else np.where(
-            k == (n if p >= 1 else 0), 0.0, -np.inf
+        return (
+            log_comb + k * np.log(p) + (n - k) * np.log1p(-p)
+            if 0 < p < 1
+            else np.where(k == (n if p >= 1 else 0), 0.0, -np.inf)
         )
 
 
@@ -571,7 +573,7 @@ def _reject_given_discordant(pi: float, alpha: float, cap: int) -> np.ndarray:
     return out
 
 
-@lru_cache(maxsize=None)
+@cache
 def _mcnemar_critical(d: int, alpha: float) -> int:
     """The largest m with mcnemar_exact(m, d - m) <= alpha (-1 when none)."""
     tail = 2.0 * np.cumsum(np.exp(_binomial_log_pmf(d, 0.5)))
