@@ -243,3 +243,27 @@ def test_paired_difference_without_any_change_is_not_a_point() -> None:
     same = np.zeros(6)
     assert paired_difference_ci(same, same) == (0.0, 0.0)  # the bootstrap alone: a false certainty
     assert paired_difference_ci(same, same, upper=100.0) == pytest.approx((-39.0334, 39.0334), abs=1e-3)
+
+
+def test_exact_share_interval_by_hand() -> None:
+    from analyzer.metrics.stats import exact_share_interval
+
+    # 0 of 5: high = 1 - 0.025^(1/5); 5 of 5 mirrors it
+    assert exact_share_interval(0, 5) == pytest.approx((0.0, 1 - 0.025 ** (1 / 5)))
+    assert exact_share_interval(5, 5) == pytest.approx((0.025 ** (1 / 5), 1.0))
+    # 1 of 2: low solves 1 - (1 - p)^2 = 0.025, high solves 1 - p^2 = 0.025
+    assert exact_share_interval(1, 2) == pytest.approx((1 - math.sqrt(0.975), math.sqrt(0.975)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 10, 15, 20, 30, 50])
+def test_exact_share_interval_keeps_its_coverage_at_every_share(n: int) -> None:
+    """Exact coverage: sum over k of P(Binomial(n, p) = k) [low_k <= p <= high_k] >= 0.95, over a
+    grid of true shares that reaches into the corners (where the Wilson interval fell to 84 %)."""
+    from analyzer.metrics.stats import exact_share_interval
+
+    bounds = [exact_share_interval(k, n) for k in range(n + 1)]
+    shares = np.concatenate([np.linspace(0.0005, 0.9995, 400), [0.001, 0.01, 0.02, 0.98, 0.99, 0.999]])
+    for p in shares:
+        pmf = [math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+        covered = sum(w for w, (lo, hi) in zip(pmf, bounds, strict=True) if lo <= p <= hi)
+        assert covered >= 0.95 - 1e-9, (n, p, covered)
