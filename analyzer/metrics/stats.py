@@ -486,7 +486,8 @@ def bounded_mean_intervals(
     """Intervals of column means of per-task values in [0, upper] that never claim more than n tasks allow.
 
     Per column: all values 0 or upper (a share of tasks) -> the exact (Clopper-Pearson) interval of
-    the share, scaled by upper; otherwise the wider bounds of the seeded bootstrap interval and the Wilson interval of
+    the share, scaled by upper; otherwise the wider bounds of the seeded bootstrap interval and the
+    Wilson interval of
     the mean (mean / upper with n = tasks), scaled by upper. A column with upper 0 is identically 0.
 
     Args:
