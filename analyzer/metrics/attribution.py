@@ -9,7 +9,8 @@ discovery rate of `stats.FDR_Q` by Benjamini-Hochberg. The cause:
 - `route`: a factor passes and each of its levels gave one answer (named, with p and q);
 - `both`: a factor passes and the answers also vary within one of its levels;
 - `model`: none passes, the answers differ within one route (every factor alike), and the test had
-  the power to see a factor (`FactorTest.powered`), or no factor varied at all;
+  the power to see a factor (`FactorTest.best_case` <= q: a factor whose every level gave its own
+  answer would have passed), or no factor varied at all;
 - `inconclusive`: none passes and the rounds could not have shown it; `rounds_needed` says how many
   agreeing rounds on a pinned route would decide;
 - `unmeasured`: fewer than two answered rounds record a key or base URL, or the answers differ only
@@ -26,10 +27,10 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
-from analyzer.metrics.factor_test import FactorTest, factor_test
+from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
 from analyzer.metrics.grouping import tuple_codes
 from analyzer.metrics.route_factors import FACTORS, factor_columns
-from analyzer.metrics.stats import ALPHA, FDR_Q, ROUNDS_CAP, benjamini_hochberg
+from analyzer.metrics.stats import FDR_Q, RERUN_FDR_Q, ROUNDS_CAP, benjamini_hochberg, reaches
 
 Cause = Literal["route", "both", "model", "inconclusive", "unmeasured"]
 """What a task's inconsistency is put down to."""
@@ -120,9 +121,9 @@ def decide(finding: Finding, q: float | None) -> tuple[Cause, int | None]:
     test = finding.test
     if test is None or q is None:
         return "unmeasured", None
-    if q <= FDR_Q:
+    if reaches(q, FDR_Q):
         return ("route" if test.explains else "both"), None
-    if test.split_within_route and test.powered:
+    if test.split_within_route and reaches(test.best_case, FDR_Q):
         return "model", None
     return "inconclusive", None
 
@@ -170,7 +171,7 @@ def finished(task: str, finding: Finding, q: float | None, rounds: Sequence[Roun
         factor=factor,
         p_value=None if test is None else test.p_value,
         q_value=q,
-        passes=q is not None and q <= FDR_Q,
+        passes=q is not None and reaches(q, FDR_Q),
         rounds_needed=need,
         evidence=_sentence(cause, finding, q, factor, need),
     )
@@ -203,7 +204,8 @@ def _sentence(cause: Cause, finding: Finding, q: float | None, factor: str | Non
 
 def rounds_to_decide_rounds(rounds: Sequence[Round]) -> int | None:
     """Agreeing rounds on a new pinned route (giving the most common answer, the least telling) at
-    which the task's factor test, with the re-run as a factor of its own, would reach ALPHA; None past
+    which the task's factor test, with the re-run as a factor of its own, would reach `RERUN_FDR_Q`
+    (the level the re-run's verdict is held to); None past
     `ROUNDS_CAP` or with one answer. Rounds with no route recorded count as one route of their own."""
     known = [r for r in rounds if r.route is not None]
     if len({r.answer for r in rounds}) < 2:
@@ -232,8 +234,9 @@ def _rounds_needed(
     for k in range(2, ROUNDS_CAP + 1):
         cols = [[*col, *[new] * k] for col in levels]
         run = [*[0] * len(answers), *[1] * k]
-        test = factor_test([*answers, *[majority] * k], [*cols, run], [*names, "re-run"])
-        if test.p_value <= ALPHA:
+        combined = [*answers, *[majority] * k]
+        test = factor_test(combined, [*cols, run], [*names, "re-run"])
+        if reaches(selection_adjusted(test.p_value, combined, len(answers)), RERUN_FDR_Q):
             return k
     return None
 

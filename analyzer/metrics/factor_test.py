@@ -16,11 +16,13 @@ thousands of tasks with the same shape cost one computation.
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from collections.abc import Hashable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from analyzer.metrics.stats import ALPHA, association_p, contingency
+from analyzer.metrics.stats import association_p, contingency
 
 
 class FactorTest(NamedTuple):
@@ -34,9 +36,9 @@ class FactorTest(NamedTuple):
     """Every level of the best factor gave one answer (no noise within it)."""
     split_within_route: bool
     """Two answers differ on rounds whose factors are all alike (one route): the model varied there."""
-    powered: bool
-    """A factor varies and, had each of its levels given an answer of its own, the task's p-value would
-    reach ALPHA: the test could have seen a route effect. True also when no factor varies (nothing
+    best_case: float
+    """The task's p-value had each level of its best-placed factor given an answer of its own (times
+    the partitions): the smallest a route effect could have shown. 0 when no factor varies (nothing
     of the recorded route changed, so a split is the model's)."""
     varying: int
     """Distinct partitions of the rounds made by the varying factors (the within-task correction)."""
@@ -57,6 +59,25 @@ def factor_test(
     return _cached(answer_pattern, patterns, tuple(names))
 
 
+def selection_adjusted(p_value: float, answers: Sequence[Hashable], parent_rounds: int) -> float:
+    """The p-value of a test over a parent's rounds and its re-run's, given that the parent was re-run
+    because it was inconsistent: p / P(S), capped at 1.
+
+    A re-run is chosen after the parent gave two answers, so its rounds are more varied than a fresh
+    sample's and a permutation test that mixes them with the re-run's overstates the evidence
+    (regression to the mean looks like "the re-run changed something"). Conditioning on S, "the
+    parent's rounds hold two answers or more", gives P(T >= t | S) <= P(T >= t) / P(S), where under
+    relabelling P(S) = 1 - sum_a C(n_a, m) / C(n, m) (m parent rounds of n, n_a rounds of answer a).
+    """
+    n, m = len(answers), parent_rounds
+    if m < 2 or m >= n:
+        return p_value
+    counts = Counter(answers).values()
+    all_alike = sum(math.comb(c, m) for c in counts) / math.comb(n, m)
+    chosen = 1.0 - all_alike
+    return 1.0 if chosen <= 0 else min(1.0, p_value / chosen)
+
+
 def _pattern(values: Sequence[Hashable]) -> tuple[int, ...]:
     """Values relabelled 0, 1, ... by first appearance (the test depends on nothing else)."""
     seen: dict[Hashable, int] = {}
@@ -74,13 +95,13 @@ def _cached(
         if len(set(pat)) > 1:
             distinct.setdefault(pat, []).append(name)
     if not distinct or len(set(answers)) < 2:
-        return FactorTest(1.0, (), False, split, True, 0)
+        return FactorTest(1.0, (), False, split, 0.0, 0)
     m = len(distinct)
     tested = [(association_p(pat, answers), pat, tuple(ns)) for pat, ns in distinct.items()]
     p, pat, best = min(tested, key=lambda t: t[0])
     explains = not _split(pat, answers)
-    powered = min(_best_case(tuple(sorted(_sizes(q)))) for q in distinct) * m <= ALPHA
-    return FactorTest(min(1.0, p * m), best, explains, split, powered, m)
+    best_case = min(1.0, min(_best_case(tuple(sorted(_sizes(q)))) for q in distinct) * m)
+    return FactorTest(min(1.0, p * m), best, explains, split, best_case, m)
 
 
 def _split(groups: tuple[int, ...], answers: tuple[int, ...]) -> bool:

@@ -53,7 +53,11 @@ import numpy as np
 ALPHA = 0.05
 """Significance level of every verdict."""
 FDR_Q = 0.05
-"""False discovery rate every route call over a log's tasks is held to (Benjamini-Hochberg)."""
+"""False discovery rate the log attribution's route calls are held to (Benjamini-Hochberg over tasks)."""
+RERUN_FDR_Q = 0.02
+"""False discovery rate a re-run's route calls are held to. Stricter: it is the verdict a team acts
+on, and where most tasks really are route-caused, Benjamini-Hochberg lets a pure-noise task through
+with a chance close to q itself; 0.02 keeps that under 2 %."""
 JEFFREYS = 0.5
 """Dirichlet concentration per answer seen (Jeffreys prior)."""
 Z95 = 1.959963984540054
@@ -114,6 +118,11 @@ def route_alignment_p(routes: Sequence[Hashable], answers: Sequence[Hashable]) -
     rows = tuple(sum(r) for r in table)
     cols = tuple(sum(r[j] for r in table) for j in range(len(table[0]))) if table else ()
     return _alignment_p(tuple(sorted(rows)), tuple(sorted(cols)), alignment_statistic(table))
+
+
+def reaches(p_value: float, level: float) -> bool:
+    """p <= level, with room for rounding (a p-value that is the level exactly reaches it)."""
+    return p_value <= level * (1 + 1e-9)
 
 
 def association_statistic(table: Sequence[Sequence[int]]) -> float:

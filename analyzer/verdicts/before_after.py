@@ -36,7 +36,7 @@ __all__ = [
 
 VERDICT_TEXT: dict[Verdict, str] = {
     "route": "consistent on the pinned route, and the answers follow a route factor beyond chance "
-    "(false discovery rate 5 %): the route was the likely cause",
+    "(false discovery rate 2 %): the route was the likely cause",
     "both": "the answers follow a route factor beyond chance and still vary on the pinned route: both are",
     "model": "still inconsistent on the pinned route, and no route factor explains it: the model is",
     "inconclusive": "consistent on the pinned route, but not beyond chance: more rounds would decide",
@@ -78,7 +78,7 @@ def compare_before_after(
 
 def task_verdicts(parent: Analysis, new: Analysis, ids: Sequence[str]) -> list[TaskVerdict]:
     """The verdict of every task id, from the two analyses' answered rounds (with their factors), the
-    tested tasks' p-values held to a false discovery rate of 5 % (Benjamini-Hochberg)."""
+    tested tasks' p-values held to a false discovery rate of 2 % (`stats.RERUN_FDR_Q`, Benjamini-Hochberg)."""
     wanted = {str(t) for t in ids}
     before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
     after = portable_routes(*answered_rounds(new.results, new.attempts, wanted))
@@ -89,7 +89,7 @@ def task_verdicts(parent: Analysis, new: Analysis, ids: Sequence[str]) -> list[T
 
 
 def rounds_to_decide(parent: Analysis, ids: Sequence[str], cap: int = ROUNDS_CAP) -> dict[str, int | None]:
-    """Per task: agreeing rounds on a pinned route that would make its verdict `route` at 5 %
+    """Per task: agreeing rounds on a pinned route that would make its verdict `route` at 2 %
     (`attribution.rounds_to_decide_rounds`: the re-run's test, parent and re-run together, the new
     rounds giving the parent's most common answer); None when the task was consistent or when more
     than `cap` would be needed. A parent split within one route is no exception: a pinned re-run that
@@ -131,7 +131,7 @@ def chance_headline(frame: pd.DataFrame) -> str:
     return (
         f"{int(turned.sum())} of {int(was.sum())} inconsistent tasks turned consistent on the pinned route; "
         f"by chance alone about {expected:.1f} would have. Verdicts: {int(counts.get('route', 0))} route "
-        f"and {int(counts.get('both', 0))} both (a route factor beyond chance, false discovery rate 5 %), "
+        f"and {int(counts.get('both', 0))} both (a route factor beyond chance, false discovery rate 2 %), "
         f"{int(counts.get('model', 0))} model, {int(counts.get('inconclusive', 0))} inconclusive."
     )
 

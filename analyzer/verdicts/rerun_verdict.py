@@ -7,8 +7,11 @@ test per factor, Bonferroni over the distinct partitions). Under "nothing about 
 every round is exchangeable, whichever log it is in, so the parent's split by route and the re-run's
 agreement both count, as strongly as their rounds allow; and a parent that disagreed within one
 recorded route can be overturned by a pinned re-run that agrees beyond chance (the `re-run` factor:
-what the pinning removed, retries for one, was not recorded in the parent). Tasks of one re-run are
-held to a false discovery rate of 5 % (Benjamini-Hochberg, `before_after`).
+what the pinning removed, retries for one, was not recorded in the parent). The parent was re-run
+because it disagreed, which makes its rounds look more varied than a fresh sample's; the p-value is
+divided by the chance of that selection (`factor_test.selection_adjusted`), which keeps it valid.
+Tasks of one re-run are held to a false discovery rate of 2 % (`stats.RERUN_FDR_Q`,
+Benjamini-Hochberg in `before_after`).
 
 - `route`: the test passes and the re-run agrees on its pinned route;
 - `both`: the test passes and the re-run's answers still vary on the pinned route;
@@ -34,9 +37,9 @@ from collections.abc import Hashable, Sequence
 from typing import Literal, NamedTuple
 
 from analyzer.metrics.attribution import Round, rounds_to_decide_rounds
-from analyzer.metrics.factor_test import FactorTest, factor_test
+from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
 from analyzer.metrics.route_factors import FACTORS
-from analyzer.metrics.stats import ALPHA, ROUNDS_CAP, chance_agreement
+from analyzer.metrics.stats import RERUN_FDR_Q, ROUNDS_CAP, chance_agreement, reaches
 
 Verdict = Literal["route", "both", "model", "inconclusive", "stable", "regressed", "unmeasured"]
 """What a task's before/after says about the cause of its inconsistency."""
@@ -76,7 +79,7 @@ class Evidence(NamedTuple):
 
 
 def rerun_verdict(parent: Sequence[Round], rerun: Sequence[Round]) -> TaskVerdict:
-    """The verdict of one task from its answered rounds before and after, held to ALPHA alone."""
+    """The verdict of one task from its answered rounds before and after, held to `RERUN_FDR_Q` alone."""
     evidence = rerun_evidence(parent, rerun)
     return settle(evidence, None if evidence.test is None else evidence.test.p_value)
 
@@ -100,7 +103,9 @@ def rerun_evidence(parent: Sequence[Round], rerun: Sequence[Round]) -> Evidence:
     chance = chance_agreement(counts, len(pinned))
     rounds = [*parent, *rerun]
     levels, names = _levels(parent, rerun)
-    test = factor_test([r.answer for r in rounds], levels, names)
+    answers = [r.answer for r in rounds]
+    test = factor_test(answers, levels, names)
+    test = test._replace(p_value=selection_adjusted(test.p_value, answers, len(parent)))
     need = rounds_to_decide_rounds(list(parent)) if agreed else None
     return Evidence(None, test, agreed, len(pinned), spilled, chance, need)
 
@@ -117,11 +122,11 @@ def settle(e: Evidence, q: float | None) -> TaskVerdict:
         return TaskVerdict(verdict, e.chance, test.p_value, need, reason + left_out, factor, q)
 
     if not e.agreed:
-        if q <= ALPHA:
+        if reaches(q, RERUN_FDR_Q):
             return made("both", f"answers follow the {factor} ({odds}) and still vary on the pinned route")
         return made("model", f"still inconsistent on the pinned route; no route factor explains it ({odds})")
     head = f"{e.pinned} rounds agree on the pinned route (alone, by chance {e.chance:.0%} of the time)"
-    if q <= ALPHA:
+    if reaches(q, RERUN_FDR_Q):
         return made("route", f"{head}; answers follow the {factor}, {odds}")
     decide = (
         f"{e.need} agreeing rounds would decide"

@@ -97,8 +97,9 @@ def test_five_rounds_over_two_keys_cannot_call_route_and_say_what_would_decide()
         item = causes[t]
         assert item.cause == "inconclusive" and item.p_value == pytest.approx(0.1)
         # 3 a on A, 2 b on B, k a on a new route. Two partitions: key (A, B, new) and re-run (parent,
-        # new), so p = 2 x P(pure): k = 4 gives 2 / C(9, 2) = 0.056, k = 5 gives 2 / C(10, 2) = 0.044
-        assert item.rounds_needed == 5
+        # new), so p = 2 / C(5 + k, 2), divided by the chance the parent was chosen (it disagreed),
+        # 1 - C(3 + k, 5) / C(5 + k, 5); at k = 18: 2 / 253 / 0.3953 = 0.0200, the re-run's 2 % level
+        assert item.rounds_needed == 18
     # noise splitting within a key: 3 and 2 rounds could not have shown a key effect (best p 0.1)
     assert {causes[t].cause for t in causes if t.startswith("noise")} == {"inconclusive"}
 
@@ -189,7 +190,9 @@ def test_attribute_rounds_is_a_pure_function() -> None:
     noise = [Round(1, "A", "x", False), Round(2, "A", "y", False), Round(3, "B", "x", False)]
     finding = attribute_rounds(noise)
     assert finding.split_route == "A" and finding.test is not None
-    assert finding.test.split_within_route and not finding.test.powered  # 2 and 1 rounds: best p 1/3
+    assert finding.test.split_within_route and finding.test.best_case == pytest.approx(
+        1 / 3
+    )  # 2 and 1 rounds
     assert decide(finding, finding.test.p_value)[0] == "inconclusive"
     aligned = [Round(r, "AB"[r % 2], "xy"[r % 2], False) for r in range(1, 7)]
     finding = attribute_rounds(aligned)
@@ -203,8 +206,8 @@ def test_rounds_to_decide_by_hand() -> None:
     # or the new route when k = 1); two partitions, so 2 / (3 + k) <= 0.05 needs k >= 37: past the cap
     rounds = [Round(1, "A", "x", False), Round(2, "A", "x", False), Round(3, "B", "y", False)]
     assert rounds_to_decide_rounds(rounds) is None
-    # 3 x on A, 3 y on B; k x on a new route. Pure tables: the 3 y's sit on B or on A (and on the
-    # new route when k = 3): 2 ways of C(6 + k, 3), times 2 partitions. k = 3: 2 x 3 / 84 = 0.071;
-    # k = 4: 2 x 2 / 120 = 0.033
+    # 3 x on A, 3 y on B; k x on a new route. Pure tables: the 3 y's sit on B or on A: 2 ways of
+    # C(6 + k, 3), times 2 partitions, divided by P(S) = 1 - C(3 + k, 6) / C(6 + k, 6).
+    # k = 5: 4 / 165 / (1 - 28 / 462) = 0.026; k = 6: 4 / 220 / (1 - 84 / 924) = 0.0200
     rounds = [Round(i, "AB"[i % 2], "xy"[i % 2], False) for i in range(6)]
-    assert rounds_to_decide_rounds(rounds) == 4
+    assert rounds_to_decide_rounds(rounds) == 6

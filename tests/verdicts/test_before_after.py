@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -39,40 +40,44 @@ def _log(answers: dict[str, str], keys: str) -> RunLog:
 PARENT = _log({"by-key": "xyxyx", "noise": "xyyxx", "steady": "xxxxx"}, "ABABA")
 
 
+def _selected(n: int, x: int) -> float:
+    """P(S): the parent's 5 rounds of n hold two answers, x of the n rounds giving x (the rest y)."""
+    return 1 - math.comb(x, 5) / math.comb(n, 5) - math.comb(n - x, 5) / math.comb(n, 5)
+
+
 def test_rounds_to_decide_and_the_default() -> None:
     needed = rounds_to_decide(analyze(PARENT), ["by-key", "noise", "steady"])
-    # k agreeing rounds on a new route, tested with the key and the re-run as two partitions.
-    # by-key: 2 / C(5 + k, 2) <= 0.05 at k = 5. noise (the parent split within key A): its two y's
-    # sit in the parent in 10 of C(5 + k, 2) placements, 2 x 10 / C(5 + k, 2) <= 0.05 at k = 24.
-    assert needed == {"by-key": 5, "noise": 24, "steady": None}
-    assert default_rounds(needed) == 24
+    # k agreeing rounds on a new route, tested with the key and the re-run as two partitions, the
+    # p-value divided by the chance the parent was chosen: by-key 2 / C(5 + k, 2) / P(S) <= 0.02 at
+    # k = 18; noise (split 3 / 2 within key A) stays above 0.02 up to 30 rounds
+    assert needed == {"by-key": 18, "noise": None, "steady": None}
+    assert default_rounds(needed) == 18
     assert default_rounds({"a": 3, "b": None}) == 3
     assert default_rounds({"a": None}) == 30
 
 
 def test_before_after_carries_chance_q_values_and_the_headline_counts_every_inconsistent_task() -> None:
-    after = _log({"by-key": "x" * 10, "noise": "x" * 10, "steady": "x" * 10}, "A" * 10)
-    frame = compare_before_after(PARENT, after, ["by-key", "noise", "steady"]).set_index("task_id")
-    # by-key on key A's own route again: A(13) x vs B(2) y -> 1 / C(15,2); key and re-run partitions
-    assert frame.loc["by-key", "p_value"] == pytest.approx(2 / 105)
-    # noise: best is the re-run partition, its y's both in the parent: 10 / 105, times 2
-    assert frame.loc["noise", "p_value"] == pytest.approx(20 / 105)
-    # Benjamini-Hochberg over the 2 tested tasks: q = min(2/105 x 2 / 1, 20/105 x 2 / 2)
-    assert frame.loc["by-key", "q_value"] == pytest.approx(4 / 105)
-    assert frame.loc["noise", "q_value"] == pytest.approx(20 / 105)
+    after = _log({"by-key": "x" * 20, "noise": "x" * 20, "steady": "x" * 20}, "A" * 20)
+    frame = compare_before_after(PARENT, after, ["by-key", "steady"]).set_index("task_id")
+    # by-key on key A's own route again: A(23) x vs B(2) y -> 1 / C(25,2); key and re-run partitions
+    by_key = 2 / math.comb(25, 2) / _selected(25, 23)
+    assert frame.loc["by-key", "p_value"] == pytest.approx(by_key)  # 0.018
+    assert frame.loc["by-key", "q_value"] == pytest.approx(by_key)  # one task tested
     assert (frame.loc["by-key", "verdict"], frame.loc["by-key", "factor"]) == ("route", "key")
-    assert frame.loc["noise", "verdict"] == "inconclusive" and frame.loc["noise", "rounds_needed"] == 24
     assert frame.loc["steady", "verdict"] == "stable"
-    chance = chance_agreement([3, 2], 10)
+    chance = chance_agreement([3, 2], 20)
     assert frame.loc["by-key", "chance_p"] == pytest.approx(chance)
     headline = chance_headline(frame.reset_index())
-    assert headline.startswith("2 of 2 inconsistent tasks turned consistent on the pinned route; by chance")
-    assert f"by chance alone about {2 * chance:.1f} would have" in headline
-    assert (
-        "1 route and 0 both (a route factor beyond chance, false discovery rate 5 %), 0 model, 1 inconclusive"
-        in headline
-    )
+    assert headline.startswith("1 of 1 inconsistent tasks turned consistent on the pinned route; by chance")
+    assert f"by chance alone about {chance:.1f} would have" in headline
+    assert "1 route and 0 both (a route factor beyond chance, false discovery rate 2 %), 0 model" in headline
     assert headline in before_after_lines(frame.reset_index())
+    # with the noise task too, Benjamini-Hochberg over 2: q = min(p x 2 / 1, p_noise x 2 / 2)
+    both = compare_before_after(PARENT, after, ["by-key", "noise"]).set_index("task_id")
+    noise = 20 / math.comb(25, 2) / _selected(25, 23)  # the re-run partition: its 2 y's in the parent
+    assert both.loc["noise", "p_value"] == pytest.approx(noise)
+    assert both.loc["by-key", "q_value"] == pytest.approx(min(2 * by_key, noise))
+    assert both.loc["by-key", "verdict"] == "inconclusive"  # 0.036 > 0.02: the rate, not the task, decides
 
 
 def test_the_chance_headline_counts_tasks_that_did_not_agree_too() -> None:
@@ -91,7 +96,7 @@ def test_two_agreeing_rounds_on_a_new_route_are_inconclusive() -> None:
             result.route.base_url = other  # type: ignore[union-attr]
     frame = compare_before_after(PARENT, after, ["by-key"])
     row = frame.iloc[0]
-    assert row["verdict"] == "inconclusive" and row["rounds_needed"] == 5
-    assert "5 agreeing rounds would decide" in row["reason"]
+    assert row["verdict"] == "inconclusive" and row["rounds_needed"] == 18
+    assert "18 agreeing rounds would decide" in row["reason"]
     lines = before_after_lines(frame)
     assert any(line.startswith("  by-key: 2 rounds agree") for line in lines)

@@ -47,47 +47,52 @@ BY_KEY = _rounds("ABABA", "xyxyx")
 WITHIN_KEY = _rounds("ABABA", "xyyxx")
 
 
-def test_route_needs_agreement_beyond_chance_with_both_partitions_counted() -> None:
-    # routes A(3 x) B(2 y) P(5 x): only y on B is as extreme, 1 / C(10,2); the re-run factor (parent
-    # against re-run) is a second partition: p = 2 / 45 = 0.044 -> route
-    v = rerun_verdict(BY_KEY, _rounds("PPPPP", "xxxxx"))
-    assert (v.verdict, v.factor) == ("route", "route")
-    assert v.p_value == pytest.approx(2 / 45)
-    # 5 rounds alone agree by chance (3/2 parent, Jeffreys) 0.186
+def _selected(n: int, x: int) -> float:
+    """P(S): the parent's 5 rounds of n hold two answers, x rounds of n giving x (the rest y)."""
+    return 1 - math.comb(x, 5) / math.comb(n, 5) - math.comb(n - x, 5) / math.comb(n, 5)
+
+
+def test_route_needs_agreement_beyond_chance_with_both_partitions_and_the_selection_counted() -> None:
+    # routes A(3 x) B(2 y) P(k x): only y on B is as extreme, 1 / C(5 + k, 2); the re-run factor is a
+    # second partition (x 2); the parent was chosen for disagreeing, so divide by P(S)
+    for k, verdict in ((5, "inconclusive"), (20, "route")):
+        v = rerun_verdict(BY_KEY, _rounds("P" * k, "x" * k))
+        assert v.p_value == pytest.approx(2 / math.comb(5 + k, 2) / _selected(5 + k, 3 + k))
+        assert (v.verdict, v.factor) == (verdict, "route")
     assert (
-        v.chance_p == pytest.approx(chance_agreement([3, 2], 5)) and "by chance 19% of the time" in v.reason
+        v.chance_p == pytest.approx(chance_agreement([3, 2], 20)) and "by chance 1% of the time" in v.reason
     )
 
 
 def test_too_few_agreeing_rounds_are_inconclusive_with_the_rounds_that_would_decide() -> None:
     v = rerun_verdict(BY_KEY, _rounds("PPP", "xxx"))
     assert v.verdict == "inconclusive"
-    assert v.p_value == pytest.approx(2 / 28)  # 2 x 1 / C(8,2)
-    assert v.rounds_needed == 5 == rounds_to_decide_rounds(BY_KEY)
-    assert "5 agreeing rounds would decide" in v.reason
+    assert v.p_value == pytest.approx(2 / 28 / _selected(8, 6))
+    # 2 / C(23, 2) / P(S) = 0.0079 / 0.3953 = 0.0200 first reaches 0.02 at 18 rounds
+    assert v.rounds_needed == 18 == rounds_to_decide_rounds(BY_KEY)
+    assert "18 agreeing rounds would decide" in v.reason
 
 
 def test_the_parents_own_route_again_counts_as_that_route() -> None:
-    # re-run on key A's route: A(8 x), B(2 y) -> 1 / C(10,2), two partitions -> 2 / 45
-    v = rerun_verdict(BY_KEY, _rounds("AAAAA", "xxxxx"))
-    assert v.verdict == "route" and v.p_value == pytest.approx(2 / 45)
-    assert rerun_verdict(BY_KEY, _rounds("AAAA", "xxxx")).verdict == "inconclusive"  # 2 / 36 = 0.056
+    # re-run on key A's route: A(5 + k) x, B(2) y -> 1 / C(7 + k... ) with n = 5 + k: 1 / C(5 + k, 2)
+    v = rerun_verdict(BY_KEY, _rounds("A" * 20, "x" * 20))
+    assert v.verdict == "route" and v.p_value == pytest.approx(2 / math.comb(25, 2) / _selected(25, 23))
 
 
 def test_a_pinned_rerun_that_agrees_beyond_chance_overturns_a_split_within_one_route() -> None:
-    for k in (20, 30):
-        rerun = _rounds("P" * k, "x" * k)
-        v = rerun_verdict(WITHIN_KEY, rerun)
-        routes = [r.route for r in [*WITHIN_KEY, *rerun]]
-        runs = ["parent"] * 5 + ["re-run"] * k
-        answers = [r.answer for r in [*WITHIN_KEY, *rerun]]
-        expected = 2 * min(_brute_p(routes, answers), _brute_p(runs, answers))
-        assert v.p_value == pytest.approx(expected)
-        # the two y's sat in the parent: 10 of C(5 + k, 2) placements are as extreme
-        assert expected == pytest.approx(2 * 10 / math.comb(5 + k, 2))
-    assert rerun_verdict(WITHIN_KEY, _rounds("P" * 20, "x" * 20)).verdict == "inconclusive"  # 20 / 300
-    v = rerun_verdict(WITHIN_KEY, _rounds("P" * 30, "x" * 30))  # 20 / 595 = 0.034
-    assert (v.verdict, v.factor) == ("route", "route")
+    # the parent split 2 / 3 on its one route; 30 agreeing rounds on the pinned route. One route in
+    # the parent and another in the re-run: route and re-run are one partition. The 3 y's all in the
+    # parent: C(5,3) of C(35,3) placements; divided by P(S) = 1 - C(32,5) / C(35,5)
+    parent = _rounds("AAAAA", "xxyyy")
+    rerun = _rounds("P" * 30, "x" * 30)
+    v = rerun_verdict(parent, rerun)
+    answers = [r.answer for r in [*parent, *rerun]]
+    raw = _brute_p(["parent"] * 5 + ["re-run"] * 30, answers)
+    assert raw == pytest.approx(10 / math.comb(35, 3))
+    assert v.p_value == pytest.approx(raw / (1 - math.comb(32, 5) / math.comb(35, 5)))
+    assert (v.verdict, v.factor) == ("route", "route and re-run")
+    # a parent that split 3 / 2 may just have been unlucky: 30 clean rounds do not overturn it
+    assert rerun_verdict(WITHIN_KEY, rerun).verdict == "inconclusive"
 
 
 def test_still_disagreeing_on_the_pinned_route_is_model_and_keeps_its_chance() -> None:
@@ -97,22 +102,22 @@ def test_still_disagreeing_on_the_pinned_route_is_model_and_keeps_its_chance() -
 
 
 def test_a_round_spilled_to_another_route_is_named_and_counts_as_that_route() -> None:
-    # routes A(3 x) B(2 y) P(4 x) Q(1 y): y on B+Q or on A are as extreme -> 2 / C(10,3); two partitions
+    # routes A(3 x) B(2 y) P(4 x) Q(1 y): y on B+Q or on A are as extreme -> 2 / C(10,3); two
+    # partitions; P(S) = 1 - C(7,5) / C(10,5)
     v = rerun_verdict(BY_KEY, _rounds("PPPPQ", "xxxxy"))
-    assert v.verdict == "route"
-    assert v.p_value == pytest.approx(2 * 2 / 120)
+    assert v.p_value == pytest.approx(2 * 2 / 120 / (1 - 21 / 252))
+    assert v.verdict == "inconclusive"
     assert v.chance_p == pytest.approx(chance_agreement([3, 2], 4))  # K counts the pinned route only
     assert "1 round(s) served by another route" in v.reason
 
 
 def test_without_route_evidence_in_the_parent_only_the_rerun_counts() -> None:
     # one round per route: 10 placements of the y's among 5 + k rounds keep them off P, in both
-    # partitions, so p = 2 x 10 / C(5 + k, 2): k = 23 gives 0.053, k = 24 gives 0.049
+    # partitions, so p = 2 x 10 / C(5 + k, 2) / P(S): past 30 rounds before it reaches 0.02
     parent = _rounds("ABCDE", "xyxyx")
     v = rerun_verdict(parent, _rounds("P" * 23, "x" * 23))
-    assert v.verdict == "inconclusive" and v.rounds_needed == 24
-    v = rerun_verdict(parent, _rounds("P" * 24, "x" * 24))
-    assert v.verdict == "route" and v.p_value == pytest.approx(20 / math.comb(29, 2))
+    assert v.p_value == pytest.approx(20 / math.comb(28, 2) / _selected(28, 26))
+    assert v.verdict == "inconclusive" and v.rounds_needed is None
 
 
 def test_the_other_verdicts() -> None:
