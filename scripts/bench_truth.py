@@ -7,17 +7,18 @@ writes for it: the route each result was sent with, its attempts (retry numbers,
 a server error before a retry, a 3xx with its target), the served model and system fingerprint. The
 cause is known per task because the log is generated from it (not from a model of the provider):
 
-| cause | what varies per round | the answer |
-| --- | --- | --- |
-| key | two keys in rotation (round-robin over calls, so alternating over a task's rounds) | one answer per key |
-| base URL | two base URLs in rotation | one per URL |
-| backend | system fingerprint, one of two at random | one per fingerprint |
-| redirect other origin | half the calls redirected to another origin | one per effective URL |
-| redirect same origin | half the calls redirected to another path of the same origin | one per effective URL |
-| retry 429 | 40 % of calls retried after a 429 (the retried request carries less context) | another answer when retried |
-| retry timeout | as above after a timeout | another answer when retried |
-| route + noise | two keys in rotation | the key's answer with probability 0.8, else one of two others |
-| model noise | keys in rotation, 20 % of calls retried after a 429 or a 5xx | 0.6 / 0.3 / 0.1 over three answers, whatever the route |
+- key: two keys in rotation (round-robin over calls: alternating over a task's rounds); one answer
+  per key.
+- base URL: two base URLs in rotation; one answer per URL.
+- backend: system fingerprint, one of two at random; one answer per fingerprint.
+- redirect other origin: half the calls redirected to another origin; one answer per effective URL.
+- redirect same origin: half the calls redirected to another path of the same origin; likewise.
+- retry 429: 40 % of calls retried after a 429 (the retried request carries less context); another
+  answer when retried.
+- retry timeout: as above, after a timeout.
+- route + noise: two keys in rotation; the key's answer with probability 0.8, else one of two others.
+- model noise: keys in rotation, 20 % of calls retried after a 429 or a 5xx; answers 0.6 / 0.3 / 0.1
+  over three, whatever the route.
 
 The re-run is what `rerunlens rerun` would run, at the rounds it chooses (`decisive_rounds`): the
 parent's inconsistent tasks on one key and one base URL. `--rerun-retries recorded` (the CLI's
