@@ -42,6 +42,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -102,11 +104,12 @@ class Call:
             self.retry = rng.choice(("rate_limited", "server_error"))
 
 
-def _answer(rng: random.Random, cause: str, call: Call) -> str:
+def _answer(rng: np.random.Generator, cause: str, call: Call) -> str:
+    """The answer, drawn from a stream of its own (PCG64): a route draw never sits next to it."""
     if cause == "route + noise":
-        return f"level{call.level}" if rng.random() < 0.8 else rng.choice(("n1", "n2"))
+        return f"level{call.level}" if rng.random() < 0.8 else ("n1", "n2")[int(rng.integers(2))]
     if cause == "model noise":
-        return rng.choices(("a", "b", "c"), weights=(0.6, 0.3, 0.1))[0]
+        return ("a", "b", "c")[int(rng.choice(3, p=(0.6, 0.3, 0.1)))]
     return f"level{call.level}"
 
 
@@ -124,7 +127,9 @@ def _attempts(call: Call) -> list[dict[str, Any]]:
     return [{**ok, "attempt": 0, "retry": 0}]
 
 
-def _result(rng: random.Random, task: str, cause: str, pinned: str, turn: int) -> dict[str, Any]:
+def _result(
+    rng: random.Random, answers: np.random.Generator, task: str, cause: str, pinned: str, turn: int
+) -> dict[str, Any]:
     call = Call(rng, cause, bool(pinned), turn)
     route = {"base_url": call.url, "key_fingerprint": call.key, "model": "m", "temperature": 0.7}
     route["max_retries"] = 0 if pinned == "off" else 2
@@ -137,7 +142,7 @@ def _result(rng: random.Random, task: str, cause: str, pinned: str, turn: int) -
             "attempts": [first],
         }
         return row
-    row |= {"answer": _answer(rng, cause, call), "attempts": _attempts(call)}
+    row |= {"answer": _answer(answers, cause, call), "attempts": _attempts(call)}
     row |= {"served_model": "m-1", "system_fingerprint": call.fingerprint}
     return row
 
@@ -145,11 +150,11 @@ def _result(rng: random.Random, task: str, cause: str, pinned: str, turn: int) -
 def make_log(seed: int, rounds: int, tasks: int, pinned: str = "", only: set[str] | None = None) -> RunLog:
     """A log of `tasks` tasks per cause (or only the task ids in `only`); `pinned`: "" for a parent,
     else the re-run's retries (`recorded` or `off`)."""
-    rng = random.Random(seed)
+    rng, answers = random.Random(seed), np.random.default_rng(seed)
     ids = [(f"{c}#{i}", c) for c in CAUSES for i in range(tasks)]
     ids = [(t, c) for t, c in ids if only is None or t in only]
     offset = {t: rng.randrange(2) for t, _ in ids}  # where each task's calls fall in the rotation
-    runs = [[_result(rng, t, c, pinned, r + offset[t]) for t, c in ids] for r in range(rounds)]
+    runs = [[_result(rng, answers, t, c, pinned, r + offset[t]) for t, c in ids] for r in range(rounds)]
     return RunLog.model_validate(
         {"format": "altk-runs/2", "run_id": f"truth-{seed}-{rounds}-{pinned}", "runs": runs}
     )

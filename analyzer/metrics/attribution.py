@@ -30,7 +30,14 @@ from pydantic import BaseModel
 from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
 from analyzer.metrics.grouping import tuple_codes
 from analyzer.metrics.route_factors import FACTORS, factor_columns
-from analyzer.metrics.stats import FDR_Q, RERUN_FDR_Q, ROUNDS_CAP, benjamini_hochberg, reaches
+from analyzer.metrics.stats import (
+    FDR_Q,
+    RERUN_FDR_Q,
+    ROUNDS_CAP,
+    benjamini_hochberg,
+    exact_share_interval,
+    reaches,
+)
 
 Cause = Literal["route", "both", "model", "inconclusive", "unmeasured"]
 """What a task's inconsistency is put down to."""
@@ -114,6 +121,20 @@ def attribution_summary(items: Sequence[Attribution]) -> dict[str, object]:
             f"across the log's measured inconsistent tasks; a call passes at q <= {FDR_Q}"
         ),
     }
+
+
+def attribution_caption(items: Sequence[Attribution]) -> str:
+    """The counts' rule and uncertainty in one sentence: how many calls pass, the share of inconsistent
+    tasks they are with its exact 95 % interval, and how many of them may be false at this rate."""
+    counts = verdict_counts(items)
+    called = counts["route"] + counts["both"]
+    low, high = exact_share_interval(called, len(items)) if items else (0.0, 0.0)
+    return (
+        f"Route and both count only calls that pass a false discovery rate of {FDR_Q:.0%} (Benjamini-"
+        f"Hochberg over the {len(items)} inconsistent tasks): {called} of {len(items)}, "
+        f"{low:.0%} to {high:.0%} of such tasks (95 % interval); at this rate up to about "
+        f"{FDR_Q * called:.1f} of the {called} may be false."
+    )
 
 
 def decide(finding: Finding, q: float | None) -> tuple[Cause, int | None]:

@@ -22,6 +22,7 @@ from analyzer.metrics.stats import ROUNDS_CAP, benjamini_hochberg
 from analyzer.verdicts.rerun_verdict import TaskVerdict, Verdict, rerun_evidence, settle
 
 __all__ = [
+    "RULE",
     "VERDICT_TEXT",
     "Verdict",
     "before_after_lines",
@@ -32,6 +33,7 @@ __all__ = [
     "default_rounds",
     "rounds_to_decide",
     "tasks_with",
+    "verdict_phrase",
 ]
 
 VERDICT_TEXT: dict[Verdict, str] = {
@@ -47,6 +49,33 @@ VERDICT_TEXT: dict[Verdict, str] = {
 """One sentence per verdict, for pages and reports."""
 
 _COLUMNS = ["task_id", "n_clusters", "consistent", "tokens_mean", "tokens_total", "retries", "n_ok"]
+
+
+RULE = (
+    "Each task is tested over the parent's rounds and the re-run's together: does the answer follow a "
+    "route factor (key, base URL, parameters, backend, retry state) or the re-run itself, by an exact "
+    "permutation test, Bonferroni within the task, divided by the chance the parent was picked for "
+    "disagreeing, and Benjamini-Hochberg across the re-run's tasks at a 2 % false discovery rate. "
+    "route: the test passes and the pinned route agrees; both: it passes and the pinned route still "
+    "disagrees; model: the pinned route disagrees and no factor passes; inconclusive: the pinned route "
+    "agrees, not yet beyond chance."
+)
+"""The verdict rule in one paragraph, for captions and reports."""
+
+
+def verdict_phrase(verdict: str, factor: object = None) -> str:
+    """One phrase per verdict row that says what changed and why, naming the factor where there is one."""
+    named = factor if isinstance(factor, str) and factor else "a route factor"
+    phrases = {
+        "route": f"agrees on the pinned route; answers follow the {named}: the route",
+        "both": f"answers shift with the {named} and still vary on the pinned route: both",
+        "model": "still inconsistent on the pinned route, no route factor explains it: the model",
+        "inconclusive": "agrees on the pinned route, not yet beyond chance: more rounds would decide",
+        "regressed": "consistent before, inconsistent on the pinned route: the model",
+        "stable": "consistent before and after",
+        "unmeasured": "fewer than two answers after the re-run",
+    }
+    return phrases.get(verdict, verdict)
 
 
 def compare_before_after(
