@@ -9,6 +9,12 @@ logs and the imported log for foreign ones; `load_any_bytes(data, name)` does th
 `import_to_file(src, out)` writes an imported log (never over an existing file), and
 `list_any_logs(folder)` lists a runs folder's native and foreign logs. A damaged file is
 one `LogError` line naming the file and the place. See docs/formats.md for every field map.
+
+One module per format (`inspect_log` with `inspect_archive` and `inspect_attempts`, `tau_bench`,
+`tau2_bench`, `promptfoo`, `appworld` with `appworld_tree`, `altk_evolve`), registered once in
+`FOREIGN_FORMATS`; `common` (provenance, the shared row mapping), `messages` (chat messages to
+steps), `listing` and `unlisted` (which files of a folder are logs, and which look like logs but
+cannot be read), `stamp` (a fingerprint of every file a read opens).
 """
 
 from __future__ import annotations
