@@ -147,11 +147,15 @@ def association_p(routes: Sequence[Hashable], answers: Sequence[Hashable]) -> fl
     table = contingency(routes, answers)
     rows = tuple(sorted(sum(r) for r in table))
     cols = tuple(sorted(sum(r[j] for r in table) for j in range(len(table[0])))) if table else ()
+    return association_p_from_margins(rows, cols, association_statistic(table))
+
+
+def association_p_from_margins(rows: tuple[int, ...], cols: tuple[int, ...], statistic: float) -> float:
+    """`association_p` from the table's sorted margins and its statistic T (`association_statistic`)."""
     if len(rows) <= 1 or len(cols) <= 1:
         return 1.0
     values, tails = _association_null(rows, cols)
-    observed = association_statistic(table) - 1e-9
-    i = int(np.searchsorted(values, observed, side="left"))
+    i = int(np.searchsorted(values, statistic - 1e-9, side="left"))
     return float(tails[i]) if i < len(tails) else 0.0
 
 
