@@ -55,7 +55,8 @@ def factor_test(
         names: The factor names, one per sequence in `levels`.
     """
     answer_pattern = _pattern(answers)
-    patterns = tuple(_pattern(col) for col in levels)
+    flat = tuple(0 for _ in answers)  # a factor with one level: no need to relabel it
+    patterns = tuple(_pattern(col) if len(set(col)) > 1 else flat for col in levels)
     return _cached(answer_pattern, patterns, tuple(names))
 
 
