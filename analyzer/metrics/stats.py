@@ -577,6 +577,30 @@ def _paired_score_interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return max(-1.0, d - below), min(1.0, d + above)
 
 
+def fisher_exact(a: int, b: int, c: int, d: int) -> float:
+    """Two-sided exact Fisher test of the 2x2 table [[a, b], [c, d]]: the probability, with the margins
+    fixed, of every table no more likely than the observed one (hypergeometric, in logs)."""
+    row, col, n = a + b, a + c, a + b + c + d
+    if n == 0 or row in (0, n) or col in (0, n):
+        return 1.0
+    low, high = max(0, col - (n - row)), min(row, col)
+    x = np.arange(low, high + 1)
+    f = _log_factorials(n)
+    log_p = (
+        f[row]
+        + f[n - row]
+        + f[col]
+        + f[n - col]
+        - f[n]
+        - f[x]
+        - f[row - x]
+        - f[col - x]
+        - f[n - row - col + x]
+    )
+    observed = log_p[a - low]
+    return float(min(1.0, np.exp(log_p[log_p <= observed + 1e-7]).sum()))
+
+
 TASKS_CAP = 5000
 """`mcnemar_tasks_needed` computes exact power up to this many tasks; beyond it says "more"."""
 
