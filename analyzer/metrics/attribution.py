@@ -102,7 +102,7 @@ def verdict_counts(items: Sequence[Attribution]) -> dict[str, int]:
     """Tasks per cause (every cause of `CAUSES`, zeros kept). `route` and `both` count only calls
     that pass the false discovery rate, which is the only way they are made: one count for every
     view and report."""
-    out = dict.fromkeys(CAUSES, 0)
+    out: dict[str, int] = dict.fromkeys(CAUSES, 0)
     for a in items:
         if a.cause in ("route", "both") and not a.passes:
             continue
