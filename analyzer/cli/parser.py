@@ -291,6 +291,12 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         "before/after would compare a provider with a simulator)",
     )
     p.add_argument("--json", action="store_true", help="print the before/after as JSON")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="send the key to the log's host without asking, when the log's route names a host "
+        "other than your own route's (asked on a terminal, refused otherwise)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     if route:
         add_route_flags(p)
@@ -318,6 +324,12 @@ def _add_resample(sub: argparse._SubParsersAction, route: bool) -> None:
     p.add_argument("--round", type=int, help="the round whose conversation is replayed (default: the first)")
     p.add_argument("--out", help="the new log (default: beside LOG, .resample-TASK)")
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="send the key to the log's host without asking, when the log's route names a host "
+        "other than your own route's (asked on a terminal, refused otherwise)",
+    )
     if route:
         add_route_flags(p, repeat=False)
 

@@ -36,12 +36,12 @@ from analyzer.runner.plan import (
 )
 from analyzer.runner.preflight import check_route
 from analyzer.runner.progress import Progress, TerminalProgress
-from analyzer.runner.rerun_route import parent_provider, parent_settings
+from analyzer.runner.rerun_route import Consent, confirm_log_route, parent_provider, parent_settings
 from analyzer.runner.resample import ResampleRequest, default_resample_path, pinned_profile
 from analyzer.runner.resample import resample as resample_steps
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import read_keys
-from analyzer.safety.terminal_text import visible_lines
+from analyzer.safety.terminal_text import visible, visible_lines
 from analyzer.simulator import Scenario, Simulator
 
 
@@ -97,6 +97,7 @@ def rerun(args: argparse.Namespace) -> int:
     else:
         base = {**parent_provider(parent).profile_base(), **parent_settings(parent)}
         profile = profile_from_args(args, base=base)
+        confirm_log_route(profile, profile_from_args(args), log_consent(args))
         plan = rerun_plan(
             request, profile, out, rounds=args.rounds, executor=args.executor, simulation=Simulation(scenario)
         )
@@ -181,6 +182,7 @@ def resample(args: argparse.Namespace) -> int:
     """`rerunlens resample`: one task's steps sampled again on a pinned route, scored and saved."""
     parent = load_any(args.log).log
     profile = pinned_profile(parent, overrides=route_overrides(args))
+    confirm_log_route(profile, profile_from_args(args), log_consent(args))
     out = Path(args.out) if args.out else default_resample_path(args.log, args.task)
     request = ResampleRequest(
         parent, args.task, out, args.samples, args.steps, args.round, args.log, scenario_from_args(args)
@@ -199,6 +201,21 @@ def resample(args: argparse.Namespace) -> int:
             )
         print(f"\n{report.out}  flagged steps: {', '.join(map(str, report.flagged)) or 'none'}")
     return 130 if report.cancelled else 0
+
+
+def log_consent(args: argparse.Namespace) -> Consent:
+    """`--yes`, else a question on an interactive terminal, else no way to confirm (refused)."""
+    interactive = sys.stdin.isatty() and sys.stderr.isatty()
+    return Consent(yes=bool(getattr(args, "yes", False)), ask=_ask if interactive else None)
+
+
+def _ask(question: str) -> bool:
+    print(f"{visible(question)}.", file=sys.stderr)
+    try:
+        answer = input("Send it there? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _two(value: float | None) -> str:

@@ -28,7 +28,7 @@ from analyzer.verdicts.before_after import (
     tasks_with,
 )
 from app import data, fmt, log_folders
-from app.widgets import job_panel, route_editor, task_files
+from app.widgets import job_panel, log_route, route_editor, task_files
 from app.widgets.messages import one_line_error
 
 PICK_COLUMNS = {
@@ -193,6 +193,7 @@ def _run_button(
     if job is not None and running:
         label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
     ready = choice is not None and bool(ids) and sendable and not running
+    ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
     if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
         return _start(request, rounds, choice)
     return None
