@@ -26,8 +26,10 @@ Outcome = Literal[
     "connection_error",
     "bad_request",
     "redirect",
+    "too_large",
 ]
-"""What one HTTP attempt came to (`redirect`: a 3xx, followed without the key off the route's origin)."""
+"""What one HTTP attempt came to (`redirect`: a 3xx, followed without the key off the route's origin;
+`too_large`: a response body over the runner's size cap, not read further)."""
 
 ResultStatus = Literal["ok", "error"]
 """Whether a result produced an answer."""
