@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import signal
 import subprocess
@@ -20,7 +21,7 @@ from analyzer.cli.route_args import (
 )
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
-from analyzer.jobs.exposure import dashboard_command
+from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, dashboard_command
 from analyzer.log.taskfile import load_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
@@ -175,7 +176,8 @@ def dashboard(args: argparse.Namespace) -> int:
     if args.print_command:
         print(shlex.join(command))
         return 0
-    return subprocess.call(command)
+    env = {**os.environ, ALLOW_REMOTE_ENV: "1"} if args.address else None  # beyond loopback on purpose
+    return subprocess.call(command, env=env)
 
 
 def resample(args: argparse.Namespace) -> int:

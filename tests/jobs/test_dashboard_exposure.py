@@ -18,7 +18,13 @@ from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from analyzer.errors import RouteError
-from analyzer.jobs.exposure import ALLOW_REMOTE_RUNS_ENV, SAFE_OPTIONS, dashboard_command, runs_refused
+from analyzer.jobs.exposure import (
+    ALLOW_REMOTE_ENV,
+    ALLOW_REMOTE_RUNS_ENV,
+    SAFE_OPTIONS,
+    dashboard_command,
+    runs_refused,
+)
 from analyzer.safety.keys import (
     EXTRA_KEY_VARIABLES,
     allowed_key_variables,
@@ -108,6 +114,7 @@ def test_a_dashboard_bound_beyond_loopback_starts_no_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app_kit.sample_runs(tmp_path, monkeypatch, logs_only=True)
+    monkeypatch.setenv(ALLOW_REMOTE_ENV, "1")  # pages served beyond loopback on purpose; runs still off
     before = st_config.get_option("server.address")
     st_config.set_option("server.address", "0.0.0.0")
     try:

@@ -153,7 +153,9 @@ def test_resume_without_the_base_url_does_not_switch_to_the_simulator(
         out = _interrupted(tmp_path, ["--base-url", sim.base_url])
         monkeypatch.setenv("ALTK_TEMPERATURE", "1.9")  # ambient settings do not change a resumed run
         capsys.readouterr()
-        assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 2  # the journal never picks the host
+        assert (
+            main(["run", "--out", str(out), "--resume", "--quiet"]) == 2
+        )  # the journal never picks the host
         refused = capsys.readouterr().err.strip()
         assert len(refused.splitlines()) == 1 and "--base-url" in refused
         assert main(["run", "--out", str(out), "--resume", "--quiet", "--base-url", sim.base_url]) == 0
