@@ -43,6 +43,7 @@ from analyzer.runner.plan import ResumeRequest, RunControls, RunPlan, plan_from_
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import RunKeys
 from analyzer.safety.scrub import one_line, scrub
+from analyzer.safety.url_secrets import secret_values
 
 JobKind = Literal["run", "rerun"]
 JobState = Literal["running", "done", "cancelled", "failed", "interrupted"]
@@ -204,7 +205,7 @@ class JobManager:
             live.result = outcome
             self._finish(live, cancelled=outcome.cancelled)
 
-        return self._launch(status, work, plan.keys.secrets())
+        return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
 
     @_serialized
     def start_rerun(self, request: RerunRequest, plan: RunPlan) -> JobStatus:
@@ -227,7 +228,7 @@ class JobManager:
         def work(live: _Live) -> None:
             self._run_rerun(live, request, plan)
 
-        return self._launch(status, work, plan.keys.secrets())
+        return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
 
     # --- reading ----------------------------------------------------------------------------------
 
@@ -364,7 +365,7 @@ class JobManager:
             else:
                 self._run_rerun(live, request, plan)
 
-        return self._launch(status, work, plan.keys.secrets())
+        return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
 
     def _rerun_request(self, status: JobStatus) -> RerunRequest:
         """The re-run request a job was started with (its parent read again from disk)."""

@@ -139,8 +139,10 @@ def recording(seq: int = 0) -> Iterator[AttemptRecorder]:
 class KeyRing:
     """The key(s) of a run, held in memory only; repr shows fingerprints."""
 
-    def __init__(self, keys: list[str]) -> None:
+    def __init__(self, keys: list[str], also_secret: list[str] | None = None) -> None:
         self._keys = list(keys) or [""]
+        self._also_secret = list(also_secret or [])
+        """Other secrets scrubbed like the keys but never sent (the base URL's secret parts)."""
         self._counter = itertools.count()
         self.fingerprints = [key_fingerprint(k) for k in self._keys]
 
@@ -166,8 +168,9 @@ class KeyRing:
         return self._keys[int.from_bytes(digest, "big") % len(self._keys)]
 
     def secrets(self) -> list[str]:
-        """The keys themselves, for scrubbing messages; never write these anywhere."""
-        return [k for k in self._keys if k]
+        """The keys themselves (and the base URL's secret parts), for scrubbing messages; never write
+        these anywhere."""
+        return [k for k in [*self._keys, *self._also_secret] if k]
 
 
 class RecordingTransport(httpx2.BaseTransport):
