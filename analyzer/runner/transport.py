@@ -82,9 +82,10 @@ def retry_after_seconds(headers: httpx2.Headers, now: datetime | None = None) ->
         try:
             seconds = float(value) / divisor
         except ValueError:
-            seconds = _seconds_until(value, now) if name == "retry-after" else None
-            if seconds is None:
+            until = _seconds_until(value, now) if name == "retry-after" else None
+            if until is None:
                 continue
+            seconds = until
         if seconds >= 0 and seconds != float("inf"):
             return seconds
     return None
@@ -243,7 +244,7 @@ class RecordingTransport(httpx2.BaseTransport):
         chunks: list[bytes] = []
         size = 0
         try:
-            for chunk in response.stream:
+            for chunk in response.iter_raw():
                 size += len(chunk)
                 if size > MAX_RESPONSE_BYTES:
                     limit = f"{MAX_RESPONSE_BYTES // 2**20} MiB"
@@ -254,7 +255,7 @@ class RecordingTransport(httpx2.BaseTransport):
                     )
                 chunks.append(chunk)
         finally:
-            response.stream.close()
+            response.close()
         return b"".join(chunks)
 
     def _set_key(self, request: httpx2.Request, key: str, home: bool) -> None:
