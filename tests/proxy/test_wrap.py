@@ -25,7 +25,8 @@ with open("child_env.json", "w") as f:
 print("child sees", os.environ["OPENAI_BASE_URL"], os.environ["OPENAI_API_KEY"])
 client = openai.OpenAI(max_retries=3)
 for prompt in ["first question", "second question busy", "first question"]:
-    reply = client.chat.completions.create(model="gpt-4o-mini", messages=[{"role": "user", "content": prompt}])
+    messages = [{"role": "user", "content": prompt}]
+    reply = client.chat.completions.create(model="gpt-4o-mini", messages=messages)
     print(prompt, "->", reply.choices[0].message.content)
 """
 
@@ -86,8 +87,12 @@ def test_the_journal_alone_is_a_log_of_attempts_and_the_child_never_holds_the_ke
 
     analyzed = subprocess.run(
         [sys.executable, "-m", "analyzer.cli", "analyze", "out.altk_runs.json", "--json"],
-        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        cwd=tmp_path,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert analyzed.returncode == 0, analyzed.stderr
     retries = json.loads(analyzed.stdout)["retries"]
     assert retries["attempts_total"] == 4 and retries["results_with_retry"] == 1
