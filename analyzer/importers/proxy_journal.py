@@ -49,7 +49,7 @@ def looks_like(parsed: Any) -> bool:
 def read(parsed: dict[str, Any], source: Source) -> tuple[list[Row], Provenance]:
     """One result per client call, its attempts in order."""
     records = parsed["records"]
-    start = next((r for r in records if r.get("kind") == "start"), {})
+    start: dict[str, Any] = next((r for r in records if r.get("kind") == "start"), {})
     attempts = [(i, r) for i, r in enumerate(records) if r.get("kind") == "attempt"]
     calls = group_calls([r for _, r in attempts])
     order: dict[str, int] = defaultdict(int)
@@ -135,7 +135,7 @@ def as_attempt(record: dict[str, Any], index: int) -> dict[str, Any]:
 
 def call_route(last: dict[str, Any]) -> dict[str, Any]:
     """What the client asked for, on the route the call took."""
-    params = last.get("params") if isinstance(last.get("params"), dict) else {}
+    params: dict[str, Any] = last["params"] if isinstance(last.get("params"), dict) else {}
     route = {
         "base_url": last.get("base_url"),
         "key_fingerprint": last.get("key_fingerprint"),

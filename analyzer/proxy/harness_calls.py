@@ -50,7 +50,7 @@ def inspect_calls(parsed: dict[str, Any]) -> list[HarnessCall]:
 
 
 def _inspect_call(key: tuple[str, int], event: dict[str, Any], pool: list[Any], provider: str) -> HarnessCall:
-    call = event.get("call") if isinstance(event.get("call"), dict) else {}
+    call: dict[str, Any] = event["call"] if isinstance(event.get("call"), dict) else {}
     request = dict(call.get("request") or {})
     field = call.get("call_key") or "messages"
     refs = call.get("call_refs")
@@ -71,17 +71,17 @@ def _inspect_call(key: tuple[str, int], event: dict[str, Any], pool: list[Any], 
 def promptfoo_calls(parsed: dict[str, Any]) -> list[HarnessCall]:
     """One call per promptfoo result: its rendered prompt as the request's messages."""
     results = ((parsed.get("results") or {}).get("results")) or []
-    seen: dict[str, int] = {}
     out = []
-    for r in results:
-        if not isinstance(r, dict):
-            continue
-        task = str(r.get("testIdx", r.get("id")))
-        raw = (r.get("prompt") or {}).get("raw") if isinstance(r.get("prompt"), dict) else None
-        if not isinstance(raw, str):
-            continue
-        seen[task] = seen.get(task, 0) + 1
-        out.append(HarnessCall(result=(task, seen[task]), messages_hash=canonical_hash(_as_messages(raw))))
+    for i, r in enumerate(results):
+        raw = (
+            (r.get("prompt") or {}).get("raw")
+            if isinstance(r, dict) and isinstance(r.get("prompt"), dict)
+            else None
+        )
+        if isinstance(raw, str):  # the importer keeps each row's place as its source_ref
+            out.append(
+                HarnessCall(result=f"results.results[{i}]", messages_hash=canonical_hash(_as_messages(raw)))
+            )
     return out
 
 

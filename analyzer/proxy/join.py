@@ -27,8 +27,8 @@ SLACK = timedelta(seconds=2)
 class HarnessCall:
     """One model call in a harness's log."""
 
-    result: tuple[str, int]
-    """(task id, round) of the result that made it."""
+    result: tuple[str, int] | str
+    """(task id, round) of the result that made it, or its place in the source (`source_ref`)."""
     messages_hash: str | None
     client_id: str | None = None
     start: datetime | None = None
@@ -95,10 +95,10 @@ def match(calls: list[HarnessCall], attempts: list[dict[str, Any]], report: Join
         free[group[0].get("messages_hash")].append(group)
     order = sorted((i for i in range(len(calls)) if i not in out), key=lambda i: _sort_time(calls[i]))
     for i in order:
-        group = _nearest(calls[i], free.get(calls[i].messages_hash) or [])
-        if group is not None:
-            free[calls[i].messages_hash].remove(group)
-            out[i] = group
+        nearest = _nearest(calls[i], free.get(calls[i].messages_hash) or [])
+        if nearest is not None:
+            free[calls[i].messages_hash].remove(nearest)
+            out[i] = nearest
             report.by_hash += 1
     report.unmatched_calls = sum(len(groups) for groups in free.values())
     return out
@@ -132,7 +132,7 @@ def join_log(
     attempts.sort(key=lambda a: a.get("started_at") or "")
     start = next((r for r in records if r.get("kind") == "start"), {})
     found = match(calls, attempts, report)
-    per_result: dict[tuple[str, int], list[dict[str, Any]]] = defaultdict(list)
+    per_result: dict[tuple[str, int] | str, list[dict[str, Any]]] = defaultdict(list)
     for i, group in sorted(found.items(), key=lambda kv: kv[1][0].get("started_at") or ""):
         per_result[calls[i].result].extend(group)
     made_calls = {c.result for c in calls}
@@ -141,13 +141,14 @@ def join_log(
         row = []
         for result in results:
             key = (str(result.task_id), result.round or 0)
+            ref = (result.model_extra or {}).get("source_ref")
             report.results += 1
-            mine = per_result.get(key)
+            mine = per_result.get(key) or (per_result.get(ref) if ref else None)
             if mine:
                 report.joined_results += 1
                 row.append(_joined(result, mine, start.get("route") or {}))
             else:
-                if key in made_calls or not calls:
+                if key in made_calls or ref in made_calls or not calls:
                     report.unmatched_results.append(f"{key[0]} round {key[1]}")
                 row.append(result)
         runs.append(row)
