@@ -134,3 +134,34 @@ def test_inspect_through_wrap_every_result_joined_and_the_429_on_its_sample(tmp_
     assert limited and {task for task, _ in limited} == {"sum"}  # on the sample whose prompt got it
     assert log.model_extra and log.model_extra["wrapped"]["harness"] == "inspect-ai"
     assert all(r.route and r.route.key_fingerprint for r in results)
+
+
+def test_promptfoo_through_wrap_every_result_joined_and_the_429_on_its_test(tmp_path: Path) -> None:
+    """Slow (about 70 s): promptfoo 0.121 waits 60 s after a 429 whatever its Retry-After says."""
+    promptfoo = ROOT / ".cache" / "promptfoo" / "node_modules" / ".bin" / "promptfoo"
+    assert promptfoo.exists(), "promptfoo is not installed: bash scripts/test.sh installs it into .cache"
+    shutil.copy(HARNESS / "promptfooconfig.yaml", tmp_path / "promptfooconfig.yaml")
+    rule = {"match": "17 plus 25", "actions": ["429"], "retry_after_s": 1}  # promptfoo reads whole seconds
+    (tmp_path / "scenario.json").write_text(json.dumps({"script": [rule], "latency_ms": [1, 3]}))
+    command = [str(promptfoo), "eval", "-c", "promptfooconfig.yaml", "-o", "results.json"]
+    command += ["--repeat", "2", "--no-cache", "-j", "2"]
+    extra = {
+        "PROMPTFOO_CONFIG_DIR": str(tmp_path / ".promptfoo"),  # not the user's home
+        "PROMPTFOO_DISABLE_TELEMETRY": "1",
+        "PROMPTFOO_DISABLE_UPDATE": "1",
+    }
+    os.environ.update(extra)
+    try:
+        done = _wrap(tmp_path, ["--scenario", "scenario.json", "--out", "pf.altk_runs.json", "--", *command])
+    finally:
+        for name in extra:
+            os.environ.pop(name, None)
+    assert done.returncode in (0, 100), done.stdout + done.stderr  # 100: promptfoo's "some tests failed"
+    _no_key_anywhere(tmp_path, done)
+    assert "unmatched calls: 0 of 6" in done.stderr and "unmatched results: 0" in done.stderr
+
+    log = load_any(tmp_path / "pf.altk_runs.json").log
+    results = [r for rnd in log.runs for r in rnd]
+    assert len(results) == 6 and all(r.attempts for r in results)
+    limited = {r.task_id for r in results for a in r.attempts or [] if a.status_code == 429}
+    assert limited == {"sum"}
