@@ -267,6 +267,14 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         ],
         f"{RUN_COMMANDS}:rerun",
     )
+    p.add_argument(
+        "--through",
+        choices=("auto", "harness", "prompt"),
+        default="auto",
+        help="harness: re-run through the Inspect or promptfoo run that made the log (wrapped on the "
+        "route); prompt: send each task's prompt once (prompt only: measures the model's answer to the "
+        "first prompt, not the agent); auto (default): the harness when it and its task file are here",
+    )
     p.add_argument("log", help="the run log to re-run tasks from")
     p.add_argument(
         "--only",
