@@ -45,8 +45,8 @@ def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path
     )
     assert first.returncode == 0, first.stderr
 
-    again = _cli(tmp_path, ["rerun", "p.altk_runs.json", "--only", "sum", "colour", "--repeat", "3",
-                            "--through", "harness", "--scenario", "scenario.json", "--out", "r.altk_runs.json"])  # fmt: skip
+    ask = ["rerun", "p.altk_runs.json", "--only", "sum", "colour", "--repeat", "3", "--through", "harness"]
+    again = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
     assert again.returncode == 0, again.stdout + again.stderr
     assert "--sample-id sum,colour --epochs 3" in again.stderr  # the exact command, shown
     child = load_any(tmp_path / "r.altk_runs.json").log
@@ -58,8 +58,8 @@ def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path
     for path in tmp_path.rglob("*"):
         assert not path.is_file() or FAKE_KEY.encode() not in path.read_bytes(), path
 
-    prompt = _cli(tmp_path, ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "2",
-                             "--through", "prompt", "--out", "q.altk_runs.json"])  # fmt: skip
+    ask = ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "2", "--through", "prompt"]
+    prompt = _cli(tmp_path, [*ask, "--out", "q.altk_runs.json"])
     assert prompt.returncode == 0, prompt.stderr
     assert PROMPT_ONLY in prompt.stderr
 
