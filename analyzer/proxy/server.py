@@ -140,7 +140,9 @@ class RecordingProxy:
     def start(self) -> RecordingProxy:
         """Bind 127.0.0.1 and serve in a daemon thread; the journal's start record is written first."""
         self.journal.write("start", self._start_record())
-        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        # asyncio sets TCP_NODELAY on accepted sockets only when their protocol says TCP: without it
+        # each reply (headers, then body) waited 40 ms for a delayed ACK.
+        self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             self._sock.bind((LOOPBACK, self.config.port))
