@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+from analyzer.cli.proxy_commands import rerun_through_harness
 from analyzer.cli.route_args import (
     flags_again,
     profile_from_args,
@@ -86,6 +87,9 @@ def rerun(args: argparse.Namespace) -> int:
     parent = load_any(args.log).log
     only: str | list[str] = args.only[0] if args.only in (["flagged"], ["inconsistent"]) else args.only
     out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))
+    through = rerun_through_harness(args, parent, only, out)
+    if through is not None:
+        return through
     again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
     again += ["--repeat", str(args.rounds)] if args.rounds else []
     again += (["--tasks", args.tasks] if args.tasks else []) + flags_again(args) + ["--resume"]
