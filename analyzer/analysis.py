@@ -16,7 +16,7 @@ from analyzer.log.frames import attempts_frame, results_frame
 from analyzer.log.model import RunLog
 from analyzer.log.structural import structural_warnings
 from analyzer.log.table import gc_paused, round_count
-from analyzer.metrics.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
+from analyzer.metrics.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys, no_answer
 from analyzer.metrics.attribution import Attribution, task_attribution
 from analyzer.metrics.consistency import (
     answer_gap_pp,
@@ -56,6 +56,11 @@ class Headline(BaseModel):
     """Results in the log."""
     errors: int
     """Results that errored (left out of answer clusters)."""
+    no_answer: int = 0
+    """Results that did not error but gave no answer (missing, null, empty or white space only):
+    left out of the answer clusters, never counted as agreeing."""
+    no_answer_tasks: int = 0
+    """Tasks with at least one such result."""
     answer_key: AnswerKey
     """How answers were compared."""
     tasks_measured: int
@@ -163,6 +168,7 @@ def analyze(
     results = assign_clusters(
         base.assign(
             answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold),
+            no_answer=no_answer(base),
             passed=passed(base, score_threshold),
         )
     )
@@ -227,6 +233,8 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
         rounds=round_count(log),
         results=len(results),
         errors=int((results["status"] == "error").sum()),
+        no_answer=int(tasks["n_no_answer"].sum()),
+        no_answer_tasks=int((tasks["n_no_answer"] > 0).sum()),
         answer_key=key,
         tasks_measured=int(measured.sum()),
         tasks_single=int((~measured).sum()),
@@ -301,13 +309,31 @@ def _import_warnings(log: RunLog) -> list[str]:
     return [w for w in said if isinstance(w, str)] if isinstance(said, list) else []
 
 
+def _shown_ids(ids: list[Any]) -> str:
+    """The first five ids, and how many more."""
+    return ", ".join(str(t) for t in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+
+def _no_answer_warning(tasks: pd.DataFrame) -> list[str]:
+    """One line for results that gave no answer: they are left out, never agreeing."""
+    blank = tasks.loc[tasks["n_no_answer"] > 0]
+    if blank.empty:
+        return []
+    n = int(blank["n_no_answer"].sum())
+    results = "result" if n == 1 else "results"
+    word = "task" if len(blank) == 1 else "tasks"
+    return [
+        f"{n} {results} gave no answer (missing, null, empty or white space only) in {len(blank)} "
+        f"{word} ({_shown_ids(blank['task_id'].tolist())}): left out of the answer clusters, never "
+        "counted as agreeing"
+    ]
+
+
 def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None, key: AnswerKey) -> list[str]:
-    out: list[str] = []
+    out: list[str] = _no_answer_warning(tasks)
     single = tasks.loc[tasks["consistent"].isna(), "task_id"].tolist()
     if single:
-        shown = ", ".join(str(t) for t in single[:5]) + (
-            f" and {len(single) - 5} more" if len(single) > 5 else ""
-        )
+        shown = _shown_ids(single)
         word = "task has" if len(single) == 1 else "tasks have"
         what = "rounds that called a tool" if key == "actions" else "answers"
         out.append(
