@@ -220,7 +220,9 @@ def cluster_grid(results: pd.DataFrame, task_ids: list[str]) -> tuple[pd.DataFra
         .pivot(index="task_id", columns="round", values="v")
         .reindex(index=index, columns=rounds)
     )
-    answers = rows["answer"].astype("string").fillna("(error)").str.slice(0, 80).str.replace("\n", " ⏎ ")
+    answers = rows["answer"].astype("string").str.slice(0, 80).str.replace("\n", " ⏎ ")
+    answers = answers.mask(rows.get("no_answer", False), "(no answer)")
+    answers = answers.fillna("(error)")
     hover = (
         pd.DataFrame({"task_id": key, "round": rows["round"], "v": answers.map(_html_safe)})
         .drop_duplicates(["task_id", "round"])

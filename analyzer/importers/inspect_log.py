@@ -294,7 +294,9 @@ def _warnings(log: dict[str, Any], rows: list[Row]) -> list[str]:
             f"Inspect reduced epochs with {', '.join(map(str, reducers))}, not mean: its per-sample "
             "figures are not success rates; RerunLens shows every epoch and computes its own"
         )
-    blank = [r for r in rows if r.fields.get("status") != "error" and not (r.fields.get("answer") or "").strip()]
+    blank = [
+        r for r in rows if r.fields.get("status") != "error" and not (r.fields.get("answer") or "").strip()
+    ]
     if blank:
         shown = ", ".join(f"{r.task_id} epoch {r.round}" for r in blank[:3])
         more = f" and {len(blank) - 3} more" if len(blank) > 3 else ""

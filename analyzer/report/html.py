@@ -154,6 +154,7 @@ def _figures(report: dict[str, Any]) -> str:
         ("Tokens, total", _int((report.get("tokens") or {}).get("total")), ""),
         ("Retries", _int((report.get("retries") or {}).get("extra_attempts")), ""),
         ("Errored results", _int(report.get("errors")), ""),
+        ("No answer", _int(report.get("no_answer")), ""),
         ("Flagged tasks", _int(len(report.get("flagged") or [])), ""),
     ]
     cells = [

@@ -60,6 +60,11 @@ def render_report(analysis: Analysis, source: str) -> str:
         f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
         f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
     )
+    if h.no_answer:
+        lines.append(
+            f"  no answer          {_n(h.no_answer, 'result')} in {_n(h.no_answer_tasks, 'task')} "
+            "(left out of the clusters, never agreeing)"
+        )
     if h.tasks_single:
         lines.append(
             f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "

@@ -106,3 +106,12 @@ def test_counts_of_one_read_as_one() -> None:
     card = FOREIGN / "altk_evolve" / "consistency_score_card_7f3a9c21.json"
     text = render_report(analyze(load_any(card).log), card.name)
     assert "  1 task · 1 round · 1 result · 0 errored" in text
+
+
+def test_no_answer_is_its_own_line() -> None:
+    # an older Inspect log: blank answered "Blue" then nothing -> 1 result without an answer
+    analysis = analyze(load_any(FOREIGN / "inspect_ai" / "versions_0.3.100.json").log)
+    text = render_report(analysis, "old inspect")
+    assert "  no answer          1 result in 1 task (left out of the clusters, never agreeing)" in text
+    assert "consistent tasks   1/2 (50.0%) · answer gap 50.0 pp" in text
+    assert "(reported apart): blank" in text
