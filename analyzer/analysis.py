@@ -37,6 +37,7 @@ from analyzer.metrics.route_drift import (
     task_drift,
     verdict_sentence,
 )
+from analyzer.metrics.scores import ScoreFigures, score_figures, task_scores
 from analyzer.metrics.step_uncertainty import step_report
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
@@ -81,6 +82,8 @@ class Headline(BaseModel):
     """95 % Wilson interval of the consistency rate, [low, high] (0..1)."""
     outcome: OutcomeWithIntervals | OutcomeFigures | None
     """Outcome figures with their intervals where results are graded; None otherwise."""
+    score: ScoreFigures | None = None
+    """Mean reward or score per task, over tasks, with its interval; None when no result has a score."""
     tokens: TokenFigures
     """Token use."""
     retries: RetryFigures
@@ -178,6 +181,7 @@ def analyze(
         _side_by_side(
             task_consistency(results),
             task_outcomes(results),
+            task_scores(results),
             task_tokens(results),
             task_retries(results),
             task_drift(results, usage),
@@ -243,6 +247,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
         answer_consistency_rate=rate,
         answer_gap_pp=gap,
         outcome=outcome,
+        score=score_figures(results, tasks, _score_name(log)),
         tokens=tokens,
         retries=retry_figures(results, attempts),
         route=route_figures(results, frames.usage, frames.routes, tasks),
@@ -289,6 +294,14 @@ def _side_by_side(first: pd.DataFrame, *others: pd.DataFrame) -> pd.DataFrame:
             other = other.drop(columns="task_id")
         parts.append(other.reset_index(drop=True))
     return pd.concat(parts, axis=1)
+
+
+REWARD_FORMATS = ("tau-bench", "tau2-bench")
+"""Tools whose score is a reward (and whose first headline is the average reward)."""
+
+
+def _score_name(log: RunLog) -> str:
+    return "reward" if (log.imported_from or {}).get("format") in REWARD_FORMATS else "score"
 
 
 def _stored_gap(log: RunLog) -> bool:

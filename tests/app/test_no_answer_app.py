@@ -38,3 +38,23 @@ def test_tasks_table_counts_no_answer_per_task() -> None:
     assert not at.exception, [e.value for e in at.exception]
     table = at.dataframe[0].value.set_index("task_id")
     assert table["n_no_answer"].to_dict() == {"blank": 1, "sum": 0, "yesno": 0}
+
+
+def _overview(sel: object) -> None:
+    from app.views import overview
+
+    overview.render(sel)  # type: ignore[arg-type]
+
+
+def test_overview_shows_no_answer_and_mean_score() -> None:
+    path = OLD_INSPECT.parent / "scores_0.3.100.json"
+    loaded = load_any(path)
+    g = data.Group(label="f1", source=str(path), loaded=loaded, analysis=analyze(loaded.log))
+    at = AppTest.from_function(
+        _overview, kwargs={"sel": data.Selection(groups=[g], key="exact", focus=g)}, default_timeout=30
+    )
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Mean score"] == "0.618" and shown["No answer"] == "0"
+    assert "Over 2 tasks: 95 % interval 0.139 to 0.942" in [c.value for c in at.caption]

@@ -92,3 +92,10 @@ def test_no_answer_is_a_figure() -> None:
     path = ROOT / "tests" / "fixtures" / "foreign" / "inspect_ai" / "versions_0.3.100.json"
     page = render_report_html([ReportEntry("old", str(path), analyze(load_any(path).log))])
     assert "<div class='l'>No answer</div><div class='v'>1</div>" in page
+
+
+def test_mean_score_is_a_figure_with_its_interval() -> None:
+    path = ROOT / "tests" / "fixtures" / "foreign" / "inspect_ai" / "scores_0.3.285.json"
+    page = render_report_html([ReportEntry("f1", str(path), analyze(load_any(path).log))])
+    assert "<div class='l'>Mean score</div><div class='v'>0.618</div>" in page
+    assert "95 % interval 0.139 – 0.942" in page
