@@ -6,7 +6,6 @@ import argparse
 import json
 import shlex
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -20,7 +19,7 @@ from analyzer.cli.route_args import (
 )
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
-from analyzer.jobs.exposure import dashboard_command
+from analyzer.jobs.exposure import dashboard_command, run_forwarding
 from analyzer.log.taskfile import load_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
@@ -174,7 +173,7 @@ def dashboard(args: argparse.Namespace) -> int:
     if args.print_command:
         print(shlex.join(command))
         return 0
-    return subprocess.call(command)
+    return run_forwarding(command)
 
 
 def resample(args: argparse.Namespace) -> int:
