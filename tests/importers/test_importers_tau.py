@@ -226,3 +226,19 @@ def test_stop_tokens_are_dropped_from_closing_words() -> None:
     assert final_answer(said) == "Your refund is on its way."
     assert final_answer([{"role": "assistant", "content": "Done. ###TRANSFER###"}]) == "Done."
     assert final_answer([{"role": "assistant", "content": "###STOP###"}]) is None
+
+
+def test_a_trial_that_numbers_the_tasks_is_not_taken_as_rounds() -> None:
+    # a runner that wrote each task's index as `trial`: tasks 5, 6, 7 with trials 0, 1, 2
+    rows = [
+        {"task_id": 5 + i, "trial": i, "reward": r, "info": {}, "traj": []}
+        for i, r in enumerate([1.0, 0.0, 0.5])
+    ]
+    loaded = load_any_bytes(json.dumps(rows).encode(), "results.json")
+    assert [len(r) for r in loaded.log.runs] == [3]  # one round, not three ragged ones
+    assert any("numbers the tasks, not repeats" in w for w in loaded.warnings)
+    assert not any("misses" in w or "miss tasks" in w for w in loaded.warnings)
+    # a real repeat (the same tasks in trials 0 and 1) is still taken literally
+    entry = {"reward": 1.0, "info": {}, "traj": []}
+    again = [{"task_id": t, "trial": k, **entry} for k in (0, 1) for t in (1, 2)]
+    assert [len(r) for r in load_any_bytes(json.dumps(again).encode(), "r.json").log.runs] == [2, 2]
