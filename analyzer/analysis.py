@@ -12,6 +12,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
+from analyzer.importers.experiments import experiments_of
 from analyzer.log.frames import attempts_frame, results_frame
 from analyzer.log.model import RunLog
 from analyzer.log.structural import structural_warnings
@@ -192,7 +193,7 @@ def analyze(
     exact_gap = _exact_gap(base) if key != "exact" and _stored_gap(log) else None
     frames = _Frames(results, attempts, tasks, usage, routes, outliers)
     headline = _headline(log, key, frames, exact_gap)
-    headline = _with_uncertainty(headline, results, attempts, tasks)
+    headline = _with_uncertainty(headline, log, results, attempts, tasks)
     return Analysis(
         log=log,
         key=key,
@@ -266,13 +267,20 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
 
 
 def _with_uncertainty(
-    headline: Headline, results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.DataFrame
+    headline: Headline, log: RunLog, results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.DataFrame
 ) -> Headline:
     """The headline with its intervals over tasks and the per-task attribution."""
     gap_ci, rate_ci = answer_intervals(tasks)
     attribution = task_attribution(results, attempts, tasks)
     causes: Counter[str] = Counter(a.cause for a in attribution)
     verdict = verdict_sentence(headline.route, headline.tasks_measured, causes)
+    groups = experiments_of(log)
+    if groups:  # the route differs between the file's experiments by design: that is no drift
+        verdict = (
+            f"Experiment groups, not route drift: this file compares {len(groups)} groups "
+            f"({', '.join(str(g.get('label')) for g in groups)}), each on its own route; see them side "
+            "by side in Compare (`rerunlens compare FILE`)"
+        )
     return headline.model_copy(
         update={
             "answer_gap_ci": gap_ci,
@@ -344,6 +352,12 @@ def _no_answer_warning(tasks: pd.DataFrame) -> list[str]:
 
 def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None, key: AnswerKey) -> list[str]:
     out: list[str] = _no_answer_warning(tasks)
+    total, failed = int(tasks["n_results"].sum()), int(tasks["n_errors"].sum())
+    if total and failed == total:
+        out.append(
+            f"every result errored ({failed} of {total}): there is no answer or grade to measure; "
+            "the errors are in Tasks and in Retries"
+        )
     single = tasks.loc[tasks["consistent"].isna(), "task_id"].tolist()
     if single:
         shown = _shown_ids(single)

@@ -73,7 +73,10 @@ def render_report(analysis: Analysis, source: str) -> str:
         )
 
     lines.append("")
-    lines += outcome_lines(h.outcome)
+    if h.outcome is None and h.results and h.errors == h.results:
+        lines.append(f"Outcome: every result errored ({h.errors} of {h.results}); nothing was graded")
+    else:
+        lines += outcome_lines(h.outcome)
     lines += score_lines(h.score)
 
     t = h.tokens
