@@ -149,3 +149,33 @@ def test_an_all_errored_eval_says_so_and_its_attempts_become_retries() -> None:
     h = analyze(loaded.log).headline
     assert h.retries.extra_attempts == 3 + 2 and h.retries.results_with_retry == 2
     assert any(w.startswith("every result errored (2 of 2)") for w in h.warnings)
+
+
+FOREIGN = RESULTS.parent
+
+
+def test_two_prompts_are_named_and_ordered_as_promptfoo_does() -> None:
+    path = FOREIGN / "two_prompts" / "results.json"
+    own = json.loads(path.read_text(encoding="utf-8"))["results"]
+    loaded = load_any(path)
+    tasks = list(dict.fromkeys(r.task_id for rnd in loaded.log.runs for r in rnd))
+    assert set(tasks) == {"France | terse", "France | polite", "Peru | terse", "Peru | polite"}
+    groups = experiment_groups(loaded)
+    assert [label for label, _ in groups] == [p["label"] for p in own["prompts"]] == ["terse", "polite"]
+    for (_, group), column in zip(groups, own["prompts"], strict=True):
+        a = analyze(group.log, "normalized")
+        assert int((a.results["passed"] == True).sum()) == column["metrics"]["testPassCount"] == 5  # noqa: E712
+        # France: Paris / Paris. / paris agree once normalized; Peru has a Cusco among its Limas
+        assert a.tasks.set_index("task_id")["consistent"].to_dict() == {"France": True, "Peru": False}
+
+
+def test_a_real_all_errored_eval_counts_its_retries() -> None:
+    path = FOREIGN / "all_errored" / "results.json"
+    own = json.loads(path.read_text(encoding="utf-8"))["results"]
+    loaded = load_any(path)
+    assert any(w.startswith("every row failed with an error (4 of 4") for w in loaded.warnings)
+    h = analyze(loaded.log).headline
+    assert h.errors == own["stats"]["errors"] == 4
+    # "Request failed after 4 retries": the first try and 4 retries, all refused connections
+    assert h.retries.attempts_total == 4 * 5 and h.retries.extra_attempts == 4 * 4
+    assert h.retries.by_outcome == {"connection_error": 20}
