@@ -28,6 +28,7 @@ from analyzer.metrics.consistency import (
 )
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.intervals import Interval, answer_intervals, outcome_intervals
+from analyzer.metrics.lead import Lead, agent_lead
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
 from analyzer.metrics.route_drift import (
@@ -99,6 +100,8 @@ class Headline(BaseModel):
     """Tasks worth re-running, with reasons."""
     attribution: list[Attribution] = []
     """Per inconsistent task: `model`, `route` or `unclear`, with p-value and evidence from the log."""
+    lead: Lead | None = None
+    """For a log with tool calls: the answer gap and the tool-call gap, and which of them varies."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -194,6 +197,8 @@ def analyze(
     frames = _Frames(results, attempts, tasks, usage, routes, outliers)
     headline = _headline(log, key, frames, exact_gap)
     headline = _with_uncertainty(headline, log, results, attempts, tasks)
+    trajectories = measure_trajectories(log)
+    headline = headline.model_copy(update={"lead": agent_lead(headline.answer_gap_pp, key, trajectories)})
     return Analysis(
         log=log,
         key=key,
@@ -207,7 +212,7 @@ def analyze(
         token_outliers=outliers,
         per_round=round_tokens(results),
         headline=headline,
-        trajectories=measure_trajectories(log),
+        trajectories=trajectories,
     )
 
 

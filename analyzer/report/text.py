@@ -42,6 +42,8 @@ def render_report(analysis: Analysis, source: str) -> str:
     h = analysis.headline
     log = analysis.log
     lines = [f"RerunLens report: {source}"]
+    if h.lead is not None:  # an agent log leads with what varies: its answers or its tool calls
+        lines.append(f"  {h.lead.sentence}")
     ident = [f"format {log.version}"]
     if log.label:
         ident.append(f"label {log.label!r}")

@@ -31,6 +31,8 @@ def render(selection: data.Selection | None = None) -> None:
     fmt.group_caption(group, sel.key)
 
     outcome = h.outcome
+    if h.lead is not None:  # an agent log: what varies, its answers or its tool calls
+        st.info(data.escape(h.lead.sentence[:1].upper() + h.lead.sentence[1:]), icon=":material/call_split:")
     fmt.metric_rows(
         [
             (
@@ -47,6 +49,16 @@ def render(selection: data.Selection | None = None) -> None:
         ]
     )
     _intervals(h)
+    if h.lead is not None and h.lead.tool_call_gap_pp is not None:
+        fmt.metric_rows(
+            [
+                (
+                    "Tool-call gap",
+                    fmt.pp(h.lead.tool_call_gap_pp),
+                    "Share of tasks (2+ rounds with a trajectory) whose rounds made different tool calls.",
+                )
+            ]
+        )
     fmt.metric_rows(
         [
             ("Tasks", fmt.count(h.tasks)),

@@ -58,3 +58,17 @@ def test_overview_shows_no_answer_and_mean_score() -> None:
     shown = {m.label: m.value for m in at.metric}
     assert shown["Mean score"] == "0.618" and shown["No answer"] == "0"
     assert "Over 2 tasks: 95 % interval 0.139 to 0.942" in [c.value for c in at.caption]
+
+
+def test_overview_of_an_agent_log_leads_with_both_gaps() -> None:
+    path = Path(__file__).parents[2] / "sample_runs" / "E_agent_tools.altk_runs.json"
+    loaded = load_any(path)
+    g = data.Group(label="E", source=str(path), loaded=loaded, analysis=analyze(loaded.log))
+    at = AppTest.from_function(
+        _overview, kwargs={"sel": data.Selection(groups=[g], key="exact", focus=g)}, default_timeout=30
+    )
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Answers agree but tool calls do not" in at.info[0].value
+    shown = {m.label: m.value for m in at.metric}
+    assert shown["Answer gap"] == "0.0 pp" and shown["Tool-call gap"] == "50.0 pp"
