@@ -25,6 +25,7 @@ from analyzer.analysis import Analysis, analyze
 from analyzer.errors import RerunLensError
 from analyzer.formats import format_list
 from analyzer.importers import load_any, load_any_bytes
+from analyzer.importers.experiments import experiment_groups
 from analyzer.importers.stamp import source_stamp
 from analyzer.log.loader import MAX_UPLOAD_BYTES, LoadedLog
 from analyzer.log.model import RunLog
@@ -130,9 +131,32 @@ def _analyze(token: str, key: AnswerKey, _loaded: LoadedLog) -> Analysis | Probl
         return Problem(_loaded.source, f"{_loaded.source}: could not be analysed ({type(exc).__name__})")
 
 
-def _open(token: str, source: str, loaded: LoadedLog | Problem, key: AnswerKey) -> Group | Problem:
+def _open(token: str, source: str, loaded: LoadedLog | Problem, key: AnswerKey) -> list[Group | Problem]:
+    """The log as one group, or as its experiment groups when the file compares several (a
+    promptfoo eval of two providers opens in Compare, not as one run whose route changed)."""
     if isinstance(loaded, Problem):
-        return loaded
+        return [loaded]
+    parts = _experiments(token, loaded)
+    if parts:
+        return [_open_one(f"{token}#{i}", _part_source(source, part), g, key) for i, (part, g) in parts]
+    return [_open_one(token, source, loaded, key)]
+
+
+def _part_source(source: str, part: str) -> str:
+    """One experiment group's source: `file · group` (an upload keeps its ending)."""
+    if source.endswith(UPLOAD_SUFFIX):
+        return f"{source.removesuffix(UPLOAD_SUFFIX)} · {part}{UPLOAD_SUFFIX}"
+    return f"{source} · {part}"
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _experiments(token: str, _loaded: LoadedLog) -> list[tuple[int, tuple[str, LoadedLog]]]:
+    """A log's experiment groups (cached per log); empty when it is one experiment."""
+    del token  # cache key only
+    return list(enumerate(experiment_groups(_loaded)))
+
+
+def _open_one(token: str, source: str, loaded: LoadedLog, key: AnswerKey) -> Group | Problem:
     result = _analyze(token, key, loaded)
     if isinstance(result, Problem):
         return Problem(source, result.message)
@@ -186,11 +210,11 @@ def current() -> Selection:
             opened.append(Problem(rel, f"{path}: no such file"))
             continue
         token = f"{path}:{stamp}"
-        opened.append(_open(token, rel, _read_path(str(path), stamp), key))
+        opened.extend(_open(token, rel, _read_path(str(path), stamp), key))
     uploads = list(st.session_state.get(UPLOADS) or [])
     for upload, source in zip(uploads, upload_sources([u.name for u in uploads]), strict=True):
         loaded = _read_upload(upload.file_id, upload.name, upload.getvalue())
-        opened.append(_open(f"upload:{upload.file_id}", source, loaded, key))
+        opened.extend(_open(f"upload:{upload.file_id}", source, loaded, key))
 
     groups: list[Group] = []
     taken: set[str] = set()
@@ -221,7 +245,9 @@ def cluster_grid(results: pd.DataFrame, task_ids: list[str]) -> tuple[pd.DataFra
         .pivot(index="task_id", columns="round", values="v")
         .reindex(index=index, columns=rounds)
     )
-    answers = rows["answer"].astype("string").fillna("(error)").str.slice(0, 80).str.replace("\n", " ⏎ ")
+    answers = rows["answer"].astype("string").str.slice(0, 80).str.replace("\n", " ⏎ ")
+    answers = answers.mask(rows.get("no_answer", False), "(no answer)")
+    answers = answers.fillna("(error)")
     hover = (
         pd.DataFrame({"task_id": key, "round": rows["round"], "v": answers.map(_html_safe)})
         .drop_duplicates(["task_id", "round"])

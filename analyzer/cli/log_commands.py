@@ -12,6 +12,7 @@ from analyzer.analysis import analyze as analyze_log
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import RerunLensError
 from analyzer.importers import import_to_file, load_any
+from analyzer.importers.experiments import experiment_groups
 from analyzer.log.schema import log_json_schema
 from analyzer.log.taskfile import load_tasks
 from analyzer.report.export import flagged_task_file, missing_prompts, missing_prompts_note, tasks_csv
@@ -38,10 +39,12 @@ def analyze(args: argparse.Namespace) -> int:
 
 
 def compare(args: argparse.Namespace) -> int:
-    """`rerunlens compare`: groups side by side and the tasks that flip."""
-    if len(args.files) < 2:
-        raise RerunLensError("compare needs at least two run logs")
-    comparison = compare_groups([(label, analysis) for label, _, analysis in _labelled(args)])
+    """`rerunlens compare`: groups side by side and the tasks that flip. A file that compares
+    experiments itself (a promptfoo eval of two providers) counts as its groups."""
+    groups = _labelled(args)
+    if len(groups) < 2:
+        raise RerunLensError("compare needs at least two run logs (or one file of several experiment groups)")
+    comparison = compare_groups([(label, analysis) for label, _, analysis in groups])
     if args.json:
         print(json.dumps(comparison_report(comparison), indent=2, ensure_ascii=False))
     else:
@@ -93,7 +96,12 @@ def _labelled(args: argparse.Namespace) -> list[tuple[str, str, Analysis]]:
         raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
     out = []
     for i, path in enumerate(args.files):
-        log = load_any(path).log
-        label = args.label[i] if args.label else log.display_label(Path(path).name)
-        out.append((label, str(path), analyze_log(log, args.key)))
+        loaded = load_any(path)
+        label = args.label[i] if args.label else loaded.log.display_label(Path(path).name)
+        parts = experiment_groups(loaded)
+        if not parts:
+            out.append((label, str(path), analyze_log(loaded.log, args.key)))
+        for part, group in parts:  # a file that compares experiments: each group on its own
+            shown = part if len(args.files) == 1 else f"{label}: {part}"
+            out.append((shown, str(path), analyze_log(group.log, args.key)))
     return out

@@ -7,7 +7,6 @@ import json
 import os
 import shlex
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -22,7 +21,7 @@ from analyzer.cli.route_args import (
 )
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
-from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, dashboard_command
+from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, dashboard_command, run_forwarding
 from analyzer.log.taskfile import load_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
@@ -181,7 +180,7 @@ def dashboard(args: argparse.Namespace) -> int:
         print(shlex.join(command))
         return 0
     env = {**os.environ, ALLOW_REMOTE_ENV: "1"} if args.address else None  # beyond loopback on purpose
-    return subprocess.call(command, env=env)
+    return run_forwarding(command, env=env)
 
 
 def resample(args: argparse.Namespace) -> int:

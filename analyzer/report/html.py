@@ -151,9 +151,11 @@ def _figures(report: dict[str, Any]) -> str:
             _pct((outcome.get("pass_hat_k") or {}).get(str(n))),
             _interval(report, "pass_hat_k", "%"),
         ),
+        *_score_figure(report.get("score")),
         ("Tokens, total", _int((report.get("tokens") or {}).get("total")), ""),
         ("Retries", _int((report.get("retries") or {}).get("extra_attempts")), ""),
         ("Errored results", _int(report.get("errors")), ""),
+        ("No answer", _int(report.get("no_answer")), ""),
         ("Flagged tasks", _int(len(report.get("flagged") or [])), ""),
     ]
     cells = [
@@ -163,6 +165,14 @@ def _figures(report: dict[str, Any]) -> str:
         for label, value, ci in figures
     ]
     return "<div class='figs'>" + "".join(cells) + "</div>"
+
+
+def _score_figure(score: Any) -> list[tuple[str, str, str]]:
+    """`Mean reward` (or score) with its interval, when the results carry scores."""
+    if not isinstance(score, dict):
+        return []
+    low, high = score["mean_ci"]
+    return [(f"Mean {score['name']}", f"{score['mean']:.3f}", f"95 % interval {low:.3f} – {high:.3f}")]
 
 
 def _interval(report: dict[str, Any], name: str, unit: str) -> str:

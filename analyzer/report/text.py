@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from analyzer.metrics.attribution import Attribution
     from analyzer.metrics.outcome import OutcomeFigures
     from analyzer.metrics.retries import RetryFigures
+    from analyzer.metrics.scores import ScoreFigures
     from analyzer.verdicts.compare import Comparison
 
 _LIST_AT_MOST = 20
@@ -41,6 +42,8 @@ def render_report(analysis: Analysis, source: str) -> str:
     h = analysis.headline
     log = analysis.log
     lines = [f"RerunLens report: {source}"]
+    if h.lead is not None:  # an agent log leads with what varies: its answers or its tool calls
+        lines.append(f"  {h.lead.sentence}")
     ident = [f"format {log.version}"]
     if log.label:
         ident.append(f"label {log.label!r}")
@@ -60,6 +63,11 @@ def render_report(analysis: Analysis, source: str) -> str:
         f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
         f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
     )
+    if h.no_answer:
+        lines.append(
+            f"  no answer          {_n(h.no_answer, 'result')} in {_n(h.no_answer_tasks, 'task')} "
+            "(left out of the clusters, never agreeing)"
+        )
     if h.tasks_single:
         lines.append(
             f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
@@ -67,7 +75,11 @@ def render_report(analysis: Analysis, source: str) -> str:
         )
 
     lines.append("")
-    lines += outcome_lines(h.outcome)
+    if h.outcome is None and h.results and h.errors == h.results:
+        lines.append(f"Outcome: every result errored ({h.errors} of {h.results}); nothing was graded")
+    else:
+        lines += outcome_lines(h.outcome)
+    lines += score_lines(h.score)
 
     t = h.tokens
     lines.append("")
@@ -142,6 +154,17 @@ def outcome_lines(o: OutcomeFigures | None) -> list[str]:
         f" · outcome gap {pp(o.outcome_gap_pp)}{interval(o.outcome_gap_ci, 'pp')}",
         "  pass^k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_hat_k.items())),
         "  pass@k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_at_k.items())),
+    ]
+
+
+def score_lines(s: ScoreFigures | None) -> list[str]:
+    """The mean reward or score over tasks with its interval, and how many scores were partial."""
+    if s is None:
+        return []
+    scale = f", scale {s.scale[0]:g} to {s.scale[1]:g} as seen" if s.scale_seen else ""
+    return [
+        f"  mean {s.name} {s.mean:.3f} (95 % interval {s.mean_ci[0]:.3f} to {s.mean_ci[1]:.3f})"
+        f" over {_n(s.tasks, 'task')}, {_n(s.results, s.name)}, {s.fractional} partial{scale}"
     ]
 
 
@@ -268,6 +291,7 @@ def render_comparison(comparison: Comparison) -> str:
             "outcome gap": table["outcome_gap_pp"].map(_pp_or_dash),
             "mean@n": table["mean_at_n"].map(_pct_or_dash),
             "pass^n": table["pass_hat_n"].map(_pct_or_dash),
+            "mean score": table["mean_score"].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}"),
             "tokens": table["tokens_total"].map(lambda v: num(None if pd.isna(v) else int(v))),
             "retried results": table["results_with_retry"],
             "extra attempts": table["extra_attempts"],

@@ -20,6 +20,11 @@ TABLE_COLUMNS = {
     "outcome_gap_high": st.column_config.NumberColumn("95 % high ", format="%.1f"),
     "mean_at_n": st.column_config.NumberColumn("Mean@n", format="percent"),
     "pass_hat_n": st.column_config.NumberColumn("Pass^n", format="percent"),
+    "mean_score": st.column_config.NumberColumn(
+        "mean reward/score", format="%.3f", help="Mean over tasks of each task's mean reward or score."
+    ),
+    "mean_score_low": st.column_config.NumberColumn("95 % low  ", format="%.3f"),
+    "mean_score_high": st.column_config.NumberColumn("95 % high  ", format="%.3f"),
     "tokens_total": st.column_config.NumberColumn("tokens", format="localized"),
     "tokens_per_task_mean": st.column_config.NumberColumn("tokens/task", format="%.0f"),
     "attempts_total": st.column_config.NumberColumn("HTTP attempts"),

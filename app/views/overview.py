@@ -8,6 +8,7 @@ import streamlit as st
 from analyzer.analysis import Headline
 from analyzer.metrics.attribution import attribution_frame
 from analyzer.metrics.outcome import OutcomeFigures
+from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.text import interval
 from app import charts, data, fmt, trajectory_panel
 
@@ -30,6 +31,8 @@ def render(selection: data.Selection | None = None) -> None:
     fmt.group_caption(group, sel.key)
 
     outcome = h.outcome
+    if h.lead is not None:  # an agent log: what varies, its answers or its tool calls
+        st.info(data.escape(h.lead.sentence[:1].upper() + h.lead.sentence[1:]), icon=":material/call_split:")
     fmt.metric_rows(
         [
             (
@@ -46,6 +49,16 @@ def render(selection: data.Selection | None = None) -> None:
         ]
     )
     _intervals(h)
+    if h.lead is not None and h.lead.tool_call_gap_pp is not None:
+        fmt.metric_rows(
+            [
+                (
+                    "Tool-call gap",
+                    fmt.pp(h.lead.tool_call_gap_pp),
+                    "Share of tasks (2+ rounds with a trajectory) whose rounds made different tool calls.",
+                )
+            ]
+        )
     fmt.metric_rows(
         [
             ("Tasks", fmt.count(h.tasks)),
@@ -60,7 +73,9 @@ def render(selection: data.Selection | None = None) -> None:
             ("Tokens, total", fmt.count(h.tokens.total)),
             ("Tokens per task", fmt.num(h.tokens.per_task_mean)),
             ("Retries", fmt.count(h.retries.extra_attempts), "HTTP attempts beyond each result's first."),
-        ]
+            ("No answer", fmt.count(h.no_answer), "Results that gave no answer (not errors): never agree."),
+        ],
+        per_row=4,
     )
 
     st.subheader("Route")
@@ -82,6 +97,8 @@ def render(selection: data.Selection | None = None) -> None:
 
     if outcome:
         _outcome(outcome)
+    if h.score:
+        _score(h.score)
 
     trajectory_panel.overview_section(group)
 
@@ -123,6 +140,17 @@ ATTRIBUTION_COLUMNS = {
     "evidence": st.column_config.TextColumn("evidence", width="large"),
 }
 """The cause table (Overview, Routes)."""
+
+
+def _score(score: ScoreFigures) -> None:
+    """The mean reward or score over tasks, with its interval."""
+    st.metric(
+        f"Mean {score.name}",
+        f"{score.mean:.3f}",
+        help=f"Mean over tasks of each task's mean {score.name}; {score.fractional} partial.",
+    )
+    low, high = score.mean_ci
+    st.caption(f"Over {score.tasks} tasks: 95 % interval {low:.3f} to {high:.3f}")
 
 
 def _outcome(outcome: OutcomeFigures) -> None:

@@ -44,6 +44,9 @@ TASK_COLUMNS = {
     "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f"),
     "retries": st.column_config.NumberColumn("retries"),
     "n_errors": st.column_config.NumberColumn("errors"),
+    "n_no_answer": st.column_config.NumberColumn(
+        "no answer", help="Results that did not error but gave no answer (empty or missing): never agreeing."
+    ),
     "drifted": st.column_config.CheckboxColumn("drifted"),
 }
 CLUSTER_COLUMNS = {

@@ -10,6 +10,7 @@ import pytest
 
 from analyzer.analysis import analyze
 from analyzer.cli.main import main
+from analyzer.importers import load_any
 from analyzer.log.loader import load_path
 from analyzer.report.html import ReportEntry, _interval, render_report_html
 
@@ -85,3 +86,16 @@ def test_report_command_writes_the_file(tmp_path: Path, capsys: pytest.CaptureFi
     page = out.read_text(encoding="utf-8")
     assert "Side by side" in page and ">plain</h2>" in page and ">A</h2>" in page
     assert main(["report", str(SAMPLE_A), "--label", "a", "--label", "b", "-o", str(out)]) == 2
+
+
+def test_no_answer_is_a_figure() -> None:
+    path = ROOT / "tests" / "fixtures" / "foreign" / "inspect_ai" / "versions_0.3.100.json"
+    page = render_report_html([ReportEntry("old", str(path), analyze(load_any(path).log))])
+    assert "<div class='l'>No answer</div><div class='v'>1</div>" in page
+
+
+def test_mean_score_is_a_figure_with_its_interval() -> None:
+    path = ROOT / "tests" / "fixtures" / "foreign" / "inspect_ai" / "scores_0.3.285.json"
+    page = render_report_html([ReportEntry("f1", str(path), analyze(load_any(path).log))])
+    assert "<div class='l'>Mean score</div><div class='v'>0.618</div>" in page
+    assert "95 % interval 0.139 – 0.942" in page
