@@ -5,7 +5,6 @@ The CLI, the dashboard and the runner all call this; every figure they show come
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +17,7 @@ from analyzer.log.model import RunLog
 from analyzer.log.structural import structural_warnings
 from analyzer.log.table import gc_paused, round_count
 from analyzer.metrics.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys, no_answer
-from analyzer.metrics.attribution import Attribution, task_attribution
+from analyzer.metrics.attribution import Attribution, attribution_summary, task_attribution, verdict_counts
 from analyzer.metrics.consistency import (
     answer_gap_pp,
     assign_clusters,
@@ -146,6 +145,7 @@ class Analysis:
         out = self.headline.model_dump(mode="json")
         out["run_id"] = self.log.run_id
         out["label"] = self.log.label
+        out["attribution_counts"] = attribution_summary(self.headline.attribution)
         if self.trajectories is not None:
             out["trajectories"] = self.trajectories.report()
         steps = step_report(self.log)
@@ -277,7 +277,7 @@ def _with_uncertainty(
     """The headline with its intervals over tasks and the per-task attribution."""
     gap_ci, rate_ci = answer_intervals(tasks)
     attribution = task_attribution(results, attempts, tasks)
-    causes: Counter[str] = Counter(a.cause for a in attribution)
+    causes = verdict_counts(attribution)
     verdict = verdict_sentence(headline.route, headline.tasks_measured, causes)
     groups = experiments_of(log)
     if groups:  # the route differs between the file's experiments by design: that is no drift

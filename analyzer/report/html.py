@@ -20,6 +20,7 @@ import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
 from analyzer.analysis import Analysis
+from analyzer.report.cause_html import cause_section
 from analyzer.verdicts.compare import compare
 
 MAX_TASKS_WITH_CLUSTERS = 100
@@ -126,7 +127,7 @@ def _log_section(entry: ReportEntry, n: int) -> str:
         parts += [f"<li>{esc(w)}</li>" for w in warnings]
         parts.append("</ul></div>")
     parts.append(_charts(a, n))
-    parts += [_flagged(a), _clusters(a), _retries(report), _drift(a)]
+    parts += [cause_section(h.attribution, esc), _flagged(a), _clusters(a), _retries(report), _drift(a)]
     return "\n".join(parts)
 
 

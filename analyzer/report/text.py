@@ -6,6 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from analyzer.metrics.attribution import CAUSES, verdict_counts
+from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
 from analyzer.safety.terminal_text import visible, visible_lines
 
@@ -178,18 +180,23 @@ def interval(ci: list[float] | None, unit: str) -> str:
 
 
 def attribution_lines(items: list[Attribution]) -> list[str]:
-    """The cause of each inconsistent task from the log alone, counts first."""
+    """The cause of each inconsistent task from the log alone: counts (`verdict_counts`), the rule,
+    then each task with its factor, p and q."""
     if not items:
         return []
-    counts = {c: sum(a.cause == c for a in items) for c in ("route", "model", "unclear")}
+    counts = verdict_counts(items)
+    shown = ", ".join(f"{counts[c]} {c}" for c in CAUSES)
     out = [
         "",
-        f"Cause, from the log alone ({len(items)} inconsistent task(s)): {counts['route']} route, "
-        f"{counts['model']} model, {counts['unclear']} unclear",
+        f"Route or model, from the log alone ({len(items)} inconsistent task(s)): {shown}",
+        f"  route/both only where a route factor passes a false discovery rate of {FDR_Q:.0%} "
+        "(exact permutation test per factor, Bonferroni within the task, Benjamini-Hochberg across tasks)",
     ]
     for a in items[:_LIST_AT_MOST]:
-        p = f" (p = {a.p_value:.2f})" if a.p_value is not None else ""
-        out.append(f"  {a.task_id}: {a.cause}{p}: {a.evidence}")
+        figures = [f"{a.factor}" if a.factor else "", f"p = {a.p_value:.3g}" if a.p_value is not None else ""]
+        figures.append(f"q = {a.q_value:.3g}" if a.q_value is not None else "")
+        told = ", ".join(f for f in figures if f)
+        out.append(f"  {a.task_id}: {a.cause}{f' ({told})' if told else ''}: {a.evidence}")
     if len(items) > _LIST_AT_MOST:
         out.append(f"  ... and {len(items) - _LIST_AT_MOST} more (use --json for all)")
     return out

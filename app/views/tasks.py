@@ -196,7 +196,9 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
         st.text(f"Route drift: {row['drift']}")
     cause = next((a for a in analysis.headline.attribution if a.task_id == task_id), None)
     if cause is not None:
-        p = f" (p = {cause.p_value:.3f})" if cause.p_value is not None else ""
+        figures = [f"p = {cause.p_value:.3g}"] if cause.p_value is not None else []
+        figures += [f"q = {cause.q_value:.3g}"] if cause.q_value is not None else []
+        p = f" ({', '.join(figures)})" if figures else ""
         st.text(f"Cause from the log: {cause.cause}{p}: {cause.evidence}")
 
     prompt = data.task_prompt(group.loaded.log, task_id)

@@ -12,7 +12,8 @@ from analyzer.analysis import analyze
 from analyzer.cli.main import main
 from analyzer.importers import load_any
 from analyzer.log.loader import load_path
-from analyzer.report.html import ReportEntry, _interval, render_report_html
+from analyzer.metrics.attribution import attribution_caption, verdict_counts
+from analyzer.report.html import ReportEntry, _interval, esc, render_report_html
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_A = ROOT / "sample_runs" / "A_baseline.altk_runs.json"
@@ -99,3 +100,16 @@ def test_mean_score_is_a_figure_with_its_interval() -> None:
     page = render_report_html([ReportEntry("f1", str(path), analyze(load_any(path).log))])
     assert "<div class='l'>Mean score</div><div class='v'>0.618</div>" in page
     assert "95 % interval 0.139 – 0.942" in page
+
+
+def test_the_route_or_model_section_carries_the_shared_counts_and_each_tasks_test() -> None:
+    a = analyze(load_path(SAMPLE_A).log)
+    page = render_report_html([ReportEntry("A", "A.json", a)])
+    items = a.headline.attribution
+    assert "<h3>Route or model, from the log</h3>" in page
+    assert " · ".join(f"<b>{n}</b> {c}" for c, n in verdict_counts(items).items()) in page
+    assert esc(attribution_caption(items)) in page
+    first = items[0]
+    assert f"<td>{esc(first.task_id)}</td><td>{first.cause}</td>" in page
+    assert f"<td>{first.p_value:.3g}</td><td>{first.q_value:.3g}</td>" in page
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=", page)  # still offline

@@ -8,6 +8,7 @@ from analyzer.analysis import analyze
 from analyzer.importers import load_any
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog
+from analyzer.metrics.attribution import verdict_counts
 from analyzer.report.text import render_comparison, render_report
 from analyzer.verdicts.compare import compare
 
@@ -26,13 +27,15 @@ def test_report_shows_intervals_and_attribution() -> None:
     assert f"outcome gap {h.outcome.outcome_gap_pp:.1f} pp (95 % interval {low:.1f} to {high:.1f} pp)" in text
     low, high = h.outcome.pass_hat_k_ci
     assert f"pass^5 53.3% (95 % interval {100 * low:.1f}% to {100 * high:.1f}%)" in text
-    causes = [a.cause for a in h.attribution]
+    counts = verdict_counts(h.attribution)
+    shown = ", ".join(f"{counts[c]} {c}" for c in counts)
+    assert f"Route or model, from the log alone ({len(h.attribution)} inconsistent task(s)): {shown}" in text
+    assert "false discovery rate of 5%" in text and "Benjamini-Hochberg across tasks" in text
+    first = h.attribution[0]
     assert (
-        f"Cause, from the log alone ({len(causes)} inconsistent task(s)): {causes.count('route')} route, "
-        f"{causes.count('model')} model, {causes.count('unclear')} unclear"
-    ) in text
-    model = next(a for a in h.attribution if a.cause == "model")
-    assert f"  {model.task_id}: model: answers differ within one route" in text
+        f"  {first.task_id}: {first.cause} ({first.factor}, p = {first.p_value:.3g}, q = {first.q_value:.3g})"
+        in text
+    )
 
 
 def test_comparison_says_each_difference_in_a_sentence() -> None:
