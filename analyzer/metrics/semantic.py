@@ -1,0 +1,173 @@
+"""The `semantic` answer key: a task's answers clustered by meaning.
+
+Two normalized answers are **similar** when they agree on the facts of `semantic_guards` (polarity,
+numbers, units, weekdays) and either the cosine of their sentence embeddings is at least the
+threshold, or every word of the shorter one appears in the longer ("Paris" and "the capital is
+Paris"). Clustering is leader clustering, the `fuzzy` key's rule: a task's distinct answers are
+visited most frequent first (ties by first appearance); each joins the representative it is most
+similar to, if that passes, or starts a cluster of its own. So every member is similar to its
+representative, which is exactly what the display shows, and similarity never chains: connected
+components would join "refundable" to "not refundable" through "fully refundable" and "not fully
+refundable" steps; complete linkage would be order-free but costs O(n^3) and has no one answer to
+show for a cluster.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from analyzer.metrics.semantic_embed import EmbeddingCache, Embedder, LocalEmbedder
+from analyzer.metrics.semantic_guards import conflict, facts
+
+__all__ = [
+    "DEFAULT_SEMANTIC_THRESHOLD",
+    "Member",
+    "SemanticOptions",
+    "pair_similarity",
+    "semantic_clusters",
+    "semantic_keys",
+]
+
+DEFAULT_SEMANTIC_THRESHOLD = 0.80
+"""Cosine at or above which two answers are one (chosen on the labelled set's dev split)."""
+
+_EMBED_BATCH = 512
+_CACHES: dict[str, EmbeddingCache] = {}
+_WORD = re.compile(r"[^\W\d_]+|\d+(?:[.,]\d+)*|[\u4e00-\u9fff]")
+_WEAK_WORDS = frozenset("the a an is are was it this that of to in on yes ok okay".split())
+
+
+@dataclass(frozen=True, eq=False)
+class SemanticOptions:
+    """How the `semantic` key runs: its threshold, where vectors come from, who hears of progress."""
+
+    threshold: float = DEFAULT_SEMANTIC_THRESHOLD
+    """Cosine (0..1) at or above which two answers that agree on their facts are joined."""
+    embedder: Embedder | None = None
+    """The vector source; None is the bundled local model."""
+    progress: Callable[[int, int], None] | None = field(default=None, repr=False)
+    """Called with (answers embedded, answers to embed) while new answers are embedded."""
+    persist: bool = True
+    """Keep vectors in the cache folder (False: in memory only)."""
+
+    def cache(self) -> EmbeddingCache:
+        """The process's one cache for this embedder (shared by every analysis that uses it)."""
+        embedder = self.embedder or LocalEmbedder()
+        key = f"{embedder.name}|{self.persist}"
+        cached = _CACHES.get(key)
+        if cached is None or (self.embedder is not None and cached.embedder is not self.embedder):
+            cached = _CACHES[key] = EmbeddingCache(embedder, persist=self.persist)
+        return cached
+
+
+@dataclass(frozen=True)
+class Member:
+    """One distinct answer's place: its cluster's representative, its similarity to it, any guard."""
+
+    answer: str
+    representative: str
+    similarity: float
+    """Similarity to the representative (1 for the representative itself)."""
+    blocked: str | None = None
+    """For an answer that started its own cluster: the guard that kept it from the nearest one."""
+
+
+def pair_similarity(a: str, b: str, cosine: float) -> tuple[float, str | None]:
+    """The similarity of two answers given their embeddings' cosine, and the guard that blocks them.
+
+    Args:
+        a: One normalized answer.
+        b: The other.
+        cosine: Cosine of their embeddings.
+    """
+    reason = conflict(facts(a), facts(b))
+    score = 1.0 if _contained(a, b) else float(cosine)
+    return score, reason
+
+
+def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, threshold: float) -> list[Member]:
+    """Leader clustering of one task's answers (see the module docstring), most frequent first.
+
+    Args:
+        answers: The task's normalized answers, one per result (repeats count towards frequency).
+        vectors: One unit vector per distinct answer, in first-appearance order.
+        threshold: Similarity at or above which an answer joins a representative.
+    """
+    counts: dict[str, int] = {}
+    for a in answers:
+        counts[a] = counts.get(a, 0) + 1
+    index = {a: i for i, a in enumerate(counts)}
+    ordered = sorted(counts, key=lambda a: -counts[a])
+    reps: list[str] = []
+    out: list[Member] = []
+    for a in ordered:
+        best, best_score, nearest_block = None, -1.0, None
+        if reps:
+            cosines = vectors[[index[r] for r in reps]] @ vectors[index[a]]
+            for rep, cos in zip(reps, cosines.tolist(), strict=True):
+                score, reason = pair_similarity(a, rep, cos)
+                if reason is None and score >= threshold and score > best_score:
+                    best, best_score = rep, score
+                elif reason is not None and score >= threshold and nearest_block is None:
+                    nearest_block = reason
+        if best is None:
+            reps.append(a)
+            out.append(Member(a, a, 1.0, nearest_block))
+        else:
+            out.append(Member(a, best, round(best_score, 4)))
+    return out
+
+
+def semantic_keys(task_ids: pd.Series, normalized: pd.Series, options: SemanticOptions) -> pd.Series:
+    """Each result's cluster representative (`<NA>` stays), for tasks with 2+ distinct answers.
+
+    Every distinct answer of those tasks is embedded once, in one pass, through the options' cache.
+
+    Args:
+        task_ids: Each result's task.
+        normalized: Each result's normalized answer (`<NA>` for errors).
+        options: Threshold, embedder and progress callback.
+    """
+    frame = pd.DataFrame({"task": task_ids.astype(str).to_numpy(), "answer": normalized.to_numpy()})
+    frame = frame[normalized.notna().to_numpy()]
+    distinct = frame.drop_duplicates().groupby("task", sort=False)["answer"].size()
+    needs = frame[frame["task"].isin(distinct.index[distinct > 1])]
+    if needs.empty:
+        return normalized.copy()
+    texts = list(dict.fromkeys(needs["answer"].tolist()))
+    vectors = _embed(texts, options)
+    row_of = {t: i for i, t in enumerate(texts)}
+    mapping: dict[tuple[str, str], str] = {}
+    for task, answers in needs.groupby("task", sort=False)["answer"]:
+        values = answers.tolist()
+        rows = [row_of[a] for a in dict.fromkeys(values)]
+        for m in semantic_clusters(values, vectors[rows], options.threshold):
+            mapping[(str(task), m.answer)] = m.representative
+    out = normalized.to_numpy(dtype=object, na_value=None).copy()
+    tasks = task_ids.astype(str).to_numpy()
+    for i in np.flatnonzero(normalized.notna().to_numpy()):
+        out[i] = mapping.get((tasks[i], out[i]), out[i])
+    return pd.Series(pd.array(out, dtype="string"), index=normalized.index)
+
+
+def _embed(texts: list[str], options: SemanticOptions) -> np.ndarray:
+    """The texts' vectors in batches, so progress can be told while a first pass runs."""
+    cache = options.cache()
+    parts = []
+    for start in range(0, len(texts), _EMBED_BATCH):
+        parts.append(cache.vectors(texts[start : start + _EMBED_BATCH]))
+        if options.progress is not None:
+            options.progress(min(start + _EMBED_BATCH, len(texts)), len(texts))
+    return np.vstack(parts)
+
+
+def _contained(a: str, b: str) -> bool:
+    """Every word of the shorter answer is in the longer, and it has a word that says something."""
+    wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
+    short, long_ = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    return bool(short - _WEAK_WORDS) and short <= long_

@@ -1,0 +1,107 @@
+"""How well each answer key tells "the same answer" on the labelled set (tests/fixtures/semantic).
+
+For every key (`normalized`, `fuzzy`, `semantic`) each task's answers are clustered through
+`analyzer.metrics.answers.answer_keys`, as `analyze` does; a pair of a task's answers is judged
+"the same" when both land in one cluster. Printed per split: precision and recall of "same", the
+cross-cluster pairs that differ by negation and were joined, and mean cluster purity per task.
+
+`--sweep` also prints the semantic key's figures at each threshold on the dev split, which is how
+the default threshold was chosen (the highest recall with precision >= 0.95 on dev); the test split
+is never looked at for that.
+
+    python scripts/bench_semantic_quality.py [--sweep] [--split dev|test|all]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from itertools import combinations
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from analyzer.metrics.answers import answer_keys  # noqa: E402
+from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions  # noqa: E402
+from analyzer.safety.bounded_read import read_file  # noqa: E402
+
+FIXTURE = ROOT / "tests" / "fixtures" / "semantic" / "answers.json"
+
+
+def load_tasks(split: str) -> list[dict]:
+    """The labelled tasks of one split (`dev`, `test` or `all`)."""
+    tasks = json.loads(read_file(FIXTURE, 2**22, "labelled set"))["tasks"]
+    return [t for t in tasks if split == "all" or t["split"] == split]
+
+
+def clustered(tasks: list[dict], key: str, options: SemanticOptions) -> pd.DataFrame:
+    """One row per answer: task, text, gold label, the key's cluster."""
+    rows = [(t["id"], text, label, t["kind"]) for t in tasks for text, label in t["answers"]]
+    frame = pd.DataFrame(rows, columns=["task_id", "answer", "gold", "kind"]).assign(status="ok")
+    return frame.assign(cluster=answer_keys(frame, key, semantic=options))  # type: ignore[arg-type]
+
+
+def figures(frame: pd.DataFrame) -> dict[str, float]:
+    """Precision, recall, negation pairs joined, mean purity and tasks clustered exactly as labelled."""
+    tp = fp = fn = neg_joined = 0
+    purities, exact = [], 0
+    for _, task in frame.groupby("task_id", sort=False):
+        items = list(task[["answer", "gold", "cluster", "kind"]].itertuples(index=False))
+        for a, b in combinations(items, 2):
+            same, joined = a.gold == b.gold, a.cluster == b.cluster
+            tp += same and joined
+            fp += (not same) and joined
+            fn += same and not joined
+            neg_joined += (not same) and joined and a.kind == "negation"
+        counts = task.groupby(["cluster", "gold"]).size()
+        purities.append(counts.groupby(level=0).max().sum() / len(task))
+        exact += task.groupby("cluster")["gold"].nunique().max() == 1 and task["cluster"].nunique() == task[
+            "gold"
+        ].nunique()
+    return {
+        "precision": tp / (tp + fp) if tp + fp else 1.0,
+        "recall": tp / (tp + fn) if tp + fn else 1.0,
+        "negation_joined": neg_joined,
+        "purity": sum(purities) / len(purities),
+        "exact_tasks": exact,
+        "tasks": len(purities),
+        "pairs_same": tp + fn,
+    }
+
+
+def _line(name: str, f: dict[str, float]) -> str:
+    return (
+        f"  {name:<22} precision {f['precision']:.3f}  recall {f['recall']:.3f}  purity {f['purity']:.3f}  "
+        f"tasks exact {f['exact_tasks']}/{f['tasks']}  negation pairs joined {f['negation_joined']}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--split", default="all", choices=("dev", "test", "all"))
+    parser.add_argument("--sweep", action="store_true", help="the semantic key over thresholds on dev")
+    args = parser.parse_args()
+    options = SemanticOptions(persist=False)
+    if args.sweep:
+        dev = load_tasks("dev")
+        print("semantic key on the dev split, by threshold:")
+        for step in range(60, 96, 2):
+            t = step / 100
+            f = figures(clustered(dev, "semantic", SemanticOptions(threshold=t, persist=False)))
+            print(_line(f"threshold {t:.2f}", f))
+    splits = ("dev", "test") if args.split == "all" else (args.split,)
+    for split in splits:
+        tasks = load_tasks(split)
+        pairs = sum(len(t["answers"]) * (len(t["answers"]) - 1) // 2 for t in tasks)
+        print(f"{split} split: {len(tasks)} tasks, {sum(len(t['answers']) for t in tasks)} answers, {pairs} pairs")
+        for key in ("normalized", "fuzzy", "semantic"):
+            label = f"{key} (t={DEFAULT_SEMANTIC_THRESHOLD:.2f})" if key == "semantic" else key
+            print(_line(label, figures(clustered(tasks, key, options))))
+
+
+if __name__ == "__main__":
+    main()
