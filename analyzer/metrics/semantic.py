@@ -26,20 +26,34 @@ from analyzer.metrics.semantic_guards import conflict, facts
 
 __all__ = [
     "DEFAULT_SEMANTIC_THRESHOLD",
+    "DEFAULT_SLOT_THRESHOLD",
     "Member",
+    "PairJudge",
     "SemanticOptions",
-    "pair_similarity",
+    "differing_words",
     "semantic_clusters",
     "semantic_keys",
 ]
 
-DEFAULT_SEMANTIC_THRESHOLD = 0.80
+DEFAULT_SEMANTIC_THRESHOLD = 0.55
 """Cosine at or above which two answers are one (chosen on the labelled set's dev split)."""
 
+DEFAULT_SLOT_THRESHOLD = 0.50
+"""Cosine at or above which the differing words of two answers that share a frame are synonyms."""
+
+SYNONYM_COSINE = 0.80
+"""One word swapped for one word in a shared frame ("white" / "yellow", "John" / "Jane") is another
+answer unless the two words are near-synonyms, which this cosine asks for."""
+
+_MAX_SLOT_WORDS = 4
 _EMBED_BATCH = 512
 _CACHES: dict[str, EmbeddingCache] = {}
-_WORD = re.compile(r"[^\W\d_]+|\d+(?:[.,]\d+)*|[\u4e00-\u9fff]")
-_WEAK_WORDS = frozenset("the a an is are was it this that of to in on yes ok okay".split())
+_WORD = re.compile(r"[\u4e00-\u9fff]|[^\W\d_\u4e00-\u9fff]+|\d+(?:[.,]\d+)*")
+_WEAK_WORDS = frozenset(
+    "the a an is are was were be been being has have had will would it its this that these those of to "
+    "in on at for by with from as and or so i you your we our they s ve ll d yes ok okay please "
+    "because due 的 了 是 在 将 已 您 你 我".split()
+)
 
 
 @dataclass(frozen=True, eq=False)
@@ -50,6 +64,9 @@ class SemanticOptions:
     """Cosine (0..1) at or above which two answers that agree on their facts are joined."""
     embedder: Embedder | None = None
     """The vector source; None is the bundled local model."""
+    slot_threshold: float = DEFAULT_SLOT_THRESHOLD
+    """Cosine the words two answers differ in must reach when they share the rest (see
+    `differing_words`)."""
     progress: Callable[[int, int], None] | None = field(default=None, repr=False)
     """Called with (answers embedded, answers to embed) while new answers are embedded."""
     persist: bool = True
@@ -77,26 +94,35 @@ class Member:
     """For an answer that started its own cluster: the guard that kept it from the nearest one."""
 
 
-def pair_similarity(a: str, b: str, cosine: float) -> tuple[float, str | None]:
-    """The similarity of two answers given their embeddings' cosine, and the guard that blocks them.
+def differing_words(a: str, b: str) -> tuple[str, str] | None:
+    """The words only one answer has, when the two share a frame and differ in a short slot.
 
-    Args:
-        a: One normalized answer.
-        b: The other.
-        cosine: Cosine of their embeddings.
+    "the sun is white when viewed from space" and "the sun is yellow when viewed from space" differ
+    in `white` and `yellow`: a sentence embedding scores the pair high for all it shares, so the
+    slot is compared on its own. None when the answers share little (a paraphrase or another
+    language: the sentence embedding decides) or one adds nothing but weak words.
     """
-    reason = conflict(facts(a), facts(b))
-    score = 1.0 if _contained(a, b) else float(cosine)
-    return score, reason
+    wa, wb = _WORD.findall(a), _WORD.findall(b)
+    sa, sb = set(wa), set(wb)
+    only_a = [w for w in dict.fromkeys(wa) if w not in sb]
+    only_b = [w for w in dict.fromkeys(wb) if w not in sa]
+    content_a = [w for w in only_a if w not in _WEAK_WORDS]
+    content_b = [w for w in only_b if w not in _WEAK_WORDS]
+    shared = len((sa & sb) - _WEAK_WORDS)
+    if not content_a or not content_b or shared < max(len(content_a), len(content_b)):
+        return None
+    if max(len(content_a), len(content_b)) > _MAX_SLOT_WORDS:
+        return None
+    return " ".join(content_a), " ".join(content_b)
 
 
-def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, threshold: float) -> list[Member]:
+def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJudge) -> list[Member]:
     """Leader clustering of one task's answers (see the module docstring), most frequent first.
 
     Args:
         answers: The task's normalized answers, one per result (repeats count towards frequency).
         vectors: One unit vector per distinct answer, in first-appearance order.
-        threshold: Similarity at or above which an answer joins a representative.
+        judge: Scores a pair from its cosine and says which guard, if any, keeps it apart.
     """
     counts: dict[str, int] = {}
     for a in answers:
@@ -110,10 +136,10 @@ def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, threshold: fl
         if reps:
             cosines = vectors[[index[r] for r in reps]] @ vectors[index[a]]
             for rep, cos in zip(reps, cosines.tolist(), strict=True):
-                score, reason = pair_similarity(a, rep, cos)
-                if reason is None and score >= threshold and score > best_score:
+                score, reason = judge.score(a, rep, cos)
+                if reason is None and score >= judge.threshold and score > best_score:
                     best, best_score = rep, score
-                elif reason is not None and score >= threshold and nearest_block is None:
+                elif reason is not None and score >= judge.threshold and nearest_block is None:
                     nearest_block = reason
         if best is None:
             reps.append(a)
@@ -121,6 +147,34 @@ def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, threshold: fl
         else:
             out.append(Member(a, best, round(best_score, 4)))
     return out
+
+
+class PairJudge:
+    """Scores two answers: containment or their cosine, and the guard (facts, slot) that blocks them."""
+
+    def __init__(self, cache: EmbeddingCache, threshold: float, slot_threshold: float) -> None:
+        self.cache = cache
+        self.threshold = threshold
+        self.slot_threshold = slot_threshold
+
+    def score(self, a: str, b: str, cosine: float) -> tuple[float, str | None]:
+        """(similarity, None) when the pair may be joined at that similarity; else the reason.
+
+        Args:
+            a: One normalized answer.
+            b: The other.
+            cosine: Cosine of their embeddings.
+        """
+        reason = conflict(facts(a), facts(b))
+        score = 1.0 if _contained(a, b) else float(cosine)
+        if reason is None and score >= self.threshold:
+            slot = differing_words(a, b)
+            if slot is not None:
+                va, vb = self.cache.vectors(list(slot))
+                single = " " not in slot[0] and " " not in slot[1]
+                if float(va @ vb) < (SYNONYM_COSINE if single else self.slot_threshold):
+                    reason = f"differ in '{slot[0]}' / '{slot[1]}'"
+        return score, reason
 
 
 def semantic_keys(task_ids: pd.Series, normalized: pd.Series, options: SemanticOptions) -> pd.Series:
@@ -142,11 +196,12 @@ def semantic_keys(task_ids: pd.Series, normalized: pd.Series, options: SemanticO
     texts = list(dict.fromkeys(needs["answer"].tolist()))
     vectors = _embed(texts, options)
     row_of = {t: i for i, t in enumerate(texts)}
+    judge = PairJudge(options.cache(), options.threshold, options.slot_threshold)
     mapping: dict[tuple[str, str], str] = {}
     for task, answers in needs.groupby("task", sort=False)["answer"]:
         values = answers.tolist()
         rows = [row_of[a] for a in dict.fromkeys(values)]
-        for m in semantic_clusters(values, vectors[rows], options.threshold):
+        for m in semantic_clusters(values, vectors[rows], judge):
             mapping[(str(task), m.answer)] = m.representative
     out = normalized.to_numpy(dtype=object, na_value=None).copy()
     tasks = task_ids.astype(str).to_numpy()

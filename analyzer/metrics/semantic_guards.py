@@ -83,7 +83,7 @@ _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四":
 _ZH_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
 _ZH_COUNTERS = "件个本张次天月年号日元岁点分秒人位台条份只块双周倍公米克斤英小美欧磅星"
 """Characters after which a Chinese numeral is a number (so 一 in 一下 or 统一 is not)."""
-_ZH_NUMERAL = re.compile(rf"[零〇一二两三四五六七八九十百千万亿]+(?=[{_ZH_COUNTERS}])|^[零〇一二两三四五六七八九十百千万亿]+$")
+_ZH_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _LATIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|[$€¥£%]")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
@@ -95,6 +95,7 @@ class Facts:
 
     negated: bool
     numbers: frozenset[float]
+    months: frozenset[int]
     units: frozenset[str]
     weekdays: frozenset[int]
 
@@ -108,27 +109,41 @@ def facts(text: str) -> Facts:
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
     words = _LATIN_WORD.findall(folded.replace("’", "'"))
-    numbers = {_number(d) for d in _DIGITS.findall(folded)}
+    folded = folded.replace("百分之", "%")  # 百分之十 is ten percent: 百 is not a hundred here
+    numbers: set[float] = set()
+    months = {_MONTHS[w] for w in words if _is_month(w, folded)}
+    for d in _DIGITS.finditer(folded):
+        is_month = folded[d.end() : d.end() + 1] == "月" and folded[d.end() + 1 : d.end() + 2] != "份"
+        months.add(int(_number(d[0]))) if is_month else numbers.add(_number(d[0]))
     numbers |= {float(_WORD_NUMBERS[w]) for w in words if w in _WORD_NUMBERS}
-    numbers |= {float(_MONTHS[w]) for w in words if _is_month(w, folded)}
-    numbers |= {float(_zh_number(n)) for n in _ZH_NUMERAL.findall(_without_weekdays(folded))}
+    zh = _without_weekdays(folded)
+    for run in _ZH_RUN.finditer(zh):
+        if zh[run.end() : run.end() + 1] == "月" and zh[run.end() + 1 : run.end() + 2] != "份":
+            months.add(_zh_number(run[0]))
+        elif _counted(zh, run):
+            numbers.add(float(_zh_number(run[0])))
     return Facts(
         negated=_negated(folded, words),
-        numbers=frozenset(numbers),
+        numbers=frozenset(float(n) for n in numbers),
+        months=frozenset(months),
         units=frozenset(_units(folded, words)),
         weekdays=frozenset(v for k, v in _WEEKDAYS.items() if k in folded),
     )
 
 
 def conflict(a: Facts, b: Facts) -> str | None:
-    """Why two answers cannot mean the same (`negation`, `numbers`, `units`, `weekdays`), or None.
+    """Why two answers cannot mean the same (`negation`, `numbers`, `dates`, `units`, `weekdays`).
 
-    Numbers, units and weekdays conflict only when both answers state some and the sets differ.
+    None when nothing conflicts. Months, units and weekdays conflict only when both answers state
+    some and the sets differ; numbers only when neither answer's numbers include the other's (a
+    longer answer may show its working: "3 bags each, 6 in all" is the answer "6 bags").
     """
     if a.negated != b.negated:
         return "negation"
-    if a.numbers and b.numbers and a.numbers != b.numbers:
+    if a.numbers and b.numbers and not (a.numbers <= b.numbers or b.numbers <= a.numbers):
         return "numbers"
+    if a.months and b.months and a.months != b.months:
+        return "dates"
     if a.units and b.units and a.units != b.units:
         return "units"
     if a.weekdays and b.weekdays and a.weekdays != b.weekdays:
@@ -149,18 +164,32 @@ def _negated(folded: str, words: list[str]) -> bool:
 
 def _units(folded: str, words: list[str]) -> set[str]:
     found = {_UNIT_OF[w] for w in words if w in _UNIT_OF}
-    for run in _CJK_RUN.findall(folded):
-        for alias in _ZH_UNIT_ALIASES:  # longest first: 美元 is dollars, not 元
-            if alias in run:
+    for alias in _ZH_UNIT_ALIASES:  # longest first: 美元 is dollars, not 元
+        for at in [m.start() for m in re.finditer(re.escape(alias), folded)]:
+            if _after_numeral(folded, at):
                 found.add(_UNIT_OF[alias])
-                run = run.replace(alias, " ")
-    if "per cent" in folded:
+        folded = folded.replace(alias, " ")
+    if "per cent" in folded or "%" in folded:
         found.add("percent")
     if {"bag", "item"} <= found:
         found.discard("item")  # 件 in 件行李 counts bags, not items
     if "week" in found and any(day in folded for day in _WEEKDAYS if not day.isascii()):
         found.discard("week")  # 星期一 is a day, not a number of weeks
     return found
+
+
+def _counted(text: str, run: re.Match[str]) -> bool:
+    """A Chinese numeral is a number before a counter (三件), after 百分之 or 第, or standing alone."""
+    after = text[run.end() : run.end() + 1]
+    before = text[: run.start()]
+    alone = text.strip(" .,!?;:。，！？；：") == run[0]
+    return alone or (after != "" and after in _ZH_COUNTERS) or before.endswith(("%", "第"))
+
+
+def _after_numeral(text: str, at: int) -> bool:
+    """A Chinese unit counts only after a number (5公里, 三件, 两个人), so 人 in 人们 is no unit."""
+    before = text[max(0, at - 2) : at].rstrip(" 个位名")
+    return bool(before) and (before[-1].isdigit() or before[-1] in _ZH_DIGITS or before[-1] in _ZH_SCALES)
 
 
 def _is_month(word: str, folded: str) -> bool:
