@@ -15,8 +15,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   python3 -m venv .venv
 fi
-echo "== installing rerunlens with its dev extra"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+echo "== installing rerunlens with its dev and semantic extras"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,semantic]'
 
 echo "== ruff"
 .venv/bin/ruff check analyzer app tests scripts examples
