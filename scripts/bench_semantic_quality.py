@@ -66,9 +66,10 @@ def figures(frame: pd.DataFrame) -> dict[str, float]:
             neg_joined += joined and b.gold in a.denies
         counts = task.groupby(["cluster", "gold"]).size()
         purities.append(counts.groupby(level=0).max().sum() / len(task))
-        exact += task.groupby("cluster")["gold"].nunique().max() == 1 and task["cluster"].nunique() == task[
-            "gold"
-        ].nunique()
+        exact += (
+            task.groupby("cluster")["gold"].nunique().max() == 1
+            and task["cluster"].nunique() == task["gold"].nunique()
+        )
     return {
         "precision": tp / (tp + fp) if tp + fp else 1.0,
         "recall": tp / (tp + fn) if tp + fn else 1.0,
@@ -95,7 +96,9 @@ def sweep() -> None:
     for t_step in range(40, 91, 5):
         for s_step in range(30, 81, 5):
             t, slot = t_step / 100, s_step / 100
-            f = figures(clustered(dev, "semantic", SemanticOptions(threshold=t, slot_threshold=slot, persist=False)))
+            f = figures(
+                clustered(dev, "semantic", SemanticOptions(threshold=t, slot_threshold=slot, persist=False))
+            )
             print(_line(f"t {t:.2f} slot {slot:.2f}", f))
             ok = f["precision"] >= 0.9 and f["negation_joined"] == 0
             if ok and (best is None or f["recall"] > best[0]):
@@ -103,7 +106,10 @@ def sweep() -> None:
     if best is None:
         print("no threshold pair reaches precision 0.95 on dev")
     else:
-        print(f"chosen on dev: threshold {best[2]:.2f}, slot {best[3]:.2f} (recall {best[0]:.3f}, precision {best[1]:.3f})")
+        print(
+            f"chosen on dev: threshold {best[2]:.2f}, slot {best[3]:.2f} "
+            f"(recall {best[0]:.3f}, precision {best[1]:.3f})"
+        )
 
 
 def main() -> None:
@@ -118,7 +124,10 @@ def main() -> None:
     for split in splits:
         tasks = load_tasks(split)
         pairs = sum(len(t["answers"]) * (len(t["answers"]) - 1) // 2 for t in tasks)
-        print(f"{split} split: {len(tasks)} tasks, {sum(len(t['answers']) for t in tasks)} answers, {pairs} pairs")
+        print(
+            f"{split} split: {len(tasks)} tasks, {sum(len(t['answers']) for t in tasks)} answers, "
+            f"{pairs} pairs"
+        )
         for key in ("normalized", "fuzzy", "semantic"):
             label = f"{key} (t={DEFAULT_SEMANTIC_THRESHOLD:.2f})" if key == "semantic" else key
             print(_line(label, figures(clustered(tasks, key, options))))

@@ -10,6 +10,7 @@ from pathlib import Path
 from analyzer.analysis import Analysis
 from analyzer.analysis import analyze as analyze_log
 from analyzer.atomic import write_text_atomic
+from analyzer.cli.semantic_args import semantic_options
 from analyzer.errors import RerunLensError
 from analyzer.importers import import_to_file, load_any
 from analyzer.log.schema import log_json_schema
@@ -23,7 +24,7 @@ from analyzer.verdicts.compare import comparison_report
 
 def analyze(args: argparse.Namespace) -> int:
     """`rerunlens analyze`: the report, or one JSON object; exit 1 above `--fail-above`."""
-    analysis = analyze_log(load_any(args.file).log, args.key)
+    analysis = analyze_log(load_any(args.file).log, args.key, semantic=semantic_options(args))
     if args.json:
         report = analysis.report()
         report["source"] = str(args.file)
@@ -53,7 +54,7 @@ def export(args: argparse.Namespace) -> int:
     """`rerunlens export`: the flagged tasks as a task file and/or the per-task table as CSV."""
     if not args.flagged and not args.csv:
         raise RerunLensError("export needs --flagged OUT.json and/or --csv OUT.csv")
-    analysis = analyze_log(load_any(args.file).log, args.key)
+    analysis = analyze_log(load_any(args.file).log, args.key, semantic=semantic_options(args))
     if args.flagged:
         entries = flagged_task_file(analysis, load_tasks(args.tasks) if args.tasks else None)
         write_text_atomic(args.flagged, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
@@ -92,8 +93,9 @@ def _labelled(args: argparse.Namespace) -> list[tuple[str, str, Analysis]]:
     if args.label and len(args.label) != len(args.files):
         raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
     out = []
+    semantic = semantic_options(args)
     for i, path in enumerate(args.files):
         log = load_any(path).log
         label = args.label[i] if args.label else log.display_label(Path(path).name)
-        out.append((label, str(path), analyze_log(log, args.key)))
+        out.append((label, str(path), analyze_log(log, args.key, semantic=semantic)))
     return out

@@ -104,7 +104,9 @@ class EmbeddingCache:
         if missing:
             new = _unit(self.embedder.embed(list(missing.values())))
             if new.shape[0] != len(missing):
-                raise SemanticUnavailable(f"{self.embedder.name}: {new.shape[0]} vectors for {len(missing)} texts")
+                raise SemanticUnavailable(
+                    f"{self.embedder.name}: {new.shape[0]} vectors for {len(missing)} texts"
+                )
             self._vectors.update(zip(missing, new, strict=True))
             self.computed += len(missing)
             self._save(list(missing), new)
@@ -120,12 +122,16 @@ class EmbeddingCache:
             return
         for path in sorted(self.folder.glob("*.npz")):
             try:
-                with np.load(io.BytesIO(read_file(path, _SHARD_LIMIT, "embedding cache")), allow_pickle=False) as z:
+                with np.load(
+                    io.BytesIO(read_file(path, _SHARD_LIMIT, "embedding cache")), allow_pickle=False
+                ) as z:
                     keys, vectors = z["keys"], z["vectors"]
             except (RerunLensError, OSError, ValueError, KeyError):
                 continue  # a damaged cache file costs its vectors again, nothing else
             if keys.ndim == 2 and keys.shape[1] == 32 and vectors.shape[0] == keys.shape[0]:
-                self._vectors.update(zip((k.tobytes() for k in keys), vectors.astype(np.float32), strict=True))
+                self._vectors.update(
+                    zip((k.tobytes() for k in keys), vectors.astype(np.float32), strict=True)
+                )
 
     def _save(self, digests: list[bytes], vectors: np.ndarray) -> None:
         if not self.persist:

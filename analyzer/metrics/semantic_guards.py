@@ -25,8 +25,35 @@ from functools import lru_cache
 __all__ = ["Facts", "conflict", "facts"]
 
 _NEGATION_WORDS = frozenset(
-    "not no never none nobody nothing nowhere neither nor cannot cant without unable "
-    "isnt arent wasnt werent dont doesnt didnt wont wouldnt shouldnt couldnt hasnt havent hadnt".split()
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nobody",
+        "nothing",
+        "nowhere",
+        "neither",
+        "nor",
+        "cannot",
+        "cant",
+        "without",
+        "unable",
+        "isnt",
+        "arent",
+        "wasnt",
+        "werent",
+        "dont",
+        "doesnt",
+        "didnt",
+        "wont",
+        "wouldnt",
+        "shouldnt",
+        "couldnt",
+        "hasnt",
+        "havent",
+        "hadnt",
+    ]
 )
 _NEGATION_PREFIXES = ("non-", "non ", "un-")
 _ZH_NEGATION = re.compile(r"[不没無无未非别否]")
@@ -49,7 +76,10 @@ _MONTHS = {
     for m in names.split()
 }  # fmt: skip
 _WEEKDAYS = {
-    **{d: i for i, d in enumerate("monday tuesday wednesday thursday friday saturday sunday".split())},
+    **{
+        d: i
+        for i, d in enumerate(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
+    },
     **{f"星期{c}": i for i, c in enumerate("一二三四五六日")},
     **{f"周{c}": i for i, c in enumerate("一二三四五六日")},
     "星期天": 6,
