@@ -35,7 +35,7 @@ __all__ = [
     "semantic_keys",
 ]
 
-DEFAULT_SEMANTIC_THRESHOLD = 0.55
+DEFAULT_SEMANTIC_THRESHOLD = 0.65
 """Cosine at or above which two answers are one (chosen on the labelled set's dev split)."""
 
 DEFAULT_SLOT_THRESHOLD = 0.50

@@ -6,13 +6,15 @@ answers only when they also agree on these facts, read from the text in English 
 
 - **polarity**: whether the answer is negated (`not`, `no`, `never`, `cannot`, `n't`, `non-`,
   `不`, `没`, `无`, `未`, `非`, ...);
-- **numbers**: the set of numbers it states, digits or words (`3`, `three`, `三`, `十二`, `两`),
-  with month names read as their number so `March 3` and `3月3日` state the same date;
+- **numbers**: the set of numbers it states, digits or words (`3`, `three`, `三`, `十二`, `两`);
+- **months**: month names and `N月`, so `March 3` and `3月3日` state the same date;
 - **units**: the set of units it names (km and 公里 are one unit; items and 件 too);
 - **weekdays**: `Monday` and `星期一` are one day.
 
 An answer that states no number (or no unit) does not disagree with one that does: "3 items" and
-"3" are the same answer, "Paris" and "the capital is Paris" too.
+"3" are the same answer, "Paris" and "the capital is Paris" too. Numbers and units disagree only
+when neither answer's set holds the other's, so an answer that shows its working ("3 bags each for
+two passengers, 6 in all") still agrees with "6 bags"; months and weekdays must be equal.
 """
 
 from __future__ import annotations
@@ -116,6 +118,7 @@ _ZH_COUNTERS = "件个本张次天月年号日元岁点分秒人位台条份只�
 _ZH_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
 _DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
 _LATIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|[$€¥£%]")
+_UNIT_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+(?:'[a-z]+)?|[$€¥£%]")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
 
 
@@ -164,9 +167,9 @@ def facts(text: str) -> Facts:
 def conflict(a: Facts, b: Facts) -> str | None:
     """Why two answers cannot mean the same (`negation`, `numbers`, `dates`, `units`, `weekdays`).
 
-    None when nothing conflicts. Months, units and weekdays conflict only when both answers state
-    some and the sets differ; numbers only when neither answer's numbers include the other's (a
-    longer answer may show its working: "3 bags each, 6 in all" is the answer "6 bags").
+    None when nothing conflicts. Months and weekdays conflict only when both answers state some and
+    the sets differ; numbers and units only when neither answer's set holds the other's (a longer
+    answer may show its working: "3 bags each for two passengers, 6 in all" is the answer "6 bags").
     """
     if a.negated != b.negated:
         return "negation"
@@ -174,7 +177,7 @@ def conflict(a: Facts, b: Facts) -> str | None:
         return "numbers"
     if a.months and b.months and a.months != b.months:
         return "dates"
-    if a.units and b.units and a.units != b.units:
+    if a.units and b.units and not (a.units <= b.units or b.units <= a.units):
         return "units"
     if a.weekdays and b.weekdays and a.weekdays != b.weekdays:
         return "weekdays"
@@ -193,7 +196,14 @@ def _negated(folded: str, words: list[str]) -> bool:
 
 
 def _units(folded: str, words: list[str]) -> set[str]:
-    found = {_UNIT_OF[w] for w in words if w in _UNIT_OF}
+    """Units named next to a number: `5 km`, `$5`, `20%`, `three items`; "missing person" has none."""
+    tokens = _UNIT_TOKEN.findall(folded)
+    found = {
+        _UNIT_OF[t]
+        for i, t in enumerate(tokens)
+        if t in _UNIT_OF
+        and (_is_number(tokens[i - 1] if i else "") or _is_number(tokens[i + 1 : i + 2] or ""))
+    }
     for alias in _ZH_UNIT_ALIASES:  # longest first: 美元 is dollars, not 元
         for at in [m.start() for m in re.finditer(re.escape(alias), folded)]:
             if _after_numeral(folded, at):
@@ -214,6 +224,11 @@ def _counted(text: str, run: re.Match[str]) -> bool:
     before = text[: run.start()]
     alone = text.strip(" .,!?;:。，！？；：") == run[0]
     return alone or (after != "" and after in _ZH_COUNTERS) or before.endswith(("%", "第"))
+
+
+def _is_number(token: str | list[str]) -> bool:
+    word = token[0] if isinstance(token, list) else token
+    return bool(word) and (word[0].isdigit() or word in _WORD_NUMBERS)
 
 
 def _after_numeral(text: str, at: int) -> bool:
