@@ -226,8 +226,7 @@ def _counted(text: str, run: re.Match[str]) -> bool:
     return alone or (after != "" and after in _ZH_COUNTERS) or before.endswith(("%", "第"))
 
 
-def _is_number(token: str | list[str]) -> bool:
-    word = token[0] if isinstance(token, list) else token
+def _is_number(word: str) -> bool:
     return bool(word) and (word[0].isdigit() or word in _WORD_NUMBERS)
 
 
