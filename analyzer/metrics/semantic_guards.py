@@ -159,7 +159,7 @@ def facts(text: str) -> Facts:
         negated=_negated(folded, words),
         numbers=frozenset(float(n) for n in numbers),
         months=frozenset(months),
-        units=frozenset(_units(folded, words)),
+        units=frozenset(_units(folded)),
         weekdays=frozenset(v for k, v in _WEEKDAYS.items() if k in folded),
     )
 
@@ -195,14 +195,13 @@ def _negated(folded: str, words: list[str]) -> bool:
     return bool(_ZH_NEGATION.search(cjk))
 
 
-def _units(folded: str, words: list[str]) -> set[str]:
+def _units(folded: str) -> set[str]:
     """Units named next to a number: `5 km`, `$5`, `20%`, `three items`; "missing person" has none."""
-    tokens = _UNIT_TOKEN.findall(folded)
+    tokens = ["", *_UNIT_TOKEN.findall(folded), ""]
     found = {
         _UNIT_OF[t]
         for i, t in enumerate(tokens)
-        if t in _UNIT_OF
-        and (_is_number(tokens[i - 1] if i else "") or _is_number(tokens[i + 1 : i + 2] or ""))
+        if t in _UNIT_OF and (_is_number(tokens[i - 1]) or _is_number(tokens[i + 1]))
     }
     for alias in _ZH_UNIT_ALIASES:  # longest first: 美元 is dollars, not 元
         for at in [m.start() for m in re.finditer(re.escape(alias), folded)]:
