@@ -133,8 +133,8 @@ def _outcome(outcome: OutcomeFigures) -> None:
     ocols[1].metric(f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), help="All rounds succeed.")
     ocols[2].metric(f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds.")
     cis = [
-        f"Mean@n {interval(getattr(outcome, 'mean_at_n_ci', None), '%').strip()}",
-        f"Pass^{outcome.n} {interval(getattr(outcome, 'pass_hat_k_ci', None), '%').strip()}",
+        f"Mean@n {interval(outcome.mean_at_n_ci, '%').strip()}",
+        f"Pass^{outcome.n} {interval(outcome.pass_hat_k_ci, '%').strip()}",
     ]
     st.caption("Over tasks: " + " · ".join(cis))
     if outcome.uneven_n:
@@ -165,7 +165,7 @@ def _outcome(outcome: OutcomeFigures) -> None:
 def _intervals(h: Headline) -> None:
     """The 95 % intervals of the headline figures, under them."""
     parts = [f"answer gap {interval(h.answer_gap_ci, 'pp').strip()}"] if h.answer_gap_ci else []
-    ci = getattr(h.outcome, "outcome_gap_ci", None)
+    ci = h.outcome.outcome_gap_ci if h.outcome is not None else None
     if ci:
         parts.append(f"outcome gap {interval(ci, 'pp').strip()}")
     if parts:
