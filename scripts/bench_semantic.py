@@ -38,7 +38,7 @@ _TEMPLATES = [
     "Your order {n} of {k} items ships on March {d}.",
     "The reservation for {name} has been updated to the flight to {city} on May {d}, {k} bags included.",
     "订单{n}已取消，{k}件商品的退款将在{d}天内到账。",
-    "I'm sorry, {name}, basic economy reservation {n} cannot be modified; I can transfer you to a human agent.",
+    "I'm sorry, {name}, basic economy reservation {n} cannot be modified; I can transfer you to an agent.",
     "{city}",
     "The total is ${n}.{d:02d} for {k} items, charged to the card ending in {d}{k}.",
     "您的航班{n}将于{d}点从{city}起飞，共{k}位乘客。",
@@ -104,7 +104,8 @@ def main() -> None:
         analyze(log, "semantic", semantic=options)
         cold = time.perf_counter() - t0
         print(
-            f"  semantic, empty cache                  {cold:6.2f} s  ({options.cache().computed:,} embedded; "
+            f"  semantic, empty cache                  {cold:6.2f} s  "
+            f"({options.cache().computed:,} embedded; "
             f"{cold / bare:.2f}x the model alone)"
         )
         semantic._CACHES.clear()  # what a new process sees: only the cache folder
