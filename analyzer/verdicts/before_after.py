@@ -18,6 +18,7 @@ from analyzer.importers import load_any
 from analyzer.log.model import RunLog
 from analyzer.metrics.answer_keys import AnswerKey
 from analyzer.metrics.attribution import answered_rounds, attribute_rounds, portable_routes
+from analyzer.metrics.semantic import SemanticOptions
 from analyzer.metrics.stats import ROUNDS_CAP, rounds_needed
 from analyzer.verdicts.rerun_verdict import TaskVerdict, Verdict, rerun_verdict
 
@@ -48,12 +49,17 @@ _COLUMNS = ["task_id", "n_clusters", "consistent", "tokens_mean", "tokens_total"
 
 
 def compare_before_after(
-    parent: RunLog, new: RunLog, ids: Sequence[str], key: AnswerKey = "exact"
+    parent: RunLog,
+    new: RunLog,
+    ids: Sequence[str],
+    key: AnswerKey = "exact",
+    semantic: SemanticOptions | None = None,
 ) -> pd.DataFrame:
     """Per task: clusters, consistency, mean tokens per result and retries, before and after; a verdict
     with `chance_p` (the chance that the re-run's agreeing rounds agree if nothing changed),
     `p_value`, `rounds_needed` and `reason` (`analyzer.verdicts.rerun_verdict`)."""
-    parent_analysis, new_analysis = analyze(parent, key), analyze(new, key)
+    parent_analysis = analyze(parent, key, semantic=semantic)
+    new_analysis = analyze(new, key, semantic=semantic)
     before = parent_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
     after = new_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
     frame = pd.DataFrame({"task_id": [str(t) for t in ids]})
