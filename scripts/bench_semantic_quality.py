@@ -81,6 +81,12 @@ def figures(frame: pd.DataFrame) -> dict[str, float]:
     }
 
 
+def _purity(frame: pd.DataFrame, task_id: str) -> str:
+    task = frame[frame["task_id"] == task_id]
+    purity = task.groupby(["cluster", "gold"]).size().groupby(level=0).max().sum() / len(task)
+    return f"{purity:.2f} ({task['cluster'].nunique()}/{task['gold'].nunique()})"
+
+
 def _line(name: str, f: dict[str, float]) -> str:
     return (
         f"  {name:<22} precision {f['precision']:.3f}  recall {f['recall']:.3f}  purity {f['purity']:.3f}  "
@@ -116,6 +122,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--split", default="all", choices=("dev", "test", "all"))
     parser.add_argument("--sweep", action="store_true", help="the semantic key over thresholds on dev")
+    parser.add_argument("--per-task", action="store_true", help="each task's cluster purity under each key")
     args = parser.parse_args()
     options = SemanticOptions(persist=False)
     if args.sweep:
@@ -128,9 +135,15 @@ def main() -> None:
             f"{split} split: {len(tasks)} tasks, {sum(len(t['answers']) for t in tasks)} answers, "
             f"{pairs} pairs"
         )
-        for key in ("normalized", "fuzzy", "semantic"):
+        frames = {key: clustered(tasks, key, options) for key in ("normalized", "fuzzy", "semantic")}
+        for key, frame in frames.items():
             label = f"{key} (t={DEFAULT_SEMANTIC_THRESHOLD:.2f})" if key == "semantic" else key
-            print(_line(label, figures(clustered(tasks, key, options))))
+            print(_line(label, figures(frame)))
+        if args.per_task:
+            print("  cluster purity per task (normalized / fuzzy / semantic), clusters found / labelled:")
+            for task in tasks:
+                cells = [_purity(frames[k], task["id"]) for k in frames]
+                print(f"    {task['id']:<24} " + "  ".join(cells))
 
 
 if __name__ == "__main__":
