@@ -34,7 +34,7 @@ from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
 from analyzer.metrics.answer_keys import ANSWER_KEYS, AnswerKey, answer_key
 from analyzer.metrics.answers import answer_keys
-from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions
+from analyzer.metrics.semantic import CROSS_LANGUAGE_GAP, DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions
 from analyzer.metrics.semantic_view import semantic_members
 from analyzer.report.html import ReportEntry, render_report_html
 from analyzer.verdicts.before_after import compare_files
@@ -172,7 +172,7 @@ def semantic_control() -> None:
         key=SEMANTIC_T,
         help="Two answers that agree on negation, numbers, dates and units are one when their "
         f"similarity reaches this (default {DEFAULT_SEMANTIC_THRESHOLD:.2f}, chosen on labelled "
-        "answers; see docs/metrics.md).",
+        f"answers; {CROSS_LANGUAGE_GAP:.2f} lower between Chinese and English; see docs/metrics.md).",
     )
 
 
@@ -486,11 +486,15 @@ def files_stamp(*paths: str | None) -> str:
 
 @st.cache_data(show_spinner="Comparing before and after…", max_entries=32)
 def rerun_before_after(
-    parent: str, out: str, ids: tuple[str, ...], key: AnswerKey, stamp: str
+    parent: str, out: str, ids: tuple[str, ...], key: AnswerKey, stamp: str, threshold: float | None = None
 ) -> pd.DataFrame:
-    """The analyzer's before/after of a finished re-run (cached per logs, tasks, key and file versions)."""
+    """The analyzer's before/after of a finished re-run (cached per logs, tasks, key, semantic threshold
+    and file versions)."""
     del stamp  # cache key only
-    return compare_files(parent, out, list(ids), key)
+    semantic = (
+        SemanticOptions(threshold=threshold or DEFAULT_SEMANTIC_THRESHOLD) if key == "semantic" else None
+    )
+    return compare_files(parent, out, list(ids), key, semantic)
 
 
 def html_report(groups: list[Group]) -> str:

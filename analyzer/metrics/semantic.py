@@ -26,6 +26,7 @@ from analyzer.metrics.semantic_guards import conflict, facts
 
 __all__ = [
     "DEFAULT_SEMANTIC_THRESHOLD",
+    "CROSS_LANGUAGE_GAP",
     "DEFAULT_SLOT_THRESHOLD",
     "Member",
     "PairJudge",
@@ -35,8 +36,12 @@ __all__ = [
     "semantic_keys",
 ]
 
-DEFAULT_SEMANTIC_THRESHOLD = 0.65
+DEFAULT_SEMANTIC_THRESHOLD = 0.55
 """Cosine at or above which two answers are one (chosen on the labelled set's dev split)."""
+
+CROSS_LANGUAGE_GAP = 0.05
+"""How much lower the cosine of an answer in Chinese characters and one in Latin letters may be
+(the dev split chose 0.55 within a script and 0.50 across)."""
 
 DEFAULT_SLOT_THRESHOLD = 0.50
 """Cosine at or above which the differing words of two answers that share a frame are synonyms."""
@@ -122,6 +127,9 @@ class SemanticOptions:
     """Cosine (0..1) at or above which two answers that agree on their facts are joined."""
     embedder: Embedder | None = None
     """The vector source; None is the bundled local model."""
+    cross_threshold: float | None = None
+    """The same for a pair across scripts (Chinese against English), whose cosines run lower; None is
+    the threshold less `CROSS_LANGUAGE_GAP`, so moving the threshold moves both."""
     slot_threshold: float = DEFAULT_SLOT_THRESHOLD
     """Cosine the words two answers differ in must reach when they share the rest (see
     `differing_words`)."""
@@ -129,6 +137,12 @@ class SemanticOptions:
     """Called with (answers embedded, answers to embed) while new answers are embedded."""
     persist: bool = True
     """Keep vectors in the cache folder (False: in memory only)."""
+
+    def across(self) -> float:
+        """The threshold a pair across scripts must reach."""
+        if self.cross_threshold is not None:
+            return self.cross_threshold
+        return max(0.0, round(self.threshold - CROSS_LANGUAGE_GAP, 4))
 
     def cache(self) -> EmbeddingCache:
         """The process's one cache for this embedder (shared by every analysis that uses it)."""
@@ -195,9 +209,10 @@ def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJu
             cosines = vectors[[index[r] for r in reps]] @ vectors[index[a]]
             for rep, cos in zip(reps, cosines.tolist(), strict=True):
                 score, reason = judge.score(a, rep, cos)
-                if reason is None and score >= judge.threshold and score > best_score:
+                passes = score >= judge.needed(a, rep)
+                if reason is None and passes and score > best_score:
                     best, best_score = rep, score
-                elif reason is not None and score >= judge.threshold and nearest_block is None:
+                elif reason is not None and passes and nearest_block is None:
                     nearest_block = reason
         if best is None:
             reps.append(a)
@@ -210,10 +225,22 @@ def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJu
 class PairJudge:
     """Scores two answers: containment or their cosine, and the guard (facts, slot) that blocks them."""
 
-    def __init__(self, cache: EmbeddingCache, threshold: float, slot_threshold: float) -> None:
+    def __init__(
+        self,
+        cache: EmbeddingCache,
+        threshold: float,
+        slot_threshold: float,
+        cross_threshold: float | None = None,
+    ) -> None:
         self.cache = cache
         self.threshold = threshold
         self.slot_threshold = slot_threshold
+        self.cross_threshold = threshold if cross_threshold is None else cross_threshold
+
+    def needed(self, a: str, b: str) -> float:
+        """The similarity a pair must reach: the cross-language threshold when one answer is written
+        in Chinese (or Japanese) characters and the other is not."""
+        return self.cross_threshold if _cjk(a) != _cjk(b) else self.threshold
 
     def prefetch(self, tasks: list[list[str]], vectors: list[np.ndarray]) -> None:
         """Embed, in one batch, the differing words of every pair that may be slot-checked.
@@ -225,7 +252,8 @@ class PairJudge:
         phrases: dict[str, None] = {}
         for answers, vecs in zip(tasks, vectors, strict=True):
             cosines = vecs @ vecs.T
-            for i, j in zip(*np.nonzero(np.triu(cosines >= self.threshold, 1)), strict=True):
+            lowest = min(self.threshold, self.cross_threshold)
+            for i, j in zip(*np.nonzero(np.triu(cosines >= lowest, 1)), strict=True):
                 slot = differing_words(answers[i], answers[j])
                 if slot is not None:
                     phrases.update(dict.fromkeys(slot))
@@ -242,7 +270,7 @@ class PairJudge:
         """
         reason = conflict(facts(a), facts(b))
         score = 1.0 if _contained(a, b) else float(cosine)
-        if reason is None and score >= self.threshold:
+        if reason is None and score >= self.needed(a, b):
             slot = differing_words(a, b)
             if slot is not None:
                 va, vb = self.cache.vectors(list(slot))
@@ -271,7 +299,7 @@ def semantic_keys(task_ids: pd.Series, normalized: pd.Series, options: SemanticO
     texts = list(dict.fromkeys(needs["answer"].tolist()))
     vectors = _embed(texts, options)
     row_of = {t: i for i, t in enumerate(texts)}
-    judge = PairJudge(options.cache(), options.threshold, options.slot_threshold)
+    judge = PairJudge(options.cache(), options.threshold, options.slot_threshold, options.across())
     groups = [(str(task), answers.tolist()) for task, answers in needs.groupby("task", sort=False)["answer"]]
     rows_of = [[row_of[a] for a in dict.fromkeys(values)] for _, values in groups]
     judge.prefetch([list(dict.fromkeys(values)) for _, values in groups], [vectors[r] for r in rows_of])
@@ -295,6 +323,12 @@ def _embed(texts: list[str], options: SemanticOptions) -> np.ndarray:
         if options.progress is not None:
             options.progress(min(start + _EMBED_BATCH, len(texts)), len(texts))
     return np.vstack(parts)
+
+
+def _cjk(text: str) -> bool:
+    """Mostly Chinese or Japanese characters (among the answer's letters)."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum("\u3040" <= c <= "\u9fff" for c in letters) * 2 > len(letters)
 
 
 def _contained(a: str, b: str) -> bool:

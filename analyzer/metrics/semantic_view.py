@@ -33,7 +33,9 @@ def semantic_members(results: pd.DataFrame, task_id: str, options: SemanticOptio
     cache = options.cache()
     distinct = list(dict.fromkeys(answers))
     members = semantic_clusters(
-        answers, cache.vectors(distinct), PairJudge(cache, options.threshold, options.slot_threshold)
+        answers,
+        cache.vectors(distinct),
+        PairJudge(cache, options.threshold, options.slot_threshold, options.across()),
     )
     counts = Counter(answers)
     size = Counter()

@@ -130,10 +130,14 @@ def chance_headline(frame: pd.DataFrame) -> str:
 
 
 def compare_files(
-    parent: str | Path, new: str | Path, ids: Sequence[str], key: AnswerKey = "exact"
+    parent: str | Path,
+    new: str | Path,
+    ids: Sequence[str],
+    key: AnswerKey = "exact",
+    semantic: SemanticOptions | None = None,
 ) -> pd.DataFrame:
     """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log)."""
-    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key)
+    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key, semantic)
 
 
 def tasks_with(frame: pd.DataFrame, *verdicts: Verdict) -> list[str]:

@@ -32,7 +32,7 @@ def render(analysis: Analysis, task_id: str) -> None:
         return
     st.markdown(
         f"**Semantic clusters** · similarity threshold {analysis.semantic.threshold:.2f} "
-        "(change it in the sidebar)"
+        f"({analysis.semantic.across():.2f} across languages; change it in the sidebar)"
     )
     members = data.semantic_members_of(analysis, task_id)
     if isinstance(members, str):
