@@ -3,14 +3,14 @@
 For every key (`normalized`, `fuzzy`, `semantic`) each task's answers are clustered through
 `analyzer.metrics.answers.answer_keys`, as `analyze` does; a pair of a task's answers is judged
 "the same" when both land in one cluster. Printed per split: precision and recall of "same", the
-cross-cluster pairs that differ by negation and were joined, and mean cluster purity per task.
+pairs of answers that deny each other (`negation_of`) and were joined, and mean cluster purity.
 
 `--sweep` also prints the semantic key's figures for each setting on the dev split, which is how
-the default thresholds were chosen (the highest recall with precision >= 0.9 and no negation pair
-joined, on dev); the test split
-is never looked at for that.
+the default thresholds were chosen: the most recall with precision >= 0.9 and no negation pair
+joined, on dev, ties to the stricter setting; the test split is not used for that.
+`--per-task` prints each task's purity under each key.
 
-    python scripts/bench_semantic_quality.py [--sweep] [--split dev|test|all]
+    python scripts/bench_semantic_quality.py [--sweep] [--per-task] [--split dev|test|all]
 """
 
 from __future__ import annotations

@@ -1,15 +1,17 @@
-"""The `semantic` answer key: a task's answers clustered by meaning.
+"""The `semantic` answer key: a task's answers clustered by meaning (docs/metrics.md has the rule).
 
 Two normalized answers are **similar** when they agree on the facts of `semantic_guards` (polarity,
-numbers, units, weekdays) and either the cosine of their sentence embeddings is at least the
-threshold, or every word of the shorter one appears in the longer ("Paris" and "the capital is
-Paris"). Clustering is leader clustering, the `fuzzy` key's rule: a task's distinct answers are
-visited most frequent first (ties by first appearance); each joins the representative it is most
-similar to, if that passes, or starts a cluster of its own. So every member is similar to its
-representative, which is exactly what the display shows, and similarity never chains: connected
-components would join "refundable" to "not refundable" through "fully refundable" and "not fully
-refundable" steps; complete linkage would be order-free but costs O(n^3) and has no one answer to
-show for a cluster.
+numbers, months, units, weekdays), their similarity reaches the threshold (less `CROSS_LANGUAGE_GAP`
+between Chinese characters and Latin letters) where similarity is 1 when every word of the shorter
+is in the longer ("Paris" and "the capital is Paris") and otherwise their embeddings' cosine, and,
+when they share a frame and differ in a short slot, the slot's own words agree (`differing_words`).
+
+Clustering is leader clustering, the `fuzzy` key's rule: a task's distinct answers are visited most
+frequent first (ties by first appearance); each joins the representative it is most similar to, if
+that passes, or starts a cluster of its own. So every member is similar to its representative, which
+is exactly what the display shows, and similarity never chains: connected components would join
+"refundable" to "not refundable" through any answer close to both; complete linkage would be
+order-free but costs O(n^3) and has no one answer to show for a cluster.
 """
 
 from __future__ import annotations
