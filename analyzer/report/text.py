@@ -59,7 +59,10 @@ def render_report(analysis: Analysis, source: str) -> str:
     )
     lines.append("")
 
-    lines.append(f"Answers (key: {h.answer_key})")
+    threshold = (
+        f", similarity threshold {h.semantic_threshold:.2f}" if h.semantic_threshold is not None else ""
+    )
+    lines.append(f"Answers (key: {h.answer_key}{threshold})")
     rate = h.answer_consistency_rate
     lines.append(
         f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"

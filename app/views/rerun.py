@@ -391,7 +391,8 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
     """Per task before and after the pinned re-run, and the verdict in plain words."""
     try:
         stamp = data.files_stamp(job.parent, job.out)
-        frame = data.rerun_before_after(job.parent or "", job.out, tuple(job.task_ids), key, stamp)
+        threshold = data.semantic_threshold() if key == "semantic" else None
+        frame = data.rerun_before_after(job.parent or "", job.out, tuple(job.task_ids), key, stamp, threshold)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
         st.error(data.escape(f"Cannot compare before and after: {one_line_error(exc)}"))
         return

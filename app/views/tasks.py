@@ -18,6 +18,7 @@ import streamlit as st
 
 from analyzer.log.redaction import shown_text
 from app import charts, data, fmt, trajectory_panel
+from app.widgets import semantic_clusters
 
 FLAGGED = "tasks.flagged"
 SEARCH = "tasks.search"
@@ -218,6 +219,7 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
         hide_index=True,
         key="tasks.clusters",
     )
+    semantic_clusters.render(analysis, task_id)
 
     results = analysis.results[analysis.results["task_id"].astype(str) == task_id]
     st.markdown("**Every round**")
