@@ -22,6 +22,7 @@ from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
 from analyzer.jobs.exposure import dashboard_command
 from analyzer.log.taskfile import load_tasks
+from analyzer.report import numbers
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (
@@ -131,7 +132,11 @@ def simulate(args: argparse.Namespace) -> int:
         sim.start()
     except OSError as err:
         raise RerunLensError(f"port {args.port}: cannot listen on 127.0.0.1 ({err.strerror})") from None
-    keys = "any non-empty key" if scenario.accept_any_key else f"{len(scenario.keys)} listed key(s)"
+    keys = (
+        "any non-empty key"
+        if scenario.accept_any_key
+        else f"{numbers.counted(len(scenario.keys), 'listed key')}"
+    )
     print(f"Simulator listening on {sim.base_url} (accepts {keys}); Ctrl-C stops it.", flush=True)
     print(f"  export OPENAI_BASE_URL={sim.base_url}", flush=True)
     print(f"  export OPENAI_API_KEY={_simulator_key_hint(scenario, args.scenario)}", flush=True)

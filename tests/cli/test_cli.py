@@ -35,9 +35,9 @@ def test_analyze_report_on_format1_sample(capsys: pytest.CaptureFixture[str]) ->
     code, out, err = run(capsys, "analyze", str(FORMAT1))
     assert code == 0, err
     assert "12 tasks · 5 rounds · 60 results · 0 errored" in out
-    assert "consistent tasks   5/12 (41.7%) · answer gap 58.3 pp" in out
+    assert "consistent tasks   5/12 (41.7 %) · answer gap 58.3 pp" in out
     assert "stored gap 100 pp, recomputed 58.33 pp" in out
-    assert "Flagged for a re-run: 7 task(s), inconsistent ones first" in out
+    assert "Flagged for a re-run: 7 tasks, inconsistent ones first" in out
     assert "cal-next-free-slot: inconsistent" in out
     assert "Outcome: no success or score recorded" in out
 
@@ -109,8 +109,8 @@ def test_export_flagged_and_csv(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     csv = tmp_path / "tasks.csv"
     code, out, err = run(capsys, "export", str(FORMAT1), "--flagged", str(flagged), "--csv", str(csv))
     assert code == 0
-    assert "wrote 7 flagged task(s)" in out
-    assert "7 task(s) have no prompt in the log" in err
+    assert "wrote 7 flagged tasks" in out
+    assert "7 tasks have no prompt in the log" in err
     entries = json.loads(flagged.read_text())
     assert entries[0]["prompt"] is None and entries[0]["reasons"] == ["inconsistent"]
     rows = csv.read_text().splitlines()
