@@ -13,6 +13,7 @@ labels), namespaced `src.*`; the first three are mirrored into the URL query (`l
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,6 +31,8 @@ from analyzer.log.model import RunLog
 from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
 from analyzer.metrics.answer_keys import ANSWER_KEYS
+from analyzer.report.finding import Finding
+from analyzer.report.finding import finding as finding_of
 from analyzer.report.html import ReportEntry, render_report_html
 from analyzer.verdicts.before_after import compare_files
 from app import log_folders
@@ -427,3 +430,14 @@ def rerun_before_after(parent: str, out: str, ids: tuple[str, ...], key: str, st
 def html_report(groups: list[Group]) -> str:
     """The analyzer's shareable HTML report of open logs (built when the download is clicked)."""
     return render_report_html([ReportEntry(g.label, g.source, g.analysis) for g in groups])
+
+
+_FINDINGS: weakref.WeakKeyDictionary[Analysis, Finding] = weakref.WeakKeyDictionary()
+
+
+def finding(analysis: Analysis) -> Finding:
+    """The analyzer's one-sentence finding of a log (Overview's first screen), kept with its analysis."""
+    found = _FINDINGS.get(analysis)
+    if found is None:
+        found = _FINDINGS[analysis] = finding_of(analysis.report())
+    return found

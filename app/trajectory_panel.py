@@ -220,9 +220,8 @@ def overview_section(group: data.Group) -> None:
     share = traj.report()["identical_share"]
     st.subheader("Trajectories")
     st.caption(
-        f"{len(traj.tasks):,} tasks with tool calls in 2+ rounds; rounds made the same calls in "
-        f"{fmt.pct(share['value'])} of them "
-        f"(95% interval {fmt.pct(share['low'])} to {fmt.pct(share['high'])})."
+        f"{fmt.counted(len(traj.tasks), 'task')} with tool calls in 2+ rounds; rounds made the same "
+        f"calls in {fmt.pct_ci(share['value'], [share['low'], share['high']])} of them."
     )
     st.plotly_chart(
         trajectory_charts.divergence_histogram(divergence_counts(traj.tasks)), key="overview.divergence"

@@ -26,9 +26,9 @@ THRESHOLD = 0.05
 
 CAUSE_WORDS: dict[str, str] = {
     "route": "follow the route (key, base URL or backend)",
-    "both": "vary with the route and within one route",
+    "both": "vary with the route and within it",
     "model": "vary within one route (the model)",
-    "unclear": "cannot be put down to either from this log",
+    "unclear": "cannot be told apart from this log",
     "inconclusive": "are inconclusive",
     "unmeasured": "were not measured",
 }
@@ -85,9 +85,10 @@ def finding(report: Mapping[str, Any]) -> Finding:
     share_ci = None if numbers.missing(low) else [low, high]
     parts = cause_parts(report.get("attribution") or [])
     calls = tool_call_sentence(report.get("trajectories"))
-    head = _disagree(inconsistent, measured, rounds, share_ci)
+    sentence = _disagree(inconsistent, measured, rounds, share_ci) + "."
     tail = [_part_phrase(p) for p in parts]
-    sentence = head + ("; " + "; ".join(tail) if tail else "") + "."
+    if tail:
+        sentence += " Of them, " + "; ".join(tail) + "."
     if calls:
         sentence += " " + calls
     return Finding(
@@ -131,7 +132,7 @@ def _disagree(inconsistent: int, measured: int, rounds: int, share_ci: list[floa
     if not inconsistent:
         return f"All {numbers.counted(measured, 'task')} give one answer{across}"
     share = numbers.pct_ci(inconsistent / measured, share_ci)
-    return f"{numbers.count(inconsistent)} of {numbers.counted(measured, 'task')} disagree{across} ({share})"
+    return f"{numbers.count(inconsistent)} of {numbers.counted(measured, 'task')} disagree{across}: {share}"
 
 
 def _part_phrase(part: CausePart) -> str:
@@ -139,13 +140,13 @@ def _part_phrase(part: CausePart) -> str:
     phrase = f"{numbers.count(part.tasks)} {words}"
     if part.tested:
         name = "q" if part.adjusted else "p"
-        after = " after FDR" if part.adjusted else ", not adjusted for many tasks"
+        after = " after FDR" if part.adjusted else ", unadjusted"
         beyond = (
             "none"
             if not part.passing
             else ("all" if part.passing == part.tasks else numbers.count(part.passing))
         )
-        phrase += f", {beyond} of them beyond chance ({name} < {THRESHOLD:g}{after})"
+        phrase += f", {beyond} beyond chance ({name} < {THRESHOLD:g}{after})"
     return phrase
 
 

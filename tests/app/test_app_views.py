@@ -103,24 +103,42 @@ def test_overview_shows_the_analyzers_headline() -> None:
     h = sel.focus.analysis.headline  # type: ignore[union-attr]
     at = run_view("overview", sel)
     shown = metrics(at)
+    # the first screen: the analyzer's finding in one sentence, its chart, the link to the evidence
+    found = data.finding(sel.focus.analysis)  # type: ignore[union-attr]
+    heading = at.markdown[0].value.replace("\\", "")
+    assert heading == f"#### {found.sentence}"
+    assert heading.startswith("#### 6 of 8 tasks disagree across 5 rounds: 75.0 % (95 % CI ")
+    (bar,) = [f for f in figures(at) if f["layout"].get("barmode") == "stack"]
+    assert {t["name"]: int(decode(t["x"])[0]) for t in bar["data"]} == {
+        f"{b.label} ({b.tasks})": b.tasks for b in found.bars
+    }
+    assert sum(b.tasks for b in found.bars) == h.tasks_measured
+    assert "The evidence for each of the 6 inconsistent tasks →" in all_text(at)
     assert shown["Tasks"] == fmt.count(h.tasks) == "8"
     assert shown["Rounds"] == "5"
     assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp) == "75.0 pp"
-    assert shown["Answer consistency"] == fmt.pct(h.answer_consistency_rate)
+    assert "Answer consistency" not in shown  # 100 minus the gap: not a second headline figure
     assert shown["Outcome gap"] == fmt.pp(h.outcome.outcome_gap_pp)  # type: ignore[union-attr]
     assert shown["Tokens, total"] == fmt.count(h.tokens.total)
-    assert shown["Retries"] == fmt.count(h.retries.extra_attempts)
-    assert shown["Errored results"] == fmt.count(h.errors) == "1"
-    assert shown["Flagged tasks"] == str(len(h.flagged))
+    # inconsistent, drifted and errored tasks counted apart (never one "flagged" figure)
+    tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
+    assert shown["Inconsistent tasks"] == str(int((tasks["consistent"] == False).sum()))  # noqa: E712
+    assert shown["Drifted tasks"] == str(int(tasks["drifted"].sum()))
+    assert shown["Errored tasks"] == str(int((tasks["n_errors"] > 0).sum())) == "1"
+    assert "Flagged tasks" not in shown
+    assert f"1 errored result · {h.retries.extra_attempts} retries" in all_text(at)
     assert h.route.verdict.split(":")[0] in at.warning[0].value
     assert any("Stored summary disagrees" in w.value for w in at.warning)
-    # every headline figure carries its 95 % interval over tasks
+    # every headline figure carries its 95 % interval over tasks, in one style
     low, high = h.answer_gap_ci  # type: ignore[misc]
-    assert f"answer gap (95 % interval {low:.1f} to {high:.1f} pp)" in all_text(at)
+    assert f"answer gap 75.0 pp (95 % CI {low:.1f}–{high:.1f})" in all_text(at)
     low, high = h.outcome.outcome_gap_ci  # type: ignore[union-attr]
-    assert f"outcome gap (95 % interval {low:.1f} to {high:.1f} pp)" in all_text(at)
+    assert f"pp (95 % CI {low:.1f}–{high:.1f})" in all_text(at)
     low, high = h.outcome.pass_hat_k_ci  # type: ignore[union-attr]
-    assert f"Pass^5 (95 % interval {100 * low:.1f}% to {100 * high:.1f}%)" in all_text(at)
+    assert (
+        f"Pass^5 {fmt.pct(h.outcome.pass_hat_k[5])} (95 % CI {100 * low:.1f}–{100 * high:.1f})"
+        in all_text(at)
+    )  # type: ignore[union-attr]
     # and the cause of each inconsistent task, counted and listed
     causes = [a.cause for a in h.attribution]
     assert [shown[c] for c in ("Route", "Model", "Unclear")] == [
@@ -157,7 +175,7 @@ def test_overview_of_a_format1_log_says_there_is_no_grading() -> None:
     sel = selection("plain_v1.json")
     at = run_view("overview", sel)
     assert metrics(at)["Outcome gap"] == "no grading"
-    assert not at.get("plotly_chart")
+    assert [f["layout"].get("barmode") for f in figures(at)] == ["stack"]  # the finding only: no curve
     assert any("round 3 misses task 2" in w.value for w in at.warning)
 
 

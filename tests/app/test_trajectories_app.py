@@ -90,7 +90,9 @@ def test_overview_histogram_counts_tasks_by_first_divergence() -> None:
     assert list(bars["x"]) == [k for k in hist if k != "none"] + ["same calls"]
     shown = dict(zip(bars["x"], trajectory_charts_values(bars["y"]), strict=True))
     assert shown["same calls"] == hist["none"] == report["identical"]
-    assert any("95% interval" in c.value for c in at.caption)
+    share = report["identical_share"]
+    low, high = 100 * share["low"], 100 * share["high"]
+    assert any(f"(95 % CI {low:.1f}–{high:.1f}) of them" in c.value for c in at.caption)
 
 
 def trajectory_charts_values(values: Any) -> list[int]:

@@ -17,11 +17,11 @@ def _report(name: str) -> dict:
 
 def test_sample_a_says_how_many_disagree_and_that_no_route_task_passes_the_test() -> None:
     f = finding(_report("A_baseline.altk_runs.json"))
-    assert f.sentence.startswith("13 of 30 tasks disagree across 5 rounds (43.3 % (95 % CI 27.4–60.8))")
-    assert (
-        "11 follow the route (key, base URL or backend), none of them beyond chance (p < 0.05" in f.sentence
+    assert f.sentence == (
+        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 27.4–60.8). Of them, "
+        "11 follow the route (key, base URL or backend), none beyond chance (p < 0.05, unadjusted); "
+        "2 vary within one route (the model)."
     )
-    assert "2 vary within one route (the model)" in f.sentence
     bars = {b.label: b.tasks for b in f.bars}
     assert bars == {"consistent": 17, "route, not beyond chance": 11, "model": 2}
 
@@ -40,10 +40,10 @@ def test_q_values_are_preferred_and_an_unknown_cause_is_still_counted() -> None:
     }
     f = finding(report)
     assert (
-        "2 follow the route (key, base URL or backend), 1 of them beyond chance (q < 0.05 after FDR)"
+        "Of them, 2 follow the route (key, base URL or backend), 1 beyond chance (q < 0.05 after FDR)"
         in f.sentence
     )
-    assert "1 vary with the route and within one route" in f.sentence
+    assert "1 vary with the route and within it" in f.sentence
     assert "1 read as novel" in f.sentence
     assert [(b.label, b.tasks) for b in f.bars] == [
         ("consistent", 6),
