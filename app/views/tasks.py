@@ -18,9 +18,8 @@ import streamlit as st
 
 from analyzer.log.redaction import shown_text
 from app import charts, data, fmt, trajectory_panel
+from app.widgets import task_filters
 
-FLAGGED = "tasks.flagged"
-SEARCH = "tasks.search"
 TASK = "tasks.task"
 TABLE = "tasks.table"
 CLICKED = "tasks.clicked_rows"
@@ -31,7 +30,9 @@ HEATMAP_ROWS = 60
 
 TASK_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
-    "flag_reasons": st.column_config.TextColumn("flagged because"),
+    "cause": st.column_config.TextColumn(
+        "cause", help="The cause the log points to, for an inconsistent task."
+    ),
     "n_results": st.column_config.NumberColumn("results", help="Results recorded (errors included)."),
     "n_clusters": st.column_config.NumberColumn("clusters", help="Distinct answers under the answer key."),
     "consistent": st.column_config.CheckboxColumn("consistent"),
@@ -93,7 +94,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.info("Pick a run log in the sidebar to see its tasks.")
         return
     fmt.group_caption(group, sel.key)
-    shown = _filtered(group.analysis.tasks)
+    shown = task_filters.filtered(group.analysis)
     task_ids = shown["task_id"].astype(str).tolist()
     _table(group, shown, task_ids)
     fmt.downloads(group, "tasks", report=False)
@@ -107,23 +108,6 @@ def render(selection: data.Selection | None = None) -> None:
     else:
         with one:
             _one_task(group, shown, task_ids)
-
-
-def _filtered(tasks: pd.DataFrame) -> pd.DataFrame:
-    """The filter widgets (mirrored in the URL) and the rows of the analyzer's task table they keep."""
-    data.seed_from_url(FLAGGED, "flagged", False, lambda raw: raw[-1] == "1")
-    data.seed_from_url(SEARCH, "q", "", lambda raw: raw[-1])
-    left, right = st.columns([1, 2])
-    left.toggle("Flagged tasks only", key=FLAGGED)
-    right.text_input("Task id contains", key=SEARCH, placeholder="e.g. refund")
-    data.mirror_to_url("flagged", "1" if st.session_state[FLAGGED] else None)
-    data.mirror_to_url("q", st.session_state[SEARCH] or None)
-    shown = tasks
-    if st.session_state[FLAGGED]:
-        shown = shown[shown["flagged"]]
-    if st.session_state[SEARCH]:
-        shown = shown[shown["task_id"].str.contains(st.session_state[SEARCH], case=False, regex=False)]
-    return shown.reset_index(drop=True)
 
 
 def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:

@@ -208,17 +208,48 @@ def test_tasks_table_is_the_analyzers_task_frame() -> None:
     table = at.dataframe[0].value
     assert table["task_id"].tolist() == analysis.tasks["task_id"].tolist()
     assert table["n_clusters"].tolist() == analysis.tasks["n_clusters"].tolist()
-    assert table["flag_reasons"].tolist() == analysis.tasks["flag_reasons"].tolist()
+    causes = {a.task_id: a.cause for a in analysis.headline.attribution}
+    assert table["cause"].tolist() == [causes.get(t, "") for t in analysis.tasks["task_id"]]
 
 
-def test_flagged_filter_from_the_url() -> None:
+@pytest.mark.parametrize("state", ["inconsistent", "drifted", "errored"])
+def test_each_state_filter_from_the_url(state: str) -> None:
+    sel = selection("drift_v2.json")
+    tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"show": state})
+    assert at.multiselect(key="tasks.show").value == [state]
+    expected = {
+        "inconsistent": tasks["consistent"] == False,  # noqa: E712
+        "drifted": tasks["drifted"].astype(bool),
+        "errored": tasks["n_errors"] > 0,
+    }[state]
+    shown = at.dataframe[0].value["task_id"].tolist()
+    assert shown == tasks.loc[expected.fillna(False).astype(bool), "task_id"].tolist()
+    assert 0 < len(shown) < len(tasks)  # each filter says something on this log
+    assert f"{len(shown)} of {len(tasks)} tasks" in all_text(at)
+
+
+def test_filters_by_cause_clusters_success_and_answer_text() -> None:
     sel = selection("drift_v2.json")
     analysis = sel.focus.analysis  # type: ignore[union-attr]
-    at = run_view("tasks", sel, {"flagged": "1"})
-    assert at.toggle(key="tasks.flagged").value is True
-    flagged = analysis.tasks.loc[analysis.tasks["flagged"], "task_id"].tolist()
-    assert at.dataframe[0].value["task_id"].tolist() == flagged
-    assert "capital" not in flagged
+    tasks = analysis.tasks
+    at = run_view("tasks", sel, {"clusters": "3"})
+    assert (
+        at.dataframe[0].value["task_id"].tolist() == tasks.loc[tasks["n_clusters"] >= 3, "task_id"].tolist()
+    )
+    cause = analysis.headline.attribution[0].cause
+    at = run_view("tasks", sel, {"cause": cause})
+    assert at.dataframe[0].value["task_id"].tolist() == [
+        a.task_id for a in analysis.headline.attribution if a.cause == cause
+    ]
+    at = run_view("tasks", sel, {"success": "some round fails"})
+    graded = tasks[(tasks["graded"] > 0) & (tasks["success_rate"] < 1)]
+    assert at.dataframe[0].value["task_id"].tolist() == graded["task_id"].tolist()
+    # a word inside an answer finds its task, whatever the task is called
+    at = run_view("tasks", sel, {"answer": "<script>"})
+    assert at.dataframe[0].value["task_id"].tolist() == ["html"]
+    at.text_input(key="tasks.answer").set_value("no answer says this").run()
+    assert "No task matches the filter." in [i.value for i in at.info]
 
 
 def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
