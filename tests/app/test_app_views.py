@@ -258,7 +258,7 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     at = run_view("tasks", sel, {"task": "html"})
     assert open_task(at) == "html"
     assert at.query_params["task"] == "html"
-    assert not at.selectbox  # the table is the picker: a row click opens a task
+    assert [s.key for s in at.selectbox] == ["tasks.success"]  # the table is the task picker
     # the prompt is the log's own text, shown as it is (plain text, never markdown or code markup)
     assert "Echo this markup verbatim: <b>bold</b>" in [t.value for t in at.text]
     clusters = frame_with(at, "representative")
