@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
-from analyzer.report import numbers
+import analyzer.numbers as numbers
 from analyzer.report.export import flagged_task_json, tasks_csv
 from app import data, log_folders
 

@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.analysis import analyze as analyze_log
 from analyzer.atomic import write_text_atomic
@@ -14,7 +15,6 @@ from analyzer.errors import RerunLensError
 from analyzer.importers import import_to_file, load_any
 from analyzer.log.schema import log_json_schema
 from analyzer.log.taskfile import load_tasks
-from analyzer.report import numbers
 from analyzer.report.export import flagged_task_file, missing_prompts, missing_prompts_note, tasks_csv
 from analyzer.report.html import ReportEntry, render_report_html
 from analyzer.report.text import render_comparison, render_report

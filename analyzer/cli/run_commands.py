@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+import analyzer.numbers as numbers
 from analyzer.cli.route_args import (
     flags_again,
     profile_from_args,
@@ -22,7 +23,6 @@ from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
 from analyzer.jobs.exposure import dashboard_command
 from analyzer.log.taskfile import load_tasks
-from analyzer.report import numbers
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (

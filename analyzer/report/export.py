@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import analyzer.numbers as numbers
 from analyzer.log.model import RunLog, TaskSpec
-from analyzer.report import numbers
 
 if TYPE_CHECKING:
     from analyzer.analysis import Analysis

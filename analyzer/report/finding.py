@@ -18,8 +18,8 @@ from typing import Any
 
 from pydantic import BaseModel
 
+import analyzer.numbers as numbers
 from analyzer.metrics.stats import wilson_interval
-from analyzer.report import numbers
 
 THRESHOLD = 0.05
 """The p- (or q-) value below which a tested cause counts as beyond chance."""

@@ -19,8 +19,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
-from analyzer.report import numbers
 from analyzer.verdicts.compare import compare
 
 MAX_TASKS_WITH_CLUSTERS = 100

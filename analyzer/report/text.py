@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+import analyzer.numbers as numbers
 from analyzer.metrics.step_uncertainty import step_report
-from analyzer.report import numbers
 from analyzer.safety.terminal_text import visible, visible_lines
 
 if TYPE_CHECKING:

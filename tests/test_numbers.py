@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from analyzer.report import numbers
+import analyzer.numbers as numbers
 
 
 def test_counts_are_integers_with_separators() -> None:
