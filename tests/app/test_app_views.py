@@ -434,27 +434,61 @@ def test_routes_view_on_a_pinned_log() -> None:
 
 def test_compare_shows_the_analyzers_comparison() -> None:
     sel = selection("drift_v2.json", "pinned_v2.json")
-    expected = compare([(g.label, g.analysis) for g in sel.groups])
+    expected = compare([("A", sel.groups[0].analysis), ("B", sel.groups[1].analysis)])
     at = run_view("compare", sel)
-    table = frame_with(at, "label", "answer_gap_pp")
-    assert table["label"].tolist() == ["A: shared proxy", "B: pinned route"]
-    assert table["answer_gap_pp"].tolist() == expected.table["answer_gap_pp"].tolist()
-    flips = frame_with(at, "task_id", "A: shared proxy", "B: pinned route")
-    assert flips["task_id"].tolist() == expected.flips["task_id"].tolist()
-    assert {"weather", "refund"} <= set(flips["task_id"])
-    assert {"answer_gap_low", "answer_gap_high"} <= set(table.columns)
+    table = frame_with(at, "group", "answer gap (pp)")
+    # short names, each full label once, under the table
+    assert table["group"].tolist() == ["A", "B"]
+    assert "**A** = A: shared proxy · **B** = B: pinned route" in all_text(at).replace("\\", "")
+    assert table["answer gap (pp)"].tolist() == expected.table["answer_gap_pp"].tolist()
+    low, high = expected.table.loc[0, ["answer_gap_low", "answer_gap_high"]]
+    assert table["answer gap CI"].iloc[0] == f"{low:.1f}–{high:.1f}"
+    flips = frame_with(at, "task", "A", "B")
+    assert flips["task"].tolist() == expected.flips["task_id"].tolist()
+    assert {"weather", "refund"} <= set(flips["task"])
+    assert set(flips["A"]) | set(flips["B"]) <= {"yes", "no", "—"}
     [diff] = expected.differences
-    assert diff.sentence in all_text(at)  # the paired difference, with its interval and p-value
-    assert "95 % interval" in diff.sentence and "p = " in diff.sentence
+    # the paired difference names each group once (short names), with its interval and p-value
+    assert diff.sentence in all_text(at)
+    assert diff.sentence.startswith("B's answer gap is ") and "than A's over " in diff.sentence
+    assert "95 % CI " in diff.sentence and "p = " in diff.sentence
     gap = [f for f in figures(at) if f["layout"]["title"]["text"] == "Answer gap"][0]
     assert [float(decode(tr["x"])[0]) for tr in gap["data"]] == expected.table["answer_gap_pp"].tolist()
-    # each bar carries its 95 % interval as an error bar
+    # each value and interval is written in its group's axis label (never under an error bar), and
+    # the full label is on hover
     for trace, (_, row) in zip(gap["data"], expected.table.iterrows(), strict=True):
+        assert trace["y"][0] == (
+            f"{row['label']}: {row['answer_gap_pp']:.1f} pp "
+            f"(95 % CI {row['answer_gap_low']:.1f}–{row['answer_gap_high']:.1f})"
+        )
+        assert "text" not in trace
         bar = trace["error_x"]
         assert float(decode(bar["array"])[0]) == pytest.approx(row["answer_gap_high"] - row["answer_gap_pp"])
         assert float(decode(bar["arrayminus"])[0]) == pytest.approx(
             row["answer_gap_pp"] - row["answer_gap_low"]
         )
+    assert [t["hovertemplate"].split("<br>")[0] for t in gap["data"]] == [
+        "A: shared proxy",
+        "B: pinned route",
+    ]
+
+
+def test_compare_opens_on_the_logs_sharing_the_baselines_tasks_and_the_baseline_can_change() -> None:
+    samples = Path(__file__).parents[2] / "sample_runs"
+    groups = []
+    for name in ("A_baseline", "C_pinned", "E_agent_tools", "D_key_rotation"):
+        loaded = load_path(samples / f"{name}.altk_runs.json")
+        groups.append(data.Group(loaded.log.display_label(name), name, loaded, analyze(loaded.log)))
+    sel = data.Selection(groups=groups, focus=groups[0])
+    at = run_view("compare", sel)
+    labels = [g.label for g in groups]
+    # the agent log shares no task with A: left out until picked
+    assert at.multiselect(key="compare.logs").value == [labels[0], labels[1], labels[3]]
+    assert frame_with(at, "group")["group"].tolist() == ["A", "C", "D"]
+    at.selectbox(key="compare.baseline").set_value(labels[1]).run()
+    assert frame_with(at, "group")["group"].tolist() == ["C", "A", "D"]
+    assert all(" than C's over " in t.value for t in at.text if "answer gap is" in t.value)
+    assert "Baseline **C**" in all_text(at)
 
 
 def test_compare_needs_two_logs() -> None:
