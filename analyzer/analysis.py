@@ -26,7 +26,7 @@ from analyzer.metrics.consistency import (
     task_consistency,
 )
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
-from analyzer.metrics.intervals import Interval, OutcomeWithIntervals, answer_intervals, outcome_intervals
+from analyzer.metrics.intervals import Interval, answer_intervals, outcome_intervals
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
 from analyzer.metrics.route_drift import (
@@ -74,7 +74,7 @@ class Headline(BaseModel):
     """95 % Wilson interval over tasks of the answer gap, [low, high] in points."""
     answer_consistency_rate_ci: Interval | None = None
     """95 % Wilson interval of the consistency rate, [low, high] (0..1)."""
-    outcome: OutcomeWithIntervals | OutcomeFigures | None
+    outcome: OutcomeFigures | None
     """Outcome figures with their intervals where results are graded; None otherwise."""
     tokens: TokenFigures
     """Token use."""
@@ -258,7 +258,7 @@ def _with_uncertainty(
     """The headline with its intervals over tasks and the per-task attribution."""
     gap_ci, rate_ci = answer_intervals(tasks)
     attribution = task_attribution(results, attempts, tasks)
-    causes = Counter(a.cause for a in attribution)
+    causes: Counter[str] = Counter(a.cause for a in attribution)
     verdict = verdict_sentence(headline.route, headline.tasks_measured, causes)
     return headline.model_copy(
         update={

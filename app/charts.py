@@ -188,7 +188,9 @@ def prompt_vs_completion(results: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Prompt vs completion tokens", "prompt tokens", "completion tokens")
 
 
-def named_bars(labels: Sequence[str], values: Sequence[float], title: str, x: str, unit: str) -> go.Figure:
+def named_bars(
+    labels: Sequence[str], values: Sequence[float | None], title: str, x: str, unit: str
+) -> go.Figure:
     """A plain bar per named figure, e.g. tokens per round."""
     fig = go.Figure(
         go.Bar(

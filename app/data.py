@@ -30,7 +30,7 @@ from analyzer.log.loader import MAX_UPLOAD_BYTES, LoadedLog
 from analyzer.log.model import RunLog
 from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
-from analyzer.metrics.answer_keys import ANSWER_KEYS
+from analyzer.metrics.answer_keys import ANSWER_KEYS, AnswerKey, answer_key
 from analyzer.report.finding import Finding
 from analyzer.report.finding import finding as finding_of
 from analyzer.report.html import ReportEntry, render_report_html
@@ -80,7 +80,7 @@ class Selection:
 
     groups: list[Group] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
-    key: str = "exact"
+    key: AnswerKey = "exact"
     focus: Group | None = None
 
 
@@ -122,17 +122,17 @@ def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
 
 
 @st.cache_resource(show_spinner="Analysing…", max_entries=32)
-def _analyze(token: str, key: str, _loaded: LoadedLog) -> Analysis | Problem:
+def _analyze(token: str, key: AnswerKey, _loaded: LoadedLog) -> Analysis | Problem:
     """The analyzer's results for one opened log under one answer key."""
     try:
-        return analyze(_loaded.log, key=key)  # type: ignore[arg-type]
+        return analyze(_loaded.log, key=key)
     except RerunLensError as exc:
         return Problem(_loaded.source, exc.message)
     except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
         return Problem(_loaded.source, f"{_loaded.source}: could not be analysed ({type(exc).__name__})")
 
 
-def _open(token: str, source: str, loaded: LoadedLog | Problem, key: str) -> Group | Problem:
+def _open(token: str, source: str, loaded: LoadedLog | Problem, key: AnswerKey) -> Group | Problem:
     if isinstance(loaded, Problem):
         return loaded
     result = _analyze(token, key, loaded)
@@ -178,7 +178,7 @@ def upload_sources(names: list[str]) -> list[str]:
 def current() -> Selection:
     """Open every picked log (cached) and return the selection; reads session state only."""
     folder = runs_dir()
-    key = st.session_state.get(KEY) or "exact"
+    key = answer_key(st.session_state.get(KEY))
     opened: list[Group | Problem] = []
     for rel in unique_logs(st.session_state.get(LOGS) or []):
         path = log_folders.log_path(folder, rel)
@@ -421,10 +421,12 @@ def files_stamp(*paths: str | None) -> str:
 
 
 @st.cache_data(show_spinner="Comparing before and after…", max_entries=32)
-def rerun_before_after(parent: str, out: str, ids: tuple[str, ...], key: str, stamp: str) -> pd.DataFrame:
+def rerun_before_after(
+    parent: str, out: str, ids: tuple[str, ...], key: AnswerKey, stamp: str
+) -> pd.DataFrame:
     """The analyzer's before/after of a finished re-run (cached per logs, tasks, key and file versions)."""
     del stamp  # cache key only
-    return compare_files(parent, out, list(ids), key)  # type: ignore[arg-type]
+    return compare_files(parent, out, list(ids), key)
 
 
 def html_report(groups: list[Group]) -> str:

@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import analyzer.numbers as numbers
+from analyzer.metrics.answer_keys import AnswerKey
 from analyzer.report.export import flagged_task_json, tasks_csv
 from app import data, log_folders
 
@@ -35,7 +36,7 @@ def file_stem(label: str) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", label).strip("-") or "rerunlens"
 
 
-def group_caption(group: data.Group, key: str) -> None:
+def group_caption(group: data.Group, key: AnswerKey) -> None:
     """Which log the view shows and under which answer key (log text escaped, never markup)."""
     if group.source.endswith(data.UPLOAD_SUFFIX):
         where = f"uploaded file {data.escape(group.source.removesuffix(data.UPLOAD_SUFFIX))}, not saved"

@@ -113,7 +113,7 @@ def _imported_strip(log: RunLog, scores: pd.DataFrame, last_step: int) -> None:
     st.plotly_chart(trajectory_charts.uncertainty_strip(scores, last_step, title), key="tasks.uncertainty")
     block = log.resample or {}
     own = ", ".join(
-        f"step {s.get('tool_step')}: {float(s.get('altk_uncertainty')):.2f} ({s.get('altk_metric')})"
+        f"step {s.get('tool_step')}: {float(s['altk_uncertainty']):.2f} ({s.get('altk_metric')})"
         for s in block.get("steps", [])
         if isinstance(s, dict) and isinstance(s.get("altk_uncertainty"), int | float)
     )

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Install everything the test suite needs on a fresh machine (Python 3.11, pip, apt), then run it all:
-# lint, the analyzer/CLI/runner tests, the dashboard through AppTest and in headless Chromium.
+# lint, types, the analyzer/CLI/runner tests, the dashboard through AppTest and in headless Chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,6 +21,9 @@ echo "== installing rerunlens with its dev extra"
 echo "== ruff"
 .venv/bin/ruff check analyzer app tests scripts examples
 .venv/bin/ruff format --check analyzer app tests scripts examples
+
+echo "== mypy (analyzer/ and app/, settings in pyproject.toml)"
+.venv/bin/mypy
 
 echo "== pytest"
 set +e

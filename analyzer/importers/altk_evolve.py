@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import LogError
-from analyzer.importers.common import Provenance, Row, Source, make_route, parse_json
+from analyzer.importers.common import Provenance, Row, Source, make_route, member_list, member_obj, parse_json
 from analyzer.importers.messages import final_answer, trajectory
 from analyzer.log.loader import MAX_LOG_BYTES
 from analyzer.log.model import TaskSpec
@@ -163,7 +163,7 @@ def _card_from_ir(ir: dict[str, Any], source: Source) -> dict[str, Any]:
     steps = []
     for i, raw in enumerate(source.items(ir.get("steps"), "steps")):
         step = source.obj(raw, f"steps[{i}]")
-        consistency = step.get("consistency") if isinstance(step.get("consistency"), dict) else {}
+        consistency = member_obj(step, "consistency")
         value = consistency.get("step_consistency", -1)
         if isinstance(value, int | float) and not isinstance(value, bool) and value != -1:
             steps.append(
@@ -174,7 +174,7 @@ def _card_from_ir(ir: dict[str, Any], source: Source) -> dict[str, Any]:
                     "metric": consistency.get("metric"),
                 }
             )
-    total = ir.get("consistency") if isinstance(ir.get("consistency"), dict) else {}
+    total = member_obj(ir, "consistency")
     aggregate = total.get("aggregate_step_consistency", -1)
     return {
         "task": ir.get("task"),
@@ -190,8 +190,8 @@ def _samples_by_step(ir: dict[str, Any] | None) -> dict[int, list[Sample]]:
     for step in ir.get("steps", []) if ir else []:
         if not isinstance(step, dict) or not isinstance(step.get("step_number"), int):
             continue
-        sampling = step.get("sampling") if isinstance(step.get("sampling"), dict) else {}
-        raw = sampling.get("raw_samples") if isinstance(sampling.get("raw_samples"), list) else []
+        sampling = member_obj(step, "sampling")
+        raw = member_list(sampling, "raw_samples")
         out[step["step_number"]] = [_sample(s) for s in raw]
     return out
 

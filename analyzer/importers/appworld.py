@@ -20,7 +20,7 @@ import re
 from typing import Any
 
 from analyzer.importers.appworld_tree import Tree, experiments
-from analyzer.importers.common import Provenance, Row, Source, parse_json, plural
+from analyzer.importers.common import Provenance, Row, Source, member_obj, parse_json, plural
 
 FORMAT = "appworld"
 COMPLETE_TASK_URLS = frozenset({"/supervisor/message", "/supervisor/complete_task"})
@@ -173,7 +173,7 @@ def _calls(tree: Tree, name: str) -> list[dict[str, Any]] | None:
 
 
 def _step(call: dict[str, Any]) -> dict[str, Any]:
-    data = call.get("data") if isinstance(call.get("data"), dict) else {}
+    data = member_obj(call, "data")
     arguments = {
         k: ("***" if k in MASKED_ARGUMENTS and v is not None else v)
         for k, v in data.items()
@@ -187,7 +187,7 @@ def _answer(calls: list[dict[str, Any]]) -> str | None:
     AppWorld's own text for no answer, when it was called without one; None when never called."""
     for call in calls:
         if call["method"].lower() == "post" and call["url"] in COMPLETE_TASK_URLS:
-            data = call.get("data") if isinstance(call.get("data"), dict) else {}
+            data = member_obj(call, "data")
             answer = data.get("answer")
             if answer is None:
                 return "null"

@@ -29,6 +29,18 @@ class ForeignLogError(LogError):
     """A file in a known foreign format (Inspect AI, tau-bench, ...) that cannot be read."""
 
 
+def member_obj(parent: dict[str, Any], key: str) -> dict[str, Any]:
+    """`parent[key]` when it is a JSON object, else `{}` (absent, null or another type)."""
+    value = parent.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def member_list(parent: dict[str, Any], key: str) -> list[Any]:
+    """`parent[key]` when it is a JSON list, else `[]` (absent, null or another type)."""
+    value = parent.get(key)
+    return value if isinstance(value, list) else []
+
+
 @dataclass(frozen=True)
 class Source:
     """The file being imported, for one-line errors that name it and the place in it."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzer.importers.common import Provenance, Row, Source, make_route, parse_time, plural
+from analyzer.importers.common import Provenance, Row, Source, make_route, member_obj, parse_time, plural
 from analyzer.importers.inspect_attempts import attempts, retried_calls, skipped_retries
 from analyzer.importers.messages import text_of, trajectory
 from analyzer.log.loader import json_type
@@ -82,7 +82,7 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
             "no model API error: these tries are not counted as HTTP attempts or retries"
         )
     version = log.get("version")
-    packages = spec.get("packages") if isinstance(spec.get("packages"), dict) else {}
+    packages = member_obj(spec, "packages")
     prov = Provenance(
         format=FORMAT,
         version=f"log v{version}, inspect_ai {packages.get('inspect_ai', '?')}",
@@ -133,7 +133,7 @@ def _prompt(value: Any, place: str, source: Source) -> tuple[str | None, bool]:
 
 def _headline_scorer(log: dict[str, Any]) -> str | None:
     """The scorer Inspect headlines (`results.headline.scorer`), else the first scorer in results."""
-    results = log.get("results") if isinstance(log.get("results"), dict) else {}
+    results = member_obj(log, "results")
     headline = results.get("headline")
     if isinstance(headline, dict) and isinstance(headline.get("scorer"), str):
         return headline["scorer"]
@@ -268,8 +268,8 @@ def _warnings(log: dict[str, Any], rows: list[Row]) -> list[str]:
     status = log.get("status")
     if status not in (None, "success"):
         out.append(f"the eval's status is {status!r}: the log may hold only part of the samples")
-    spec = log.get("eval") if isinstance(log.get("eval"), dict) else {}
-    config = spec.get("config") if isinstance(spec.get("config"), dict) else {}
+    spec = member_obj(log, "eval")
+    config = member_obj(spec, "config")
     reducers = config.get("epochs_reducer")
     if isinstance(reducers, list) and reducers and reducers != ["mean"]:
         out.append(

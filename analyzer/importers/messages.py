@@ -26,7 +26,7 @@ def text_of(content: Any) -> str | None:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "\n".join(parts) if parts else None
     return None
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from analyzer.importers.common import Provenance, Row, Source, parse_time, plural
+from analyzer.importers.common import Provenance, Row, Source, member_obj, parse_time, plural
 from analyzer.log.loader import json_type
 from analyzer.log.model import TaskSpec
 
@@ -52,7 +52,7 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
         for round_number, it in enumerate(items, start=1):
             rows.append(Row(task_id=names[key], round=round_number, fields=it["fields"], place=it["place"]))
         tasks.append(TaskSpec(task_id=names[key], prompt=items[0]["prompt"], expected=items[0]["expected"]))
-    meta = top.get("metadata") if isinstance(top.get("metadata"), dict) else {}
+    meta = member_obj(top, "metadata")
     prov = Provenance(
         format=FORMAT,
         version=_version(inner, meta),

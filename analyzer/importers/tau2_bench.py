@@ -18,7 +18,16 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.errors import LogError
-from analyzer.importers.common import Provenance, Row, Source, make_route, parse_json, parse_time, plural
+from analyzer.importers.common import (
+    Provenance,
+    Row,
+    Source,
+    make_route,
+    member_obj,
+    parse_json,
+    parse_time,
+    plural,
+)
 from analyzer.importers.messages import final_answer, is_agent, trajectory
 from analyzer.importers.tau_bench import is_success
 from analyzer.log.loader import MAX_LOG_BYTES
@@ -186,8 +195,8 @@ def _route(info: dict[str, Any], source: Source) -> Route | None:
 
 
 def _label(info: dict[str, Any], source: Source) -> str:
-    env = info.get("environment_info") if isinstance(info.get("environment_info"), dict) else {}
-    agent = info.get("agent_info") if isinstance(info.get("agent_info"), dict) else {}
+    env = member_obj(info, "environment_info")
+    agent = member_obj(info, "agent_info")
     parts = [str(p) for p in (env.get("domain_name"), agent.get("llm")) if p]
     return "tau2-bench: " + (" ".join(parts) if parts else source.name.rsplit("/", 1)[-1])
 
@@ -199,7 +208,7 @@ def _tasks(tasks: Any) -> list[TaskSpec] | None:
     for t in tasks:
         if not isinstance(t, dict) or isinstance(t.get("id"), bool) or not isinstance(t.get("id"), str | int):
             continue
-        scenario = t.get("user_scenario") if isinstance(t.get("user_scenario"), dict) else {}
+        scenario = member_obj(t, "user_scenario")
         instructions = scenario.get("instructions")
         if isinstance(instructions, dict):
             instructions = instructions.get("reason_for_call") or instructions.get("task_instructions")

@@ -1,6 +1,9 @@
 """What the dashboard runs and reads in the background; nothing here is needed by the CLI's analysis.
 
-- `manager`: background runs with a state file per job (`JobManager`).
+- `manager`: the registry that starts, finds, cancels and resumes background runs (`JobManager`).
+- `status`: where a job stands (`JobStatus`), the content of its state file.
+- `store`: the state files, readable by any process; a dead owner reads as `interrupted`.
+- `threads`: a job's thread in this process, its progress writes and cross-process cancel.
 - `resample_jobs`: a step resample as a dashboard job.
 - `watch`: a run's progress read from its journal as it grows.
 - `uploads`: uploaded task files and logs kept in the runs folder.

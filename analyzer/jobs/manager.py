@@ -1,11 +1,12 @@
-"""Background runs and re-runs for the dashboard, UI-free.
+"""Background runs and re-runs for the dashboard, UI-free: the registry that starts, finds, cancels
+and resumes them.
 
-A job runs a plan (`run_plan`, or a re-run's `rerun`) in a background thread. It is known twice:
-in a process-wide registry (`get_manager(runs_dir)`), and as a small state file in the runs folder
-(`<runs_dir>/.rerunlens/jobs/<job_id>.jobstate`). A page reload or a second browser tab asks the
-manager and finds the running job instead of starting a duplicate; when the process that ran a job
-died, the state file and the run's journal let `resume` finish it. No key is ever written: the
-state holds the key's variable name (or "session") and its fingerprint.
+A job runs a plan (`run_plan`, or a re-run's `rerun`) in a background thread (`jobs.threads`). It is
+known twice: in a process-wide registry (`get_manager(runs_dir)`), and as a small state file in the
+runs folder (`jobs.store`). A page reload or a second browser tab asks the manager and finds the
+running job instead of starting a duplicate; when the process that ran a job died, the state file and
+the run's journal let `resume` finish it. No key is ever written: the state holds the key's variable
+name (or "session") and its fingerprint.
 
     mgr = get_manager("runs")
     request = RerunRequest(parent_log, ["shop-002"], "runs/A.altk_runs.json")
@@ -20,7 +21,6 @@ import functools
 import hashlib
 import json
 import os
-import socket
 import threading
 import time
 import uuid
@@ -28,137 +28,24 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, TypeVar, cast
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from analyzer.atomic import write_text_atomic
 from analyzer.errors import RerunLensError, RouteError
 from analyzer.importers import load_any
+from analyzer.jobs.status import JobKind, JobState, JobStatus, now
+from analyzer.jobs.store import StateStore, owner
+from analyzer.jobs.threads import LiveJob
 from analyzer.routes.profile import RouteProfile
 from analyzer.routes.url_lint import has_redaction
 from analyzer.runner.journal import journal_path
 from analyzer.runner.pinned_rerun import RerunRequest, rerun, resume_rerun_plan
-from analyzer.runner.plan import ResumeRequest, RunControls, RunPlan, plan_from_journal
+from analyzer.runner.plan import ResumeRequest, RunPlan, plan_from_journal
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import RunKeys
-from analyzer.safety.scrub import one_line, scrub
 
-JobKind = Literal["run", "rerun"]
-JobState = Literal["running", "done", "cancelled", "failed", "interrupted"]
+__all__ = ["JobKind", "JobManager", "JobState", "JobStatus", "get_manager"]
 
-STATE_DIR = Path(".rerunlens") / "jobs"
-STATE_SUFFIX = ".jobstate"
-PROCESS_TOKEN = uuid.uuid4().hex
-"""Identifies this process in state files (a pid alone can be reused)."""
-_WRITE_EVERY_S = 0.25
 _M = TypeVar("_M", bound=Callable[..., Any])
-_RUNNING_HERE: set[str] = set()
-"""Ids of jobs whose thread runs in this process (whichever manager started them)."""
-
-
-class JobStatus(BaseModel):
-    """Where a job stands; also the content of its state file (no key, ever)."""
-
-    model_config = ConfigDict(use_attribute_docstrings=True)
-
-    job_id: str
-    """Short unique id."""
-    kind: JobKind
-    """`run` (a task file) or `rerun` (tasks of a parent log)."""
-    state: JobState
-    """`running`, `done`, `cancelled` (resumable), `failed`, or `interrupted` (process died; resumable)."""
-    request_key: str
-    """Hash of what was asked (kind, tasks, rounds, route): the same request finds the same job."""
-    label: str | None = None
-    """Label of the log being written."""
-    out: str
-    """Final log path."""
-    journal: str
-    """Journal path (exists while unfinished)."""
-    parent: str | None = None
-    """Parent log path, for a re-run."""
-    tasks_file: str | None = None
-    """Task file with the definitions, for a re-run of a format-1 log."""
-    answer_key: str = "exact"
-    """Answer key a re-run's verdict uses (kept so a resumed job judges the same way)."""
-    selection: str | None = None
-    """A re-run's selection when it was named (`flagged`, `inconsistent`); None for a hand pick."""
-    task_ids: list[str] = Field(default_factory=list)
-    """Tasks in the job."""
-    rounds: int
-    """Rounds per task."""
-    profile: dict[str, Any]
-    """The route profile (base URL, key variable, parameters; never a key)."""
-    key_source: str
-    """`env:<VARIABLE>` or `session` (a key typed into the page; needed again to resume)."""
-    key_fingerprint: str | None = None
-    """Fingerprint of the key used."""
-    done: int = 0
-    """Results finished."""
-    total: int = 0
-    """Results the job will have."""
-    tokens: int = 0
-    """Tokens so far."""
-    retries: int = 0
-    """Retries so far."""
-    errors: int = 0
-    """Errored results so far."""
-    pid: int = 0
-    """Process running the job."""
-    host: str = ""
-    """Host of that process."""
-    process_token: str = ""
-    """Token of that process."""
-    started_at: datetime | None = None
-    """When the job (or its latest resume) started."""
-    updated_at: datetime | None = None
-    """Last state write."""
-    finished_at: datetime | None = None
-    """When it ended."""
-    cancel_requested: bool = False
-    """Set by a cancel from any process; the owner stops at the next check."""
-    run_id: str | None = None
-    """Run id of the log being written."""
-    simulator: bool = False
-    """True when the embedded simulator serves."""
-    notice: str | None = None
-    """The simulator notice, or another one-line note for the page."""
-    error: str | None = None
-    """One-line reason when failed."""
-    turned_consistent: list[str] | None = None
-    """Re-run: tasks that became consistent on the pinned route."""
-    still_inconsistent: list[str] | None = None
-    pinned: list[str] | None = None
-    """Re-run: what it pinned (`route`, and `seed` or `scenario` where it changed them too)."""
-    """Re-run: tasks still inconsistent on the pinned route."""
-
-    @property
-    def fraction(self) -> float:
-        """done / total, 0..1."""
-        return self.done / self.total if self.total else 0.0
-
-    @property
-    def active(self) -> bool:
-        """True while running."""
-        return self.state == "running"
-
-    @property
-    def resumable(self) -> bool:
-        """True when cancelled or interrupted and its journal is still there."""
-        return self.state in ("cancelled", "interrupted") and Path(self.journal).exists()
-
-
-class _Live:
-    """In-process handle of a job: its thread, cancel event and latest status."""
-
-    def __init__(self, status: JobStatus) -> None:
-        self.status = status
-        self.cancel = threading.Event()
-        self.thread: threading.Thread | None = None
-        self.lock = threading.Lock()
-        self.last_write = 0.0
-        self.result: Any = None
 
 
 def _serialized(method: _M) -> _M:
@@ -169,7 +56,7 @@ def _serialized(method: _M) -> _M:
         with self._start_lock:
             return method(self, *args, **kwargs)
 
-    return locked  # type: ignore[return-value]
+    return cast(_M, locked)
 
 
 class JobManager:
@@ -177,8 +64,9 @@ class JobManager:
 
     def __init__(self, runs_dir: str | os.PathLike[str]) -> None:
         self.runs_dir = Path(runs_dir).resolve()
-        self.state_dir = self.runs_dir / STATE_DIR
-        self._live: dict[str, _Live] = {}
+        self.store = StateStore(self.runs_dir)
+        self.state_dir = self.store.state_dir
+        self._live: dict[str, LiveJob] = {}
         self._lock = threading.Lock()
         self._start_lock = threading.RLock()
 
@@ -199,10 +87,10 @@ class JobManager:
             return found
         status = self._new_status("run", request, plan, None)
 
-        def work(live: _Live) -> None:
-            outcome = run_plan(plan, self._controls(live))
+        def work(live: LiveJob) -> None:
+            outcome = run_plan(plan, live.controls())
             live.result = outcome
-            self._finish(live, cancelled=outcome.cancelled)
+            live.finish(cancelled=outcome.cancelled)
 
         return self._launch(status, work, plan.keys.secrets())
 
@@ -224,7 +112,7 @@ class JobManager:
         status.answer_key = request.answer_key
         status.selection = request.selection if isinstance(request.selection, str) else None
 
-        def work(live: _Live) -> None:
+        def work(live: LiveJob) -> None:
             self._run_rerun(live, request, plan)
 
         return self._launch(status, work, plan.keys.secrets())
@@ -235,18 +123,16 @@ class JobManager:
         """The job's status: live when this process runs it, else from its state file."""
         live = self._live.get(job_id)
         if live is not None:
-            with live.lock:
-                return live.status.model_copy(deep=True)
-        return self._read(self._state_path(job_id))
+            return live.snapshot()
+        return self.store.read(job_id)
 
     def jobs(self) -> list[JobStatus]:
         """Every job known in this runs folder, newest first."""
         seen: dict[str, JobStatus] = {}
-        if self.state_dir.is_dir():
-            for path in self.state_dir.glob(f"*{STATE_SUFFIX}"):
-                status = self.status(path.name.removesuffix(STATE_SUFFIX))
-                if status is not None:
-                    seen[status.job_id] = status
+        for job_id in self.store.job_ids():
+            status = self.status(job_id)
+            if status is not None:
+                seen[status.job_id] = status
         for job_id in list(self._live):
             status = self.status(job_id)
             if status is not None:
@@ -308,16 +194,12 @@ class JobManager:
         """Ask the job to stop; finished results stay in its journal for `resume`. Works across processes."""
         live = self._live.get(job_id)
         if live is not None:
-            live.cancel.set()
-            with live.lock:
-                live.status.cancel_requested = True
-            self._write(live, force=True)
+            live.request_cancel()
             return self.status(job_id)
-        path = self._state_path(job_id)
-        status = self._read(path)
+        status = self.store.read(job_id)
         if status is not None and status.state == "running":
             status.cancel_requested = True
-            write_text_atomic(path, status.model_dump_json(indent=2))
+            self.store.write(status)
         return status
 
     @_serialized
@@ -351,16 +233,16 @@ class JobManager:
                 "cancel_requested": False,
                 "error": None,
                 "finished_at": None,
-                **_owner(),
-                "started_at": _now(),
+                **owner(),
+                "started_at": now(),
             }
         )
 
-        def work(live: _Live) -> None:
+        def work(live: LiveJob) -> None:
             if request is None:
-                outcome = run_plan(plan, self._controls(live))
+                outcome = run_plan(plan, live.controls())
                 live.result = outcome
-                self._finish(live, cancelled=outcome.cancelled)
+                live.finish(cancelled=outcome.cancelled)
             else:
                 self._run_rerun(live, request, plan)
 
@@ -374,14 +256,14 @@ class JobManager:
             status.task_ids,
             status.parent,
             status.tasks_file,
-            status.answer_key,  # type: ignore[arg-type]
+            status.answer_key,
             status.label,
         )
 
     # --- internals --------------------------------------------------------------------------------
 
-    def _run_rerun(self, live: _Live, request: RerunRequest, plan: RunPlan) -> None:
-        report = rerun(request, plan, self._controls(live))
+    def _run_rerun(self, live: LiveJob, request: RerunRequest, plan: RunPlan) -> None:
+        report = rerun(request, plan, live.controls())
         live.result = report
         status = live.status
         with live.lock:
@@ -390,10 +272,7 @@ class JobManager:
                 status.turned_consistent = report.turned_consistent
                 status.still_inconsistent = report.still_inconsistent
                 status.pinned = report.pinned
-        self._finish(live, cancelled=report.outcome.cancelled)
-
-    def _controls(self, live: _Live) -> RunControls:
-        return RunControls(progress=self._progress(live), cancel=live.cancel, echo=self._echo(live))
+        live.finish(cancelled=report.outcome.cancelled)
 
     def _new_status(self, kind: JobKind, request: str, plan: RunPlan, parent: str | None) -> JobStatus:
         keys = plan.keys
@@ -414,8 +293,8 @@ class JobManager:
             total=len(plan.tasks) * plan.rounds,
             run_id=plan.provenance.run_id,
             simulator=plan.profile.uses_simulator,
-            started_at=_now(),
-            **_owner(),
+            started_at=now(),
+            **owner(),
         )
 
     def _reuse(self, request: str, keys: RunKeys) -> JobStatus | None:
@@ -430,138 +309,13 @@ class JobManager:
                 return self.resume(status.job_id, api_key=session_key)
         return None
 
-    def _launch(self, status: JobStatus, work: Any, secrets: list[str]) -> JobStatus:
-        """Run `work` in a thread; a failure is recorded in one line with `secrets` (the keys) scrubbed."""
-        live = _Live(status)
+    def _launch(self, status: JobStatus, work: Callable[[LiveJob], None], secrets: list[str]) -> JobStatus:
+        """Register the job and run `work` in its thread."""
+        live = LiveJob(status, self.store)
         with self._lock:
             self._live[status.job_id] = live
-        self._write(live, force=True)
-
-        def body() -> None:
-            watcher = threading.Thread(target=self._watch_cancel, args=(live,), daemon=True)
-            watcher.start()
-            try:
-                work(live)
-            except BaseException as exc:  # the job must end in a state, whatever happened
-                with live.lock:
-                    live.status.state = "failed"
-                    live.status.error = one_line(scrub(str(exc) or type(exc).__name__, secrets), 300)
-                    live.status.finished_at = _now()
-                self._write(live, force=True)
-            finally:
-                _RUNNING_HERE.discard(status.job_id)
-
-        _RUNNING_HERE.add(status.job_id)
-        live.thread = threading.Thread(target=body, name=f"rerunlens-job-{status.job_id}", daemon=True)
-        live.thread.start()
+        live.start(work, secrets)
         return self.status(status.job_id) or status
-
-    def _watch_cancel(self, live: _Live) -> None:
-        """Honour a cancel requested from another process (through the state file)."""
-        path = self._state_path(live.status.job_id)
-        while live.thread is None or live.thread.is_alive():
-            if live.status.state != "running" or live.cancel.is_set():
-                return
-            on_disk = self._read_raw(path)
-            if on_disk is not None and on_disk.get("cancel_requested"):
-                live.cancel.set()
-                return
-            time.sleep(0.3)
-
-    def _progress(self, live: _Live) -> Any:
-        def update(p: Any) -> None:
-            with live.lock:
-                s = live.status
-                s.done, s.total, s.tokens, s.retries, s.errors = (
-                    p.done,
-                    p.total,
-                    p.tokens,
-                    p.retries,
-                    p.errors,
-                )
-            self._write(live)
-
-        return update
-
-    def _echo(self, live: _Live) -> Any:
-        def note(msg: str) -> None:
-            """Keep the first notice; add warnings, the simulator notice and an error count to it."""
-            with live.lock:
-                current = live.status.notice
-                if current is None:
-                    live.status.notice = msg
-                elif msg not in current and (
-                    msg.startswith("Warning:") or "built-in simulator" in msg or "errored" in msg
-                ):
-                    live.status.notice = f"{current} {msg}"
-
-        return note
-
-    def _finish(self, live: _Live, *, cancelled: bool) -> None:
-        with live.lock:
-            live.status.state = "cancelled" if cancelled else "done"
-            live.status.finished_at = _now()
-        self._write(live, force=True)
-
-    def _write(self, live: _Live, force: bool = False) -> None:
-        now = time.monotonic()
-        with live.lock:
-            if not force and now - live.last_write < _WRITE_EVERY_S:
-                return
-            live.last_write = now
-            live.status.updated_at = _now()
-            if not force:
-                on_disk = self._read_raw(self._state_path(live.status.job_id))
-                if on_disk and on_disk.get("cancel_requested"):
-                    live.status.cancel_requested = True
-            text = live.status.model_dump_json(indent=2)
-        write_text_atomic(self._state_path(live.status.job_id), text)
-
-    def _state_path(self, job_id: str) -> Path:
-        if not job_id or not all(c.isalnum() or c in "-_" for c in job_id):
-            raise RerunLensError(f"job id {job_id!r} is not valid")
-        return self.state_dir / f"{job_id}{STATE_SUFFIX}"
-
-    def _read_raw(self, path: Path) -> dict[str, Any] | None:
-        try:
-            return json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-
-    def _read(self, path: Path) -> JobStatus | None:
-        data = self._read_raw(path)
-        if data is None:
-            return None
-        try:
-            status = JobStatus.model_validate(data)
-        except ValueError:
-            return None
-        if status.state == "running" and not _owner_alive(status):
-            status.state = "interrupted"
-        return status
-
-
-def _owner() -> dict[str, Any]:
-    return {"pid": os.getpid(), "host": socket.gethostname(), "process_token": PROCESS_TOKEN}
-
-
-def _owner_alive(status: JobStatus) -> bool:
-    """Whether the process running a job still exists (a job of ours missing from the registry is dead)."""
-    if status.host and status.host != socket.gethostname():
-        return True  # another machine sharing the folder: trust the file
-    if status.process_token == PROCESS_TOKEN:
-        return status.job_id in _RUNNING_HERE
-    try:
-        os.kill(status.pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
 
 
 def _stamp() -> str:

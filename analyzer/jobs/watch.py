@@ -93,7 +93,7 @@ def watch(journal: str | os.PathLike[str]) -> RunProgress:
 def _from_log(path: Path, out: Path) -> RunProgress:
     log = load_any(out).log
     results = [r.model_copy(update={"round": rnd}) for rnd, r in log.results()]
-    header = {
+    header: dict[str, object] = {
         "run_id": log.run_id or out.name,
         "label": log.label,
         "tasks": sorted({str(r.task_id) for r in results}),
@@ -112,7 +112,7 @@ def _progress(
         journal=path,
         out=out,
         run_id=str(header.get("run_id")),
-        label=header.get("label") if isinstance(header.get("label"), str) else None,  # type: ignore[arg-type]
+        label=label if isinstance(label := header.get("label"), str) else None,
         tasks=len(tasks) if isinstance(tasks, list) else 0,
         rounds=int(rounds) if isinstance(rounds, int) else 0,
         done=len(results),

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from functools import cache
 from itertools import repeat
 from operator import is_
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 import jiter
 import msgspec
@@ -85,7 +85,7 @@ def decode_log(data: bytes) -> RunLog | None:
         data = data[3:]
     try:
         with gc_paused():
-            record = _DECODER.decode(data)
+            record: Any = _DECODER.decode(data)
             keys = _KeyCount()
             header = _header(record, keys)
             table = table_from_records(record.runs, keys.validate)
@@ -133,7 +133,7 @@ class _KeyCount:
     def __init__(self) -> None:
         self.total = 0
 
-    def validate(self, model: type, name: str, values: Sequence[Any]) -> Sequence[Any]:
+    def validate(self, model: type[BaseModel], name: str, values: Sequence[Any]) -> Sequence[Any]:
         """Validated values of one field; absent ones become the field's default."""
         absent = sum(map(is_, values, repeat(UNSET)))
         self.total += len(values) - absent
@@ -215,11 +215,11 @@ def _adapter(model: type[BaseModel], name: str) -> TypeAdapter[Any]:
     """Validates a list of one field's values with exactly the field's own type and constraints."""
     info = model.model_fields[name]
     kind = Annotated[info.annotation, *info.metadata] if info.metadata else info.annotation
-    return _list_adapter(repr(kind), kind)
+    return _list_adapter(repr(kind), cast(Any, kind))
 
 
 @cache
 def _list_adapter(spelled: str, kind: Any) -> TypeAdapter[Any]:
     """One adapter per distinct type (spelled out with its constraints): fields share them."""
     del spelled  # the cache key: `Annotated` types with constraints are not hashable
-    return TypeAdapter(list[kind])  # type: ignore[valid-type]
+    return TypeAdapter(list[kind])

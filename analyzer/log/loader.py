@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import LogError
@@ -188,7 +189,7 @@ def _path(loc: tuple[int | str, ...]) -> str:
     return out or "top level"
 
 
-def _message(error: dict) -> str:
+def _message(error: ErrorDetails) -> str:
     kind = error["type"]
     loc = _places(error["loc"])
     value = error.get("input")

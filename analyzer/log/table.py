@@ -16,6 +16,7 @@ from operator import attrgetter
 from typing import Any
 
 import numpy as np
+from pydantic import BaseModel
 
 from analyzer.log.call_tokens import CallTokens, trajectory_calls
 from analyzer.log.model import Attempt, Result, ResultError, Route, RunLog
@@ -75,7 +76,7 @@ ERROR_FIELDS: tuple[str, ...] = ("type", "message", "http_status")
 ALL_ROUTE_FIELDS: tuple[str, ...] = tuple(Route.model_fields)
 """Every route field (the fast decoder validates those no figure reads too)."""
 
-Fix = Callable[[type, str, Sequence[Any]], Sequence[Any]]
+Fix = Callable[[type[BaseModel], str, Sequence[Any]], Sequence[Any]]
 """Turns one raw column of a model's field into validated values (identity for pydantic objects)."""
 
 
@@ -153,17 +154,17 @@ def table_from_records(runs: Sequence[Sequence[Any]], fix: Fix) -> LogTable:
     """
     flat = [r for rnd in runs for r in rnd]
     n = len(flat)
-    results = dict(zip(RESULT_FIELDS, _columns(flat, RESULT_FIELDS), strict=True))
-    results = {name: fix(Result, name, values) for name, values in results.items()}
+    raw = dict(zip(RESULT_FIELDS, _columns(flat, RESULT_FIELDS), strict=True))
+    results: dict[str, Sequence[Any]] = {name: fix(Result, name, values) for name, values in raw.items()}
     for name, values in zip(UNUSED_RESULT_FIELDS, _columns(flat, UNUSED_RESULT_FIELDS), strict=True):
         checked = fix(Result, name, values)
         if name == "trajectory":  # kept as the `actions` signature and the calls' tokens
             results["actions"], results["tool_calls"] = _trajectory_columns(checked)
-    route, error, attempts = _columns(flat, ("route", "error", "attempts"))
+    raw_route, raw_error, raw_attempts = _columns(flat, ("route", "error", "attempts"))
     route, error, attempts = (
-        fix(Result, "route", route),
-        fix(Result, "error", error),
-        fix(Result, "attempts", attempts),
+        fix(Result, "route", raw_route),
+        fix(Result, "error", raw_error),
+        fix(Result, "attempts", raw_attempts),
     )
 
     has_route = [x is not None for x in route]
@@ -202,7 +203,7 @@ def _trajectory_columns(trajectories: Sequence[Any]) -> tuple[list[str | None], 
     return [p[0] for p in pairs], [p[1] for p in pairs]
 
 
-def _as_is(model: type, name: str, values: Sequence[Any]) -> Sequence[Any]:
+def _as_is(model: type[BaseModel], name: str, values: Sequence[Any]) -> Sequence[Any]:
     del model, name
     return values
 

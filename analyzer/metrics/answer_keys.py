@@ -9,3 +9,12 @@ AnswerKey = Literal["exact", "normalized", "fuzzy", "actions"]
 
 ANSWER_KEYS: tuple[AnswerKey, ...] = ("exact", "normalized", "fuzzy", "actions")
 """Every answer key, the default first."""
+
+
+def answer_key(name: object) -> AnswerKey:
+    """`name` as an answer key; anything that is not one (a stale state file, an edited URL) is the
+    default, `exact`."""
+    for key in ANSWER_KEYS:
+        if name == key:
+            return key
+    return ANSWER_KEYS[0]

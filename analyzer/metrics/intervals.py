@@ -24,26 +24,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from analyzer.metrics.outcome import OutcomeFigures, graded_counts, pass_hat_curve
+from analyzer.metrics.outcome import Interval, OutcomeFigures, graded_counts, pass_hat_curve
 from analyzer.metrics.stats import bounded_mean_intervals, wilson_interval
 
-Interval = list[float]
-"""[low, high]."""
-
 _DIGITS = 12
-
-
-class OutcomeWithIntervals(OutcomeFigures):
-    """Outcome figures with their 95 % intervals over graded tasks."""
-
-    mean_at_n_ci: Interval
-    """Interval of Mean@n (0..1): the wider of the bootstrap and the Wilson interval of the mean."""
-    pass_hat_k_ci: Interval
-    """Interval of Pass^n, the Pass^k of k = n (0..1): Wilson, a share of tasks."""
-    pass_hat_curve_ci: dict[int, Interval]
-    """Interval of Pass^k for every k (0..1), by the same rule as Mean@n (Wilson where a share)."""
-    outcome_gap_ci: Interval
-    """Interval of the outcome gap, in points: as Mean@n, per-task values bounded by (n_t - 1) / n_t."""
 
 
 def answer_intervals(tasks: pd.DataFrame) -> tuple[Interval | None, Interval | None]:
@@ -59,8 +43,12 @@ def answer_intervals(tasks: pd.DataFrame) -> tuple[Interval | None, Interval | N
     return _pair(low * 100.0, high * 100.0), _pair(1.0 - high, 1.0 - low)
 
 
-def outcome_intervals(results: pd.DataFrame, figures: OutcomeFigures | None) -> OutcomeWithIntervals | None:
-    """The outcome figures with their intervals; None when nothing is graded.
+def outcome_intervals(results: pd.DataFrame, figures: OutcomeFigures | None) -> OutcomeFigures | None:
+    """The outcome figures with their 95 % intervals over graded tasks; None when nothing is graded.
+
+    Mean@n: the wider of the bootstrap and the Wilson interval of the mean. Pass^n: Wilson, a share
+    of tasks. Pass^k for every k: by the same rule as Mean@n (Wilson where a share). Outcome gap, in
+    points: as Mean@n, per-task values bounded by (n_t - 1) / n_t.
 
     Args:
         results: Result frame with `task_id`, `status` and `passed`.
@@ -83,12 +71,13 @@ def outcome_intervals(results: pd.DataFrame, figures: OutcomeFigures | None) -> 
     gap_top = float(np.max(1.0 - 1.0 / n)) * 100.0
     ci = bounded_mean_intervals(columns, tasks_per_pair, upper=np.array([1.0] * (1 + figures.n) + [gap_top]))
     k_max = figures.n
-    return OutcomeWithIntervals(
-        **figures.model_dump(include=set(OutcomeFigures.model_fields)),
-        mean_at_n_ci=_pair(*ci[0]),
-        pass_hat_k_ci=_pair(*ci[k_max]),
-        pass_hat_curve_ci={k: _pair(*ci[k]) for k in range(1, k_max + 1)},
-        outcome_gap_ci=_pair(*ci[k_max + 1]),
+    return figures.model_copy(
+        update={
+            "mean_at_n_ci": _pair(*ci[0]),
+            "pass_hat_k_ci": _pair(*ci[k_max]),
+            "pass_hat_curve_ci": {k: _pair(*ci[k]) for k in range(1, k_max + 1)},
+            "outcome_gap_ci": _pair(*ci[k_max + 1]),
+        }
     )
 
 

@@ -19,6 +19,9 @@ from pydantic import BaseModel
 
 from analyzer.metrics.grouping import per_task_count, task_codes
 
+Interval = list[float]
+"""[low, high]."""
+
 
 class OutcomeFigures(BaseModel):
     """Outcome consistency over the graded tasks."""
@@ -39,6 +42,14 @@ class OutcomeFigures(BaseModel):
     """True when tasks have different numbers of graded runs (each then uses its own n_t for k = n)."""
     tasks: int
     """Tasks with at least one graded run."""
+    mean_at_n_ci: Interval | None = None
+    """Interval of Mean@n (0..1), over graded tasks; None until `metrics.intervals` adds it."""
+    pass_hat_k_ci: Interval | None = None
+    """Interval of Pass^n, the Pass^k of k = n (0..1), a share of tasks."""
+    pass_hat_curve_ci: dict[int, Interval] | None = None
+    """Interval of Pass^k for every k (0..1)."""
+    outcome_gap_ci: Interval | None = None
+    """Interval of the outcome gap, in points."""
 
 
 def passed(results: pd.DataFrame, score_threshold: float = 0.5) -> pd.Series:

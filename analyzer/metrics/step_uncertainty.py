@@ -175,8 +175,8 @@ def resample_frame(log: RunLog) -> pd.DataFrame | None:
     return pd.DataFrame(rows, columns=STRIP_COLUMNS)
 
 
-_REPORTED = ("step", "tool_step", "recorded", "samples", "errors", "uncertainty", "uncertainty_low")
-_REPORTED += ("uncertainty_high", "entropy", "altk_uncertainty", "altk_metric", "flagged")
+_REPORTED: tuple[str, ...] = ("step", "tool_step", "recorded", "samples", "errors", "uncertainty")
+_REPORTED += ("uncertainty_low", "uncertainty_high", "entropy", "altk_uncertainty", "altk_metric", "flagged")
 
 
 def step_report(log: RunLog) -> dict[str, Any] | None:

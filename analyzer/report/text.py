@@ -140,9 +140,9 @@ def outcome_lines(o: OutcomeFigures | None) -> list[str]:
         return ["Outcome: no success or score recorded"]
     return [
         f"Outcome ({o.tasks} graded tasks, n = {o.n}{', uneven' if o.uneven_n else ''})",
-        f"  mean@{o.n} {pct(o.mean_at_n)}{interval(getattr(o, 'mean_at_n_ci', None), '%')}"
-        f" · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}{interval(getattr(o, 'pass_hat_k_ci', None), '%')}"
-        f" · outcome gap {pp(o.outcome_gap_pp)}{interval(getattr(o, 'outcome_gap_ci', None), 'pp')}",
+        f"  mean@{o.n} {pct(o.mean_at_n)}{interval(o.mean_at_n_ci, '%')}"
+        f" · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}{interval(o.pass_hat_k_ci, '%')}"
+        f" · outcome gap {pp(o.outcome_gap_pp)}{interval(o.outcome_gap_ci, 'pp')}",
         "  pass^k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_hat_k.items())),
         "  pass@k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_at_k.items())),
     ]
@@ -299,9 +299,9 @@ def render_comparison(comparison: Comparison) -> str:
     return "\n".join(lines)
 
 
-def _pp_or_dash(value: object) -> str:
-    return "—" if pd.isna(value) else pp(float(value))
+def _pp_or_dash(value: float | None) -> str:
+    return "—" if value is None or pd.isna(value) else pp(float(value))
 
 
-def _pct_or_dash(value: object) -> str:
-    return "—" if pd.isna(value) else pct(float(value))
+def _pct_or_dash(value: float | None) -> str:
+    return "—" if value is None or pd.isna(value) else pct(float(value))

@@ -120,7 +120,11 @@ def coerce_result(value: object, spec: str) -> ExecutorResult:
     if result.trajectory is not None:
         for step in result.trajectory:
             kind = step.get("type") if isinstance(step, dict) else None
-            model = {"tool_call": ToolCallStep, "message": MessageStep}.get(str(kind))
+            models: dict[str, type[ToolCallStep] | type[MessageStep]] = {
+                "tool_call": ToolCallStep,
+                "message": MessageStep,
+            }
+            model = models.get(str(kind))
             if model is None:
                 raise RerunLensError(f"executor {spec}: trajectory step of unknown type {kind!r}")
             model.model_validate(step)

@@ -20,9 +20,10 @@ import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from analyzer.errors import RerunLensError
 from analyzer.log.chat_steps import messages_from_steps, recorded_tools, steps_from_messages
@@ -214,7 +215,8 @@ def _sample_once(call: _Call, seq: int) -> tuple[Result, Sample | None]:
     started = now_utc()
     with recording(seq) as rec:
         try:
-            completion = call.client.chat.completions.create(messages=call.context, **params)
+            messages = cast(list[ChatCompletionMessageParam], call.context)
+            completion = call.client.chat.completions.create(messages=messages, **params)
         except openai.OpenAIError as exc:
             error = ResultError(
                 type=type(exc).__name__, message=scrub(" ".join(str(exc).split())[:300], call.secrets)

@@ -166,8 +166,9 @@ def _answer_fields(done: Attempted, stamp: Stamp) -> dict[str, Any]:
         "trajectory": scrub_json(value.trajectory, list(stamp.secrets)) if value.trajectory else None,
     }
     for name in ("served_model", "system_fingerprint", "finish_reason"):
-        if isinstance(optional[name], str):
-            optional[name] = stamp.clean(optional[name])
+        text = optional[name]
+        if isinstance(text, str):
+            optional[name] = stamp.clean(text)
     fields |= {k: v for k, v in optional.items() if v is not None}
     return fields
 

@@ -74,9 +74,10 @@ def retry_after_seconds(headers: httpx2.Headers, now: datetime | None = None) ->
         try:
             seconds = float(value) / divisor
         except ValueError:
-            seconds = _seconds_until(value, now) if name == "retry-after" else None
-            if seconds is None:
+            until = _seconds_until(value, now) if name == "retry-after" else None
+            if until is None:
                 continue
+            seconds = until
         if seconds >= 0 and seconds != float("inf"):
             return seconds
     return None
@@ -194,8 +195,8 @@ class RecordingTransport(httpx2.BaseTransport):
         fp = key_fingerprint(key) if home else None
         try:
             response = self._inner.handle_request(request)
-            body = _decoded(response, b"".join(response.stream))
-            response.stream.close()
+            body = _decoded(response, b"".join(response.iter_raw()))
+            response.close()
         except httpx2.TimeoutException:
             self._record(rec, _Hop(started, None, "timeout", None, where, fp, retry))
             raise

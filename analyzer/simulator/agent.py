@@ -72,7 +72,8 @@ def parse_tool_reply(text: str) -> tuple[str, str] | None:
 def _chain(calls: list[Call], answer: str) -> tuple[Decision, ...]:
     """A straight policy: each call leads to the next, the last result to the answer."""
     out = [Decision(None, ((calls[0], 1.0),))]
-    for here, nxt in zip(calls, [*calls[1:], answer], strict=True):
+    following: list[Call | str] = [*calls[1:], answer]
+    for here, nxt in zip(calls, following, strict=True):
         out.append(Decision(here, ((nxt, 1.0),)))
     return tuple(out)
 

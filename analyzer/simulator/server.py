@@ -78,13 +78,13 @@ class SimulatorState:
     def key_allowed(self, key: str) -> bool:
         return bool(key) and (self.scenario.accept_any_key or key in self.scenario.keys)
 
-    def rate_wait(self, key: str) -> float:
-        cfg = self.scenario.keys.get(key)
+    def rate_wait(self, key: str | None) -> float:
+        cfg = self.scenario.keys.get(key) if key is not None else None
         limit = (cfg.rate_limit if cfg else None) or self.scenario.rate_limit
         if limit is None:
             return 0.0
         with self.lock:
-            bucket = self.buckets.setdefault(key, _Bucket(limit))
+            bucket = self.buckets.setdefault(key or "", _Bucket(limit))
             return bucket.take()
 
     def backend_for(self, key: str, retry: int, draw: random.Random) -> Backend:
@@ -139,7 +139,9 @@ class _Handler(BaseHTTPRequestHandler):
             503, _error_body("The simulator is shutting down.", "server_error"), {"Connection": "close"}
         )
 
-    def _retry_headers(self, seconds: float) -> dict[str, str]:
+    def _retry_headers(self, seconds: float | None) -> dict[str, str]:
+        if seconds is None:
+            return {}
         return {"retry-after": f"{seconds:.3f}", "retry-after-ms": str(max(1, round(seconds * 1000)))}
 
     def _path(self) -> str:
@@ -239,7 +241,7 @@ class _Handler(BaseHTTPRequestHandler):
             backend,
             scenario,
             temperature=float(body.get("temperature", 1.0) if body.get("temperature") is not None else 1.0),
-            top_p=float(body.get("top_p") if body.get("top_p") is not None else 1.0),
+            top_p=float(body["top_p"]) if body.get("top_p") is not None else 1.0,
             seed=seed if isinstance(seed, int) else None,
             draw=draw,
         )

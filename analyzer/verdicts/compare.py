@@ -146,7 +146,8 @@ def _row(label: str, analysis: Analysis) -> dict[str, object]:
 
 
 def _outcome_ci(analysis: Analysis, end: int) -> float | None:
-    ci = getattr(analysis.headline.outcome, "outcome_gap_ci", None)
+    outcome = analysis.headline.outcome
+    ci = outcome.outcome_gap_ci if outcome is not None else None
     return None if ci is None else ci[end]
 
 

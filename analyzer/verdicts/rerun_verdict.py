@@ -68,7 +68,7 @@ def rerun_verdict(parent: Sequence[Round], rerun: Sequence[Round]) -> TaskVerdic
     if len(parent) < 2 or len(counts) == 1:
         if len(after_answers) == 1:
             return TaskVerdict("stable", None, None, None, "consistent before and after")
-        word = "regressed" if len(parent) >= 2 else "model"
+        word: Verdict = "regressed" if len(parent) >= 2 else "model"
         return TaskVerdict(word, None, None, None, "inconsistent on the pinned route")
     finding = attribute_rounds(parent)
     pinned, spilled = _pinned_rounds(rerun)

@@ -74,7 +74,7 @@ def _first_screen(found: Finding) -> None:
 def _figures(h: Headline) -> None:
     """The answer and outcome gaps with their intervals, then tokens and retries."""
     outcome = h.outcome
-    gap_ci = getattr(outcome, "outcome_gap_ci", None)
+    gap_ci = outcome.outcome_gap_ci if outcome is not None else None
     fmt.metric_rows(
         [
             (
@@ -167,9 +167,8 @@ def _outcome(outcome: OutcomeFigures) -> None:
     ocols[1].metric(f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), help="All rounds succeed.")
     ocols[2].metric(f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds.")
     cis = [
-        f"Mean@n {fmt.pct_ci(outcome.mean_at_n, getattr(outcome, 'mean_at_n_ci', None))}",
-        f"Pass^{outcome.n} "
-        f"{fmt.pct_ci(outcome.pass_hat_k[outcome.n], getattr(outcome, 'pass_hat_k_ci', None))}",
+        f"Mean@n {fmt.pct_ci(outcome.mean_at_n, outcome.mean_at_n_ci)}",
+        f"Pass^{outcome.n} {fmt.pct_ci(outcome.pass_hat_k[outcome.n], outcome.pass_hat_k_ci)}",
     ]
     st.caption("Over tasks: " + " · ".join(cis))
     if outcome.uneven_n:

@@ -16,6 +16,7 @@ import streamlit as st
 
 from analyzer.jobs.manager import JobStatus
 from analyzer.jobs.uploads import store_log_upload
+from analyzer.metrics.answer_keys import AnswerKey
 from analyzer.routes.url_lint import redact_url
 from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
 from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings, pinned_text
@@ -100,7 +101,7 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Tasks to re-run")
     tasks_file, defined = _task_definitions(group, parent)
-    selection, ids = _pick_tasks(group, sel.key, defined, disabled=running)
+    picked, ids = _pick_tasks(group, sel.key, defined, disabled=running)
 
     st.subheader("Route")
     inherited = parent_settings(group.loaded.log)
@@ -113,8 +114,8 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Run")
     choice, allow_simulator, blocked = _simulator_switch(provider, choice, disabled=running)
     request = RerunRequest(
-        group.loaded.log, selection, str(parent), tasks_file, sel.key, allow_simulator=allow_simulator
-    )  # type: ignore[arg-type]
+        group.loaded.log, picked, str(parent), tasks_file, sel.key, allow_simulator=allow_simulator
+    )
     needed = rounds_to_decide(group.analysis, ids)
     rounds = default_rounds(needed) if needed else (choice.profile.rounds if choice else 5)
     job = _run_button(request, ids, choice, job, rounds, sendable=defined is not None and not blocked) or job
@@ -273,7 +274,7 @@ def sibling_task_file(parent: Path) -> Path | None:
 
 
 def _pick_tasks(
-    group: data.Group, key: str, defined: set[str] | None, *, disabled: bool
+    group: data.Group, key: AnswerKey, defined: set[str] | None, *, disabled: bool
 ) -> tuple[Selection, list[str]]:
     """Inconsistent (default), flagged, or a hand pick, as `rerunlens rerun --only`; a checkbox each.
 
@@ -324,7 +325,7 @@ def _with_prompts(chosen: pd.DataFrame, defined: set[str] | None) -> pd.DataFram
     return chosen[chosen["task_id"].astype(str).isin(defined)]
 
 
-def _pick_caption(group: data.Group, mode: str, key: str, rows: pd.DataFrame) -> str:
+def _pick_caption(group: data.Group, mode: str, key: AnswerKey, rows: pd.DataFrame) -> str:
     if mode == "pick":
         return (
             f"All {len(rows)} tasks, the inconsistent ones first, under the {key} answer key. Tick the ones "
@@ -337,7 +338,7 @@ def _pick_caption(group: data.Group, mode: str, key: str, rows: pd.DataFrame) ->
     )
 
 
-def _ticked(group: data.Group, rows: pd.DataFrame, mode: str, key: str, *, disabled: bool) -> list[str]:
+def _ticked(group: data.Group, rows: pd.DataFrame, mode: str, key: AnswerKey, *, disabled: bool) -> list[str]:
     """The task table with a checkbox column; returns the ticked ids."""
     table = pd.DataFrame(
         {
@@ -382,7 +383,7 @@ def _start(request: RerunRequest, rounds: int, choice: route_editor.RouteChoice 
     return job
 
 
-def _before_after(job: JobStatus, key: str) -> None:
+def _before_after(job: JobStatus, key: AnswerKey) -> None:
     """Per task before and after the pinned re-run, and the verdict in plain words."""
     try:
         stamp = data.files_stamp(job.parent, job.out)

@@ -54,8 +54,8 @@ def job_panel(job: JobStatus, *, noun: str, api_key: str | None) -> JobStatus:
                 "Cancel",
                 key=f"jobs.cancel.{job.job_id}",
                 icon=":material/stop_circle:",
-                on_click=mgr.cancel,
-                args=(job.job_id,),
+                on_click=_cancel,
+                args=(mgr, job.job_id),
                 help="Stops after the results in flight; they stay in the journal so the run can resume.",
             )
 
@@ -155,3 +155,8 @@ def open_when_finished(status: JobStatus, *, focus: bool = False) -> None:
         open_log(status.out, focus=focus)
     if st.button("Open it in the dashboard", key=f"jobs.open.{status.job_id}", icon=":material/open_in_new:"):
         open_log(status.out, focus=focus)
+
+
+def _cancel(mgr: JobManager, job_id: str) -> None:
+    """The Cancel button's callback (a callback's return value is dropped)."""
+    mgr.cancel(job_id)

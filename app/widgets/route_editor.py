@@ -315,6 +315,7 @@ def check_button(choice: RouteChoice | None, where: str) -> None:
     ):
         assert choice is not None
         with st.spinner("Checking the route…"):
+            shown: dict[str, object]
             try:
                 diagnosis = check_route(choice.profile, api_key=choice.api_key)
                 shown = {
@@ -328,7 +329,11 @@ def check_button(choice: RouteChoice | None, where: str) -> None:
             except Exception as exc:  # noqa: BLE001 - a page shows one line, never a traceback
                 shown = {"ok": False, "headline": f"check failed ({type(exc).__name__})", "fix": None}
         st.session_state[DIAGNOSIS] = {"route": _route_token(choice), **shown}
-    shown = st.session_state.get(DIAGNOSIS)
+    _show_diagnosis(st.session_state.get(DIAGNOSIS), choice)
+
+
+def _show_diagnosis(shown: dict[str, Any] | None, choice: RouteChoice | None) -> None:
+    """The last 'Check route' outcome, when it was for the route now chosen."""
     if not shown or choice is None or shown.get("route") != _route_token(choice):
         return
     if shown["ok"]:
