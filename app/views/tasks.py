@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.log.redaction import shown_text
+from analyzer.report.task_rounds import round_table
 from app import charts, data, fmt, trajectory_panel
 from app.widgets import task_filters
 
@@ -57,7 +58,7 @@ CLUSTER_COLUMNS = {
     "successes": st.column_config.NumberColumn("successes"),
 }
 ROUND_CONFIG = {
-    "answer": st.column_config.TextColumn("answer", width="large"),
+    "answer": st.column_config.TextColumn("answer", width="medium"),
     "total_tokens": st.column_config.NumberColumn("tokens"),
     "n_attempts": st.column_config.NumberColumn("HTTP attempts"),
     "latency_ms": st.column_config.NumberColumn("latency (ms)", format="%.0f"),
@@ -66,23 +67,8 @@ ROUND_CONFIG = {
     "system_fingerprint": st.column_config.TextColumn("backend"),
     "base_url": st.column_config.TextColumn("base URL"),
     "error_message": st.column_config.TextColumn("error"),
+    "success": st.column_config.CheckboxColumn("success"),
 }
-ROUND_COLUMNS = [
-    "round",
-    "cluster",
-    "status",
-    "answer",
-    "key_fingerprint",
-    "base_url",
-    "served_model",
-    "system_fingerprint",
-    "n_attempts",
-    "total_tokens",
-    "success",
-    "latency_ms",
-    "error_message",
-]
-"""Which route gave which answer: key, base URL, served model and attempts beside each answer."""
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -198,10 +184,14 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
         key="tasks.clusters",
     )
 
-    results = analysis.results[analysis.results["task_id"].astype(str) == task_id]
+    rounds = round_table(analysis.results, task_id)
     st.markdown("**Every round**")
+    if rounds.shared:
+        st.caption(
+            "Same in every round: " + " · ".join(f"{k} {data.escape(v)}" for k, v in rounds.shared.items())
+        )
     st.dataframe(
-        results[[c for c in ROUND_COLUMNS if c in results.columns]],
+        rounds.rows,
         placeholder=fmt.NONE,
         hide_index=True,
         column_config=ROUND_CONFIG,

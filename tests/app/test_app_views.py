@@ -267,15 +267,17 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     assert clusters["size"].tolist() == expected["size"].tolist()
     rounds = frame_with(at, "round", "answer")
     assert "<script>alert('x')</script>**bold**" in rounds["answer"].tolist()
-    # which route gave which answer: key, base URL, served model and attempts beside each answer
-    assert list(rounds.columns[3:8]) == [
-        "answer",
-        "key_fingerprint",
-        "base_url",
-        "served_model",
-        "system_fingerprint",
-    ]
-    assert "n_attempts" in rounds.columns
+    # which route gave which answer: a route field the task's rounds share is said once, not per row
+    assert list(rounds.columns[:4]) == ["round", "cluster", "status", "answer"]
+    assert not {"key_fingerprint", "base_url", "served_model", "system_fingerprint"} & set(rounds.columns)
+    assert "Same in every round: key sha256:1a2b3c4d5e6f · base URL https://api" in all_text(at).replace(
+        "\\", ""
+    )
+    drifted = run_view("tasks", sel, {"task": "refund"})
+    varying = frame_with(drifted, "round", "answer")
+    refund = analysis.results[analysis.results["task_id"] == "refund"]
+    for column in ("key_fingerprint", "base_url", "served_model", "system_fingerprint"):
+        assert (column in varying.columns) == (refund[column].astype(str).nunique() > 1)
     [cause] = [a for a in analysis.headline.attribution if a.task_id == "html"]
     assert f"Cause from the log: {cause.cause}: answers differ within one route" in all_text(at)
     # never rendered as markdown or HTML
@@ -420,8 +422,18 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
     # base URL lint: the drifted proxy URL ends in /chat/completions
     assert any("chat/completions" in e.value for e in at.error)
     # key fingerprints only
-    tuples = frame_with(at, "key_fingerprint", "results")
-    assert all(str(v).startswith("sha256:") for v in tuples["key_fingerprint"])
+    tuples = frame_with(at, "key", "results")
+    assert all(str(v).startswith("sha256:") for v in tuples["key"])
+    # human headers, and only the fields that tell the tuples apart (the rest said once)
+    assert not [c for c in tuples.columns if "_" in c]
+    routes = sel.focus.analysis.routes  # type: ignore[union-attr]
+    same = [
+        c for c in routes.columns if c not in ("results", "attempts") and routes[c].astype(str).nunique() == 1
+    ]
+    assert same and not set(same) & set(tuples.columns)
+    drifted = frame_with(at, "task")
+    assert drifted["task"].tolist() == route.drifted_tasks
+    assert [c for c in drifted.columns if c != "task"] and not [c for c in drifted.columns if "_" in c]
 
 
 def test_routes_view_on_a_pinned_log() -> None:
