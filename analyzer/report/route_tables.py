@@ -56,8 +56,8 @@ def route_tuples(routes: pd.DataFrame) -> RoundTable:
 
 
 def drift_by_field(analysis: Analysis) -> pd.DataFrame:
-    """Per drifted task, one column per field that changed in the run: the values the task saw
-    (`—`-free: empty where the task kept one value), first seen first."""
+    """Per drifted task, one column per field that changed within some task: the values the task
+    saw, first seen first (empty where the task kept one value)."""
     fields = [f for f in analysis.headline.route.drifted_fields if f in analysis.results.columns]
     drifted = analysis.tasks.loc[analysis.tasks["drifted"].fillna(False).astype(bool), "task_id"].astype(str)
     results = analysis.results.assign(task_id=analysis.results["task_id"].astype(str))
@@ -67,5 +67,7 @@ def drift_by_field(analysis: Analysis) -> pd.DataFrame:
         seen = results.groupby("task_id", sort=False)[field].agg(
             lambda v: ", ".join(dict.fromkeys(v.dropna().astype(str))) if v.dropna().nunique() > 1 else ""
         )
-        out[label(field)] = out["task"].map(seen).fillna("")
+        column = out["task"].map(seen).fillna("")
+        if column.astype(bool).any():  # a field that changed only between tasks says nothing here
+            out[label(field)] = column
     return out

@@ -39,11 +39,9 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Route tuples")
     tuples = route_tuples(analysis.routes)
-    shared = " · ".join(f"{k} {v}" for k, v in tuples.shared.items())
-    st.caption(
-        "Every distinct route a result or attempt was sent with, most used first"
-        + (f"; the same in all of them: {data.escape(shared)}." if shared else ".")
-    )
+    st.caption("Every distinct route a result or attempt was sent with, most used first.")
+    if tuples.shared:
+        st.text("The same in all of them: " + " · ".join(f"{k} {v}" for k, v in tuples.shared.items()))
     st.dataframe(tuples.rows, hide_index=True, placeholder=fmt.NONE, key="routes.tuples")
 
     st.subheader("Where it changed")

@@ -25,7 +25,8 @@ def test_drift_by_field_lists_each_changed_fields_values_per_task() -> None:
     a = analyze(load_path(SAMPLE_A).log)
     drift = drift_by_field(a)
     assert drift["task"].tolist() == a.headline.route.drifted_tasks
-    assert list(drift.columns) == ["task", *[label(f) for f in a.headline.route.drifted_fields]]
+    assert set(drift.columns) <= {"task", *[label(f) for f in a.headline.route.drifted_fields]}
     assert list(drift.columns) == ["task", "key", "served model", "backend"]
+    assert drift["served model"].astype(bool).any()  # a column is kept only when some task saw two
     first = drift.iloc[0]
     assert sorted(first["key"].split(", ")) == sorted(a.routes["key_fingerprint"].tolist())
