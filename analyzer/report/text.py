@@ -187,9 +187,11 @@ def trajectory_lines(traj: dict[str, Any]) -> list[str]:
         f"  same calls in every round: {traj['identical']}/{measured} tasks, {pct(share['value'])}"
         + interval([share["low"], share["high"]], "%")
     )
-    steps = [f"step {k}: {v}" for k, v in traj["divergence_histogram"].items() if k != "none"]
+    steps = [
+        f"{numbers.call_step(int(k))}: {v}" for k, v in traj["divergence_histogram"].items() if k != "none"
+    ]
     if steps:
-        out.append("  tasks by the step where rounds first part: " + " · ".join(steps))
+        out.append("  tasks by the tool call where rounds first part: " + " · ".join(steps))
     similarity = traj["similarity"]
     parted = sorted(
         ((step, str(task)) for task, step in traj["first_divergence"].items() if step is not None),
@@ -199,7 +201,7 @@ def trajectory_lines(traj: dict[str, Any]) -> list[str]:
         sim = similarity[task]
         top = max(traj["step_entropy"].get(task) or [0.0])
         out.append(
-            f"  {task}: parts at step {step} · call-sequence similarity {sim['edit_mean']:.2f} "
+            f"  {task}: parts at {numbers.call_step(step)} · call-sequence similarity {sim['edit_mean']:.2f} "
             f"(lowest pair {sim['edit_min']:.2f}) · highest step entropy {top:.2f}"
         )
     if len(parted) > _LIST_AT_MOST:

@@ -11,15 +11,12 @@ as markdown (a task id in markdown is escaped).
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
-from analyzer.log.redaction import shown_text
 from analyzer.report.task_rounds import round_table
 from app import charts, data, fmt, trajectory_panel
-from app.widgets import task_filters
+from app.widgets import task_filters, trajectory_rounds
 
 TASK = "tasks.task"
 TABLE = "tasks.table"
@@ -198,25 +195,7 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
         key="tasks.rounds",
     )
     trajectory_panel.task_section(group, task_id)
-    _trajectory(group, task_id)
-
-
-def _trajectory(group: data.Group, task_id: str) -> None:
-    steps_by_round = data.trajectories(group.loaded.log, task_id)
-    if not steps_by_round:
-        return
-    st.markdown("**Trajectory**")
-    rnd = st.selectbox(
-        "Round", list(steps_by_round), key="tasks.traj_round", format_func=lambda r: f"round {r}"
-    )
-    for i, step in enumerate(steps_by_round[rnd], start=1):
-        if step.type == "tool_call":
-            st.text(f"{i}. tool call: {shown_text(step.name)}")
-            arguments = json.dumps(step.arguments, indent=2, ensure_ascii=False, default=str)
-            st.code(shown_text(arguments), language="json")
-        else:
-            st.text(f"{i}. {step.role} message")
-            st.code(shown_text(step.content) or "", language=None, wrap_lines=True)
+    trajectory_rounds.render(group, task_id)
 
 
 if __name__ == "__main__":

@@ -309,10 +309,12 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
 
 def test_trajectory_steps_are_shown_for_tasks_that_recorded_them() -> None:
     at = run_view("tasks", selection("drift_v2.json"), {"task": "weather"})
-    code = [c.value for c in at.code]
-    assert any('"city": "Oslo"' in c for c in code)
-    assert "<result>rain: 0.4 mm</result>" in code
-    assert any("tool call: get_weather" in t.value for t in at.text)
+    texts = [t.value for t in at.text]
+    # the same calls in every round: both rounds from the start, log text as plain text
+    assert "Rounds 1 and 2 made the same tool calls, in the same order." in [c.value for c in at.caption]
+    assert texts.count('1. get_weather("city": "Oslo")') == 2
+    assert "<result>rain: 0.4 mm</result>" in texts
+    assert "<result>" not in "".join(m.value for m in at.markdown)
 
 
 def test_dataframe_row_click_selects_the_task() -> None:

@@ -70,11 +70,11 @@ def test_report_says_where_the_rounds_tool_calls_part() -> None:
     # 1 of 2 tasks identical; Wilson 95 %: 0.5 +- 1.96 sqrt(0.25/2 + 1.96^2/16) / (1 + 1.96^2/2),
     # that is 0.5 +- 0.4055
     assert "  same calls in every round: 1/2 tasks, 50.0 % (95 % CI 9.5–90.5)" in text
-    assert "  tasks by the step where rounds first part: step 1: 1" in text
+    assert "  tasks by the tool call where rounds first part: tool call 2: 1" in text  # step 1 is the 2nd
     # pairs (1,2), (1,3), (2,3): sequence similarity 1, 1/2, 1/2 -> mean 0.67, lowest 0.50; step 1 has
     # buy, buy, refund: H = 0.918 bits, over log2(3) rounds = 0.58
     assert (
-        "  parts: parts at step 1 · call-sequence similarity 0.67 (lowest pair 0.50) · "
+        "  parts: parts at tool call 2 · call-sequence similarity 0.67 (lowest pair 0.50) · "
         "highest step entropy 0.58"
     ) in text
     assert "  same: parts" not in text
