@@ -21,7 +21,7 @@ from analyzer.cli.route_args import (
 )
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
-from analyzer.jobs.exposure import dashboard_command
+from analyzer.jobs.exposure import check_port, dashboard_command
 from analyzer.log.taskfile import load_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
@@ -179,6 +179,7 @@ def dashboard(args: argparse.Namespace) -> int:
     if args.print_command:
         print(shlex.join(command))
         return 0
+    check_port(args.port, args.address)
     return subprocess.call(command)
 
 

@@ -155,6 +155,22 @@ def test_every_command_has_help_with_example_and_readme_mention() -> None:
         assert f"rerunlens {name}" in readme, f"README does not mention `rerunlens {name}`"
 
 
+def test_the_readme_and_dashboard_help_agree_on_the_runs_folder_and_name_the_port() -> None:
+    readme = " ".join((ROOT / "README.md").read_text().replace("`", "").split())
+    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    dashboard = " ".join(sub.choices["dashboard"].format_help().split())
+    for said in (
+        "$RERUNLENS_RUNS_DIR",
+        "./runs under the folder you start it from",
+        "created on the first save",
+    ):
+        assert said in readme and said in dashboard, said
+    assert "the app's" not in dashboard
+    set_up = readme.split("## Set up", 1)[1].split("## The dashboard", 1)[0]
+    assert "rerunlens dashboard --port 8502" in set_up and "a free one" in set_up and "--port" in dashboard
+    assert "7 to 9 minutes" in set_up  # how long `bash scripts/test.sh` takes
+
+
 def test_report_lists_inconsistent_tasks_before_drift_only_ones(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "analyze", str(ROOT / "sample_runs" / "A_baseline.altk_runs.json"))
     assert code == 0
