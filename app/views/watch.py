@@ -96,8 +96,9 @@ def _show(state: RunProgress) -> None:
     answers = state.answers
     differ = int((answers["distinct_answers"] > 1).sum()) if len(answers) else 0
     st.caption(
-        f"Run {data.escape(state.run_id)} · {fmt.count(state.tasks)} tasks x {fmt.count(state.rounds)} rounds · "
-        f"{fmt.count(differ)} of {fmt.counted(len(answers), 'task')} started have given different answers so far"
+        f"Run {data.escape(state.run_id)} · {fmt.count(state.tasks)} tasks x {fmt.count(state.rounds)} "
+        f"rounds · {fmt.count(differ)} of {fmt.counted(len(answers), 'task')} started have given "
+        "different answers so far"
     )
     st.dataframe(
         answers,
