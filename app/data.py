@@ -211,34 +211,6 @@ def current() -> Selection:
 # --- reading the log for display (no metrics) -------------------------------------------------
 
 
-def cluster_grid(results: pd.DataFrame, task_ids: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The analyzer's clusters laid out task x round, with the answers (shortened) for hovering."""
-    rows = results[results["task_id"].astype(str).isin(task_ids)]
-    index = pd.Index(task_ids, name="task_id")
-    rounds = sorted(rows["round"].unique().tolist()) if len(rows) else []
-    key = rows["task_id"].astype(str)
-    matrix = (
-        pd.DataFrame({"task_id": key, "round": rows["round"], "v": rows["cluster"].astype("Float64")})
-        .drop_duplicates(["task_id", "round"])
-        .pivot(index="task_id", columns="round", values="v")
-        .reindex(index=index, columns=rounds)
-    )
-    answers = rows["answer"].astype("string").fillna("(error)").str.slice(0, 80).str.replace("\n", " ⏎ ")
-    hover = (
-        pd.DataFrame({"task_id": key, "round": rows["round"], "v": answers.map(_html_safe)})
-        .drop_duplicates(["task_id", "round"])
-        .pivot(index="task_id", columns="round", values="v")
-        .reindex(index=index, columns=rounds)
-        .fillna("")
-    )
-    return matrix, hover
-
-
-def _html_safe(text: object) -> str:
-    """Plotly hover labels interpret a few HTML tags; show log text literally instead."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-
-
 def task_prompt(log: RunLog, task_id: str) -> str | None:
     """The task's prompt where the log carries its task definitions (format 2)."""
     for spec in log.tasks or []:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from analyzer.report.answer_grid import answer_grid
 from analyzer.report.task_rounds import round_table
 from app import charts, data, fmt, trajectory_panel
 from app.widgets import task_filters, trajectory_rounds
@@ -129,12 +130,15 @@ def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
         )
     else:
         grid_ids = task_ids
+    grid = answer_grid(group.analysis, grid_ids)
     st.caption(
-        "Each cell is one result, coloured by its answer cluster (0 = the task's most common answer); "
-        "a blank cell is a result that errored. A row of one colour is a consistent task."
+        "Each cell is one result, coloured by its answer cluster (legend below the grid) and marked with "
+        "the route that served it; a blank cell is a result that errored. A row of one colour is a "
+        "consistent task; colours that change with the marks are answers following the route."
     )
-    matrix, hover = data.cluster_grid(group.analysis.results, grid_ids)
-    st.plotly_chart(charts.cluster_heatmap(matrix, hover), key="tasks.heatmap")
+    st.plotly_chart(charts.cluster_heatmap(grid.clusters, grid.answers, grid.routes), key="tasks.heatmap")
+    if grid.legend:
+        st.text("Routes: " + " · ".join(f"{mark} = {what}" for mark, what in grid.legend))
 
 
 def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:

@@ -296,8 +296,17 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
     at.run()
     assert open_task(at) is None and len(at.dataframe) == 1  # the one-task tab is not run with the grid
     (heatmap,) = figures(at)
-    trace = heatmap["data"][0]
+    trace, *legend = heatmap["data"]
     assert trace["type"] == "heatmap"
+    # a legend names the colours; each cell carries the route that served it, named under the grid
+    top = int(analysis.results["cluster"].max())
+    assert [t["name"].split(":")[0] for t in legend] == [f"cluster {k}" for k in range(top + 1)]
+    assert legend[0]["name"] == "cluster 0: the task's most common answer"
+    assert trace["texttemplate"] == "%{text}"
+    marks = {m for row in trace["text"] for m in row}
+    assert marks and all(m == "" or m.startswith("R") for m in marks)
+    routes = next(t.value for t in at.text if t.value.startswith("Routes: "))
+    assert "R1 = key sha256:" in routes and "R2 = " in routes
     tasks = list(trace["y"])
     assert tasks == analysis.tasks["task_id"].tolist()
     clusters = decode(trace["customdata"])
