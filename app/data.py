@@ -24,6 +24,7 @@ import streamlit as st
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.errors import RerunLensError
+from analyzer.formats import format_list
 from analyzer.importers import load_any, load_any_bytes
 from analyzer.importers.stamp import source_stamp
 from analyzer.log.loader import MAX_UPLOAD_BYTES, LoadedLog
@@ -310,9 +311,8 @@ def sidebar() -> Selection:
             accept_multiple_files=True,
             key=UPLOADS,
             max_upload_size=MAX_UPLOAD_BYTES // 2**20,
-            help="Drop one or several altk_runs.json files (or Inspect, tau-bench, tau2-bench, promptfoo "
-            "logs, or a zip of AppWorld experiment folders, one per round); each opens as its own "
-            "experiment group.",
+            help=f"Drop one or several altk_runs.json files (or logs of {format_list()}; AppWorld "
+            "rounds are one experiment folder each); each opens as its own experiment group.",
         )
         mirror_to_url("log", st.session_state[LOGS])
 

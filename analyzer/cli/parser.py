@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from analyzer.formats import format_list
 from analyzer.metrics.answer_keys import ANSWER_KEYS
 
 LOG_COMMANDS = "analyzer.cli.log_commands"
@@ -183,8 +184,8 @@ def _add_import(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
         "import",
-        "Write another tool's log (Inspect AI, tau-bench, tau2-bench, promptfoo, an ALTK-Evolve score "
-        "card, or a folder of AppWorld experiment folders, one per round) as a format-2 run log. analyze "
+        f"Write another tool's log ({format_list()}; AppWorld rounds are one experiment folder each) as a "
+        "format-2 run log. analyze "
         "and compare read those directly too; the format is recognised from the content.",
         [
             "rerunlens import logs/2026-11-30_task.eval -o runs/inspect.altk_runs.json",

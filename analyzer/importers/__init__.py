@@ -9,10 +9,17 @@ logs and the imported log for foreign ones; `load_any_bytes(data, name)` does th
 `import_to_file(src, out)` writes an imported log (never over an existing file), and
 `list_any_logs(folder)` lists a runs folder's native and foreign logs. A damaged file is
 one `LogError` line naming the file and the place. See docs/formats.md for every field map.
+
+One module per format (`inspect_log` with `inspect_archive` and `inspect_attempts`, `tau_bench`,
+`tau2_bench`, `promptfoo`, `appworld` with `appworld_tree`, `altk_evolve`), registered once in
+`FOREIGN_FORMATS`; `common` (provenance, the shared row mapping), `messages` (chat messages to
+steps), `listing` and `unlisted` (which files of a folder are logs, and which look like logs but
+cannot be read), `stamp` (a fingerprint of every file a read opens).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -20,7 +27,8 @@ from typing import Any
 
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import LogError
-from analyzer.importers import altk_evolve, appworld, inspect_log, promptfoo, tau2_bench, tau_bench
+from analyzer.formats import FORMATS, format_list
+from analyzer.importers import altk_evolve, appworld, inspect_log, tau2_bench
 from analyzer.importers.appworld_tree import Tree, looks_like_zip, read_folder, read_zip
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
 from analyzer.importers.inspect_archive import is_empty_zip, is_eval_archive, read_eval_archive
@@ -43,15 +51,23 @@ __all__ = [
 
 Reader = Callable[[Any, Source], tuple[list[Row], Provenance]]
 
-FOREIGN_FORMATS: dict[str, tuple[Callable[[Any], bool], Reader]] = {
-    inspect_log.FORMAT: (inspect_log.looks_like, inspect_log.read),
-    tau2_bench.FORMAT: (tau2_bench.looks_like, tau2_bench.read),
-    tau_bench.FORMAT: (tau_bench.looks_like, tau_bench.read),
-    promptfoo.FORMAT: (promptfoo.looks_like, promptfoo.read),
-    altk_evolve.FORMAT: (altk_evolve.looks_like, altk_evolve.read),
-}
-"""Each foreign format: how its parsed content is recognised, and its reader. Order matters only
-in that the first match wins; the shapes do not overlap."""
+
+def _registered() -> dict[str, tuple[Callable[[Any], bool], Reader]]:
+    out = {}
+    for fmt in FORMATS:
+        if fmt.module is None:
+            continue
+        module = importlib.import_module(f"analyzer.importers.{fmt.module}")
+        if fmt.key != module.FORMAT:
+            raise RuntimeError(f"analyzer.formats: {module.__name__} reads {module.FORMAT!r} not {fmt.key!r}")
+        out[fmt.key] = (module.looks_like, module.read)
+    return out
+
+
+FOREIGN_FORMATS: dict[str, tuple[Callable[[Any], bool], Reader]] = _registered()
+"""Each foreign format of `analyzer.formats.FORMATS` that is one file: how its parsed content is
+recognised, and its reader. Order matters only in that the first match wins; the shapes do not
+overlap."""
 
 NATIVE = "altk-runs"
 
@@ -191,8 +207,7 @@ def _match(parsed: Any, source: Source) -> str:
             return kind
     source.fail(
         "top level",
-        "not a RerunLens run log (no `runs`) nor a log of Inspect AI, tau-bench, tau2-bench, promptfoo, "
-        "AppWorld or an ALTK-Evolve score card",
+        f"not a RerunLens run log (no `runs`) nor a log of {format_list()}",
     )
 
 

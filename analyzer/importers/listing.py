@@ -2,7 +2,7 @@
 
 Native logs are the native loader's `list_logs`. A foreign file is listed when its first bytes
 carry its format's marks (an `.eval` zip with Inspect's entries; JSON whose head names the keys of
-Inspect, tau-bench, tau2-bench, promptfoo or an ALTK-Evolve score card; a `.zip` of AppWorld
+a format in `analyzer.formats`; a `.zip` of AppWorld
 outputs); `load_any` then decides for certain. AppWorld outputs are folders: the folder holding
 experiment folders (or an experiment folder placed directly in the runs folder) is listed once, by
 its `evaluations/<dataset>.json` files.

@@ -8,6 +8,12 @@
 - `flags`: tasks flagged for a re-run, with reasons.
 - `summary_check`: the stored summary recomputed, disagreements with both numbers.
 - `grouping`: integer task codes shared by the per-task functions.
+- `answer_keys`, `answers`: the answer keys' names and what counts as the same answer under each.
+- `stats`: the statistics behind every interval and verdict (exact tests, bootstrap, intervals).
+- `intervals`: 95 % intervals over tasks for the headline figures.
+- `attribution`: route or model per inconsistent task, from the log alone.
+- `trajectories`, `divergence`: tool-call sequences across rounds, where they part, the tree's layout.
+- `step_uncertainty`: a step resample's scores.
 
 Every function takes frames from `analyzer.log.frames` (plus the columns `analyze` adds: `answer_key`,
 `passed`, `cluster`, `retries`) and returns new frames or figures; no input is mutated.

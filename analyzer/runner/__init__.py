@@ -4,8 +4,11 @@
 - `run`: `run_plan`, the one function that runs a plan.
 - `schedule`: the worker pool; `results`: an executor's output as a `Result`; `journal`: checkpoints.
 - `pinned_rerun`: a re-run's plan from a parent log, and its before/after report.
+- `rerun_route`: what a re-run takes from its parent (provider, sampling, scenario) and pins besides.
+- `resample`: one task's recorded conversation replayed up to each step and the step sampled again.
 - `preflight`: one minimal completion and a diagnosis; `embedded`: where calls go (maybe the simulator).
-- `client`, `transport`, `scrub`: the pinned SDK client, attempt recording, keys kept out of text.
+- `client`, `transport`: the pinned SDK client and every HTTP attempt recorded (keys scrubbed by
+  `analyzer.safety.scrub`); `executors`: what running one task means; `progress`: the progress bar.
 
 Names load lazily so importing the package does not pay for the SDK.
 """

@@ -9,6 +9,10 @@ never logged or echoed; rate limits are counted per key.
 Determinism. Every random draw hangs on the simulator's seed and the request's identity (the
 runner's `x-rerunlens-seq` trace header, else the prompt's arrival count), so the same requests get
 the same replies. Only the per-key token bucket (`rate_limit`) depends on the clock.
+
+Modules: `server` (the HTTP server and its state), `scenario` (what a scenario file may say),
+`engine` (the model: answers drawn per backend and prompt), `app_tasks` (the sample tasks' scripted
+model), `agent` and `agent_world` (a tool-using agent and the world its tools act on).
 """
 
 from analyzer.simulator.scenario import (

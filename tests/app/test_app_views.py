@@ -346,7 +346,7 @@ def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
     at = run_view("tasks", selection("plain_v1.json"))
     table, clusters, rounds = (df.value for df in at.dataframe)
     assert table["success_rate"].isna().all() and clusters["successes"].isna().all()
-    assert rounds["latency_ms"].isna().all() and rounds["base_url"].isna().all()
+    assert not {"latency_ms", "base_url"} & set(rounds.columns)  # recorded in no round: no empty column
     assert [df.proto.placeholder for df in at.dataframe] == ["—", "—", "—"]
     overview = run_view("overview", selection("drift_v2.json"))
     overview.session_state["overview.causes"] = True
