@@ -35,6 +35,7 @@ from analyzer.metrics.answer_keys import ANSWER_KEYS, AnswerKey, answer_key
 from analyzer.report.finding import Finding
 from analyzer.report.finding import finding as finding_of
 from analyzer.report.html import ReportEntry, render_report_html
+from analyzer.report.runs_table import ListedLog
 from analyzer.verdicts.before_after import compare_files
 from app import log_folders
 from app.log_folders import RUNS_DIR_ENV, runs_dir
@@ -415,3 +416,22 @@ def finding(analysis: Analysis) -> Finding:
     if found is None:
         found = _FINDINGS[analysis] = finding_of(analysis.report())
     return found
+
+
+def listed_logs(key: str) -> list[ListedLog]:
+    """Every log the sidebar offers, read and analysed through the same caches as the open ones."""
+    folder = runs_dir()
+    out: list[ListedLog] = []
+    for rel in folder_logs(str(folder)):
+        path = log_folders.log_path(folder, rel)
+        try:
+            stamp = source_stamp(path)
+        except OSError:
+            out.append(ListedLog(rel, None, f"{path}: no such file"))
+            continue
+        opened = _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), key)
+        if isinstance(opened, Problem):
+            out.append(ListedLog(rel, None, opened.message))
+        else:
+            out.append(ListedLog(rel, opened.analysis))
+    return out
