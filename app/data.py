@@ -13,6 +13,7 @@ labels), namespaced `src.*`; the first three are mirrored into the URL query (`l
 
 from __future__ import annotations
 
+import json
 import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -435,3 +436,15 @@ def listed_logs(key: str) -> list[ListedLog]:
         else:
             out.append(ListedLog(rel, opened.analysis))
     return out
+
+
+def result_json(log: RunLog, task_id: str) -> dict[int, str]:
+    """The task's results as the log holds them, by round: indented JSON, secret-shaped values
+    masked (read only when asked for: a fast-loaded log builds its result objects for this)."""
+    return {
+        rnd: shown_text(
+            json.dumps(result.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)
+        )
+        for rnd, result in log.results()
+        if str(result.task_id) == task_id
+    }

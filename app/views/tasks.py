@@ -17,7 +17,7 @@ import streamlit as st
 from analyzer.report.answer_grid import answer_grid
 from analyzer.report.task_rounds import round_table
 from app import charts, data, fmt, trajectory_panel
-from app.widgets import task_filters, trajectory_rounds
+from app.widgets import task_extras, task_filters, trajectory_rounds
 
 TASK = "tasks.task"
 TABLE = "tasks.table"
@@ -91,7 +91,7 @@ def render(selection: data.Selection | None = None) -> None:
             _grid(group, shown, task_ids)
     else:
         with one:
-            _one_task(group, shown, task_ids)
+            _one_task(sel, group, shown, task_ids)
 
 
 def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
@@ -141,7 +141,7 @@ def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
         st.text("Routes: " + " · ".join(f"{mark} = {what}" for mark, what in grid.legend))
 
 
-def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
+def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
     """The open task (a row clicked in the table, or the URL's `task`): why flagged, prompt,
     clusters, every round, trajectory.
 
@@ -200,6 +200,8 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
     )
     trajectory_panel.task_section(group, task_id)
     trajectory_rounds.render(group, task_id)
+    task_extras.history(sel, task_id)
+    task_extras.raw_json(group, task_id)
 
 
 if __name__ == "__main__":

@@ -522,3 +522,23 @@ def test_compare_needs_two_logs() -> None:
 @pytest.mark.parametrize("view", ["overview", "tasks", "tokens", "retries", "routes", "compare"])
 def test_every_view_on_a_format1_log(view: str) -> None:
     run_view(view, selection("plain_v1.json", "drift_v2.json"))
+
+
+def test_one_task_across_the_open_logs_and_its_raw_json() -> None:
+    sel = selection("drift_v2.json", "pinned_v2.json")
+    at = run_view("tasks", sel, {"task": "refund"})
+    assert [e.label for e in at.expander][-2:] == ["This task across the 2 open logs", "Raw JSON of a result"]
+    at.session_state["tasks.history"] = True
+    at.session_state["tasks.raw"] = True
+    at.run()
+    history = frame_with(at, "log", "most common answer")
+    assert history["log"].tolist() == ["A", "B"]
+    assert history["label"].tolist() == ["A: shared proxy", "B: pinned route"]
+    for row, g in zip(history.itertuples(), sel.groups, strict=True):
+        task = g.analysis.tasks.set_index("task_id").loc["refund"]
+        assert row.clusters == task["n_clusters"] and row.consistent == task["consistent"]
+    # the raw result is the log's own record, as plain text
+    raw = next(t.value for t in at.text if t.value.lstrip().startswith("{"))
+    parsed = json.loads(raw)
+    first = next(r for n, r in sel.focus.loaded.log.results() if r.task_id == "refund" and n == 1)  # type: ignore[union-attr]
+    assert parsed["task_id"] == "refund" and parsed["answer"] == first.answer
