@@ -82,9 +82,29 @@ def _count_axis(fig: go.Figure, axis: str, largest: float) -> None:
     update(tickformat=",d", dtick=step, rangemode="tozero")
 
 
-def _log_ms_axis(fig: go.Figure) -> None:
-    """A log latency axis in milliseconds: one labelled tick per power of ten, minor ticks unlabelled."""
-    fig.update_xaxes(dtick=1, tickformat=",d", minor={"ticks": "outside", "ticklen": 3, "showgrid": False})
+def _log_ms_axis(fig: go.Figure, values: pd.Series) -> None:
+    """A log latency axis in milliseconds, labelled at 1, 2 and 5 times each power of ten over the
+    data's range (every digit when that gives fewer than three), so even a narrow range reads."""
+    low, high = float(values.min()), float(values.max())
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= 0:
+        return
+    low = max(low, 1.0)
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(max(high, low * 1.01)))
+    ticks: list[float] = []
+    for digits in ((1, 2, 5), tuple(range(1, 10))):
+        ticks = [
+            m * 10.0**e
+            for e in range(first, last + 1)
+            for m in digits
+            if low / 1.2 <= m * 10.0**e <= high * 1.2
+        ]
+        if len(ticks) >= 3:
+            break
+    fig.update_xaxes(
+        tickvals=ticks,
+        ticktext=[f"{t:,.0f}" for t in ticks],
+        minor={"ticks": "outside", "ticklen": 3, "showgrid": False},
+    )
 
 
 def pass_k_curve(curve: pd.DataFrame) -> go.Figure:
@@ -268,7 +288,9 @@ def attempt_timeline(attempts: pd.DataFrame) -> go.Figure:
             "result": False,
         },
     )
-    fig.update_yaxes(autorange="reversed", type="category")
+    # rows in time order: each result where its first attempt started, the earliest on top
+    order = frame.groupby("result", sort=False)["started_at"].min().sort_values(kind="stable").index.tolist()
+    fig.update_yaxes(autorange="reversed", type="category", categoryorder="array", categoryarray=order)
     height = max(260, min(1400, 18 * frame["result"].nunique() + 120))
     return _layout(fig, "HTTP attempts over time", "time (UTC)", "task · round", height=height)
 
@@ -355,7 +377,7 @@ def latency_box(frame: pd.DataFrame, column: str, by: str, title: str, x_title: 
     )
     fig.update_layout(showlegend=False)
     fig.update_yaxes(type="category")
-    _log_ms_axis(fig)
+    _log_ms_axis(fig, data[column])
     height = max(240, 70 * data["group"].nunique() + 120)
     y_title = "results" if by == "retried" else "attempt outcome"
     return _layout(fig, title, x_title, y_title, height=height)

@@ -408,6 +408,20 @@ def test_retries_view_matches_the_analyzer() -> None:
     assert sum(int(decode(tr["x"]).sum()) for tr in by_route["data"]) == r.attempts_total
     timeline = [f for f in figures(at) if f["layout"]["title"]["text"] == "HTTP attempts over time"][0]
     assert {tr["name"] for tr in timeline["data"]} >= {"429 rate limited", "ok"}
+    # the timeline's rows in time order: each result where its first attempt started, earliest on top
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    attempts = analysis.attempts.dropna(subset=["started_at", "ended_at"])
+    attempts = attempts[attempts["result_row"].isin(analysis.results.index[analysis.results["retried"]])]
+    first = attempts.assign(row=attempts["task_id"] + " · r" + attempts["round"].astype(str))
+    expected = first.groupby("row")["started_at"].min().sort_values(kind="stable").index.tolist()
+    assert timeline["layout"]["yaxis"]["categoryarray"] == expected and len(expected) > 1
+    assert expected != sorted(expected)  # time order is not the order of the names
+    # a log latency axis carries at least three labelled ticks, whatever the range
+    for fig in figures(at):
+        if fig["layout"]["xaxis"].get("type") == "log":
+            ticks = fig["layout"]["xaxis"]["ticktext"]
+            assert len(ticks) >= 3 and all(t.replace(",", "").isdigit() for t in ticks)
+    assert any(f["layout"]["xaxis"].get("type") == "log" for f in figures(at))
     for fig in figures(at):
         assert fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"]
 
