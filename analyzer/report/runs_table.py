@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, NamedTuple
 import pandas as pd
 
 import analyzer.numbers as numbers
+from analyzer.report.compare_view import short_names
 
 if TYPE_CHECKING:
     from analyzer.analysis import Analysis
 
-COLUMNS = ("log", "label", "date", "tasks x rounds", "headline", "parent")
+COLUMNS = ("file", "log", "date", "tasks x rounds", "headline", "parent")
+"""`log` is the label, or the file name for a log without one; `file` is how the sidebar names it."""
 
 
 class ListedLog(NamedTuple):
@@ -28,14 +30,14 @@ class ListedLog(NamedTuple):
 
 
 def headline(analysis: Analysis) -> str:
-    """`13 of 30 tasks disagree · answer gap 43.3 pp`, or for a log where no task has two answers,
+    """`13 of 30 tasks disagree · gap 43.3 pp` (the answer gap), or for a log where no task has two answers,
     what it holds."""
     h = analysis.headline
     if not h.tasks_measured:
         return f"no task with two answers ({numbers.counted(h.results, 'result')})"
     inconsistent = h.tasks_measured - h.consistent_tasks
     tasks = numbers.counted(h.tasks_measured, "task")
-    return f"{numbers.count(inconsistent)} of {tasks} disagree · answer gap {numbers.pp(h.answer_gap_pp)}"
+    return f"{numbers.count(inconsistent)} of {tasks} disagree · gap {numbers.pp(h.answer_gap_pp)}"
 
 
 def _kind(analysis: Analysis) -> str:
@@ -46,7 +48,9 @@ def _kind(analysis: Analysis) -> str:
 def runs_table(logs: Sequence[ListedLog]) -> pd.DataFrame:
     """One row per log, newest first (logs without a date last, in the order given)."""
     labels = {
-        a.log.run_id: a.log.display_label(name) for name, a, _ in logs if a is not None and a.log.run_id
+        a.log.run_id: short_names([a.log.display_label(name)])[0]
+        for name, a, _ in logs
+        if a is not None and a.log.run_id
     }
     rows = []
     for order, (name, a, problem) in enumerate(logs):
@@ -67,8 +71,8 @@ def runs_table(logs: Sequence[ListedLog]) -> pd.DataFrame:
         parent = log.parent_run_id
         rows.append(
             {
-                "log": name,
-                "label": log.display_label(""),
+                "file": name,
+                "log": log.display_label(name.rsplit("/", 1)[-1]),
                 "date": pd.Timestamp(log.created_at) if log.created_at else None,
                 "tasks x rounds": f"{numbers.count(h.tasks)} x {numbers.count(h.rounds)}",
                 "headline": headline(a),

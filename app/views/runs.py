@@ -11,11 +11,14 @@ from app import data, fmt
 TABLE = "runs.table"
 COLUMNS = {
     "open": st.column_config.CheckboxColumn("open", help="Open in the sidebar now."),
-    "log": st.column_config.TextColumn("file", width="medium"),
-    "label": st.column_config.TextColumn("label", width="medium"),
+    "log": st.column_config.TextColumn(
+        "log", width="medium", help="Its label, or its file name when it has none."
+    ),
     "date": st.column_config.DatetimeColumn("date", format="YYYY-MM-DD HH:mm"),
     "tasks x rounds": st.column_config.TextColumn("tasks x rounds"),
-    "headline": st.column_config.TextColumn("headline", width="medium"),
+    "headline": st.column_config.TextColumn(
+        "headline", width="medium", help="Tasks whose answers differ; the answer gap."
+    ),
     "parent": st.column_config.TextColumn("parent"),
 }
 
@@ -29,7 +32,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.info(f"No log yet in {data.escape(data.runs_dir())} and no sample found.")
         return
     opened = set(st.session_state.get(data.LOGS) or [])
-    shown = table.assign(open=table["log"].isin(opened))[list(COLUMNS)]
+    shown = table.assign(open=table["file"].isin(opened))
     st.caption(
         f"{fmt.counted(len(table), 'log')}, newest first · tick rows and press the button to open them "
         "(the sidebar's list changes to those)"
@@ -37,6 +40,7 @@ def render(selection: data.Selection | None = None) -> None:
     event = st.dataframe(
         shown,
         column_config=COLUMNS,
+        column_order=list(COLUMNS),
         hide_index=True,
         placeholder=fmt.NONE,
         on_select="rerun",
@@ -44,7 +48,7 @@ def render(selection: data.Selection | None = None) -> None:
         key=TABLE,
         height=min(38 + 35 * len(shown), 600),
     )
-    picked = [shown["log"].iloc[i] for i in event.selection.rows if i < len(shown)]
+    picked = [shown["file"].iloc[i] for i in event.selection.rows if i < len(shown)]
     if st.button(
         f"Open the {fmt.counted(len(picked), 'ticked log')}" if picked else "Tick rows to open logs",
         disabled=not picked,
