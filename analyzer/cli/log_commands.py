@@ -7,6 +7,7 @@ import json
 import sys
 from pathlib import Path
 
+import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.analysis import analyze as analyze_log
 from analyzer.atomic import write_text_atomic
@@ -61,13 +62,13 @@ def export(args: argparse.Namespace) -> int:
     if args.flagged:
         entries = flagged_task_file(analysis, load_tasks(args.tasks) if args.tasks else None)
         write_text_atomic(args.flagged, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
-        print(f"wrote {len(entries)} flagged task(s) to {args.flagged}")
+        print(f"wrote {numbers.counted(len(entries), 'flagged task')} to {args.flagged}")
         missing = missing_prompts(entries)
         if missing:
             print(missing_prompts_note(analysis.log, len(missing)), file=sys.stderr)
     if args.csv:
         write_text_atomic(args.csv, tasks_csv(analysis))
-        print(f"wrote {len(analysis.tasks)} task row(s) to {args.csv}")
+        print(f"wrote {numbers.counted(len(analysis.tasks), 'task row')} to {args.csv}")
     return 0
 
 
@@ -75,7 +76,8 @@ def report(args: argparse.Namespace) -> int:
     """`rerunlens report`: one self-contained HTML file for one or several logs."""
     entries = [ReportEntry(label, path, analysis) for label, path, analysis in _labelled(args)]
     out = write_text_atomic(args.out, render_report_html(entries, title=args.title))
-    print(f"wrote {out} ({len(entries)} log(s), {out.stat().st_size / 2**20:.1f} MB, opens offline)")
+    logs = numbers.counted(len(entries), "log")
+    print(f"wrote {out} ({logs}, {out.stat().st_size / 2**20:.1f} MB, opens offline)")
     return 0
 
 

@@ -417,8 +417,15 @@ def _add_dashboard(sub: argparse._SubParsersAction) -> None:
         ["rerunlens dashboard", "rerunlens dashboard --runs-dir runs --port 8502"],
         f"{RUN_COMMANDS}:dashboard",
     )
-    p.add_argument("--runs-dir", metavar="DIR", help="the runs folder (default: the app's)")
-    p.add_argument("--port", type=int, help="port (default 8501)")
+    p.add_argument(
+        "--runs-dir",
+        metavar="DIR",
+        help="where the dashboard saves runs and lists your logs (default: $RERUNLENS_RUNS_DIR, else ./runs "
+        "under the folder you start it from, created on the first save)",
+    )
+    p.add_argument(
+        "--port", type=int, help="port (default 8501; a busy port is refused with a free one to use instead)"
+    )
     p.add_argument(
         "--address",
         help="listen on this address instead of 127.0.0.1, on purpose (starting runs stays refused "

@@ -11,6 +11,7 @@ import sys
 import threading
 from pathlib import Path
 
+import analyzer.numbers as numbers
 from analyzer.cli.proxy_commands import rerun_through_harness
 from analyzer.cli.route_args import (
     flags_again,
@@ -22,7 +23,7 @@ from analyzer.cli.route_args import (
 from analyzer.cli.semantic_args import semantic_options
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
-from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, dashboard_command, run_forwarding
+from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command, run_forwarding
 from analyzer.log.taskfile import load_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
@@ -139,7 +140,11 @@ def simulate(args: argparse.Namespace) -> int:
         sim.start()
     except OSError as err:
         raise RerunLensError(f"port {args.port}: cannot listen on 127.0.0.1 ({err.strerror})") from None
-    keys = "any non-empty key" if scenario.accept_any_key else f"{len(scenario.keys)} listed key(s)"
+    keys = (
+        "any non-empty key"
+        if scenario.accept_any_key
+        else f"{numbers.counted(len(scenario.keys), 'listed key')}"
+    )
     print(f"Simulator listening on {sim.base_url} (accepts {keys}); Ctrl-C stops it.", flush=True)
     print(f"  export OPENAI_BASE_URL={sim.base_url}", flush=True)
     print(f"  export OPENAI_API_KEY={_simulator_key_hint(scenario, args.scenario)}", flush=True)
@@ -182,6 +187,7 @@ def dashboard(args: argparse.Namespace) -> int:
     if args.print_command:
         print(shlex.join(command))
         return 0
+    check_port(args.port, args.address)
     env = {**os.environ, ALLOW_REMOTE_ENV: "1"} if args.address else None  # beyond loopback on purpose
     return run_forwarding(command, env=env)
 

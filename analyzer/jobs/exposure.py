@@ -15,6 +15,7 @@ import importlib.util
 import ipaddress
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -80,6 +81,50 @@ def dashboard_command(runs_dir: str | None, port: int | None = None, address: st
     command = [sys.executable, "-m", "streamlit", "run", str(entry)]
     command += [f"--{name}={value}" for name, value in options.items()]
     return command + (["--", "--runs-dir", runs_dir] if runs_dir else [])
+
+
+DEFAULT_PORT = 8501
+"""Streamlit's own default port."""
+
+
+def port_busy(port: int, address: str | None = None) -> bool:
+    """Whether something already listens on `port` at `address` (default 127.0.0.1); an address
+    that does not resolve is not called busy (the server then says what is wrong with it)."""
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(
+            address or "127.0.0.1", port, type=socket.SOCK_STREAM
+        )[0]
+    except (OSError, UnicodeError):
+        return False
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(where)
+        except OSError:
+            return True
+    return False
+
+
+def free_port_after(port: int, address: str | None = None, tries: int = 50) -> int | None:
+    """The first free port after `port` (within `tries`), or None."""
+    for candidate in range(port + 1, min(port + 1 + tries, 65536)):
+        if not port_busy(candidate, address):
+            return candidate
+    return None
+
+
+def check_port(port: int | None, address: str | None = None) -> None:
+    """Refuse a busy port in one line that names a free one to use instead.
+
+    Raises:
+        RerunLensError: the port is taken (another dashboard, or any other server).
+    """
+    wanted = DEFAULT_PORT if port is None else port
+    if not port_busy(wanted, address):
+        return
+    free = free_port_after(wanted, address)
+    hint = f"; try rerunlens dashboard --port {free}" if free else "; pick another with --port"
+    raise RerunLensError(f"port {wanted} is already in use (another dashboard is running?){hint}")
 
 
 def runs_refused(address: str | None, env: Mapping[str, str] | None = None) -> str | None:
