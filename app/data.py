@@ -525,7 +525,7 @@ def listed_logs(key: str) -> list[ListedLog]:
         except OSError:
             out.append(ListedLog(rel, None, f"{path}: no such file"))
             continue
-        opened = _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), key)
+        opened = _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), answer_key(key))[0]
         if isinstance(opened, Problem):
             out.append(ListedLog(rel, None, opened.message))
         else:
