@@ -18,6 +18,7 @@ from analyzer.importers import load_any
 from analyzer.log.model import RunLog
 from analyzer.metrics.answer_keys import AnswerKey
 from analyzer.metrics.attribution import answered_rounds, portable_routes, rounds_to_decide_rounds
+from analyzer.metrics.semantic import SemanticOptions
 from analyzer.metrics.stats import ROUNDS_CAP, benjamini_hochberg
 from analyzer.verdicts.rerun_verdict import TaskVerdict, Verdict, rerun_evidence, settle
 
@@ -79,12 +80,17 @@ def verdict_phrase(verdict: str, factor: object = None) -> str:
 
 
 def compare_before_after(
-    parent: RunLog, new: RunLog, ids: Sequence[str], key: AnswerKey = "exact"
+    parent: RunLog,
+    new: RunLog,
+    ids: Sequence[str],
+    key: AnswerKey = "exact",
+    semantic: SemanticOptions | None = None,
 ) -> pd.DataFrame:
     """Per task: clusters, consistency, mean tokens per result and retries, before and after; a verdict
     with `chance_p` (the chance that the re-run's agreeing rounds agree if nothing changed),
     `p_value`, `rounds_needed` and `reason` (`analyzer.verdicts.rerun_verdict`)."""
-    parent_analysis, new_analysis = analyze(parent, key), analyze(new, key)
+    parent_analysis = analyze(parent, key, semantic=semantic)
+    new_analysis = analyze(new, key, semantic=semantic)
     before = parent_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
     after = new_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
     frame = pd.DataFrame({"task_id": [str(t) for t in ids]})
@@ -166,10 +172,14 @@ def chance_headline(frame: pd.DataFrame) -> str:
 
 
 def compare_files(
-    parent: str | Path, new: str | Path, ids: Sequence[str], key: AnswerKey = "exact"
+    parent: str | Path,
+    new: str | Path,
+    ids: Sequence[str],
+    key: AnswerKey = "exact",
+    semantic: SemanticOptions | None = None,
 ) -> pd.DataFrame:
     """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log)."""
-    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key)
+    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key, semantic)
 
 
 def tasks_with(frame: pd.DataFrame, *verdicts: Verdict) -> list[str]:

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.metrics.stats import (
     ALPHA,
@@ -100,20 +101,23 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
 
 
 def difference_sentence(d: Difference) -> str:
-    """E.g. "C's answer gap is 30.0 pp lower than A's (95 % interval [-47.3, -10.0] pp, p = 0.012)"."""
+    """E.g. "C's answer gap is 30.0 pp lower than A's over 30 shared tasks (95 % CI -47.3–-10.0,
+    p = 0.012)": each group named once, the interval and p-value in the one number style."""
     if d.common_tasks == 0 or d.answer_gap_diff_pp is None:
         return f"{d.label} shares no task with two answers with {d.against}: no paired comparison."
     size = abs(d.answer_gap_diff_pp)
     if size == 0:
         return (
-            f"{d.label}'s answer gap equals {d.against}'s over {d.common_tasks} shared tasks "
-            f"({d.turned_consistent} tasks flip each way, p = {_p(d.p_value)})."
+            f"{d.label}'s answer gap equals {d.against}'s over "
+            f"{numbers.counted(d.common_tasks, 'shared task')} "
+            f"({numbers.counted(d.turned_consistent, 'task')} flip each way, {numbers.p_value(d.p_value)})."
         )
     direction = "lower" if d.answer_gap_diff_pp < 0 else "higher"
-    low, high = d.answer_gap_diff_ci or [float("nan")] * 2
+    ci = numbers.ci(d.answer_gap_diff_ci)
     head = (
-        f"{d.label}'s answer gap is {size:.1f} pp {direction} than {d.against}'s over {d.common_tasks} "
-        f"shared tasks (95 % interval [{low:.1f}, {high:.1f}] pp, p = {_p(d.p_value)})"
+        f"{d.label}'s answer gap is {numbers.pp(size)} {direction} than {d.against}'s over "
+        f"{numbers.counted(d.common_tasks, 'shared task')} "
+        f"({ci + ', ' if ci else ''}{numbers.p_value(d.p_value)})"
     )
     if d.refused:
         return f"{head}; no difference is called: {d.refused}."
@@ -124,7 +128,7 @@ def difference_sentence(d: Difference) -> str:
         if d.tasks_to_resolve
         else ""
     )
-    return f"{head}: not distinguishable from noise with {d.common_tasks} tasks{need}."
+    return f"{head}: not distinguishable from noise with {numbers.counted(d.common_tasks, 'task')}{need}."
 
 
 def comparability(against: str, first: Analysis, label: str, second: Analysis) -> str | None:
@@ -143,12 +147,6 @@ def comparability(against: str, first: Analysis, label: str, second: Analysis) -
             "agree more easily"
         )
     return None
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "n/a"
-    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
 
 
 def _inconsistent(analysis: Analysis) -> pd.Series:

@@ -31,7 +31,7 @@ from analyzer.verdicts.before_after import (
     verdict_phrase,
 )
 from app import data, fmt, log_folders
-from app.widgets import job_panel, route_editor, task_files
+from app.widgets import job_panel, log_route, route_editor, task_files
 from app.widgets.messages import one_line_error
 
 PICK_COLUMNS = {
@@ -197,6 +197,7 @@ def _run_button(
     if job is not None and running:
         label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
     ready = choice is not None and bool(ids) and sendable and not running
+    ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
     if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
         return _start(request, rounds, choice)
     return None
@@ -390,7 +391,8 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
     """Per task before and after the pinned re-run, and the verdict in plain words."""
     try:
         stamp = data.files_stamp(job.parent, job.out)
-        frame = data.rerun_before_after(job.parent or "", job.out, tuple(job.task_ids), key, stamp)
+        threshold = data.semantic_threshold() if key == "semantic" else None
+        frame = data.rerun_before_after(job.parent or "", job.out, tuple(job.task_ids), key, stamp, threshold)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
         st.error(data.escape(f"Cannot compare before and after: {one_line_error(exc)}"))
         return

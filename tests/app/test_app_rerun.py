@@ -215,6 +215,8 @@ def test_a_providers_log_reruns_on_its_provider_unless_the_simulator_is_switched
     switch = at.toggle(key="rerun.allow_simulator")
     assert switch.label == "Re-run on the built-in simulator instead" and switch.value is False
     assert at.text_input(key="route.base_url").value == "https://api.openai.com/v1"  # the same provider
+    assert start_button(at).disabled  # the log chose that host: the key goes there after a click only
+    at.button(key="rerun.confirm_host").click().run()
     assert not start_button(at).disabled
 
     at.text_input(key="route.base_url").input("").run()  # no base URL: it would reach the simulator

@@ -93,9 +93,7 @@ def test_paired_difference_with_exact_mcnemar() -> None:
     c8 = analyze(_log(_answers(0, 20)))
     [d8] = compare([("A", a8), ("C", c8)]).differences
     assert d8.p_value == 2 / 256
-    assert d8.sentence.startswith(
-        "C's answer gap is 40.0 pp lower than A's over 20 shared tasks (95 % interval ["
-    )
+    assert d8.sentence.startswith("C's answer gap is 40.0 pp lower than A's over 20 shared tasks (95 % CI -")
     assert d8.sentence.endswith("p = 0.008).")
 
 
