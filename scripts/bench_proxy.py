@@ -138,7 +138,8 @@ def _median(values: list[float]) -> float:
 
 
 def _row(name: str, direct: float, proxied: float, unit: str = "ms") -> None:
-    print(f"  {name:<34} direct {direct:8.2f} {unit}   proxied {proxied:8.2f} {unit}   added {proxied - direct:+7.2f}")
+    added = proxied - direct
+    print(f"  {name:<34} direct {direct:8.2f} {unit}   proxied {proxied:8.2f} {unit}   added {added:+7.2f}")
 
 
 def main() -> None:
@@ -159,7 +160,8 @@ def main() -> None:
         sim_url = sim_env["OPENAI_BASE_URL"]
         proxy, pe = _start(["proxy", "--base-url", sim_url, "--journal", str(work / "b.proxy.jsonl")], env)
         servers.append(proxy)
-        sproxy, se = _start(["proxy", "--base-url", stream_url, "--journal", str(work / "s.proxy.jsonl")], env)
+        stream_journal = str(work / "s.proxy.jsonl")
+        sproxy, se = _start(["proxy", "--base-url", stream_url, "--journal", stream_journal], env)
         servers.append(sproxy)
         _measure(args, (sim_url, KEY), (pe["OPENAI_BASE_URL"], pe["OPENAI_API_KEY"]), proxy.pid)
         n = max(50, args.requests // 10)
