@@ -104,7 +104,7 @@ def _tool(name: str) -> str:
 
 def _inspect(parsed: dict[str, Any], ids: list[str], rounds: int, where: tuple[Path, Path]) -> HarnessCommand:
     cwd, out_dir = where
-    spec = parsed.get("eval") if isinstance(parsed.get("eval"), dict) else {}
+    spec: dict[str, Any] = parsed["eval"] if isinstance(parsed.get("eval"), dict) else {}
     task_file = spec.get("task_file")
     if not isinstance(task_file, str) or not (cwd / task_file).is_file():
         raise RerunLensError(f"{cwd / str(task_file)}: the Inspect task file is not there")

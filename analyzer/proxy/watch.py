@@ -68,7 +68,7 @@ def watch_proxy(journal: str | os.PathLike[str]) -> ProxyProgress:
     path = Path(journal)
     data = read_file(path, MAX_LOG_BYTES, "proxy journal", LogError)
     records = parse_lines(data.decode("utf-8", "replace"), Source(str(path)))["records"]
-    start = next((r for r in records if r.get("kind") == "start"), {})
+    start: dict[str, Any] = next((r for r in records if r.get("kind") == "start"), {})
     attempts = [r for r in records if r.get("kind") == "attempt"]
     calls = group_calls(attempts)
     log = joined_log_for(path)
@@ -88,7 +88,7 @@ def watch_proxy(journal: str | os.PathLike[str]) -> ProxyProgress:
 
 
 def _tokens(attempt: dict[str, Any]) -> int:
-    usage = attempt.get("usage") if isinstance(attempt.get("usage"), dict) else {}
+    usage: dict[str, Any] = attempt["usage"] if isinstance(attempt.get("usage"), dict) else {}
     value = usage.get("total_tokens")
     return value if isinstance(value, int) else 0
 
