@@ -122,8 +122,10 @@ def _promptfoo(parsed: dict[str, Any], ids: list[str], rounds: int, out_dir: Pat
     config = parsed.get("config")
     if not isinstance(config, dict) or not config.get("tests"):
         raise RerunLensError("the promptfoo results hold no config with tests: cannot re-run through it")
+    out_dir = out_dir.resolve()  # promptfoo runs inside it: every path it is given is absolute
     config_path = out_dir / "rerun.promptfooconfig.json"
-    text = scrub(json.dumps(config, indent=2), [])  # key-like words masked
+    kept = {k: v for k, v in config.items() if k != "outputPath"}  # the output is ours (-o), not the parent's
+    text = scrub(json.dumps(kept, indent=2), [])  # key-like words masked
     output = out_dir / "rerun.promptfoo.json"
     names = "|".join(re.escape(i.split(" | ")[0]) for i in ids)
     command = [_tool("promptfoo"), "eval", "-c", str(config_path), "-o", str(output)]
