@@ -56,69 +56,14 @@ _MAX_SLOT_WORDS = 4
 _EMBED_BATCH = 512
 _CACHES: dict[str, EmbeddingCache] = {}
 _WORD = re.compile(r"[\u4e00-\u9fff]|[^\W\d_\u4e00-\u9fff]+|\d+(?:[.,]\d+)*")
-_WEAK_WORDS = frozenset(
-    [
-        "the",
-        "a",
-        "an",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "been",
-        "being",
-        "has",
-        "have",
-        "had",
-        "will",
-        "would",
-        "it",
-        "its",
-        "this",
-        "that",
-        "these",
-        "those",
-        "of",
-        "to",
-        "in",
-        "on",
-        "at",
-        "for",
-        "by",
-        "with",
-        "from",
-        "as",
-        "and",
-        "or",
-        "so",
-        "i",
-        "you",
-        "your",
-        "we",
-        "our",
-        "they",
-        "s",
-        "ve",
-        "ll",
-        "d",
-        "yes",
-        "ok",
-        "okay",
-        "please",
-        "because",
-        "due",
-        "的",
-        "了",
-        "是",
-        "在",
-        "将",
-        "已",
-        "您",
-        "你",
-        "我",
-    ]
-)
+# fmt: off
+_WEAK_WORDS = frozenset([
+    "the", "a", "an", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "will",
+    "would", "it", "its", "this", "that", "these", "those", "of", "to", "in", "on", "at", "for", "by",
+    "with", "from", "as", "and", "or", "so", "i", "you", "your", "we", "our", "they", "s", "ve", "ll", "d",
+    "yes", "ok", "okay", "please", "because", "due", "的", "了", "是", "在", "将", "已", "您", "你", "我"
+])
+# fmt: on
 
 
 @dataclass(frozen=True, eq=False)
