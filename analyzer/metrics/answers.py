@@ -19,6 +19,10 @@
 - `semantic`: normalized answers of one task clustered by meaning (sentence embeddings plus guards
   on negation, numbers, units and weekdays), in `analyzer.metrics.semantic`.
 
+An absent answer (missing, null, empty or white space only) is "no answer": it has no text key, so
+it never joins a cluster and never agrees with another absent answer (two rounds that both said
+nothing did not say the same thing). `no_answer` marks these results.
+
 Keys are computed once per distinct answer (not once per result), so a log with 100k results but few
 distinct answers costs little.
 """
@@ -43,6 +47,7 @@ __all__ = [
     "AnswerKey",
     "action_signature",
     "answer_keys",
+    "no_answer",
     "exact_key",
     "fuzzy_representatives",
     "normalized_key",
@@ -153,7 +158,8 @@ def answer_keys(
 ) -> pd.Series:
     """The answer key of every result (a new Series aligned with `results`); `<NA>` for errors.
 
-    An `ok` result with a null answer counts as the empty answer.
+    An `ok` result with no answer (missing, null, empty or white space only) has no text key
+    (`<NA>`), so it is left out of the clusters like an error.
 
     Args:
         results: Frame from `analyzer.log.frames.results_frame` (needs `task_id`, `status`, `answer`;
@@ -169,8 +175,7 @@ def answer_keys(
         if "actions" not in results:
             raise ValueError("the actions key needs an `actions` column (see analyzer.log.frames)")
         return _actions_keys(results, ok)
-    answers = results["answer"].where(ok).astype("string")
-    answers = answers.mask(ok & answers.isna(), "")
+    answers = results["answer"].where(ok & ~no_answer(results)).astype("string")
     func = exact_key if key == "exact" else normalized_key
     keyed = _map_unique(answers, func)
     if key == "semantic":
@@ -178,6 +183,17 @@ def answer_keys(
     if key != "fuzzy":
         return keyed
     return _fuzzy(results["task_id"], keyed, fuzzy_threshold)
+
+
+def no_answer(results: pd.DataFrame) -> pd.Series:
+    """Results that did not error but gave no answer: missing, null, empty or white space only.
+
+    Args:
+        results: Frame with `status` and `answer`.
+    """
+    text = results["answer"].astype("string")
+    blank = text.isna() | (text.str.strip() == "").fillna(True)
+    return ((results["status"] == "ok") & blank).astype(bool)
 
 
 def _actions_keys(results: pd.DataFrame, ok: pd.Series) -> pd.Series:

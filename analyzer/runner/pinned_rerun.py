@@ -45,7 +45,12 @@ from analyzer.runner.rerun_route import (
 )
 from analyzer.runner.run import RunOutcome, run_plan
 from analyzer.safety.keys import RunKeys, read_keys
-from analyzer.verdicts.before_after import before_after_lines, compare_before_after, tasks_with
+from analyzer.verdicts.before_after import (
+    before_after_lines,
+    compare_before_after,
+    decisive_rounds,
+    tasks_with,
+)
 
 Selection = str | Sequence[str]
 """`flagged`, `inconsistent`, or explicit task ids."""
@@ -190,6 +195,9 @@ def rerun_plan(
 ) -> RunPlan:
     """The plan of a re-run: the chosen tasks, one key (a rotation is dropped), the parent named.
 
+    Without `rounds`, the re-run runs the rounds that could decide its tasks' verdicts
+    (`verdicts.before_after.decisive_rounds`, as the dashboard does), not the profile's.
+
     Raises:
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
     """
@@ -217,7 +225,7 @@ def rerun_plan(
         pinned,
         out,
         keys=keys if keys is not None else read_keys(pinned.key_envs()),
-        rounds=rounds,
+        rounds=rounds if rounds is not None else decisive_rounds(log, ids, request.answer_key),
         provenance=provenance,
         executor=executor,
         simulation=simulation,
