@@ -56,7 +56,7 @@ def test_compare_export_and_report_take_the_key(capsys: pytest.CaptureFixture[st
     csv = tmp_path / "tasks.csv"
     code, out, err = run(capsys, "export", str(LOG), "--key", "semantic", "--csv", str(csv))
     assert code == 0, err
-    assert "wrote 3 task row(s)" in out
+    assert "wrote 3 task rows" in out
     html = tmp_path / "r.html"
     code, out, err = run(capsys, "report", str(LOG), "--key", "semantic", "-o", str(html))
     assert code == 0, err
