@@ -34,6 +34,7 @@ page = st.navigation(
     {
         "Logs": [
             st.Page(VIEWS / "overview.py", title="Overview", icon=":material/dashboard:", default=True),
+            st.Page(VIEWS / "runs.py", title="Runs", icon=":material/table_rows:", url_path="runs"),
             st.Page(VIEWS / "tasks.py", title="Tasks", icon=":material/checklist:", url_path="tasks"),
             st.Page(VIEWS / "tokens.py", title="Tokens", icon=":material/toll:", url_path="tokens"),
             st.Page(VIEWS / "retries.py", title="Retries", icon=":material/replay:", url_path="retries"),

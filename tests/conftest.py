@@ -19,6 +19,12 @@ ROUTE_ENV_PREFIXES = ("OPENAI_", "ALTK_")
 
 
 @pytest.fixture(autouse=True)
+def private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The semantic key's embedding cache in a temporary folder, never the user's."""
+    monkeypatch.setenv("RERUNLENS_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "rerunlens-cache"))
+
+
+@pytest.fixture(autouse=True)
 def offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
     """Clear every OPENAI_* and ALTK_* variable for the duration of each test, and keep the user's
     config folder (the hosts confirmed for a log's route) out of reach."""

@@ -6,11 +6,12 @@ import argparse
 import os
 import shlex
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
+import analyzer.numbers as numbers
+from analyzer.cli.proxy_commands import rerun_through_harness
 from analyzer.cli.route_args import (
     flags_again,
     profile_from_args,
@@ -18,9 +19,10 @@ from analyzer.cli.route_args import (
     route_overrides,
     scenario_from_args,
 )
+from analyzer.cli.semantic_args import semantic_options
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
-from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, dashboard_command
+from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command, run_forwarding
 from analyzer.log.taskfile import load_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
@@ -85,10 +87,15 @@ def rerun(args: argparse.Namespace) -> int:
     parent = load_any(args.log).log
     only: str | list[str] = args.only[0] if args.only in (["flagged"], ["inconsistent"]) else args.only
     out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))
+    through = rerun_through_harness(args, parent, only, out)
+    if through is not None:
+        return through
     again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
     again += ["--repeat", str(args.rounds)] if args.rounds else []
     again += (["--tasks", args.tasks] if args.tasks else []) + flags_again(args) + ["--resume"]
-    request = RerunRequest(parent, only, args.log, args.tasks, args.key, args.label, args.simulator)
+    request = RerunRequest(
+        parent, only, args.log, args.tasks, args.key, args.label, args.simulator, semantic_options(args)
+    )
     scenario = scenario_from_args(args)
     if args.resume:
         given = resume_profile(args, recorded_profile(out))
@@ -132,7 +139,11 @@ def simulate(args: argparse.Namespace) -> int:
         sim.start()
     except OSError as err:
         raise RerunLensError(f"port {args.port}: cannot listen on 127.0.0.1 ({err.strerror})") from None
-    keys = "any non-empty key" if scenario.accept_any_key else f"{len(scenario.keys)} listed key(s)"
+    keys = (
+        "any non-empty key"
+        if scenario.accept_any_key
+        else f"{numbers.counted(len(scenario.keys), 'listed key')}"
+    )
     print(f"Simulator listening on {sim.base_url} (accepts {keys}); Ctrl-C stops it.", flush=True)
     print(f"  export OPENAI_BASE_URL={sim.base_url}", flush=True)
     print(f"  export OPENAI_API_KEY={_simulator_key_hint(scenario, args.scenario)}", flush=True)
@@ -175,8 +186,9 @@ def dashboard(args: argparse.Namespace) -> int:
     if args.print_command:
         print(shlex.join(command))
         return 0
+    check_port(args.port, args.address)
     env = {**os.environ, ALLOW_REMOTE_ENV: "1"} if args.address else None  # beyond loopback on purpose
-    return subprocess.call(command, env=env)
+    return run_forwarding(command, env=env)
 
 
 def resample(args: argparse.Namespace) -> int:

@@ -225,6 +225,9 @@ class Provenance:
     """What the import changed, dropped or could not know, one line each."""
     resample: dict[str, Any] | None = None
     """Per-step scores of a step resample the source made (ALTK-Evolve), as `RunLog.resample`."""
+    experiments: list[dict[str, Any]] | None = None
+    """Experiment groups the source compares in one file (promptfoo's providers and prompts), in the
+    source's order: `{"label", "tasks": {task_id: name in the group}}` (`importers.experiments`)."""
 
 
 def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: bytes) -> RunLog:
@@ -276,6 +279,7 @@ def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: byte
             "file": source.name,
             "imported_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "warnings": prov.warnings,
+            **({"experiments": prov.experiments} if prov.experiments else {}),
         },
     )
 

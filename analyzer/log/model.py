@@ -140,6 +140,8 @@ class Attempt(_Record):
     """API root of this attempt."""
     key_fingerprint: str | None = None
     """Fingerprint of the key this attempt used."""
+    redirect_to: str | None = None
+    """For a `redirect`: where the 3xx pointed (scheme, host, port and path; no query)."""
 
 
 class ToolCallStep(_Record):

@@ -17,12 +17,15 @@ from fake_keys import FAKE_KEY
 from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
-from analyzer.errors import RouteError
+from analyzer.errors import RerunLensError, RouteError
 from analyzer.jobs.exposure import (
     ALLOW_REMOTE_ENV,
     ALLOW_REMOTE_RUNS_ENV,
     SAFE_OPTIONS,
+    check_port,
     dashboard_command,
+    free_port_after,
+    port_busy,
     runs_refused,
 )
 from analyzer.safety.keys import (
@@ -187,3 +190,20 @@ def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def test_a_busy_port_is_refused_with_a_free_one_to_use() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert port_busy(port)
+        with pytest.raises(RerunLensError) as refused:
+            check_port(port)
+        free = free_port_after(port)
+        assert free is not None and free > port and not port_busy(free)
+        assert refused.value.message == (
+            f"port {port} is already in use (another dashboard is running?); "
+            f"try rerunlens dashboard --port {free}"
+        )
+    check_port(port)  # free again: nothing to say
