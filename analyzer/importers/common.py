@@ -154,13 +154,17 @@ def parse_json(text: str | bytes, source: Source, place: str = "") -> Any:
         source.fail(place, "not valid JSON: nesting too deep")
     if isinstance(parsed, dict | list) and (repeated := duplicate_key(text)) is not None:
         source.fail(place, f"duplicate key {repeated}; a key may appear only once in an object")
-    if _SURROGATE_ESCAPE.search(text if isinstance(text, str) else text.decode("utf-8", "replace")):
+    spelled = (
+        _SURROGATE_ESCAPE.search(text) if isinstance(text, str) else _SURROGATE_ESCAPE_BYTES.search(text)
+    )
+    if spelled:
         return without_lone_surrogates(parsed)
     return parsed
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 """A `\\uD800`-`\\uDFFF` escape: JSON may spell a lone surrogate, which no UTF-8 output can hold."""
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89abcdefABCDEF]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
