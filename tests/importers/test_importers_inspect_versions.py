@@ -1,4 +1,4 @@
-"""Inspect AI logs from three Inspect versions, made by the real package with the same script.
+"""Inspect AI logs from four Inspect versions, made by the real package with the same script.
 
 Before inspect-ai 0.3.123 the log has no `output.completion`: the answer is only in
 `output.choices[0].message.content` (tests/fixtures/foreign/inspect_ai/SOURCE.md). Each log: `yesno`
@@ -16,7 +16,7 @@ from analyzer.analysis import analyze
 from analyzer.importers import load_any
 
 HERE = Path(__file__).parents[1] / "fixtures" / "foreign" / "inspect_ai"
-VERSIONS = ["0.3.100", "0.3.130", "0.3.285"]
+VERSIONS = ["0.3.42", "0.3.100", "0.3.130", "0.3.285"]
 
 
 def _path(version: str) -> Path:
@@ -24,9 +24,10 @@ def _path(version: str) -> Path:
 
 
 def test_the_old_log_really_has_no_completion_field() -> None:
-    old = json.loads(_path("0.3.100").read_text(encoding="utf-8"))
-    assert old["eval"]["packages"]["inspect_ai"] == "0.3.100"
-    assert all("completion" not in s["output"] for s in old["samples"])
+    for version in ("0.3.42", "0.3.100"):
+        old = json.loads(_path(version).read_text(encoding="utf-8"))
+        assert old["eval"]["packages"]["inspect_ai"] == version
+        assert all("completion" not in s["output"] for s in old["samples"])
     new = json.loads(_path("0.3.130").read_text(encoding="utf-8"))
     assert all("completion" in s["output"] for s in new["samples"])
 
