@@ -5,7 +5,6 @@ The CLI, the dashboard and the runner all call this; every figure they show come
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +17,7 @@ from analyzer.log.model import RunLog
 from analyzer.log.structural import structural_warnings
 from analyzer.log.table import gc_paused, round_count
 from analyzer.metrics.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys, no_answer
-from analyzer.metrics.attribution import Attribution, task_attribution
+from analyzer.metrics.attribution import Attribution, attribution_summary, task_attribution, verdict_counts
 from analyzer.metrics.consistency import (
     answer_gap_pp,
     assign_clusters,
@@ -40,6 +39,7 @@ from analyzer.metrics.route_drift import (
     verdict_sentence,
 )
 from analyzer.metrics.scores import ScoreFigures, score_figures, task_scores
+from analyzer.metrics.semantic import SemanticOptions
 from analyzer.metrics.step_uncertainty import step_report
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
@@ -66,6 +66,8 @@ class Headline(BaseModel):
     """Tasks with at least one such result."""
     answer_key: AnswerKey
     """How answers were compared."""
+    semantic_threshold: float | None = None
+    """The `semantic` key's similarity threshold (None under another key)."""
     tasks_measured: int
     """Tasks with at least two answers: the ones consistency is measured on."""
     tasks_single: int
@@ -137,6 +139,8 @@ class Analysis:
     """The headline figures."""
     trajectories: Trajectories | None = None
     """Tool-call sequences across rounds: first divergence, similarity, step entropy."""
+    semantic: SemanticOptions | None = None
+    """How the `semantic` key ran (threshold, embedder), when it was the key."""
 
     def report(self) -> dict[str, Any]:
         """The headline as a JSON-ready dict (what `rerunlens analyze --json` prints).
@@ -146,6 +150,7 @@ class Analysis:
         out = self.headline.model_dump(mode="json")
         out["run_id"] = self.log.run_id
         out["label"] = self.log.label
+        out["attribution_counts"] = attribution_summary(self.headline.attribution)
         if self.trajectories is not None:
             out["trajectories"] = self.trajectories.report()
         steps = step_report(self.log)
@@ -161,6 +166,7 @@ def analyze(
     *,
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     score_threshold: float = 0.5,
+    semantic: SemanticOptions | None = None,
 ) -> Analysis:
     """Measure one log: answer consistency, outcomes, tokens, retries, route drift, summary check.
 
@@ -169,12 +175,14 @@ def analyze(
         key: Answer key for clusters: `exact`, `normalized` or `fuzzy`.
         fuzzy_threshold: rapidfuzz ratio (0..100) at or above which `fuzzy` joins two answers.
         score_threshold: Score at or above which a result without `success` counts as a success.
+        semantic: Threshold and embedder of the `semantic` key (default: the bundled model).
     """
+    semantic = (semantic or SemanticOptions()) if key == "semantic" else None
     base = results_frame(log)
     attempts = attempts_frame(log)
     results = assign_clusters(
         base.assign(
-            answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold),
+            answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic),
             no_answer=no_answer(base),
             passed=passed(base, score_threshold),
         )
@@ -196,6 +204,8 @@ def analyze(
     exact_gap = _exact_gap(base) if key != "exact" and _stored_gap(log) else None
     frames = _Frames(results, attempts, tasks, usage, routes, outliers)
     headline = _headline(log, key, frames, exact_gap)
+    if semantic is not None:
+        headline = headline.model_copy(update={"semantic_threshold": semantic.threshold})
     headline = _with_uncertainty(headline, log, results, attempts, tasks)
     trajectories = measure_trajectories(log)
     headline = headline.model_copy(update={"lead": agent_lead(headline.answer_gap_pp, key, trajectories)})
@@ -213,6 +223,7 @@ def analyze(
         per_round=round_tokens(results),
         headline=headline,
         trajectories=trajectories,
+        semantic=semantic,
     )
 
 
@@ -277,7 +288,7 @@ def _with_uncertainty(
     """The headline with its intervals over tasks and the per-task attribution."""
     gap_ci, rate_ci = answer_intervals(tasks)
     attribution = task_attribution(results, attempts, tasks)
-    causes: Counter[str] = Counter(a.cause for a in attribution)
+    causes = verdict_counts(attribution)
     verdict = verdict_sentence(headline.route, headline.tasks_measured, causes)
     groups = experiments_of(log)
     if groups:  # the route differs between the file's experiments by design: that is no drift

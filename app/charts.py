@@ -25,6 +25,7 @@ OUTCOME_COLORS: dict[str, str] = {
     "connection_error": "#7f7f7f",
     "bad_request": "#bcbd22",
     "redirect": "#17becf",
+    "too_large": "#393b79",
 }
 OUTCOME_LABELS: dict[str, str] = {
     "ok": "ok",
@@ -36,6 +37,7 @@ OUTCOME_LABELS: dict[str, str] = {
     "connection_error": "connection error",
     "bad_request": "400 bad request",
     "redirect": "3xx redirect",
+    "too_large": "response too large",
 }
 CLUSTER_COLORS: Sequence[str] = (
     "#4c78a8",
@@ -82,9 +84,29 @@ def _count_axis(fig: go.Figure, axis: str, largest: float) -> None:
     update(tickformat=",d", dtick=step, rangemode="tozero")
 
 
-def _log_ms_axis(fig: go.Figure) -> None:
-    """A log latency axis in milliseconds: one labelled tick per power of ten, minor ticks unlabelled."""
-    fig.update_xaxes(dtick=1, tickformat=",d", minor={"ticks": "outside", "ticklen": 3, "showgrid": False})
+def _log_ms_axis(fig: go.Figure, values: pd.Series) -> None:
+    """A log latency axis in milliseconds, labelled at 1, 2 and 5 times each power of ten over the
+    data's range (every digit when that gives fewer than three), so even a narrow range reads."""
+    low, high = float(values.min()), float(values.max())
+    if not (math.isfinite(low) and math.isfinite(high)) or high <= 0:
+        return
+    low = max(low, 1.0)
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(max(high, low * 1.01)))
+    ticks: list[float] = []
+    for digits in ((1, 2, 5), tuple(range(1, 10))):
+        ticks = [
+            m * 10.0**e
+            for e in range(first, last + 1)
+            for m in digits
+            if low / 1.2 <= m * 10.0**e <= high * 1.2
+        ]
+        if len(ticks) >= 3:
+            break
+    fig.update_xaxes(
+        tickvals=ticks,
+        ticktext=[f"{t:,.0f}" for t in ticks],
+        minor={"ticks": "outside", "ticklen": 3, "showgrid": False},
+    )
 
 
 def pass_k_curve(curve: pd.DataFrame) -> go.Figure:
@@ -111,12 +133,14 @@ def pass_k_curve(curve: pd.DataFrame) -> go.Figure:
     return _layout(fig, "Success as rounds are added", "k (rounds)", "tasks (%)")
 
 
-def cluster_heatmap(matrix: pd.DataFrame, hover: pd.DataFrame | None = None) -> go.Figure:
-    """Task x round grid coloured by answer cluster (0 = the task's largest); blank = no answer.
+def cluster_heatmap(matrix: pd.DataFrame, answers: pd.DataFrame, routes: pd.DataFrame) -> go.Figure:
+    """Task x round grid coloured by answer cluster (0 = the task's largest), each cell marked with
+    the route that served it (R1, R2, ...); blank = no answer. A legend names the colours.
 
     Args:
         matrix: index task ids, columns rounds, values cluster numbers (NaN where no answer).
-        hover: same shape, the text shown on hover (answers, shortened).
+        answers: same shape, the answers (shortened) shown on hover.
+        routes: same shape, the route marks written in the cells.
     """
     n_colors = len(CLUSTER_COLORS)
     values = matrix.to_numpy(dtype="float64", na_value=float("nan"))
@@ -124,28 +148,63 @@ def cluster_heatmap(matrix: pd.DataFrame, hover: pd.DataFrame | None = None) -> 
     scale = []
     for i, color in enumerate(CLUSTER_COLORS):
         scale += [(i / n_colors, color), ((i + 1) / n_colors, color)]
+    shown = answers.map(_html_safe).to_numpy(dtype=object)
+    marks = routes.to_numpy(dtype=object)
     fig = go.Figure(
         go.Heatmap(
             z=z,
             x=[str(c) for c in matrix.columns],
             y=plain(pd.Series(matrix.index, dtype="string")).tolist(),
             customdata=values,
-            text=None if hover is None else hover.to_numpy(dtype=object),
+            text=marks,
+            texttemplate="%{text}",
+            textfont={"size": 10, "color": "white"},
+            hovertext=shown,
             colorscale=scale,
             zmin=0,
             zmax=n_colors,
             showscale=False,
             xgap=2,
             ygap=2,
-            hovertemplate="task %{y}<br>round %{x}<br>cluster %{customdata}<br>%{text}<extra></extra>"
-            if hover is not None
-            else "task %{y}<br>round %{x}<br>cluster %{customdata}<extra></extra>",
+            hovertemplate="task %{y}<br>round %{x}<br>cluster %{customdata} · route %{text}<br>"
+            "%{hovertext}<extra></extra>",
+            showlegend=False,
         )
     )
+    _cluster_legend(fig, values)
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", side="top")
-    height = max(220, min(1200, 24 * len(matrix) + 90))
-    return _layout(fig, "", "round", "task", height=height)
+    height = max(260, min(1200, 24 * len(matrix) + 130))
+    fig = _layout(fig, "", "round", "task", height=height)
+    fig.update_layout(
+        legend={"orientation": "h", "y": -0.02, "yanchor": "top", "x": 0, "title": {"text": "answer"}}
+    )
+    return fig
+
+
+def _cluster_legend(fig: go.Figure, values: np.ndarray) -> None:
+    """One legend entry per cluster number in the grid: its colour and what it means."""
+    present = values[~np.isnan(values)]
+    largest = int(present.max()) if present.size else -1
+    for k in range(min(largest + 1, len(CLUSTER_COLORS))):
+        name = "cluster 0: the task's most common answer" if k == 0 else f"cluster {k}"
+        if k == len(CLUSTER_COLORS) - 1 and largest >= len(CLUSTER_COLORS):
+            name += f" (and {k + len(CLUSTER_COLORS)}, ...: colours repeat)"
+        fig.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="markers",
+                name=name,
+                marker={"symbol": "square", "size": 12, "color": CLUSTER_COLORS[k]},
+                hoverinfo="skip",
+            )
+        )
+
+
+def _html_safe(text: object) -> str:
+    """Plotly hover labels interpret a few HTML tags; show log text literally instead."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def tokens_by_round(results: pd.DataFrame) -> go.Figure:
@@ -231,7 +290,9 @@ def attempt_timeline(attempts: pd.DataFrame) -> go.Figure:
             "result": False,
         },
     )
-    fig.update_yaxes(autorange="reversed", type="category")
+    # rows in time order: each result where its first attempt started, the earliest on top
+    order = frame.groupby("result", sort=False)["started_at"].min().sort_values(kind="stable").index.tolist()
+    fig.update_yaxes(autorange="reversed", type="category", categoryorder="array", categoryarray=order)
     height = max(260, min(1400, 18 * frame["result"].nunique() + 120))
     return _layout(fig, "HTTP attempts over time", "time (UTC)", "task · round", height=height)
 
@@ -318,7 +379,7 @@ def latency_box(frame: pd.DataFrame, column: str, by: str, title: str, x_title: 
     )
     fig.update_layout(showlegend=False)
     fig.update_yaxes(type="category")
-    _log_ms_axis(fig)
+    _log_ms_axis(fig, data[column])
     height = max(240, 70 * data["group"].nunique() + 120)
     y_title = "results" if by == "retried" else "attempt outcome"
     return _layout(fig, title, x_title, y_title, height=height)

@@ -13,6 +13,9 @@ labels), namespaced `src.*`; the first three are mirrored into the URL query (`l
 
 from __future__ import annotations
 
+import contextlib
+import json
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,12 +30,19 @@ from analyzer.formats import format_list
 from analyzer.importers import load_any, load_any_bytes
 from analyzer.importers.experiments import experiment_groups
 from analyzer.importers.stamp import source_stamp
+from analyzer.log.frames import results_frame
 from analyzer.log.loader import MAX_UPLOAD_BYTES, LoadedLog
 from analyzer.log.model import RunLog
 from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
 from analyzer.metrics.answer_keys import ANSWER_KEYS, AnswerKey, answer_key
+from analyzer.metrics.answers import answer_keys
+from analyzer.metrics.semantic import CROSS_LANGUAGE_GAP, DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions
+from analyzer.metrics.semantic_view import semantic_members
+from analyzer.report.finding import Finding
+from analyzer.report.finding import finding as finding_of
 from analyzer.report.html import ReportEntry, render_report_html
+from analyzer.report.runs_table import ListedLog
 from analyzer.verdicts.before_after import compare_files
 from app import log_folders
 from app.log_folders import RUNS_DIR_ENV, runs_dir
@@ -41,13 +51,16 @@ ROOT = log_folders.ROOT
 KEY_HELP = (
     "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
     "white space and punctuation at either end ignored), fuzzy (normalized answers that are nearly "
-    "equal), actions (the same tool calls with the same arguments, for agent logs with trajectories)."
+    "equal), actions (the same tool calls with the same arguments, for agent logs with trajectories), "
+    "semantic (the same meaning, in English, Chinese and other languages: sentence embeddings with "
+    "guards on negation, numbers, dates and units; needs pip install 'rerunlens[semantic]')."
 )
 
 # Session-state keys (ids and selections only).
 LOGS = "src.logs"
 UPLOADS = "src.uploads"
 KEY = "src.answer_key"
+SEMANTIC_T = "src.semantic_threshold"
 FOCUS = "src.focus"
 LABEL = "src.label."  # + source: a label the user typed for that group
 SEEN_UPLOADS = "src.seen_uploads"  # upload file ids already opened once
@@ -121,10 +134,11 @@ def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
 
 
 @st.cache_resource(show_spinner="Analysing…", max_entries=32)
-def _analyze(token: str, key: AnswerKey, _loaded: LoadedLog) -> Analysis | Problem:
-    """The analyzer's results for one opened log under one answer key."""
+def _analyze(token: str, key: AnswerKey, threshold: float, _loaded: LoadedLog) -> Analysis | Problem:
+    """The analyzer's results for one opened log under one answer key (and semantic threshold)."""
     try:
-        return analyze(_loaded.log, key=key)
+        semantic = SemanticOptions(threshold=threshold) if key == "semantic" else None
+        return analyze(_loaded.log, key=key, semantic=semantic)
     except RerunLensError as exc:
         return Problem(_loaded.source, exc.message)
     except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
@@ -157,12 +171,69 @@ def _experiments(token: str, _loaded: LoadedLog) -> list[tuple[int, tuple[str, L
 
 
 def _open_one(token: str, source: str, loaded: LoadedLog, key: AnswerKey) -> Group | Problem:
-    result = _analyze(token, key, loaded)
+    threshold = semantic_threshold() if key == "semantic" else 0.0
+    if key == "semantic":
+        _embed_first(token, loaded, threshold)
+    result = _analyze(token, key, threshold, loaded)
     if isinstance(result, Problem):
         return Problem(source, result.message)
     label = loaded.log.display_label(Path(source).stem)
     label += " (uploaded)" if source.endswith(UPLOAD_SUFFIX) else ""  # never mistaken for a saved log
     return Group(label=label, source=source, loaded=loaded, analysis=result)
+
+
+def semantic_threshold() -> float:
+    """The semantic key's threshold picked in the sidebar (the default until one is)."""
+    value = st.session_state.get(SEMANTIC_T)
+    return float(value) if isinstance(value, int | float) else DEFAULT_SEMANTIC_THRESHOLD
+
+
+def semantic_control() -> None:
+    """The semantic key's threshold, shown and changeable (only under that key)."""
+    if answer_key(st.session_state.get(KEY)) != "semantic":
+        return
+    st.session_state.setdefault(SEMANTIC_T, DEFAULT_SEMANTIC_THRESHOLD)
+    st.slider(
+        "Similarity threshold",
+        min_value=0.30,
+        max_value=0.95,
+        step=0.05,
+        key=SEMANTIC_T,
+        help="Two answers that agree on negation, numbers, dates and units are one when their "
+        f"similarity reaches this (default {DEFAULT_SEMANTIC_THRESHOLD:.2f}, chosen on labelled "
+        f"answers; {CROSS_LANGUAGE_GAP:.2f} lower between Chinese and English; see docs/metrics.md).",
+    )
+
+
+def _embed_first(token: str, loaded: LoadedLog, threshold: float) -> None:
+    """A log's first semantic pass with a progress bar (its vectors are cached after it); once per
+    log version and session, so later pages only read the cache."""
+    done = st.session_state.setdefault("_semantic_embedded", set())
+    if token in done:
+        return
+    bar = st.empty()
+
+    def progress(embedded: int, total: int) -> None:
+        bar.progress(
+            embedded / total, text=f"Embedding answers for the semantic key: {embedded:,} of {total:,}"
+        )
+
+    with contextlib.suppress(RerunLensError):  # the analysis reports it as the log's problem, in one line
+        answer_keys(
+            results_frame(loaded.log), "semantic", semantic=SemanticOptions(threshold, progress=progress)
+        )
+    bar.empty()
+    done.add(token)
+
+
+def semantic_members_of(analysis: Analysis, task_id: str) -> pd.DataFrame | str:
+    """One task's semantic clusters (representative, members, similarity), or the one-line problem."""
+    if analysis.semantic is None:
+        return "not analysed with the semantic key"
+    try:
+        return semantic_members(analysis.results, task_id, analysis.semantic)
+    except RerunLensError as exc:
+        return exc.message
 
 
 def _unique(label: str, taken: set[str]) -> str:
@@ -231,36 +302,6 @@ def current() -> Selection:
 
 
 # --- reading the log for display (no metrics) -------------------------------------------------
-
-
-def cluster_grid(results: pd.DataFrame, task_ids: list[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The analyzer's clusters laid out task x round, with the answers (shortened) for hovering."""
-    rows = results[results["task_id"].astype(str).isin(task_ids)]
-    index = pd.Index(task_ids, name="task_id")
-    rounds = sorted(rows["round"].unique().tolist()) if len(rows) else []
-    key = rows["task_id"].astype(str)
-    matrix = (
-        pd.DataFrame({"task_id": key, "round": rows["round"], "v": rows["cluster"].astype("Float64")})
-        .drop_duplicates(["task_id", "round"])
-        .pivot(index="task_id", columns="round", values="v")
-        .reindex(index=index, columns=rounds)
-    )
-    answers = rows["answer"].astype("string").str.slice(0, 80).str.replace("\n", " ⏎ ")
-    answers = answers.mask(rows.get("no_answer", False), "(no answer)")
-    answers = answers.fillna("(error)")
-    hover = (
-        pd.DataFrame({"task_id": key, "round": rows["round"], "v": answers.map(_html_safe)})
-        .drop_duplicates(["task_id", "round"])
-        .pivot(index="task_id", columns="round", values="v")
-        .reindex(index=index, columns=rounds)
-        .fillna("")
-    )
-    return matrix, hover
-
-
-def _html_safe(text: object) -> str:
-    """Plotly hover labels interpret a few HTML tags; show log text literally instead."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def task_prompt(log: RunLog, task_id: str) -> str | None:
@@ -370,6 +411,7 @@ def sidebar() -> Selection:
         seed_from_url(KEY, "key", "exact", lambda raw: raw[-1] if raw[-1] in ANSWER_KEYS else "exact")
         st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
         mirror_to_url("key", st.session_state[KEY])
+        semantic_control()
 
         fresh = _to_focus()
         selection = current()
@@ -445,13 +487,59 @@ def files_stamp(*paths: str | None) -> str:
 
 @st.cache_data(show_spinner="Comparing before and after…", max_entries=32)
 def rerun_before_after(
-    parent: str, out: str, ids: tuple[str, ...], key: AnswerKey, stamp: str
+    parent: str, out: str, ids: tuple[str, ...], key: AnswerKey, stamp: str, threshold: float | None = None
 ) -> pd.DataFrame:
-    """The analyzer's before/after of a finished re-run (cached per logs, tasks, key and file versions)."""
+    """The analyzer's before/after of a finished re-run (cached per logs, tasks, key, semantic threshold
+    and file versions)."""
     del stamp  # cache key only
-    return compare_files(parent, out, list(ids), key)
+    semantic = (
+        SemanticOptions(threshold=threshold or DEFAULT_SEMANTIC_THRESHOLD) if key == "semantic" else None
+    )
+    return compare_files(parent, out, list(ids), key, semantic)
 
 
 def html_report(groups: list[Group]) -> str:
     """The analyzer's shareable HTML report of open logs (built when the download is clicked)."""
     return render_report_html([ReportEntry(g.label, g.source, g.analysis) for g in groups])
+
+
+_FINDINGS: weakref.WeakKeyDictionary[Analysis, Finding] = weakref.WeakKeyDictionary()
+
+
+def finding(analysis: Analysis) -> Finding:
+    """The analyzer's one-sentence finding of a log (Overview's first screen), kept with its analysis."""
+    found = _FINDINGS.get(analysis)
+    if found is None:
+        found = _FINDINGS[analysis] = finding_of(analysis.report())
+    return found
+
+
+def listed_logs(key: str) -> list[ListedLog]:
+    """Every log the sidebar offers, read and analysed through the same caches as the open ones."""
+    folder = runs_dir()
+    out: list[ListedLog] = []
+    for rel in folder_logs(str(folder)):
+        path = log_folders.log_path(folder, rel)
+        try:
+            stamp = source_stamp(path)
+        except OSError:
+            out.append(ListedLog(rel, None, f"{path}: no such file"))
+            continue
+        opened = _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), answer_key(key))[0]
+        if isinstance(opened, Problem):
+            out.append(ListedLog(rel, None, opened.message))
+        else:
+            out.append(ListedLog(rel, opened.analysis))
+    return out
+
+
+def result_json(log: RunLog, task_id: str) -> dict[int, str]:
+    """The task's results as the log holds them, by round: indented JSON, secret-shaped values
+    masked (read only when asked for: a fast-loaded log builds its result objects for this)."""
+    return {
+        rnd: shown_text(
+            json.dumps(result.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)
+        )
+        for rnd, result in log.results()
+        if str(result.task_id) == task_id
+    }

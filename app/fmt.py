@@ -3,49 +3,32 @@
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Sequence
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+import analyzer.numbers as numbers
 from analyzer.metrics.answer_keys import AnswerKey
 from analyzer.report.export import flagged_task_json, tasks_csv
 from app import data, log_folders
 
-NONE = "—"
+NONE = numbers.NONE
 """What a missing value reads, in a metric and in every table (`st.dataframe(placeholder=NONE)`),
 number and text cells alike, instead of Streamlit's grey "None"."""
 
-
-def _missing(value: object) -> bool:
-    if value is None:
-        return True
-    try:
-        return bool(isinstance(value, float) and math.isnan(value))
-    except TypeError:
-        return False
-
-
-def count(value: int | None) -> str:
-    """An integer with thousands separators."""
-    return NONE if _missing(value) else f"{int(value):,}"  # type: ignore[arg-type]
-
-
-def num(value: float | None, digits: int = 1) -> str:
-    """A number with a fixed number of decimals."""
-    return NONE if _missing(value) else f"{value:,.{digits}f}"
-
-
-def pp(value: float | None) -> str:
-    """Percentage points."""
-    return NONE if _missing(value) else f"{value:.1f} pp"
-
-
-def pct(value: float | None) -> str:
-    """A fraction 0..1 as a percentage."""
-    return NONE if _missing(value) else f"{100 * value:.1f} %"  # type: ignore[operator]
+# One number style for every page and report: `analyzer/report/numbers.py`.
+count = numbers.count
+counted = numbers.counted
+num = numbers.num
+pp = numbers.pp
+pct = numbers.pct
+pp_ci = numbers.pp_ci
+pct_ci = numbers.pct_ci
+p_value = numbers.p_value
+duration = numbers.duration
+call_step = numbers.call_step
 
 
 def file_stem(label: str) -> str:

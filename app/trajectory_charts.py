@@ -14,6 +14,14 @@ END_COLOR = "#7f7f7f"
 ALIGNED = {"l": 70, "r": 20, "t": 40, "b": 10}
 """Fixed margins shared by the tree and the uncertainty strip, so their step axes line up."""
 CALL_CHARS = 120
+CALL_AXIS = "tool call (1 = the first)"
+
+
+def call_ticks(last: int) -> dict[str, object]:
+    """The analyzer's 0-based tool-call steps labelled as people count them: 1 for the first call."""
+    every = 1 if last <= 20 else 5
+    values = list(range(0, last + 1, every))
+    return {"tickmode": "array", "tickvals": values, "ticktext": [str(v + 1) for v in values]}
 
 
 def _escape(text: str) -> str:
@@ -23,7 +31,7 @@ def _escape(text: str) -> str:
 def _hover(row: pd.Series, total: int) -> str:
     call = row["call"] if len(row["call"]) <= CALL_CHARS else row["call"][:CALL_CHARS] + " …"
     rounds = ", ".join(str(r) for r in row["rounds"])
-    return f"step {row['step']}<br>{_escape(call)}<br>rounds {rounds} ({row['n_rounds']} of {total})"
+    return f"tool call {row['step'] + 1}<br>{_escape(call)}<br>rounds {rounds} ({row['n_rounds']} of {total})"
 
 
 def _texts(part: pd.DataFrame) -> list[str]:
@@ -89,15 +97,15 @@ def divergence_tree(tree: pd.DataFrame, first_divergence: int | None, total_roun
         fig.add_vline(
             x=first_divergence - 0.5,
             line_dash="dash",
-            annotation_text=f"part at step {first_divergence}",
+            annotation_text=f"part at tool call {first_divergence + 1}",
             annotation_position="bottom left",
         )
     lanes = int(tree["lane"].max()) + 1 if len(tree) else 1
     fig.update_yaxes(range=[lanes - 0.4, -0.8], showticklabels=False, zeroline=False, showgrid=False)
     last = int(tree["step"].max()) if len(tree) else 0
-    fig.update_xaxes(dtick=1 if last <= 20 else 5, zeroline=False, range=[-0.5, last + 1.5 + last / 8])
+    fig.update_xaxes(zeroline=False, range=[-0.5, last + 1.5 + last / 8], **call_ticks(last))
     title = "Divergence tree: rounds merged while they made the same calls"
-    fig = _layout(fig, title, "tool-call step (0-based)", "", height=min(900, 190 + 34 * lanes))
+    fig = _layout(fig, title, CALL_AXIS, "", height=min(900, 190 + 34 * lanes))
     fig.update_layout(margin=ALIGNED, legend={"orientation": "h", "y": -0.3, "x": 0})
     fig.update_yaxes(automargin=False)
     return fig
@@ -106,10 +114,11 @@ def divergence_tree(tree: pd.DataFrame, first_divergence: int | None, total_roun
 def divergence_histogram(counts: pd.DataFrame) -> go.Figure:
     """Tasks by the step where their rounds first part ways; "same calls": rounds never did."""
     colors = [END_COLOR if label == "same calls" else CLUSTER_COLORS[0] for label in counts["label"]]
-    fig = go.Figure(go.Bar(x=counts["label"], y=counts["tasks"], marker_color=colors))
+    shown = [label if label == "same calls" else str(int(label) + 1) for label in counts["label"]]
+    fig = go.Figure(go.Bar(x=shown, y=counts["tasks"], marker_color=colors))
     fig.update_xaxes(type="category")
     fig.update_yaxes(dtick=1 if counts["tasks"].max() <= 10 else None, rangemode="tozero")
-    return _layout(fig, "Where the rounds part ways", "first divergence (tool-call step)", "tasks")
+    return _layout(fig, "Where the rounds part ways", "first divergence (tool call, 1 = the first)", "tasks")
 
 
 FLAG_COLOR = "#d62728"
@@ -135,10 +144,16 @@ def uncertainty_strip(
                 "arrayminus": (u - scores["low"].astype(float)).clip(lower=0),
             },
             hovertext=[
-                f"assistant step {s}<br>recorded: {_escape(str(r))[:CALL_CHARS]}<br>"
+                f"tool call {t + 1} (assistant step {s})<br>recorded: {_escape(str(r))[:CALL_CHARS]}<br>"
                 f"{n} samples, {a} distinct actions, uncertainty {v:.2f}"
-                for s, r, n, a, v in zip(
-                    scores["step"], scores["recorded"], scores["samples"], scores["actions"], u, strict=True
+                for t, s, r, n, a, v in zip(
+                    scores["tool_step"],
+                    scores["step"],
+                    scores["recorded"],
+                    scores["samples"],
+                    scores["actions"],
+                    u,
+                    strict=True,
                 )
             ],
             hoverinfo="text",
@@ -146,8 +161,8 @@ def uncertainty_strip(
     )
     fig.add_hline(y=0.2, line_dash="dot", annotation_text="flag at 0.2", annotation_position="top left")
     fig.update_yaxes(range=[0, 1])
-    fig.update_xaxes(range=[-0.5, last_step + 1.5 + last_step / 8], dtick=1 if last_step <= 20 else 5)
-    fig = _layout(fig, title, "tool-call step (0-based)", "1 - mean similarity", height=240)
+    fig.update_xaxes(range=[-0.5, last_step + 1.5 + last_step / 8], **call_ticks(last_step))
+    fig = _layout(fig, title, CALL_AXIS, "1 - mean similarity", height=240)
     fig.update_layout(margin=ALIGNED)
     fig.update_yaxes(automargin=False)
     return fig

@@ -19,10 +19,11 @@ from analyzer.metrics.trajectories import divergence_counts
 from analyzer.runner.resample import ResampleRequest, default_resample_path, pinned_profile
 from analyzer.safety.keys import read_keys
 from app import data, fmt, log_folders, trajectory_charts
+from app.widgets import log_route
 
 SIDE_COLUMNS = {
     "round": st.column_config.NumberColumn("round"),
-    "call": st.column_config.TextColumn("call at this step", width="large"),
+    "call": st.column_config.TextColumn("call at this tool call", width="large"),
     "previous_call": st.column_config.TextColumn("call before"),
     "previous_result": st.column_config.TextColumn("tool result it had just seen", width="large"),
     "answer": st.column_config.TextColumn("final answer"),
@@ -44,7 +45,7 @@ def task_section(group: data.Group, task_id: str) -> None:
     st.markdown("**Where the rounds part ways**")
     st.caption(
         f"{rounds} rounds recorded tool calls ({row['calls_min']}-{row['calls_max']} each) · "
-        + ("every round made the same calls" if fd is None else f"first divergence at step {fd}")
+        + ("every round made the same calls" if fd is None else f"first divergence at {fmt.call_step(fd)}")
         + f" · call-set Jaccard {row['jaccard_mean']:.2f} mean, {row['jaccard_min']:.2f} worst pair · "
         f"sequence similarity {row['edit_mean']:.2f} mean, {row['edit_min']:.2f} worst pair · "
         f"highest step entropy {row['entropy_max']:.2f} (0 = all rounds alike, 1 = all different)"
@@ -53,7 +54,7 @@ def task_section(group: data.Group, task_id: str) -> None:
     st.plotly_chart(trajectory_charts.divergence_tree(tree, fd, rounds), key="tasks.divergence_tree")
     _uncertainty(group, task_id, int(tree["step"].max()))
     if fd is not None:
-        st.markdown(f"**The rounds at step {fd}**")
+        st.markdown(f"**The rounds at {fmt.call_step(fd)}**")
         st.dataframe(
             rounds_at_step(group.loaded.log, task_id, fd),
             column_config=SIDE_COLUMNS,
@@ -113,7 +114,8 @@ def _imported_strip(log: RunLog, scores: pd.DataFrame, last_step: int) -> None:
     st.plotly_chart(trajectory_charts.uncertainty_strip(scores, last_step, title), key="tasks.uncertainty")
     block = log.resample or {}
     own = ", ".join(
-        f"step {s.get('tool_step')}: {float(s['altk_uncertainty']):.2f} ({s.get('altk_metric')})"
+        f"{fmt.call_step(int(s.get('tool_step') or 0))}: "
+        f"{float(s['altk_uncertainty']):.2f} ({s.get('altk_metric')})"
         for s in block.get("steps", [])
         if isinstance(s, dict) and isinstance(s.get("altk_uncertainty"), int | float)
     )
@@ -124,7 +126,7 @@ def _imported_strip(log: RunLog, scores: pd.DataFrame, last_step: int) -> None:
         how = (
             f"{int(scores['samples'].max())} samples per step, scored by RerunLens (1 − mean similarity: "
             "Jaccard of calls, edit similarity of text) with 95% bootstrap intervals · flagged (≥ 0.2, at "
-            "most three): " + (", ".join(f"step {s}" for s in flagged["tool_step"]) or "none")
+            "most three): " + (", ".join(fmt.call_step(s) for s in flagged["tool_step"]) or "none")
         )
     else:
         how = (
@@ -161,7 +163,7 @@ def _strip(group: data.Group, task_id: str, path: Path, last_step: int) -> None:
     flagged = scores[scores["flagged"]]
     st.caption(
         f"{int(scores['samples'].max())} samples per step · flagged (uncertainty ≥ 0.2, at most three): "
-        + (", ".join(f"step {s}" for s in flagged["tool_step"]) or "none")
+        + (", ".join(fmt.call_step(s) for s in flagged["tool_step"]) or "none")
         + " · bars carry 95% bootstrap intervals over the samples"
     )
 
@@ -173,6 +175,13 @@ def _start_button(group: data.Group, task_id: str, path: Path) -> None:
     refused = runs_refused(st.get_option("server.address"))
     if refused is not None:
         st.caption(data.escape(f"Resampling is off: {refused}."))
+        return
+    try:
+        profile = pinned_profile(group.loaded.log)
+    except RerunLensError as exc:
+        st.error(data.escape(exc.message), icon=":material/warning:")
+        return
+    if not log_route.confirmed(profile, "tasks.resample_confirm"):
         return
     left, right = st.columns([1, 3])
     samples = left.number_input("Samples per step", 2, 20, 5, key="tasks.resample_samples")
@@ -187,7 +196,6 @@ def _start_button(group: data.Group, task_id: str, path: Path) -> None:
     ):
         return
     try:
-        profile = pinned_profile(group.loaded.log)
         keys = read_keys(profile.key_envs())
     except RerunLensError as exc:
         st.error(data.escape(exc.message), icon=":material/warning:")
@@ -220,9 +228,8 @@ def overview_section(group: data.Group) -> None:
     share = traj.report()["identical_share"]
     st.subheader("Trajectories")
     st.caption(
-        f"{len(traj.tasks):,} tasks with tool calls in 2+ rounds; rounds made the same calls in "
-        f"{fmt.pct(share['value'])} of them "
-        f"(95% interval {fmt.pct(share['low'])} to {fmt.pct(share['high'])})."
+        f"{fmt.counted(len(traj.tasks), 'task')} with tool calls in 2+ rounds; rounds made the same "
+        f"calls in {fmt.pct_ci(share['value'], [share['low'], share['high']])} of them."
     )
     st.plotly_chart(
         trajectory_charts.divergence_histogram(divergence_counts(traj.tasks)), key="overview.divergence"

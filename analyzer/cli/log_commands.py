@@ -7,9 +7,11 @@ import json
 import sys
 from pathlib import Path
 
+import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.analysis import analyze as analyze_log
 from analyzer.atomic import write_text_atomic
+from analyzer.cli.semantic_args import semantic_options
 from analyzer.errors import RerunLensError
 from analyzer.importers import import_to_file, load_any
 from analyzer.importers.experiments import experiment_groups
@@ -24,7 +26,7 @@ from analyzer.verdicts.compare import comparison_report
 
 def analyze(args: argparse.Namespace) -> int:
     """`rerunlens analyze`: the report, or one JSON object; exit 1 above `--fail-above`."""
-    analysis = analyze_log(load_any(args.file).log, args.key)
+    analysis = analyze_log(load_any(args.file).log, args.key, semantic=semantic_options(args))
     if args.json:
         report = analysis.report()
         report["source"] = str(args.file)
@@ -56,17 +58,17 @@ def export(args: argparse.Namespace) -> int:
     """`rerunlens export`: the flagged tasks as a task file and/or the per-task table as CSV."""
     if not args.flagged and not args.csv:
         raise RerunLensError("export needs --flagged OUT.json and/or --csv OUT.csv")
-    analysis = analyze_log(load_any(args.file).log, args.key)
+    analysis = analyze_log(load_any(args.file).log, args.key, semantic=semantic_options(args))
     if args.flagged:
         entries = flagged_task_file(analysis, load_tasks(args.tasks) if args.tasks else None)
         write_text_atomic(args.flagged, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
-        print(f"wrote {len(entries)} flagged task(s) to {args.flagged}")
+        print(f"wrote {numbers.counted(len(entries), 'flagged task')} to {args.flagged}")
         missing = missing_prompts(entries)
         if missing:
             print(missing_prompts_note(analysis.log, len(missing)), file=sys.stderr)
     if args.csv:
         write_text_atomic(args.csv, tasks_csv(analysis))
-        print(f"wrote {len(analysis.tasks)} task row(s) to {args.csv}")
+        print(f"wrote {numbers.counted(len(analysis.tasks), 'task row')} to {args.csv}")
     return 0
 
 
@@ -74,7 +76,8 @@ def report(args: argparse.Namespace) -> int:
     """`rerunlens report`: one self-contained HTML file for one or several logs."""
     entries = [ReportEntry(label, path, analysis) for label, path, analysis in _labelled(args)]
     out = write_text_atomic(args.out, render_report_html(entries, title=args.title))
-    print(f"wrote {out} ({len(entries)} log(s), {out.stat().st_size / 2**20:.1f} MB, opens offline)")
+    logs = numbers.counted(len(entries), "log")
+    print(f"wrote {out} ({logs}, {out.stat().st_size / 2**20:.1f} MB, opens offline)")
     return 0
 
 
@@ -95,13 +98,14 @@ def _labelled(args: argparse.Namespace) -> list[tuple[str, str, Analysis]]:
     if args.label and len(args.label) != len(args.files):
         raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
     out = []
+    semantic = semantic_options(args)
     for i, path in enumerate(args.files):
         loaded = load_any(path)
         label = args.label[i] if args.label else loaded.log.display_label(Path(path).name)
         parts = experiment_groups(loaded)
         if not parts:
-            out.append((label, str(path), analyze_log(loaded.log, args.key)))
+            out.append((label, str(path), analyze_log(loaded.log, args.key, semantic=semantic)))
         for part, group in parts:  # a file that compares experiments: each group on its own
             shown = part if len(args.files) == 1 else f"{label}: {part}"
-            out.append((shown, str(path), analyze_log(group.log, args.key)))
+            out.append((shown, str(path), analyze_log(group.log, args.key, semantic=semantic)))
     return out

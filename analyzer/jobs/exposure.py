@@ -12,14 +12,17 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import ipaddress
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import FrameType
+from urllib.parse import urlsplit
 
 from analyzer.errors import RerunLensError
 from analyzer.routes.url_lint import is_loopback
@@ -80,6 +83,50 @@ def dashboard_command(runs_dir: str | None, port: int | None = None, address: st
     return command + (["--", "--runs-dir", runs_dir] if runs_dir else [])
 
 
+DEFAULT_PORT = 8501
+"""Streamlit's own default port."""
+
+
+def port_busy(port: int, address: str | None = None) -> bool:
+    """Whether something already listens on `port` at `address` (default 127.0.0.1); an address
+    that does not resolve is not called busy (the server then says what is wrong with it)."""
+    try:
+        family, kind, proto, _, where = socket.getaddrinfo(
+            address or "127.0.0.1", port, type=socket.SOCK_STREAM
+        )[0]
+    except (OSError, UnicodeError):
+        return False
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(where)
+        except OSError:
+            return True
+    return False
+
+
+def free_port_after(port: int, address: str | None = None, tries: int = 50) -> int | None:
+    """The first free port after `port` (within `tries`), or None."""
+    for candidate in range(port + 1, min(port + 1 + tries, 65536)):
+        if not port_busy(candidate, address):
+            return candidate
+    return None
+
+
+def check_port(port: int | None, address: str | None = None) -> None:
+    """Refuse a busy port in one line that names a free one to use instead.
+
+    Raises:
+        RerunLensError: the port is taken (another dashboard, or any other server).
+    """
+    wanted = DEFAULT_PORT if port is None else port
+    if not port_busy(wanted, address):
+        return
+    free = free_port_after(wanted, address)
+    hint = f"; try rerunlens dashboard --port {free}" if free else "; pick another with --port"
+    raise RerunLensError(f"port {wanted} is already in use (another dashboard is running?){hint}")
+
+
 def runs_refused(address: str | None, env: Mapping[str, str] | None = None) -> str | None:
     """Why starting runs is refused on a dashboard bound to `address`, or None when it is allowed."""
     source = os.environ if env is None else env
@@ -96,6 +143,78 @@ def runs_refused(address: str | None, env: Mapping[str, str] | None = None) -> s
     )
 
 
+ALLOW_REMOTE_ENV = "RERUNLENS_ALLOW_REMOTE"
+"""Set to 1 to serve the dashboard's pages beyond loopback (`rerunlens dashboard --address` sets it)."""
+ALLOWED_HOSTS_ENV = "RERUNLENS_ALLOWED_HOSTS"
+"""Comma-separated further host names a page may be requested under (a remote dashboard's own name)."""
+
+SAFE_START = "start it with `rerunlens dashboard` (it serves on 127.0.0.1)"
+
+
+def serving_refused(address: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    """Why pages are refused on a dashboard bound to `address` (plain `streamlit run` from another
+    folder listens on every interface), or None when it is bound to loopback or the switch is set."""
+    source = os.environ if env is None else env
+    host = (address or "").strip().strip("[]")
+    if (host and is_loopback(host)) or source.get(ALLOW_REMOTE_ENV) == "1":
+        return None
+    return (
+        f"this dashboard listens on {host or 'every interface'}, where anyone who reaches it could read "
+        f"your logs; {SAFE_START}, or set {ALLOW_REMOTE_ENV}=1 to serve beyond loopback on purpose"
+    )
+
+
+def _host_name(authority: str) -> str:
+    """`Evil.example:8501` -> `evil.example`; `[::1]:8501` -> `::1`."""
+    text = authority.strip().lower()
+    if text.startswith("["):
+        return text[1:].split("]", 1)[0]
+    return text.rsplit(":", 1)[0] if text.count(":") == 1 else text
+
+
+def _ip_literal(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def request_refused(
+    headers: Mapping[str, str], address: str | None, env: Mapping[str, str] | None = None
+) -> str | None:
+    """Why a page request is refused, or None: its Host must be a loopback name, the bound address,
+    an IP address on a dashboard served beyond loopback on purpose, or a name the user listed (a
+    foreign name is DNS rebinding: a web page reaching this server under its own name); its Origin,
+    when sent, must be the same host and port (another site's page driving this one's buttons).
+
+    Args:
+        headers: The request's headers (case-insensitive names).
+        address: The address the server is bound to (`server.address`).
+        env: Where the switches are read (default: the process environment).
+    """
+    source = os.environ if env is None else env
+    lower = {k.lower(): v for k, v in headers.items()}
+    host = lower.get("host", "").strip()
+    if not host:
+        return None  # no browser request (an in-process test client)
+    name = _host_name(host)
+    listed = {h.strip().lower() for h in source.get(ALLOWED_HOSTS_ENV, "").split(",") if h.strip()}
+    remote = source.get(ALLOW_REMOTE_ENV) == "1"
+    bound = (address or "").strip().strip("[]").lower()
+    if not (is_loopback(name) or name == bound or name in listed or (remote and _ip_literal(name))):
+        return (
+            f"this page was requested under the host name {name[:80]!r}, which is not this dashboard's "
+            f"address (DNS rebinding?); open it at http://127.0.0.1, or list the name in {ALLOWED_HOSTS_ENV}"
+        )
+    origin = lower.get("origin", "").strip()
+    if origin and urlsplit(origin).netloc.lower() != host.lower():  # "null" too: a sandboxed page
+        return (
+            f"this page was driven from another site ({origin[:80]!r}); open the dashboard at its own address"
+        )
+    return None
+
+
 FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 """Signals `rerunlens dashboard` passes on to Streamlit, so stopping the launcher stops the server."""
 
@@ -103,7 +222,9 @@ STOP_GRACE_S = 10.0
 """How long the server has to stop after a forwarded signal before it is killed."""
 
 
-def run_forwarding(command: Sequence[str], grace_s: float = STOP_GRACE_S) -> int:
+def run_forwarding(
+    command: Sequence[str], grace_s: float = STOP_GRACE_S, env: Mapping[str, str] | None = None
+) -> int:
     """Run `command` as a child and wait for it; SIGTERM, SIGINT and SIGHUP sent to this process are
     passed on to it. Whatever happens, the child is not left running: if it has not stopped
     `grace_s` after a signal (or when this process is interrupted), it is killed.
@@ -124,7 +245,7 @@ def run_forwarding(command: Sequence[str], grace_s: float = STOP_GRACE_S) -> int
     # (SIGINT in a background job) would stay ignored and the forwarded signal would do nothing
     previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
     try:
-        child = subprocess.Popen(list(command))
+        child = subprocess.Popen(list(command), env=env)
     except BaseException:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -16,6 +16,8 @@
   order. A result with no recorded trajectory has no actions key and is left out, like an error;
   a trajectory without tool calls is the empty sequence, and a task in which no round called a tool
   has no actions keys at all (rounds that did nothing did not "do the same things").
+- `semantic`: normalized answers of one task clustered by meaning (sentence embeddings plus guards
+  on negation, numbers, units and weekdays), in `analyzer.metrics.semantic`.
 
 An absent answer (missing, null, empty or white space only) is "no answer": it has no text key, so
 it never joins a cluster and never agrees with another absent answer (two rounds that both said
@@ -38,6 +40,7 @@ from rapidfuzz import fuzz, process
 from analyzer.log.call_tokens import canonical_json, signature, signature_piece
 from analyzer.metrics.answer_keys import ANSWER_KEYS, AnswerKey
 from analyzer.metrics.grouping import sorted_distinct
+from analyzer.metrics.semantic import SemanticOptions, semantic_keys
 
 __all__ = [
     "ANSWER_KEYS",
@@ -147,7 +150,11 @@ def fuzzy_representatives(
 
 
 def answer_keys(
-    results: pd.DataFrame, key: AnswerKey = "exact", *, fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD
+    results: pd.DataFrame,
+    key: AnswerKey = "exact",
+    *,
+    fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
+    semantic: SemanticOptions | None = None,
 ) -> pd.Series:
     """The answer key of every result (a new Series aligned with `results`); `<NA>` for errors.
 
@@ -157,8 +164,9 @@ def answer_keys(
     Args:
         results: Frame from `analyzer.log.frames.results_frame` (needs `task_id`, `status`, `answer`;
             the `actions` key needs the `actions` column, from `action_signature`).
-        key: `exact`, `normalized`, `fuzzy` or `actions`.
+        key: `exact`, `normalized`, `fuzzy`, `actions` or `semantic`.
         fuzzy_threshold: rapidfuzz ratio (0..100) for the `fuzzy` key.
+        semantic: Threshold and embedder for the `semantic` key (default: the bundled model).
     """
     if key not in ANSWER_KEYS:
         raise ValueError(f"unknown answer key {key!r}; use one of {', '.join(ANSWER_KEYS)}")
@@ -170,6 +178,8 @@ def answer_keys(
     answers = results["answer"].where(ok & ~no_answer(results)).astype("string")
     func = exact_key if key == "exact" else normalized_key
     keyed = _map_unique(answers, func)
+    if key == "semantic":
+        return semantic_keys(results["task_id"], keyed, semantic or SemanticOptions())
     if key != "fuzzy":
         return keyed
     return _fuzzy(results["task_id"], keyed, fuzzy_threshold)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+import analyzer.numbers as numbers
 from analyzer.log.model import RunLog, TaskSpec
 
 if TYPE_CHECKING:
@@ -55,7 +56,9 @@ def missing_prompts_note(log: RunLog, count: int) -> str:
     """The note `rerunlens export --flagged` prints when `count` flagged tasks have no prompt."""
     imported = bool((log.imported_from or {}).get("format"))
     why = f": {missing_prompts_reason(log)}" if imported else " in the log (format 1)"
-    return f"note: {count} task(s) have no prompt{why}; pass --tasks TASKS.json to fill them in"
+    verb = "has" if count == 1 else "have"
+    tasks = numbers.counted(count, "task")
+    return f"note: {tasks} {verb} no prompt{why}; pass --tasks TASKS.json to fill them in"
 
 
 def flagged_task_json(analysis: Analysis, extra_tasks: list[TaskSpec] | None = None) -> str:

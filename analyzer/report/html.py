@@ -19,7 +19,9 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.offline import get_plotlyjs
 
+import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
+from analyzer.report.cause_html import cause_section
 from analyzer.verdicts.compare import compare
 
 MAX_TASKS_WITH_CLUSTERS = 100
@@ -71,7 +73,8 @@ def render_report_html(entries: Sequence[ReportEntry], *, title: str = "RerunLen
         f"<title>{esc(title)}</title><style>{STYLE}</style>",
         f"<script>{get_plotlyjs()}</script></head><body>",
         f"<h1>{esc(title)}</h1>",
-        f"<p class='meta'>{len(entries)} log(s) · written {stamp} by rerunlens · answer gap = share of tasks "
+        f"<p class='meta'>{numbers.counted(len(entries), 'log')} · written {stamp} by rerunlens · "
+        "answer gap = share of tasks "
         "(with two or more answers) whose answers differ between rounds, in percentage points (pp).</p>",
     ]
     if len(entries) > 1:
@@ -103,7 +106,7 @@ def _comparison(entries: Sequence[ReportEntry]) -> str:
     ]
     head = ["log", "answer gap", "outcome gap", "Pass^n", "tokens", "retries", "route pinned", "flagged"]
     flips = result.flips[result.flips["flipped"].astype(bool)] if "flipped" in result.flips else result.flips
-    note = f"<p>{len(flips)} task(s) flip between consistent and not across these logs"
+    note = f"<p>{numbers.counted(len(flips), 'task')} flip between consistent and not across these logs"
     note += (": " + esc(", ".join(flips["task_id"].astype(str).head(40))) + "</p>") if len(flips) else ".</p>"
     return "<h2>Side by side</h2>" + _table(head, rows, numeric={1, 2, 3, 4, 5, 7}) + note
 
@@ -115,7 +118,8 @@ def _log_section(entry: ReportEntry, n: int) -> str:
     parts = [
         f"<h2 id='log-{n}'>{esc(entry.label)}</h2>",
         f"<p class='meta'>{esc(entry.source)} · run id {esc(a.log.run_id)} · answer key "
-        f"{esc(h.answer_key)} · {h.tasks:,} tasks x {h.rounds:,} rounds · {h.results:,} results</p>",
+        f"{esc(h.answer_key)}{_threshold(h.semantic_threshold)} · {h.tasks:,} tasks x {h.rounds:,} rounds · "
+        f"{h.results:,} results</p>",
         _figures(report),
         f"<p class='{'ok' if h.route.pinned else 'warn'}'><b>Route:</b> {esc(h.route.verdict)}</p>",
     ]
@@ -126,7 +130,7 @@ def _log_section(entry: ReportEntry, n: int) -> str:
         parts += [f"<li>{esc(w)}</li>" for w in warnings]
         parts.append("</ul></div>")
     parts.append(_charts(a, n))
-    parts += [_flagged(a), _clusters(a), _retries(report), _drift(a)]
+    parts += [cause_section(h.attribution, esc), _flagged(a), _clusters(a), _retries(report), _drift(a)]
     return "\n".join(parts)
 
 
@@ -176,15 +180,14 @@ def _score_figure(score: Any) -> list[tuple[str, str, str]]:
 
 
 def _interval(report: dict[str, Any], name: str, unit: str) -> str:
-    """`95 % interval a – b` when the analysis carries one for this figure (`<name>_ci` anywhere)."""
+    """`95 % CI a–b` when the analysis carries one for this figure (`<name>_ci` anywhere)."""
     found = _find_ci(report, name)
     if found is None:
         return ""
     low, high, level = found
     if unit == "%" and max(abs(low), abs(high)) <= 1.0:
         low, high = 100 * low, 100 * high
-    shown = f"{low:.1f} – {high:.1f} {unit}"
-    return f"{esc(level)} interval {esc(shown)}"
+    return esc(f"{level} CI {low:.1f}{numbers.RANGE}{high:.1f}")
 
 
 def _find_ci(report: dict[str, Any], name: str) -> tuple[float, float, str] | None:
@@ -241,7 +244,7 @@ def _clusters(a: Analysis) -> str:
     order = tasks.sort_values("majority_share", kind="stable")["task_id"].astype(str).tolist()
     shown = order[:MAX_TASKS_WITH_CLUSTERS]
     clusters = a.clusters.assign(task_id=a.clusters["task_id"].astype(str))
-    parts = [f"<h3>Answer clusters of the {len(order)} inconsistent task(s)</h3>"]
+    parts = [f"<h3>Answer clusters of the {numbers.counted(len(order), 'inconsistent task')}</h3>"]
     if len(order) > len(shown):
         parts.append(f"<p class='meta'>The {len(shown)} least consistent are listed.</p>")
     head = ["cluster", "answers", "share", "representative answer", "rounds"]
@@ -282,8 +285,8 @@ def _drift(a: Analysis) -> str:
     fields = ", ".join(route.drifted_fields) or "none"
     drifted = a.tasks[a.tasks["drifted"].astype(bool)]
     text = (
-        f"<p>{_int(route.tuples)} route tuple(s); fields that changed: {esc(fields)}; "
-        f"{len(drifted)} task(s) drifted.</p>"
+        f"<p>{numbers.counted(route.tuples, 'route tuple')}; fields that changed: {esc(fields)}; "
+        f"{numbers.counted(len(drifted), 'task')} drifted.</p>"
     )
     if route.pinned is None:  # nothing recorded cannot be said to have not changed
         text = f"<p>{esc(route.verdict.split('. ')[0])}.</p>"
@@ -368,15 +371,15 @@ def _missing(value: object) -> bool:
 
 
 def _pp(value: object) -> str:
-    return NONE if _missing(value) else f"{float(value):.1f} pp"  # type: ignore[arg-type]
+    return NONE if _missing(value) else numbers.pp(float(value))  # type: ignore[arg-type]
 
 
 def _pct(value: object) -> str:
-    return NONE if _missing(value) else f"{100 * float(value):.1f} %"  # type: ignore[arg-type]
+    return NONE if _missing(value) else numbers.pct(float(value))  # type: ignore[arg-type]
 
 
 def _int(value: object) -> str:
-    return NONE if _missing(value) else f"{int(value):,}"  # type: ignore[call-overload]
+    return NONE if _missing(value) else numbers.count(value)  # type: ignore[arg-type]
 
 
 def _fmt_cell(value: object) -> object:
@@ -390,3 +393,8 @@ def _fmt_cell(value: object) -> object:
 def _shorten(text: object) -> str:
     s = "(no answer)" if _missing(text) else str(text)
     return s if len(s) <= MAX_ANSWER_CHARS else s[: MAX_ANSWER_CHARS - 1] + "…"
+
+
+def _threshold(value: float | None) -> str:
+    """The semantic key's threshold beside the key's name, so a reader knows what joined answers."""
+    return "" if value is None else f" (similarity threshold {value:.2f})"

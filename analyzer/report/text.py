@@ -6,6 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+import analyzer.numbers as numbers
+from analyzer.metrics.attribution import CAUSES, verdict_counts
+from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
 from analyzer.safety.terminal_text import visible, visible_lines
 
@@ -21,13 +24,13 @@ _LIST_AT_MOST = 20
 
 
 def pct(value: float | None) -> str:
-    """A 0..1 share as a percentage, or an em dash when unknown."""
-    return "—" if value is None else f"{value * 100:.1f}%"
+    """A 0..1 share as a percentage (`66.7 %`), or an em dash when unknown."""
+    return numbers.pct(value)
 
 
 def pp(value: float | None) -> str:
     """Percentage points, or an em dash when unknown."""
-    return "—" if value is None else f"{value:.1f} pp"
+    return numbers.pp(value)
 
 
 def num(value: float | None, digits: int = 0) -> str:
@@ -53,11 +56,15 @@ def render_report(analysis: Analysis, source: str) -> str:
         ident.append(f"re-run of {log.parent_run_id}")
     lines.append("  " + " · ".join(ident))
     lines.append(
-        f"  {_n(h.tasks, 'task')} · {_n(h.rounds, 'round')} · {_n(h.results, 'result')} · {h.errors} errored"
+        f"  {_n(h.tasks, 'task')} · {_n(h.rounds, 'round')} · {_n(h.results, 'result')}"
+        f" · {numbers.count(h.errors)} errored"
     )
     lines.append("")
 
-    lines.append(f"Answers (key: {h.answer_key})")
+    threshold = (
+        f", similarity threshold {h.semantic_threshold:.2f}" if h.semantic_threshold is not None else ""
+    )
+    lines.append(f"Answers (key: {h.answer_key}{threshold})")
     rate = h.answer_consistency_rate
     lines.append(
         f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
@@ -85,9 +92,10 @@ def render_report(analysis: Analysis, source: str) -> str:
     lines.append("")
     lines.append("Tokens")
     lines.append(
-        f"  total {num(t.total)} · per task (mean) {num(t.per_task_mean, 1)}"
-        f" · unknown on {t.unknown_results} result(s) · {num(t.retry_tokens)} on results that needed a retry"
-        f" · {t.outliers} outlier(s)"
+        f"  total {num(t.total)} · per task (mean) {num(t.per_task_mean)}"
+        f" · unknown on {_n(t.unknown_results, 'result')}"
+        f" · {num(t.retry_tokens)} on results that needed a retry"
+        f" · {_n(t.outliers, 'outlier')}"
     )
 
     lines += ["", "Retries", *retry_lines(h.retries)]
@@ -114,7 +122,7 @@ def render_report(analysis: Analysis, source: str) -> str:
         lines += [f"  - {w}" for w in h.warnings]
 
     lines.append("")
-    lines.append(f"Flagged for a re-run: {len(h.flagged)} task(s), inconsistent ones first")
+    lines.append(f"Flagged for a re-run: {_n(len(h.flagged), 'task')}, inconsistent ones first")
     # Route drift alone flags every task of an unpinned run; the inconsistent ones are the news.
     ordered = sorted(h.flagged, key=lambda f: "inconsistent" not in f.reasons)
     for flag in ordered[:_LIST_AT_MOST]:
@@ -133,12 +141,12 @@ def retry_lines(r: RetryFigures) -> list[str]:
         ]
     outcomes = ", ".join(f"{k} {v}" for k, v in sorted(r.by_outcome.items(), key=lambda kv: -kv[1]))
     out = [
-        f"  {r.attempts_total} attempts · {r.results_with_retry} result(s) retried"
-        f" · {r.extra_attempts} extra attempt(s) · {outcomes}"
+        f"  {_n(r.attempts_total, 'attempt')} · {_n(r.results_with_retry, 'result')} retried"
+        f" · {_n(r.extra_attempts, 'extra attempt')} · {outcomes}"
     ]
     if r.retry_after_seen:
         out.append(
-            f"  Retry-After seen {r.retry_after_seen} time(s), longest {num(r.retry_after_max_s, 1)} s"
+            f"  Retry-After seen {_n(r.retry_after_seen, 'time')}, longest {num(r.retry_after_max_s, 1)} s"
         )
     return out
 
@@ -169,27 +177,29 @@ def score_lines(s: ScoreFigures | None) -> list[str]:
 
 
 def interval(ci: list[float] | None, unit: str) -> str:
-    """` (95 % interval 26.7 to 60.0 pp)` (a 0..1 share shown in %), or nothing without an interval."""
-    if not ci:
-        return ""
-    if unit == "%":
-        return f" (95 % interval {ci[0] * 100:.1f}% to {ci[1] * 100:.1f}%)"
-    return f" (95 % interval {ci[0]:.1f} to {ci[1]:.1f} {unit})"
+    """` (95 % CI 26.7–60.0)` after its value (a 0..1 share's ends in %), or nothing without one."""
+    shown = numbers.ci(ci, share=unit == "%")
+    return f" ({shown})" if shown else ""
 
 
 def attribution_lines(items: list[Attribution]) -> list[str]:
-    """The cause of each inconsistent task from the log alone, counts first."""
+    """The cause of each inconsistent task from the log alone: counts (`verdict_counts`), the rule,
+    then each task with its factor, p and q."""
     if not items:
         return []
-    counts = {c: sum(a.cause == c for a in items) for c in ("route", "model", "unclear")}
+    counts = verdict_counts(items)
+    shown = ", ".join(f"{counts[c]} {c}" for c in CAUSES)
     out = [
         "",
-        f"Cause, from the log alone ({len(items)} inconsistent task(s)): {counts['route']} route, "
-        f"{counts['model']} model, {counts['unclear']} unclear",
+        f"Route or model, from the log alone ({len(items)} inconsistent task(s)): {shown}",
+        f"  route/both only where a route factor passes a false discovery rate of {FDR_Q:.0%} "
+        "(exact permutation test per factor, Bonferroni within the task, Benjamini-Hochberg across tasks)",
     ]
     for a in items[:_LIST_AT_MOST]:
-        p = f" (p = {a.p_value:.2f})" if a.p_value is not None else ""
-        out.append(f"  {a.task_id}: {a.cause}{p}: {a.evidence}")
+        figures = [f"{a.factor}" if a.factor else "", f"p = {a.p_value:.3g}" if a.p_value is not None else ""]
+        figures.append(f"q = {a.q_value:.3g}" if a.q_value is not None else "")
+        told = ", ".join(f for f in figures if f)
+        out.append(f"  {a.task_id}: {a.cause}{f' ({told})' if told else ''}: {a.evidence}")
     if len(items) > _LIST_AT_MOST:
         out.append(f"  ... and {len(items) - _LIST_AT_MOST} more (use --json for all)")
     return out
@@ -204,15 +214,17 @@ def trajectory_lines(traj: dict[str, Any]) -> list[str]:
         return []
     out = ["", "Trajectories (tool calls)"]
     if not measured:
-        return [*out, f"  {traj['tasks']} task(s) recorded tool calls; none in two rounds to compare"]
+        return [*out, f"  {_n(traj['tasks'], 'task')} recorded tool calls; none in two rounds to compare"]
     share = traj["identical_share"]
     out.append(
         f"  same calls in every round: {traj['identical']}/{measured} tasks, {pct(share['value'])}"
         + interval([share["low"], share["high"]], "%")
     )
-    steps = [f"step {k}: {v}" for k, v in traj["divergence_histogram"].items() if k != "none"]
+    steps = [
+        f"{numbers.call_step(int(k))}: {v}" for k, v in traj["divergence_histogram"].items() if k != "none"
+    ]
     if steps:
-        out.append("  tasks by the step where rounds first part: " + " · ".join(steps))
+        out.append("  tasks by the tool call where rounds first part: " + " · ".join(steps))
     similarity = traj["similarity"]
     parted = sorted(
         ((step, str(task)) for task, step in traj["first_divergence"].items() if step is not None),
@@ -222,7 +234,7 @@ def trajectory_lines(traj: dict[str, Any]) -> list[str]:
         sim = similarity[task]
         top = max(traj["step_entropy"].get(task) or [0.0])
         out.append(
-            f"  {task}: parts at step {step} · call-sequence similarity {sim['edit_mean']:.2f} "
+            f"  {task}: parts at {numbers.call_step(step)} · call-sequence similarity {sim['edit_mean']:.2f} "
             f"(lowest pair {sim['edit_min']:.2f}) · highest step entropy {top:.2f}"
         )
     if len(parted) > _LIST_AT_MOST:
@@ -268,8 +280,8 @@ def step_lines(steps: dict[str, Any] | None) -> list[str]:
 
 
 def _n(count: int, noun: str) -> str:
-    """`1 task`, `2 tasks`."""
-    return f"{count} {noun}{'' if count == 1 else 's'}"
+    """`1 task`, `2 tasks`, `1,200 results`."""
+    return numbers.counted(count, noun)
 
 
 def _short(text: object, width: int = 60) -> str:

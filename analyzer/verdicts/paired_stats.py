@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.metrics.stats import ALPHA, mcnemar_exact, mcnemar_tasks_needed, paired_difference_ci
 
@@ -70,6 +71,7 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
     p = mcnemar_exact(turned_inconsistent, turned_consistent) if len(a) else None
     oa, ob = _shared(_outcome_gap(first), _outcome_gap(second))
     outcome_diff = _mean_diff(oa, ob)
+    outcome_upper = max(_outcome_gap_upper(first), _outcome_gap_upper(second))
     diff = Difference(
         label=label,
         against=against,
@@ -81,7 +83,7 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
         turned_inconsistent=turned_inconsistent,
         outcome_common_tasks=len(oa),
         outcome_gap_diff_pp=outcome_diff,
-        outcome_gap_diff_ci=_ci(oa, ob),
+        outcome_gap_diff_ci=_ci(oa, ob, outcome_upper),
         tasks_to_resolve=mcnemar_tasks_needed(turned_inconsistent, turned_consistent, len(a)),
         sentence="",
     )
@@ -89,20 +91,23 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
 
 
 def difference_sentence(d: Difference) -> str:
-    """E.g. "C's answer gap is 30.0 pp lower than A's (95 % interval [-47.3, -10.0] pp, p = 0.012)"."""
+    """E.g. "C's answer gap is 30.0 pp lower than A's over 30 shared tasks (95 % CI -47.3–-10.0,
+    p = 0.012)": each group named once, the interval and p-value in the one number style."""
     if d.common_tasks == 0 or d.answer_gap_diff_pp is None:
         return f"{d.label} shares no task with two answers with {d.against}: no paired comparison."
     size = abs(d.answer_gap_diff_pp)
     if size == 0:
         return (
-            f"{d.label}'s answer gap equals {d.against}'s over {d.common_tasks} shared tasks "
-            f"({d.turned_consistent} tasks flip each way, p = {_p(d.p_value)})."
+            f"{d.label}'s answer gap equals {d.against}'s over "
+            f"{numbers.counted(d.common_tasks, 'shared task')} "
+            f"({numbers.counted(d.turned_consistent, 'task')} flip each way, {numbers.p_value(d.p_value)})."
         )
     direction = "lower" if d.answer_gap_diff_pp < 0 else "higher"
-    low, high = d.answer_gap_diff_ci or [float("nan")] * 2
+    ci = numbers.ci(d.answer_gap_diff_ci)
     head = (
-        f"{d.label}'s answer gap is {size:.1f} pp {direction} than {d.against}'s over {d.common_tasks} "
-        f"shared tasks (95 % interval [{low:.1f}, {high:.1f}] pp, p = {_p(d.p_value)})"
+        f"{d.label}'s answer gap is {numbers.pp(size)} {direction} than {d.against}'s over "
+        f"{numbers.counted(d.common_tasks, 'shared task')} "
+        f"({ci + ', ' if ci else ''}{numbers.p_value(d.p_value)})"
     )
     if d.p_value is not None and d.p_value <= ALPHA:
         return head + "."
@@ -111,13 +116,7 @@ def difference_sentence(d: Difference) -> str:
         if d.tasks_to_resolve
         else ""
     )
-    return f"{head}: not distinguishable from noise with {d.common_tasks} tasks{need}."
-
-
-def _p(p: float | None) -> str:
-    if p is None:
-        return "n/a"
-    return f"{p:.3f}" if p >= 0.001 else "< 0.001"
+    return f"{head}: not distinguishable from noise with {numbers.counted(d.common_tasks, 'task')}{need}."
 
 
 def _inconsistent(analysis: Analysis) -> pd.Series:
@@ -137,6 +136,14 @@ def _outcome_gap(analysis: Analysis) -> pd.Series:
     return pd.Series((c / n - (c == n)) * 100.0, index=tasks["task_id"].astype(str).to_numpy()[keep])
 
 
+def _outcome_gap_upper(analysis: Analysis) -> float:
+    """The largest per-task outcome gap the tasks allow: 100 (n - 1) / n for the largest graded n
+    (0 for 1-round logs, whose gap is 0 by definition)."""
+    graded = analysis.tasks["graded"].to_numpy(dtype=np.int64)
+    n = int(graded.max()) if len(graded) else 0
+    return 100.0 * (n - 1) / n if n > 0 else 0.0
+
+
 def _shared(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     common = first.index.intersection(second.index, sort=False)
     return first.loc[common].to_numpy(), second.loc[common].to_numpy()
@@ -146,8 +153,11 @@ def _mean_diff(first: np.ndarray, second: np.ndarray) -> float | None:
     return round(float((second - first).mean()), 10) if len(first) else None
 
 
-def _ci(first: np.ndarray, second: np.ndarray) -> Interval | None:
+def _ci(first: np.ndarray, second: np.ndarray, upper: float = 100.0) -> Interval | None:
+    """The paired interval; `upper` is the largest per-task value (100 pp for the answer gap)."""
     if not len(first):
         return None
-    low, high = paired_difference_ci(first, second, upper=100.0)  # both gaps are per-task 0..100 pp
+    if upper <= 0:  # every per-task value is 0: the difference is 0, not uncertain
+        return [0.0, 0.0]
+    low, high = paired_difference_ci(first, second, upper=upper)
     return [round(low, 10), round(high, 10)]

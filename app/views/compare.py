@@ -1,42 +1,40 @@
-"""Compare: two or more open logs side by side, the tasks that flip between them, and charts."""
+"""Compare: the open logs that share the baseline's tasks side by side, with short group names (the
+full label on hover and in the table's last column), paired differences, charts and the tasks that
+flip. Which logs and which baseline are the reader's to pick."""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
-from analyzer.verdicts.compare import compare
-from app import charts, data, fmt
+from analyzer.report.compare_view import flip_table, sharing, short_names, side_by_side
+from analyzer.verdicts.compare import Comparison, compare
+from app import compare_charts, data, fmt
 
+PICKED = "compare.logs"
+BASELINE = "compare.baseline"
+
+CI_HELP = "95 % interval over tasks (bootstrap)."
 TABLE_COLUMNS = {
-    "label": st.column_config.TextColumn("group", width="medium"),  # the figures stay in view
-    "answer_key": st.column_config.TextColumn("answer key"),
-    "answer_gap_pp": st.column_config.NumberColumn("answer gap (pp)", format="%.1f"),
-    "answer_gap_low": st.column_config.NumberColumn("95 % low", format="%.1f", help="Bootstrap over tasks."),
-    "answer_gap_high": st.column_config.NumberColumn("95 % high", format="%.1f"),
-    "outcome_gap_pp": st.column_config.NumberColumn("outcome gap (pp)", format="%.1f"),
-    "outcome_gap_low": st.column_config.NumberColumn(
-        "95 % low ", format="%.1f", help="Bootstrap over tasks."
+    "group": st.column_config.TextColumn(
+        "group", help="Short name; the full labels are listed under the table."
     ),
-    "outcome_gap_high": st.column_config.NumberColumn("95 % high ", format="%.1f"),
-    "mean_at_n": st.column_config.NumberColumn("Mean@n", format="percent"),
-    "pass_hat_n": st.column_config.NumberColumn("Pass^n", format="percent"),
-    "mean_score": st.column_config.NumberColumn(
+    "answer gap (pp)": st.column_config.NumberColumn("answer gap (pp)", format="%.1f"),
+    "answer gap CI": st.column_config.TextColumn("answer gap CI", help=CI_HELP),
+    "outcome gap (pp)": st.column_config.NumberColumn("outcome gap (pp)", format="%.1f"),
+    "outcome gap CI": st.column_config.TextColumn("outcome gap CI", help=CI_HELP),
+    "Pass^n (%)": st.column_config.NumberColumn("Pass^n (%)", format="%.1f", help="Every round succeeds."),
+    "tokens per task": st.column_config.NumberColumn("tokens per task", format="localized"),
+    "retries": st.column_config.NumberColumn("retries", help="HTTP attempts beyond each result's first."),
+    "mean reward/score": st.column_config.NumberColumn(
         "mean reward/score", format="%.3f", help="Mean over tasks of each task's mean reward or score."
     ),
-    "mean_score_low": st.column_config.NumberColumn("95 % low  ", format="%.3f"),
-    "mean_score_high": st.column_config.NumberColumn("95 % high  ", format="%.3f"),
-    "tokens_total": st.column_config.NumberColumn("tokens", format="localized"),
-    "tokens_per_task_mean": st.column_config.NumberColumn("tokens/task", format="%.0f"),
-    "attempts_total": st.column_config.NumberColumn("HTTP attempts"),
-    "extra_attempts": st.column_config.NumberColumn("retries"),
-    "results_with_retry": st.column_config.NumberColumn("results retried"),
-    "route_pinned": st.column_config.CheckboxColumn("route pinned"),
-    "flagged": st.column_config.NumberColumn("flagged tasks"),
+    "mean reward/score CI": st.column_config.TextColumn("mean reward/score CI", help=CI_HELP),
 }
 
 
 def render(selection: data.Selection | None = None) -> None:
-    """Side-by-side table, flips and bar charts for every open experiment group."""
+    """Pick the logs and the baseline, then the table, the differences, the charts and the flips."""
     sel = selection or data.current()
     st.title("Compare")
     if len(sel.groups) < 2:
@@ -44,58 +42,105 @@ def render(selection: data.Selection | None = None) -> None:
             "Open two or more logs (pick several in the sidebar or upload them) to compare experiment groups."
         )
         return
+    groups = _picked(sel)
+    if len(groups) < 2:
+        st.info("Pick at least two logs to compare.")
+        return
+    labels = [g.label for g in groups]
+    names = short_names(labels)
+    result = compare([(n, g.analysis) for n, g in zip(names, groups, strict=True)])
     st.caption(
-        "Groups: " + " · ".join(data.escape(g.label) for g in sel.groups) + f" · answer key **{sel.key}**"
+        f"Baseline **{data.escape(names[0])}** · {fmt.counted(len(groups), 'group')} · "
+        f"answer key **{sel.key}**"
     )
-    result = compare([(g.label, g.analysis) for g in sel.groups])
 
     st.subheader("Side by side")
     st.dataframe(
-        result.table, column_config=TABLE_COLUMNS, hide_index=True, placeholder=fmt.NONE, key="compare.table"
+        side_by_side(result),
+        column_config=TABLE_COLUMNS,
+        hide_index=True,
+        placeholder=fmt.NONE,
+        key="compare.table",
+    )
+
+    st.caption(
+        " · ".join(
+            f"**{data.escape(n)}** = {data.escape(label)}" for n, label in zip(names, labels, strict=True)
+        )
     )
 
     st.subheader("Differences beyond noise?")
     st.caption(
-        f"Each group against {data.escape(result.labels[0])}, paired over the tasks both measured: "
-        "95 % paired interval (the wider of a bootstrap and Newcombe's score interval) and exact McNemar "
-        "p-value over the tasks that flip."
+        f"Each group against {data.escape(names[0])}, paired over the tasks both measured: 95 % paired "
+        "interval (the wider of a bootstrap and Newcombe's score interval) and exact McNemar p-value over "
+        "the tasks that flip."
     )
     for diff in result.differences:
         st.text(diff.sentence)
 
+    _charts(result.table, labels)
+    _flips(result)
+
+
+def _picked(sel: data.Selection) -> list[data.Group]:
+    """The logs compared (by default the baseline and the open logs sharing its tasks), baseline first."""
+    labels = [g.label for g in sel.groups]
+    focus = labels.index(sel.focus.label) if sel.focus is not None else 0
+    default = [labels[i] for i in sharing([g.analysis for g in sel.groups], focus)]
+    data.seed_from_url(PICKED, "compare", default, lambda raw: [r for r in raw if r in labels] or default)
+    st.session_state[PICKED] = [p for p in st.session_state[PICKED] if p in labels]
+    left, right = st.columns([3, 1])
+    left.multiselect(
+        "Logs compared",
+        labels,
+        key=PICKED,
+        help="By default the baseline and the open logs that share at least half of its tasks.",
+    )
+    picked = st.session_state[PICKED]
+    data.mirror_to_url("compare", picked if picked != default else None)
+    if not picked:
+        return []
+    if st.session_state.get(BASELINE) not in picked:
+        st.session_state[BASELINE] = picked[0]
+    right.selectbox("Baseline", picked, key=BASELINE, help="Every other group is compared with this one.")
+    ordered = [st.session_state[BASELINE], *[p for p in picked if p != st.session_state[BASELINE]]]
+    return [sel.groups[labels.index(label)] for label in ordered]
+
+
+def _charts(table: pd.DataFrame, labels: list[str]) -> None:
     st.subheader("Charts")
     left, right = st.columns(2)
-    gap = charts.compare_bars(result.table, "answer_gap_pp", "Answer gap", "answer gap (pp)")
-    left.plotly_chart(charts.with_intervals(gap, result.table, "answer_gap_pp"), key="compare.gap")
-    if "outcome_gap_pp" in result.table and result.table["outcome_gap_pp"].notna().any():
-        outcome = charts.compare_bars(result.table, "outcome_gap_pp", "Outcome gap", "outcome gap (pp)")
+    left.plotly_chart(
+        compare_charts.group_bars(table, "answer_gap_pp", labels, "Answer gap", "pp"),
+        key="compare.gap",
+    )
+    if "outcome_gap_pp" in table and table["outcome_gap_pp"].notna().any():
         right.plotly_chart(
-            charts.with_intervals(outcome, result.table, "outcome_gap_pp"), key="compare.outcome"
+            compare_charts.group_bars(table, "outcome_gap_pp", labels, "Outcome gap", "pp"),
+            key="compare.outcome",
         )
     left, right = st.columns(2)
     left.plotly_chart(
-        charts.compare_bars(result.table, "tokens_total", "Tokens", "tokens (total)"), key="compare.tokens"
+        compare_charts.group_bars(table, "tokens_per_task_mean", labels, "Tokens per task", "count"),
+        key="compare.tokens",
     )
     right.plotly_chart(
-        charts.compare_bars(result.table, "extra_attempts", "Retries", "extra HTTP attempts"),
+        compare_charts.group_bars(table, "extra_attempts", labels, "Retries", "count"),
         key="compare.retries",
     )
 
+
+def _flips(result: Comparison) -> None:
     st.subheader("Tasks that flip")
     st.caption(
-        "Tasks consistent in one group and inconsistent in another. Ticked: consistent; empty: "
-        "inconsistent; None: the group has fewer than two answers for the task."
+        "Tasks consistent in one group and inconsistent in another; each group's column says whether the "
+        "task is consistent there (— : fewer than two answers)."
     )
-    if result.flips.empty:
+    flips = flip_table(result)
+    if flips.empty:
         st.text("No task flips between these groups.")
     else:
-        st.dataframe(
-            result.flips.drop(columns=["flipped"]),
-            placeholder=fmt.NONE,
-            column_config={"task_id": st.column_config.TextColumn("task")},
-            hide_index=True,
-            key="compare.flips",
-        )
+        st.dataframe(flips, placeholder=fmt.NONE, hide_index=True, key="compare.flips")
 
 
 if __name__ == "__main__":

@@ -6,11 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.analysis import Headline
-from analyzer.metrics.attribution import attribution_frame
+from analyzer.metrics.attribution import attribution_caption, attribution_frame, verdict_counts
 from analyzer.metrics.outcome import OutcomeFigures
 from analyzer.metrics.scores import ScoreFigures
-from analyzer.report.text import interval
-from app import charts, data, fmt, trajectory_panel
+from analyzer.report.finding import Finding
+from analyzer.report.task_filter import STATES, state_counts
+from app import charts, data, fmt, overview_charts, trajectory_panel
 
 TASKS_VIEW = "views/tasks.py"
 CAUSES = "overview.causes"
@@ -20,7 +21,8 @@ PASS_K_CONFIG = {"displayModeBar": False}
 
 
 def render(selection: data.Selection | None = None) -> None:
-    """Headline numbers, verdict, warnings, the Pass^k curve, flagged-task link and downloads."""
+    """The finding first (one sentence, one chart, the evidence one click away), then the figures,
+    route verdict, warnings, outcome, trajectories and downloads."""
     sel = selection or data.current()
     st.title("Overview")
     group = sel.focus
@@ -29,54 +31,11 @@ def render(selection: data.Selection | None = None) -> None:
         return
     h = group.analysis.headline
     fmt.group_caption(group, sel.key)
-
-    outcome = h.outcome
     if h.lead is not None:  # an agent log: what varies, its answers or its tool calls
         st.info(data.escape(h.lead.sentence[:1].upper() + h.lead.sentence[1:]), icon=":material/call_split:")
-    fmt.metric_rows(
-        [
-            (
-                "Answer gap",
-                fmt.pp(h.answer_gap_pp),
-                "Share of tasks (with 2+ answers) whose answers differ between rounds, in percentage points.",
-            ),
-            ("Answer consistency", fmt.pct(h.answer_consistency_rate)),
-            (
-                "Outcome gap",
-                fmt.pp(outcome.outcome_gap_pp) if outcome else "no grading",
-                "Mean@n minus Pass^n: how much success drops when every round must succeed.",
-            ),
-        ]
-    )
-    _intervals(h)
-    if h.lead is not None and h.lead.tool_call_gap_pp is not None:
-        fmt.metric_rows(
-            [
-                (
-                    "Tool-call gap",
-                    fmt.pp(h.lead.tool_call_gap_pp),
-                    "Share of tasks (2+ rounds with a trajectory) whose rounds made different tool calls.",
-                )
-            ]
-        )
-    fmt.metric_rows(
-        [
-            ("Tasks", fmt.count(h.tasks)),
-            ("Rounds", fmt.count(h.rounds)),
-            ("Flagged tasks", fmt.count(len(h.flagged))),
-            ("Errored results", fmt.count(h.errors)),
-        ],
-        per_row=4,
-    )
-    fmt.metric_rows(
-        [
-            ("Tokens, total", fmt.count(h.tokens.total)),
-            ("Tokens per task", fmt.num(h.tokens.per_task_mean)),
-            ("Retries", fmt.count(h.retries.extra_attempts), "HTTP attempts beyond each result's first."),
-            ("No answer", fmt.count(h.no_answer), "Results that gave no answer (not errors): never agree."),
-        ],
-        per_row=4,
-    )
+    _first_screen(data.finding(group.analysis))
+    _figures(h)
+    _states(group)
 
     st.subheader("Route")
     if h.route.pinned:
@@ -86,17 +45,14 @@ def render(selection: data.Selection | None = None) -> None:
 
     _attribution(h)
 
-    if h.flagged:
-        fmt.page_link(TASKS_VIEW, f"See the {len(h.flagged)} flagged tasks →", {"flagged": "1"})
-
     mismatches = [f"Stored summary disagrees: {m.message}" for m in h.summary_mismatches]
     warnings = list(dict.fromkeys([*mismatches, *group.loaded.warnings, *h.warnings]))
     if warnings:
         st.subheader("Warnings")
         st.warning("\n".join(f"- {data.escape(w)}" for w in warnings), icon=":material/warning:")
 
-    if outcome:
-        _outcome(outcome)
+    if h.outcome:
+        _outcome(h.outcome)
     if h.score:
         _score(h.score)
 
@@ -105,6 +61,77 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Downloads")
     fmt.downloads(group, "overview", report=True)
     _html_reports(sel, group)
+
+
+def _first_screen(found: Finding) -> None:
+    """The finding in one sentence (the analyzer's words, no log text), its chart, the evidence link."""
+    st.markdown(f"#### {data.escape(found.sentence)}")
+    if found.bars:
+        st.plotly_chart(overview_charts.finding_bar(found.bars), key="overview.finding", config=PASS_K_CONFIG)
+    if found.inconsistent:
+        fmt.page_link(
+            TASKS_VIEW,
+            f"The evidence for each of the {fmt.counted(found.inconsistent, 'inconsistent task')} →",
+            {"show": "inconsistent"},
+        )
+
+
+def _figures(h: Headline) -> None:
+    """The answer and outcome gaps with their intervals, then tokens and retries."""
+    outcome = h.outcome
+    gap_ci = outcome.outcome_gap_ci if outcome is not None else None
+    fmt.metric_rows(
+        [
+            (
+                "Answer gap",
+                fmt.pp(h.answer_gap_pp),
+                "Share of tasks (with 2+ answers) whose answers differ between rounds, in percentage "
+                f"points: {fmt.pp_ci(h.answer_gap_pp, h.answer_gap_ci)}.",
+            ),
+            (
+                "Outcome gap",
+                fmt.pp(outcome.outcome_gap_pp) if outcome else "no grading",
+                "Mean@n minus Pass^n: how much success drops when every round must succeed.",
+            ),
+            ("Tokens, total", fmt.count(h.tokens.total)),
+        ]
+    )
+    extra = [("No answer", fmt.count(h.no_answer), "Results that gave no answer (not errors): never agree.")]
+    if h.lead is not None and h.lead.tool_call_gap_pp is not None:
+        tip = "Share of tasks (2+ rounds with a trajectory) whose rounds made different tool calls."
+        extra.insert(0, ("Tool-call gap", fmt.pp(h.lead.tool_call_gap_pp), tip))
+    fmt.metric_rows(extra)
+    parts = [f"answer gap {fmt.pp_ci(h.answer_gap_pp, h.answer_gap_ci)}"]
+    if outcome is not None:
+        parts.append(f"outcome gap {fmt.pp_ci(outcome.outcome_gap_pp, gap_ci)}")
+    st.caption("Over tasks: " + " · ".join(parts))
+
+
+def _states(group: data.Group) -> None:
+    """Tasks, rounds, and the inconsistent, drifted and errored tasks apart, each a link to them."""
+    h = group.analysis.headline
+    counts = state_counts(group.analysis.tasks)
+    cols = st.columns(5)
+    cols[0].metric("Tasks", fmt.count(h.tasks))
+    cols[1].metric("Rounds", fmt.count(h.rounds))
+    for col, (state, label) in zip(cols[2:], STATES.items(), strict=True):
+        col.metric(label, fmt.count(counts[state]), help=STATE_HELP[state])
+        if counts[state]:
+            with col:
+                fmt.page_link(TASKS_VIEW, "Show them →", {"show": state})
+    st.caption(
+        f"{fmt.counted(h.errors, 'errored result')} · "
+        f"{fmt.counted(h.retries.extra_attempts, 'retry', 'retries')} "
+        "(HTTP attempts beyond each result's first) · "
+        f"{fmt.count(h.tokens.per_task_mean)} tokens per task"
+    )
+
+
+STATE_HELP = {
+    "inconsistent": "Tasks with two or more answers that fall into more than one cluster.",
+    "drifted": "Tasks whose results did not all use one route (key, base URL, parameters, backend).",
+    "errored": "Tasks with at least one result that errored.",
+}
 
 
 def _html_reports(sel: data.Selection, group: data.Group) -> None:
@@ -134,9 +161,17 @@ def _html_reports(sel: data.Selection, group: data.Group) -> None:
 ATTRIBUTION_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
     "cause": st.column_config.TextColumn("cause"),
+    "factor": st.column_config.TextColumn("factor", help="The route factor tested best."),
     "p_value": st.column_config.NumberColumn(
-        "p", help="Chance of answers lining up with routes this well.", format="%.3f"
+        "p",
+        help="Chance of answers following that factor this well by chance (Bonferroni within the task).",
+        format="%.3g",
     ),
+    "q_value": st.column_config.NumberColumn(
+        "q", help="Benjamini-Hochberg over the log's tasks.", format="%.3g"
+    ),
+    "passes": st.column_config.CheckboxColumn("passes", help="q <= 0.05"),
+    "rounds_needed": st.column_config.NumberColumn("rounds to decide", help="For inconclusive tasks."),
     "evidence": st.column_config.TextColumn("evidence", width="large"),
 }
 """The cause table (Overview, Routes)."""
@@ -161,8 +196,8 @@ def _outcome(outcome: OutcomeFigures) -> None:
     ocols[1].metric(f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), help="All rounds succeed.")
     ocols[2].metric(f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds.")
     cis = [
-        f"Mean@n {interval(outcome.mean_at_n_ci, '%').strip()}",
-        f"Pass^{outcome.n} {interval(outcome.pass_hat_k_ci, '%').strip()}",
+        f"Mean@n {fmt.pct_ci(outcome.mean_at_n, outcome.mean_at_n_ci)}",
+        f"Pass^{outcome.n} {fmt.pct_ci(outcome.pass_hat_k[outcome.n], outcome.pass_hat_k_ci)}",
     ]
     st.caption("Over tasks: " + " · ".join(cis))
     if outcome.uneven_n:
@@ -190,26 +225,27 @@ def _outcome(outcome: OutcomeFigures) -> None:
             st.plotly_chart(charts.pass_k_curve(curve), key="overview.passk", config=PASS_K_CONFIG)
 
 
-def _intervals(h: Headline) -> None:
-    """The 95 % intervals of the headline figures, under them."""
-    parts = [f"answer gap {interval(h.answer_gap_ci, 'pp').strip()}"] if h.answer_gap_ci else []
-    ci = h.outcome.outcome_gap_ci if h.outcome is not None else None
-    if ci:
-        parts.append(f"outcome gap {interval(ci, 'pp').strip()}")
-    if parts:
-        st.caption("Uncertainty over tasks: " + " · ".join(parts))
-
-
 def _attribution(h: Headline) -> None:
-    """How many inconsistent tasks the log itself puts down to the route, the model, or neither."""
+    """How many inconsistent tasks the log itself puts down to the route, both, the model, or neither:
+    `attribution.verdict_counts` (route and both only where they pass the false discovery rate)."""
     if not h.attribution:
         return
     st.subheader("Route or model, from the log")
+    counts = verdict_counts(h.attribution)
     causes = [a.cause for a in h.attribution]
-    cols = st.columns(3)
-    cols[0].metric("Route", causes.count("route"), help="Each route gave one answer; routes differ.")
-    cols[1].metric("Model", causes.count("model"), help="Answers differ within one route.")
-    cols[2].metric("Unclear", causes.count("unclear"), help="The log cannot tell (reason given).")
+    cols = st.columns(5)
+    cols[0].metric("Route", counts["route"], help="A route factor explains the answers (q <= 0.05).")
+    cols[1].metric(
+        "Both", counts["both"], help="A route factor shifts the answers; they also vary within it."
+    )
+    cols[2].metric("Model", counts["model"], help="Answers vary within one route; no factor explains them.")
+    cols[3].metric(
+        "Inconclusive",
+        counts["inconclusive"],
+        help="Too few rounds to tell (rounds that would decide given).",
+    )
+    cols[4].metric("Unmeasured", counts["unmeasured"], help="No key or base URL recorded.")
+    st.caption(data.escape(attribution_caption(h.attribution)))
     # Lazy: the table is built and drawn only while open (the URL keeps it open: `overview.causes`).
     causes_box = st.expander(
         f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence",

@@ -5,21 +5,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analyzer.metrics.attribution import attribution_frame
+from analyzer.metrics.attribution import attribution_frame, verdict_counts
+from analyzer.report.route_tables import drift_by_field, label, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
 from app.views.overview import ATTRIBUTION_COLUMNS
 from app.widgets import coding_tools
-
-SPLIT_COLUMNS = {
-    "task_id": st.column_config.TextColumn("task"),
-    "n_clusters": st.column_config.NumberColumn("clusters"),
-    "majority_share": st.column_config.ProgressColumn(
-        "majority", min_value=0.0, max_value=1.0, format="percent"
-    ),
-    "retries": st.column_config.NumberColumn("retries"),
-    "drift": st.column_config.TextColumn("what changed", width="large"),
-}
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -44,42 +35,42 @@ def render(selection: data.Selection | None = None) -> None:
     cols[2].metric("Drifted tasks", fmt.count(len(route.drifted_tasks)))
     cols[3].metric("Fields that changed", fmt.count(len(route.drifted_fields)))
     if route.drifted_fields:
-        st.text("Changed during the run: " + ", ".join(f.replace("_", " ") for f in route.drifted_fields))
+        st.text("Changed during the run: " + ", ".join(label(f) for f in route.drifted_fields))
 
     st.subheader("Route tuples")
+    tuples = route_tuples(analysis.routes)
     st.caption("Every distinct route a result or attempt was sent with, most used first.")
-    st.dataframe(analysis.routes, hide_index=True, placeholder=fmt.NONE, key="routes.tuples")
+    if tuples.shared:
+        st.text("The same in all of them: " + " · ".join(f"{k} {v}" for k, v in tuples.shared.items()))
+    st.dataframe(tuples.rows, hide_index=True, placeholder=fmt.NONE, key="routes.tuples")
 
     st.subheader("Where it changed")
-    drifted = analysis.tasks[analysis.tasks["drifted"]]
+    drifted = drift_by_field(analysis)
     if drifted.empty:
         st.text("No task changed route, served model or backend between its runs.")
     else:
-        st.dataframe(
-            drifted[["task_id", "drift"]],
-            placeholder=fmt.NONE,
-            column_config=SPLIT_COLUMNS,
-            hide_index=True,
-            key="routes.drifted",
-        )
+        st.caption("Each drifted task and the values it saw of each field that changed (empty: one value).")
+        st.dataframe(drifted, placeholder=fmt.NONE, hide_index=True, key="routes.drifted")
 
     st.subheader("Base URL lint")
     _lint(analysis.routes)
 
     st.subheader("Inconsistent tasks: route or model?")
     st.caption(
-        "From the log alone: `model` when answers differ within one route (same key, base URL, "
-        "parameters and backend); `route` when each route gave one answer and routes differ, with the "
-        "chance (p) of answers lining up with routes that well anyway; `unclear` otherwise. A re-run "
-        "on one pinned route settles `route` and `unclear`."
+        "From the log alone, per task: each route factor (key, effective base URL, parameters, backend, "
+        "retry state) tested against the answers by an exact permutation test (p, Bonferroni within the "
+        "task), then Benjamini-Hochberg across tasks (q). `route`: a factor passes at q <= 0.05 and "
+        "explains the answers; `both`: it passes and answers also vary within it; `model`: answers vary "
+        "within one route and no factor explains them though the rounds could have shown one; "
+        "`inconclusive`: too few rounds (with the rounds a pinned re-run needs); `unmeasured`: no route "
+        "recorded."
     )
     items = analysis.headline.attribution
     if not items:
         st.text("No inconsistent task.")
     else:
-        causes = [a.cause for a in items]
-        counts = [f"{causes.count(c)} {c}" for c in ("route", "model", "unclear")]
-        st.text(" · ".join(counts))
+        counts = verdict_counts(items)
+        st.text(" · ".join(f"{n} {c}" for c, n in counts.items()))
         st.dataframe(
             attribution_frame(items),
             column_config=ATTRIBUTION_COLUMNS,

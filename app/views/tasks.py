@@ -11,16 +11,14 @@ as markdown (a task id in markdown is escaped).
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
-from analyzer.log.redaction import shown_text
+from analyzer.report.answer_grid import answer_grid
+from analyzer.report.task_rounds import round_table
 from app import charts, data, fmt, trajectory_panel
+from app.widgets import semantic_clusters, task_extras, task_filters, trajectory_rounds
 
-FLAGGED = "tasks.flagged"
-SEARCH = "tasks.search"
 TASK = "tasks.task"
 TABLE = "tasks.table"
 CLICKED = "tasks.clicked_rows"
@@ -31,7 +29,9 @@ HEATMAP_ROWS = 60
 
 TASK_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
-    "flag_reasons": st.column_config.TextColumn("flagged because"),
+    "cause": st.column_config.TextColumn(
+        "cause", help="The cause the log points to, for an inconsistent task."
+    ),
     "n_results": st.column_config.NumberColumn("results", help="Results recorded (errors included)."),
     "n_clusters": st.column_config.NumberColumn("clusters", help="Distinct answers under the answer key."),
     "consistent": st.column_config.CheckboxColumn("consistent"),
@@ -59,7 +59,7 @@ CLUSTER_COLUMNS = {
     "successes": st.column_config.NumberColumn("successes"),
 }
 ROUND_CONFIG = {
-    "answer": st.column_config.TextColumn("answer", width="large"),
+    "answer": st.column_config.TextColumn("answer", width="medium"),
     "total_tokens": st.column_config.NumberColumn("tokens"),
     "n_attempts": st.column_config.NumberColumn("HTTP attempts"),
     "latency_ms": st.column_config.NumberColumn("latency (ms)", format="%.0f"),
@@ -68,23 +68,8 @@ ROUND_CONFIG = {
     "system_fingerprint": st.column_config.TextColumn("backend"),
     "base_url": st.column_config.TextColumn("base URL"),
     "error_message": st.column_config.TextColumn("error"),
+    "success": st.column_config.CheckboxColumn("success"),
 }
-ROUND_COLUMNS = [
-    "round",
-    "cluster",
-    "status",
-    "answer",
-    "key_fingerprint",
-    "base_url",
-    "served_model",
-    "system_fingerprint",
-    "n_attempts",
-    "total_tokens",
-    "success",
-    "latency_ms",
-    "error_message",
-]
-"""Which route gave which answer: key, base URL, served model and attempts beside each answer."""
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -96,7 +81,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.info("Pick a run log in the sidebar to see its tasks.")
         return
     fmt.group_caption(group, sel.key)
-    shown = _filtered(group.analysis.tasks)
+    shown = task_filters.filtered(group.analysis)
     task_ids = shown["task_id"].astype(str).tolist()
     _table(group, shown, task_ids)
     fmt.downloads(group, "tasks", report=False)
@@ -109,24 +94,7 @@ def render(selection: data.Selection | None = None) -> None:
             _grid(group, shown, task_ids)
     else:
         with one:
-            _one_task(group, shown, task_ids)
-
-
-def _filtered(tasks: pd.DataFrame) -> pd.DataFrame:
-    """The filter widgets (mirrored in the URL) and the rows of the analyzer's task table they keep."""
-    data.seed_from_url(FLAGGED, "flagged", False, lambda raw: raw[-1] == "1")
-    data.seed_from_url(SEARCH, "q", "", lambda raw: raw[-1])
-    left, right = st.columns([1, 2])
-    left.toggle("Flagged tasks only", key=FLAGGED)
-    right.text_input("Task id contains", key=SEARCH, placeholder="e.g. refund")
-    data.mirror_to_url("flagged", "1" if st.session_state[FLAGGED] else None)
-    data.mirror_to_url("q", st.session_state[SEARCH] or None)
-    shown = tasks
-    if st.session_state[FLAGGED]:
-        shown = shown[shown["flagged"]]
-    if st.session_state[SEARCH]:
-        shown = shown[shown["task_id"].str.contains(st.session_state[SEARCH], case=False, regex=False)]
-    return shown.reset_index(drop=True)
+            _one_task(sel, group, shown, task_ids)
 
 
 def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
@@ -165,15 +133,18 @@ def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
         )
     else:
         grid_ids = task_ids
+    grid = answer_grid(group.analysis, grid_ids)
     st.caption(
-        "Each cell is one result, coloured by its answer cluster (0 = the task's most common answer); "
-        "a blank cell is a result that errored. A row of one colour is a consistent task."
+        "Each cell is one result, coloured by its answer cluster (legend below the grid) and marked with "
+        "the route that served it; a blank cell is a result that errored. A row of one colour is a "
+        "consistent task; colours that change with the marks are answers following the route."
     )
-    matrix, hover = data.cluster_grid(group.analysis.results, grid_ids)
-    st.plotly_chart(charts.cluster_heatmap(matrix, hover), key="tasks.heatmap")
+    st.plotly_chart(charts.cluster_heatmap(grid.clusters, grid.answers, grid.routes), key="tasks.heatmap")
+    if grid.legend:
+        st.text("Routes: " + " · ".join(f"{mark} = {what}" for mark, what in grid.legend))
 
 
-def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
+def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
     """The open task (a row clicked in the table, or the URL's `task`): why flagged, prompt,
     clusters, every round, trajectory.
 
@@ -196,7 +167,9 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
         st.text(f"Route drift: {row['drift']}")
     cause = next((a for a in analysis.headline.attribution if a.task_id == task_id), None)
     if cause is not None:
-        p = f" (p = {cause.p_value:.3f})" if cause.p_value is not None else ""
+        figures = [f"p = {cause.p_value:.3g}"] if cause.p_value is not None else []
+        figures += [f"q = {cause.q_value:.3g}"] if cause.q_value is not None else []
+        p = f" ({', '.join(figures)})" if figures else ""
         st.text(f"Cause from the log: {cause.cause}{p}: {cause.evidence}")
 
     prompt = data.task_prompt(group.loaded.log, task_id)
@@ -216,36 +189,25 @@ def _one_task(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> No
         hide_index=True,
         key="tasks.clusters",
     )
+    semantic_clusters.render(analysis, task_id)
 
-    results = analysis.results[analysis.results["task_id"].astype(str) == task_id]
+    rounds = round_table(analysis.results, task_id)
     st.markdown("**Every round**")
+    if rounds.shared:
+        st.caption(
+            "Same in every round: " + " · ".join(f"{k} {data.escape(v)}" for k, v in rounds.shared.items())
+        )
     st.dataframe(
-        results[[c for c in ROUND_COLUMNS if c in results.columns]],
+        rounds.rows,
         placeholder=fmt.NONE,
         hide_index=True,
         column_config=ROUND_CONFIG,
         key="tasks.rounds",
     )
     trajectory_panel.task_section(group, task_id)
-    _trajectory(group, task_id)
-
-
-def _trajectory(group: data.Group, task_id: str) -> None:
-    steps_by_round = data.trajectories(group.loaded.log, task_id)
-    if not steps_by_round:
-        return
-    st.markdown("**Trajectory**")
-    rnd = st.selectbox(
-        "Round", list(steps_by_round), key="tasks.traj_round", format_func=lambda r: f"round {r}"
-    )
-    for i, step in enumerate(steps_by_round[rnd], start=1):
-        if step.type == "tool_call":
-            st.text(f"{i}. tool call: {shown_text(step.name)}")
-            arguments = json.dumps(step.arguments, indent=2, ensure_ascii=False, default=str)
-            st.code(shown_text(arguments), language="json")
-        else:
-            st.text(f"{i}. {step.role} message")
-            st.code(shown_text(step.content) or "", language=None, wrap_lines=True)
+    trajectory_rounds.render(group, task_id)
+    task_extras.history(sel, task_id)
+    task_extras.raw_json(group, task_id)
 
 
 if __name__ == "__main__":

@@ -31,8 +31,8 @@ def render(selection: data.Selection | None = None) -> None:
     fmt.metric_rows(
         [
             ("Tokens, total", fmt.count(t.total)),
-            ("Per task (all rounds)", fmt.num(t.per_task_mean)),
-            ("Per result", fmt.num(t.per_result_mean)),
+            ("Per task (all rounds)", fmt.count(t.per_task_mean)),
+            ("Per result", fmt.count(t.per_result_mean)),
             (
                 "On retried results",
                 fmt.count(t.retry_tokens),

@@ -59,7 +59,7 @@ def render(selection: data.Selection | None = None) -> None:
     if not chosen:
         st.info(f"No run is being written in {data.escape(folder)} right now. Start one, or give its path.")
         return
-    _live(chosen)
+    _live(chosen, folder)
 
 
 def _journal_of(path: str) -> str:
@@ -71,11 +71,11 @@ def _journal_of(path: str) -> str:
     return str(p.with_name(stem + ".journal.jsonl"))
 
 
-def _live(journal: str) -> None:
+def _live(journal: str, folder: str | Path) -> None:
     @st.fragment(run_every=POLL_S)
     def progress() -> None:
         try:
-            state = watch(journal)
+            state = watch(journal, within=folder)
         except RerunLensError as exc:
             st.error(data.escape(exc.message), icon=":material/error:")
             return
@@ -87,9 +87,7 @@ def _live(journal: str) -> None:
 def _show(state: RunProgress) -> None:
     done = f"{state.done:,} / {state.total:,}"
     status = "finished" if state.finished else "running (or stopped: its journal stays until it ends)"
-    st.progress(
-        min(state.fraction, 1.0), text=f"{data.escape(state.label or state.run_id)} · {status} · {done}"
-    )
+    st.progress(min(state.fraction, 1.0), text=f"{data.escape(state.label or state.run_id)} · {status}")
     cols = st.columns(4)
     cols[0].metric("Results", done)
     cols[1].metric("Tokens", fmt.count(state.tokens))
@@ -98,8 +96,9 @@ def _show(state: RunProgress) -> None:
     answers = state.answers
     differ = int((answers["distinct_answers"] > 1).sum()) if len(answers) else 0
     st.caption(
-        f"Run {data.escape(state.run_id)} · {state.tasks:,} tasks x {state.rounds:,} rounds · "
-        f"{differ:,} of {len(answers):,} tasks started have given different answers so far"
+        f"Run {data.escape(state.run_id)} · {fmt.count(state.tasks)} tasks x {fmt.count(state.rounds)} "
+        f"rounds · {fmt.count(differ)} of {fmt.counted(len(answers), 'task')} started have given "
+        "different answers so far"
     )
     st.dataframe(
         answers,

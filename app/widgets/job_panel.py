@@ -6,13 +6,15 @@ sidebar when it finishes.
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from pathlib import Path
 
 import streamlit as st
 
 from analyzer.errors import RerunLensError
+from analyzer.jobs.eta import pace, pace_text
 from analyzer.jobs.manager import JobManager, JobStatus, get_manager
-from app import data
+from app import data, fmt
 from app.widgets.messages import safe
 
 WATCHING = "jobs.watching"
@@ -69,7 +71,12 @@ def job_panel(job: JobStatus, *, noun: str, api_key: str | None) -> JobStatus:
 
 
 def _progress_lines(status: JobStatus, noun: str) -> None:
+    """One count (the Results figure), the state with the time elapsed and left on the bar."""
     done = f"{status.done:,} / {status.total:,}"
+    end = status.finished_at if not status.active and status.finished_at else datetime.now(UTC)
+    timing = pace_text(
+        pace(status.done, status.total, status.started_at, end), finished=status.state == "done"
+    )
     state = {
         "running": f"{noun.capitalize()} running",
         "done": f"{noun.capitalize()} finished",
@@ -77,15 +84,16 @@ def _progress_lines(status: JobStatus, noun: str) -> None:
         "interrupted": f"{noun.capitalize()} interrupted (its server process stopped)",
         "failed": f"{noun.capitalize()} failed",
     }[status.state]
-    st.progress(min(status.fraction, 1.0), text=f"{state} · {done} results")
+    st.progress(min(status.fraction, 1.0), text=" · ".join(p for p in (state, timing) if p))
     cols = st.columns(4)
     cols[0].metric("Results", done)
-    cols[1].metric("Tokens", f"{status.tokens:,}")
-    cols[2].metric("Retries", f"{status.retries:,}")
-    cols[3].metric("Errored results", f"{status.errors:,}")
+    cols[1].metric("Tokens", fmt.count(status.tokens))
+    cols[2].metric("Retries", fmt.count(status.retries))
+    cols[3].metric("Errored results", fmt.count(status.errors))
     where = "the built-in simulator" if status.simulator else (status.profile.get("base_url") or "")
     st.caption(
-        f"Job {status.job_id} · {len(status.task_ids)} tasks x {status.rounds} rounds · {where} · "
+        f"Job {status.job_id} · {fmt.count(len(status.task_ids))} tasks x {fmt.count(status.rounds)} rounds"
+        f" · {where} · "
         f"model {status.profile.get('model')} · key {status.key_fingerprint or '(none)'}"
     )
     if status.notice and status.active:

@@ -54,6 +54,10 @@ def test_sample_tasks_run_on_the_simulator_and_the_log_opens(runs: Path) -> None
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Results"] == "60 / 60"
     assert metrics["Tokens"] == f"{sum(r.total_tokens or 0 for _, r in log.results()):,}"
+    # one count (the Results figure); the bar says the state and how long it took, no second count
+    [bar] = at.get("progress")
+    text = bar.proto.text
+    assert text.startswith("Run finished · took ") and text.endswith(" s") and "/" not in text
 
 
 def test_an_uploaded_task_file_is_run_and_cancel_leaves_a_journal(runs: Path) -> None:

@@ -70,13 +70,14 @@ def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatc
         assert shown["Tasks"] == fmt.count(h.tasks)
         assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp)
         assert shown["Outcome gap"] == (fmt.pp(h.outcome.outcome_gap_pp) if h.outcome else "no grading")
-        assert shown["Flagged tasks"] == fmt.count(len(h.flagged))
+        assert shown["Inconsistent tasks"] == fmt.count(h.tasks_measured - h.consistent_tasks)
+        assert "Flagged tasks" not in shown
         at.session_state["overview.causes"] = True  # the lazy sections open too
         at.session_state["overview.curve"] = True
         at.run()
         assert not at.exception
         assert len(at.dataframe) == (1 if h.attribution else 0)
-        assert len(at.get("plotly_chart")) >= (1 if h.outcome else 0)
+        assert len(at.get("plotly_chart")) >= (2 if h.outcome else 1)  # the finding, the curve
     elif view == "tasks":
         table = at.dataframe[0].value
         assert table["task_id"].tolist() == analyses[0].tasks["task_id"].tolist()

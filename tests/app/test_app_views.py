@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.log.loader import load_path
+from analyzer.metrics.attribution import attribution_caption, verdict_counts
 from analyzer.verdicts.compare import compare
 from app import data, fmt
 
@@ -103,29 +104,48 @@ def test_overview_shows_the_analyzers_headline() -> None:
     h = sel.focus.analysis.headline  # type: ignore[union-attr]
     at = run_view("overview", sel)
     shown = metrics(at)
+    # the first screen: the analyzer's finding in one sentence, its chart, the link to the evidence
+    found = data.finding(sel.focus.analysis)  # type: ignore[union-attr]
+    heading = at.markdown[0].value.replace("\\", "")
+    assert heading == f"#### {found.sentence}"
+    assert heading.startswith("#### 6 of 8 tasks disagree across 5 rounds: 75.0 % (95 % CI ")
+    (bar,) = [f for f in figures(at) if f["layout"].get("barmode") == "stack"]
+    assert {t["name"]: int(decode(t["x"])[0]) for t in bar["data"]} == {
+        f"{b.label} ({b.tasks})": b.tasks for b in found.bars
+    }
+    assert sum(b.tasks for b in found.bars) == h.tasks_measured
+    assert "The evidence for each of the 6 inconsistent tasks →" in all_text(at)
     assert shown["Tasks"] == fmt.count(h.tasks) == "8"
     assert shown["Rounds"] == "5"
     assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp) == "75.0 pp"
-    assert shown["Answer consistency"] == fmt.pct(h.answer_consistency_rate)
+    assert "Answer consistency" not in shown  # 100 minus the gap: not a second headline figure
     assert shown["Outcome gap"] == fmt.pp(h.outcome.outcome_gap_pp)  # type: ignore[union-attr]
     assert shown["Tokens, total"] == fmt.count(h.tokens.total)
-    assert shown["Retries"] == fmt.count(h.retries.extra_attempts)
-    assert shown["Errored results"] == fmt.count(h.errors) == "1"
-    assert shown["Flagged tasks"] == str(len(h.flagged))
+    # inconsistent, drifted and errored tasks counted apart (never one "flagged" figure)
+    tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
+    assert shown["Inconsistent tasks"] == str(int((tasks["consistent"] == False).sum()))  # noqa: E712
+    assert shown["Drifted tasks"] == str(int(tasks["drifted"].sum()))
+    assert shown["Errored tasks"] == str(int((tasks["n_errors"] > 0).sum())) == "1"
+    assert "Flagged tasks" not in shown
+    assert f"1 errored result · {h.retries.extra_attempts} retries" in all_text(at)
     assert h.route.verdict.split(":")[0] in at.warning[0].value
     assert any("Stored summary disagrees" in w.value for w in at.warning)
-    # every headline figure carries its 95 % interval over tasks
+    # every headline figure carries its 95 % interval over tasks, in one style
     low, high = h.answer_gap_ci  # type: ignore[misc]
-    assert f"answer gap (95 % interval {low:.1f} to {high:.1f} pp)" in all_text(at)
+    assert f"answer gap 75.0 pp (95 % CI {low:.1f}–{high:.1f})" in all_text(at)
     low, high = h.outcome.outcome_gap_ci  # type: ignore[union-attr]
-    assert f"outcome gap (95 % interval {low:.1f} to {high:.1f} pp)" in all_text(at)
+    assert f"pp (95 % CI {low:.1f}–{high:.1f})" in all_text(at)
     low, high = h.outcome.pass_hat_k_ci  # type: ignore[union-attr]
-    assert f"Pass^5 (95 % interval {100 * low:.1f}% to {100 * high:.1f}%)" in all_text(at)
+    assert (
+        f"Pass^5 {fmt.pct(h.outcome.pass_hat_k[5])} (95 % CI {100 * low:.1f}–{100 * high:.1f})"
+        in all_text(at)
+    )  # type: ignore[union-attr]
     # and the cause of each inconsistent task, counted and listed
     causes = [a.cause for a in h.attribution]
-    assert [shown[c] for c in ("Route", "Model", "Unclear")] == [
-        str(causes.count(c)) for c in ("route", "model", "unclear")
-    ]
+    counts = verdict_counts(h.attribution)  # route and both only where they pass the FDR
+    labels = ("Route", "Both", "Model", "Inconclusive", "Unmeasured")
+    assert [shown[c] for c in labels] == [str(counts[c.lower()]) for c in labels]
+    assert data.escape(attribution_caption(h.attribution)) in all_text(at)
     # the list and the Pass^k curve are one click away (lazy expanders): drawn only once opened
     assert [e.label for e in at.expander] == [
         f"The cause of each of the {len(causes)} inconsistent tasks, with its evidence",
@@ -157,7 +177,7 @@ def test_overview_of_a_format1_log_says_there_is_no_grading() -> None:
     sel = selection("plain_v1.json")
     at = run_view("overview", sel)
     assert metrics(at)["Outcome gap"] == "no grading"
-    assert not at.get("plotly_chart")
+    assert [f["layout"].get("barmode") for f in figures(at)] == ["stack"]  # the finding only: no curve
     assert any("round 3 (task 2)" in w.value or "round 3 misses task 2" in w.value for w in at.warning)
 
 
@@ -190,17 +210,48 @@ def test_tasks_table_is_the_analyzers_task_frame() -> None:
     table = at.dataframe[0].value
     assert table["task_id"].tolist() == analysis.tasks["task_id"].tolist()
     assert table["n_clusters"].tolist() == analysis.tasks["n_clusters"].tolist()
-    assert table["flag_reasons"].tolist() == analysis.tasks["flag_reasons"].tolist()
+    causes = {a.task_id: a.cause for a in analysis.headline.attribution}
+    assert table["cause"].tolist() == [causes.get(t, "") for t in analysis.tasks["task_id"]]
 
 
-def test_flagged_filter_from_the_url() -> None:
+@pytest.mark.parametrize("state", ["inconsistent", "drifted", "errored"])
+def test_each_state_filter_from_the_url(state: str) -> None:
+    sel = selection("drift_v2.json")
+    tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"show": state})
+    assert at.multiselect(key="tasks.show").value == [state]
+    expected = {
+        "inconsistent": tasks["consistent"] == False,  # noqa: E712
+        "drifted": tasks["drifted"].astype(bool),
+        "errored": tasks["n_errors"] > 0,
+    }[state]
+    shown = at.dataframe[0].value["task_id"].tolist()
+    assert shown == tasks.loc[expected.fillna(False).astype(bool), "task_id"].tolist()
+    assert 0 < len(shown) < len(tasks)  # each filter says something on this log
+    assert f"{len(shown)} of {len(tasks)} tasks" in all_text(at)
+
+
+def test_filters_by_cause_clusters_success_and_answer_text() -> None:
     sel = selection("drift_v2.json")
     analysis = sel.focus.analysis  # type: ignore[union-attr]
-    at = run_view("tasks", sel, {"flagged": "1"})
-    assert at.toggle(key="tasks.flagged").value is True
-    flagged = analysis.tasks.loc[analysis.tasks["flagged"], "task_id"].tolist()
-    assert at.dataframe[0].value["task_id"].tolist() == flagged
-    assert "capital" not in flagged
+    tasks = analysis.tasks
+    at = run_view("tasks", sel, {"clusters": "3"})
+    assert (
+        at.dataframe[0].value["task_id"].tolist() == tasks.loc[tasks["n_clusters"] >= 3, "task_id"].tolist()
+    )
+    cause = analysis.headline.attribution[0].cause
+    at = run_view("tasks", sel, {"cause": cause})
+    assert at.dataframe[0].value["task_id"].tolist() == [
+        a.task_id for a in analysis.headline.attribution if a.cause == cause
+    ]
+    at = run_view("tasks", sel, {"success": "some round fails"})
+    graded = tasks[(tasks["graded"] > 0) & (tasks["success_rate"] < 1)]
+    assert at.dataframe[0].value["task_id"].tolist() == graded["task_id"].tolist()
+    # a word inside an answer finds its task, whatever the task is called
+    at = run_view("tasks", sel, {"answer": "<script>"})
+    assert at.dataframe[0].value["task_id"].tolist() == ["html"]
+    at.text_input(key="tasks.answer").set_value("no answer says this").run()
+    assert "No task matches the filter." in [i.value for i in at.info]
 
 
 def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
@@ -209,7 +260,7 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     at = run_view("tasks", sel, {"task": "html"})
     assert open_task(at) == "html"
     assert at.query_params["task"] == "html"
-    assert not at.selectbox  # the table is the picker: a row click opens a task
+    assert [s.key for s in at.selectbox] == ["tasks.success"]  # the table is the task picker
     # the prompt is the log's own text, shown as it is (plain text, never markdown or code markup)
     assert "Echo this markup verbatim: <b>bold</b>" in [t.value for t in at.text]
     clusters = frame_with(at, "representative")
@@ -218,17 +269,23 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     assert clusters["size"].tolist() == expected["size"].tolist()
     rounds = frame_with(at, "round", "answer")
     assert "<script>alert('x')</script>**bold**" in rounds["answer"].tolist()
-    # which route gave which answer: key, base URL, served model and attempts beside each answer
-    assert list(rounds.columns[3:8]) == [
-        "answer",
-        "key_fingerprint",
-        "base_url",
-        "served_model",
-        "system_fingerprint",
-    ]
-    assert "n_attempts" in rounds.columns
+    # which route gave which answer: a route field the task's rounds share is said once, not per row
+    assert list(rounds.columns[:4]) == ["round", "cluster", "status", "answer"]
+    assert not {"key_fingerprint", "base_url", "served_model", "system_fingerprint"} & set(rounds.columns)
+    assert "Same in every round: key sha256:1a2b3c4d5e6f · base URL https://api" in all_text(at).replace(
+        "\\", ""
+    )
+    drifted = run_view("tasks", sel, {"task": "refund"})
+    varying = frame_with(drifted, "round", "answer")
+    refund = analysis.results[analysis.results["task_id"] == "refund"]
+    for column in ("key_fingerprint", "base_url", "served_model", "system_fingerprint"):
+        assert (column in varying.columns) == (refund[column].astype(str).nunique() > 1)
     [cause] = [a for a in analysis.headline.attribution if a.task_id == "html"]
-    assert f"Cause from the log: {cause.cause}: answers differ within one route" in all_text(at)
+    assert (
+        f"Cause from the log: {cause.cause} (p = {cause.p_value:.3g}, q = {cause.q_value:.3g}): "
+        in all_text(at)
+    )
+    assert cause.evidence in all_text(at)
     # never rendered as markdown or HTML
     assert "<script>" not in "".join(m.value for m in at.markdown)
     assert not at.get("html")
@@ -245,8 +302,17 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
     at.run()
     assert open_task(at) is None and len(at.dataframe) == 1  # the one-task tab is not run with the grid
     (heatmap,) = figures(at)
-    trace = heatmap["data"][0]
+    trace, *legend = heatmap["data"]
     assert trace["type"] == "heatmap"
+    # a legend names the colours; each cell carries the route that served it, named under the grid
+    top = int(analysis.results["cluster"].max())
+    assert [t["name"].split(":")[0] for t in legend] == [f"cluster {k}" for k in range(top + 1)]
+    assert legend[0]["name"] == "cluster 0: the task's most common answer"
+    assert trace["texttemplate"] == "%{text}"
+    marks = {m for row in trace["text"] for m in row}
+    assert marks and all(m == "" or m.startswith("R") for m in marks)
+    routes = next(t.value for t in at.text if t.value.startswith("Routes: "))
+    assert "R1 = key sha256:" in routes and "R2 = " in routes
     tasks = list(trace["y"])
     assert tasks == analysis.tasks["task_id"].tolist()
     clusters = decode(trace["customdata"])
@@ -258,10 +324,12 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
 
 def test_trajectory_steps_are_shown_for_tasks_that_recorded_them() -> None:
     at = run_view("tasks", selection("drift_v2.json"), {"task": "weather"})
-    code = [c.value for c in at.code]
-    assert any('"city": "Oslo"' in c for c in code)
-    assert "<result>rain: 0.4 mm</result>" in code
-    assert any("tool call: get_weather" in t.value for t in at.text)
+    texts = [t.value for t in at.text]
+    # the same calls in every round: both rounds from the start, log text as plain text
+    assert "Rounds 1 and 2 made the same tool calls, in the same order." in [c.value for c in at.caption]
+    assert texts.count('1. get_weather("city": "Oslo")') == 2
+    assert "<result>rain: 0.4 mm</result>" in texts
+    assert "<result>" not in "".join(m.value for m in at.markdown)
 
 
 def test_dataframe_row_click_selects_the_task() -> None:
@@ -284,13 +352,13 @@ def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
     at = run_view("tasks", selection("plain_v1.json"))
     table, clusters, rounds = (df.value for df in at.dataframe)
     assert table["success_rate"].isna().all() and clusters["successes"].isna().all()
-    assert rounds["latency_ms"].isna().all() and rounds["base_url"].isna().all()
+    assert not {"latency_ms", "base_url"} & set(rounds.columns)  # recorded in no round: no empty column
     assert [df.proto.placeholder for df in at.dataframe] == ["—", "—", "—"]
     overview = run_view("overview", selection("drift_v2.json"))
     overview.session_state["overview.causes"] = True
     overview.run()
-    causes = frame_with(overview, "cause", "p_value")
-    assert causes["p_value"].isna().any()  # a cause without a test has no p-value
+    causes = frame_with(overview, "cause", "rounds_needed")
+    assert causes["rounds_needed"].isna().any()  # only an inconclusive task has rounds to decide
     assert [df.proto.placeholder for df in overview.dataframe] == ["—"]
 
 
@@ -346,6 +414,20 @@ def test_retries_view_matches_the_analyzer() -> None:
     assert sum(int(decode(tr["x"]).sum()) for tr in by_route["data"]) == r.attempts_total
     timeline = [f for f in figures(at) if f["layout"]["title"]["text"] == "HTTP attempts over time"][0]
     assert {tr["name"] for tr in timeline["data"]} >= {"429 rate limited", "ok"}
+    # the timeline's rows in time order: each result where its first attempt started, earliest on top
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    attempts = analysis.attempts.dropna(subset=["started_at", "ended_at"])
+    attempts = attempts[attempts["result_row"].isin(analysis.results.index[analysis.results["retried"]])]
+    first = attempts.assign(row=attempts["task_id"] + " · r" + attempts["round"].astype(str))
+    expected = first.groupby("row")["started_at"].min().sort_values(kind="stable").index.tolist()
+    assert timeline["layout"]["yaxis"]["categoryarray"] == expected and len(expected) > 1
+    assert expected != sorted(expected)  # time order is not the order of the names
+    # a log latency axis carries at least three labelled ticks, whatever the range
+    for fig in figures(at):
+        if fig["layout"]["xaxis"].get("type") == "log":
+            ticks = fig["layout"]["xaxis"]["ticktext"]
+            assert len(ticks) >= 3 and all(t.replace(",", "").isdigit() for t in ticks)
+    assert any(f["layout"]["xaxis"].get("type") == "log" for f in figures(at))
     for fig in figures(at):
         assert fig["layout"]["xaxis"]["title"]["text"] and fig["layout"]["yaxis"]["title"]["text"]
 
@@ -366,13 +448,23 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
     causes = frame_with(at, "cause", "evidence")
     assert causes["task_id"].tolist() == [a.task_id for a in attribution]
     assert causes["cause"].tolist() == [a.cause for a in attribution]
-    counts = [f"{[a.cause for a in attribution].count(c)} {c}" for c in ("route", "model", "unclear")]
+    counts = [f"{n} {c}" for c, n in verdict_counts(attribution).items()]
     assert " · ".join(counts) in all_text(at)
     # base URL lint: the drifted proxy URL ends in /chat/completions
     assert any("chat/completions" in e.value for e in at.error)
     # key fingerprints only
-    tuples = frame_with(at, "key_fingerprint", "results")
-    assert all(str(v).startswith("sha256:") for v in tuples["key_fingerprint"])
+    tuples = frame_with(at, "key", "results")
+    assert all(str(v).startswith("sha256:") for v in tuples["key"])
+    # human headers, and only the fields that tell the tuples apart (the rest said once)
+    assert not [c for c in tuples.columns if "_" in c]
+    routes = sel.focus.analysis.routes  # type: ignore[union-attr]
+    same = [
+        c for c in routes.columns if c not in ("results", "attempts") and routes[c].astype(str).nunique() == 1
+    ]
+    assert same and not set(same) & set(tuples.columns)
+    drifted = frame_with(at, "task")
+    assert drifted["task"].tolist() == route.drifted_tasks
+    assert [c for c in drifted.columns if c != "task"] and not [c for c in drifted.columns if "_" in c]
 
 
 def test_routes_view_on_a_pinned_log() -> None:
@@ -385,27 +477,61 @@ def test_routes_view_on_a_pinned_log() -> None:
 
 def test_compare_shows_the_analyzers_comparison() -> None:
     sel = selection("drift_v2.json", "pinned_v2.json")
-    expected = compare([(g.label, g.analysis) for g in sel.groups])
+    expected = compare([("A", sel.groups[0].analysis), ("B", sel.groups[1].analysis)])
     at = run_view("compare", sel)
-    table = frame_with(at, "label", "answer_gap_pp")
-    assert table["label"].tolist() == ["A: shared proxy", "B: pinned route"]
-    assert table["answer_gap_pp"].tolist() == expected.table["answer_gap_pp"].tolist()
-    flips = frame_with(at, "task_id", "A: shared proxy", "B: pinned route")
-    assert flips["task_id"].tolist() == expected.flips["task_id"].tolist()
-    assert {"weather", "refund"} <= set(flips["task_id"])
-    assert {"answer_gap_low", "answer_gap_high"} <= set(table.columns)
+    table = frame_with(at, "group", "answer gap (pp)")
+    # short names, each full label once, under the table
+    assert table["group"].tolist() == ["A", "B"]
+    assert "**A** = A: shared proxy · **B** = B: pinned route" in all_text(at).replace("\\", "")
+    assert table["answer gap (pp)"].tolist() == expected.table["answer_gap_pp"].tolist()
+    low, high = expected.table.loc[0, ["answer_gap_low", "answer_gap_high"]]
+    assert table["answer gap CI"].iloc[0] == f"{low:.1f}–{high:.1f}"
+    flips = frame_with(at, "task", "A", "B")
+    assert flips["task"].tolist() == expected.flips["task_id"].tolist()
+    assert {"weather", "refund"} <= set(flips["task"])
+    assert set(flips["A"]) | set(flips["B"]) <= {"yes", "no", "—"}
     [diff] = expected.differences
-    assert diff.sentence in all_text(at)  # the paired difference, with its interval and p-value
-    assert "95 % interval" in diff.sentence and "p = " in diff.sentence
+    # the paired difference names each group once (short names), with its interval and p-value
+    assert diff.sentence in all_text(at)
+    assert diff.sentence.startswith("B's answer gap is ") and "than A's over " in diff.sentence
+    assert "95 % CI " in diff.sentence and "p = " in diff.sentence
     gap = [f for f in figures(at) if f["layout"]["title"]["text"] == "Answer gap"][0]
     assert [float(decode(tr["x"])[0]) for tr in gap["data"]] == expected.table["answer_gap_pp"].tolist()
-    # each bar carries its 95 % interval as an error bar
+    # each value and interval is written in its group's axis label (never under an error bar), and
+    # the full label is on hover
     for trace, (_, row) in zip(gap["data"], expected.table.iterrows(), strict=True):
+        assert trace["y"][0] == (
+            f"{row['label']}: {row['answer_gap_pp']:.1f} pp "
+            f"(95 % CI {row['answer_gap_low']:.1f}–{row['answer_gap_high']:.1f})"
+        )
+        assert "text" not in trace
         bar = trace["error_x"]
         assert float(decode(bar["array"])[0]) == pytest.approx(row["answer_gap_high"] - row["answer_gap_pp"])
         assert float(decode(bar["arrayminus"])[0]) == pytest.approx(
             row["answer_gap_pp"] - row["answer_gap_low"]
         )
+    assert [t["hovertemplate"].split("<br>")[0] for t in gap["data"]] == [
+        "A: shared proxy",
+        "B: pinned route",
+    ]
+
+
+def test_compare_opens_on_the_logs_sharing_the_baselines_tasks_and_the_baseline_can_change() -> None:
+    samples = Path(__file__).parents[2] / "sample_runs"
+    groups = []
+    for name in ("A_baseline", "C_pinned", "E_agent_tools", "D_key_rotation"):
+        loaded = load_path(samples / f"{name}.altk_runs.json")
+        groups.append(data.Group(loaded.log.display_label(name), name, loaded, analyze(loaded.log)))
+    sel = data.Selection(groups=groups, focus=groups[0])
+    at = run_view("compare", sel)
+    labels = [g.label for g in groups]
+    # the agent log shares no task with A: left out until picked
+    assert at.multiselect(key="compare.logs").value == [labels[0], labels[1], labels[3]]
+    assert frame_with(at, "group")["group"].tolist() == ["A", "C", "D"]
+    at.selectbox(key="compare.baseline").set_value(labels[1]).run()
+    assert frame_with(at, "group")["group"].tolist() == ["C", "A", "D"]
+    assert all(" than C's over " in t.value for t in at.text if "answer gap is" in t.value)
+    assert "Baseline **C**" in all_text(at)
 
 
 def test_compare_needs_two_logs() -> None:
@@ -416,3 +542,23 @@ def test_compare_needs_two_logs() -> None:
 @pytest.mark.parametrize("view", ["overview", "tasks", "tokens", "retries", "routes", "compare"])
 def test_every_view_on_a_format1_log(view: str) -> None:
     run_view(view, selection("plain_v1.json", "drift_v2.json"))
+
+
+def test_one_task_across_the_open_logs_and_its_raw_json() -> None:
+    sel = selection("drift_v2.json", "pinned_v2.json")
+    at = run_view("tasks", sel, {"task": "refund"})
+    assert [e.label for e in at.expander][-2:] == ["This task across the 2 open logs", "Raw JSON of a result"]
+    at.session_state["tasks.history"] = True
+    at.session_state["tasks.raw"] = True
+    at.run()
+    history = frame_with(at, "log", "most common answer")
+    assert history["log"].tolist() == ["A", "B"]
+    assert history["label"].tolist() == ["A: shared proxy", "B: pinned route"]
+    for row, g in zip(history.itertuples(), sel.groups, strict=True):
+        task = g.analysis.tasks.set_index("task_id").loc["refund"]
+        assert row.clusters == task["n_clusters"] and row.consistent == task["consistent"]
+    # the raw result is the log's own record, as plain text
+    raw = next(t.value for t in at.text if t.value.lstrip().startswith("{"))
+    parsed = json.loads(raw)
+    first = next(r for n, r in sel.focus.loaded.log.results() if r.task_id == "refund" and n == 1)  # type: ignore[union-attr]
+    assert parsed["task_id"] == "refund" and parsed["answer"] == first.answer

@@ -59,9 +59,10 @@ def test_tasks_page_shows_the_tree_and_the_rounds_where_they_part() -> None:
     fd = analysis.report()["trajectories"]["first_divergence"][LAMP]
     assert fd == 1
     captions = " ".join(c.value for c in at.caption)
-    assert f"first divergence at step {fd}" in captions
-    assert [m.value for m in at.markdown if "The rounds at step" in m.value] == [
-        f"**The rounds at step {fd}**"
+    # one numbering: the analyzer's 0-based step 1 is the second tool call, on every part of the page
+    assert f"first divergence at tool call {fd + 1}" in captions
+    assert [m.value for m in at.markdown if "The rounds at tool call" in m.value] == [
+        f"**The rounds at tool call {fd + 1}**"
     ]
     sides = next(df.value for df in at.dataframe if "previous_result" in df.value.columns)
     assert sides["round"].tolist() == list(range(1, 9))
@@ -72,6 +73,38 @@ def test_tasks_page_shows_the_tree_and_the_rounds_where_they_part() -> None:
     tree = chart(at, "Divergence tree")
     shapes = tree["layout"].get("shapes", [])
     assert [s["x0"] for s in shapes] == [fd - 0.5]
+    assert tree["layout"]["xaxis"]["ticktext"][:3] == ["1", "2", "3"]  # the first call is 1 here too
+    assert tree["layout"]["xaxis"]["tickvals"][:3] == [0, 1, 2]
+
+
+def test_two_rounds_side_by_side_from_their_first_difference() -> None:
+    at = run_view("tasks", {"task": LAMP})
+    log = load_path(SAMPLE).log
+    r1, r2 = (next(r for n, r in log.results() if r.task_id == LAMP and n == k) for k in (1, 2))
+    calls = [[s.name for s in r.trajectory if s.type == "tool_call"] for r in (r1, r2)]
+    assert calls[0][:2] == ["find_customer", "get_order"] and len(calls[0]) != len(calls[1])
+    assert at.selectbox(key=f"tasks.traj_a.{LAMP}").value == 1
+    assert at.selectbox(key=f"tasks.traj_b.{LAMP}").value == 2  # the first round that differs
+    assert "Rounds 1 and 2 made the same calls up to tool call 1, then part at tool call 2" in " ".join(
+        c.value for c in at.caption
+    )
+    texts = [t.value for t in at.text]
+    # each call inside its assistant message, numbered from 1 as on the tree; no empty messages
+    assert '2. get_order("order_id": "O-5001")' in texts
+    assert '2. get_order("order_id": "O-5002")' in texts
+    assert '1. find_customer("email": "ana.ruiz@example.com")' not in texts  # before the part
+    heads = [c.value for c in at.caption if c.value.startswith(("assistant", "tool result"))]
+    # the only assistant boxes without a call are the two final answers: no empty message is drawn
+    assert heads.count("assistant") == 2 and "$24.50" in texts
+    # from the start: every turn, with the empty assistant messages of the log hidden
+    at.toggle(key="tasks.traj_from_part").set_value(False).run()
+    texts = [t.value for t in at.text]
+    assert texts.count('1. find_customer("email": "ana.ruiz@example.com")') == 2
+    boxes = [
+        c.value for c in at.caption if c.value.startswith(("assistant", "tool result", "user", "system"))
+    ]
+    steps = len(r1.trajectory) + len(r2.trajectory)
+    assert len(boxes) < steps  # 18 steps for 5 calls in round 1 become 13 boxes
 
 
 def test_tasks_page_says_so_when_every_round_made_the_same_calls() -> None:
@@ -87,10 +120,12 @@ def test_overview_histogram_counts_tasks_by_first_divergence() -> None:
     spec = chart(at, "Where the rounds part ways")
     bars = spec["data"][0]
     hist = report["divergence_histogram"]
-    assert list(bars["x"]) == [k for k in hist if k != "none"] + ["same calls"]
+    assert list(bars["x"]) == [str(int(k) + 1) for k in hist if k != "none"] + ["same calls"]
     shown = dict(zip(bars["x"], trajectory_charts_values(bars["y"]), strict=True))
     assert shown["same calls"] == hist["none"] == report["identical"]
-    assert any("95% interval" in c.value for c in at.caption)
+    share = report["identical_share"]
+    low, high = 100 * share["low"], 100 * share["high"]
+    assert any(f"(95 % CI {low:.1f}–{high:.1f}) of them" in c.value for c in at.caption)
 
 
 def trajectory_charts_values(values: Any) -> list[int]:
@@ -168,7 +203,7 @@ def test_tasks_page_shows_the_uncertainty_strip_of_the_shipped_resample() -> Non
     flagged = scores.loc[scores["flagged"], "tool_step"].tolist()
     assert flagged and all(scores.loc[scores["flagged"], "uncertainty"] >= 0.2)
     caption = next(c.value for c in at.caption if "samples per step" in c.value)
-    assert ", ".join(f"step {s}" for s in flagged) in caption
+    assert ", ".join(f"tool call {s + 1}" for s in flagged) in caption
 
 
 def test_tasks_page_says_how_to_resample_a_task_without_one() -> None:

@@ -35,9 +35,9 @@ def test_analyze_report_on_format1_sample(capsys: pytest.CaptureFixture[str]) ->
     code, out, err = run(capsys, "analyze", str(FORMAT1))
     assert code == 0, err
     assert "12 tasks · 5 rounds · 60 results · 0 errored" in out
-    assert "consistent tasks   5/12 (41.7%) · answer gap 58.3 pp" in out
+    assert "consistent tasks   5/12 (41.7 %) · answer gap 58.3 pp" in out
     assert "stored gap 100 pp, recomputed 58.33 pp" in out
-    assert "Flagged for a re-run: 7 task(s), inconsistent ones first" in out
+    assert "Flagged for a re-run: 7 tasks, inconsistent ones first" in out
     assert "cal-next-free-slot: inconsistent" in out
     assert "Outcome: no success or score recorded" in out
 
@@ -109,8 +109,8 @@ def test_export_flagged_and_csv(capsys: pytest.CaptureFixture[str], tmp_path: Pa
     csv = tmp_path / "tasks.csv"
     code, out, err = run(capsys, "export", str(FORMAT1), "--flagged", str(flagged), "--csv", str(csv))
     assert code == 0
-    assert "wrote 7 flagged task(s)" in out
-    assert "7 task(s) have no prompt in the log" in err
+    assert "wrote 7 flagged tasks" in out
+    assert "7 tasks have no prompt in the log" in err
     entries = json.loads(flagged.read_text())
     assert entries[0]["prompt"] is None and entries[0]["reasons"] == ["inconsistent"]
     rows = csv.read_text().splitlines()
@@ -153,6 +153,22 @@ def test_every_command_has_help_with_example_and_readme_mention() -> None:
         assert command.description, name
         assert command.epilog and "example:" in command.epilog and f"rerunlens {name}" in command.epilog, name
         assert f"rerunlens {name}" in readme, f"README does not mention `rerunlens {name}`"
+
+
+def test_the_readme_and_dashboard_help_agree_on_the_runs_folder_and_name_the_port() -> None:
+    readme = " ".join((ROOT / "README.md").read_text().replace("`", "").split())
+    sub = next(a for a in build_parser()._actions if a.__class__.__name__ == "_SubParsersAction")
+    dashboard = " ".join(sub.choices["dashboard"].format_help().split())
+    for said in (
+        "$RERUNLENS_RUNS_DIR",
+        "./runs under the folder you start it from",
+        "created on the first save",
+    ):
+        assert said in readme and said in dashboard, said
+    assert "the app's" not in dashboard
+    set_up = readme.split("## Set up", 1)[1].split("## The dashboard", 1)[0]
+    assert "rerunlens dashboard --port 8502" in set_up and "a free one" in set_up and "--port" in dashboard
+    assert "7 to 9 minutes" in set_up  # how long `bash scripts/test.sh` takes
 
 
 def test_report_lists_inconsistent_tasks_before_drift_only_ones(capsys: pytest.CaptureFixture[str]) -> None:

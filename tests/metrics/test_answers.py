@@ -113,7 +113,7 @@ def test_fuzzy_never_joins_answers_of_different_tasks() -> None:
 
 def test_unknown_key_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown answer key"):
-        answer_keys(_results([("1", "ok", "x")]), "semantic")  # type: ignore[arg-type]
+        answer_keys(_results([("1", "ok", "x")]), "meaning")  # type: ignore[arg-type]
 
 
 def test_input_frame_is_not_changed() -> None:

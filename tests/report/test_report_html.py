@@ -12,7 +12,8 @@ from analyzer.analysis import analyze
 from analyzer.cli.main import main
 from analyzer.importers import load_any
 from analyzer.log.loader import load_path
-from analyzer.report.html import ReportEntry, _interval, render_report_html
+from analyzer.metrics.attribution import attribution_caption, verdict_counts
+from analyzer.report.html import ReportEntry, _interval, esc, render_report_html
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_A = ROOT / "sample_runs" / "A_baseline.altk_runs.json"
@@ -38,7 +39,7 @@ def test_figures_flagged_tasks_clusters_retries_and_drift_are_shown() -> None:
     assert f"{h.answer_gap_pp:.1f} pp" in page  # 43.3 pp: 13 of 30 tasks inconsistent
     assert "43.3 pp" in page
     assert f"Flagged tasks ({len(h.flagged)})" in page
-    assert "Answer clusters of the 13 inconsistent task(s)" in page
+    assert "Answer clusters of the 13 inconsistent tasks" in page
     assert f"{h.retries.attempts_total} HTTP attempts; {h.retries.extra_attempts} retries" in page
     assert "Route drift" in page and "key_fingerprint" in page
 
@@ -57,8 +58,8 @@ def test_every_label_and_answer_is_escaped() -> None:
 @pytest.mark.parametrize(
     ("value", "shown"),
     [
-        ([21.5, 63.25], "95 % interval 21.5 – 63.2 pp"),
-        ({"low": 0.2, "high": 0.6, "level": 0.9}, "90 % interval 0.2 – 0.6 pp"),
+        ([21.5, 63.25], "95 % CI 21.5–63.2"),
+        ({"low": 0.2, "high": 0.6, "level": 0.9}, "90 % CI 0.2–0.6"),
         (None, ""),
     ],
 )
@@ -71,18 +72,18 @@ def test_the_analyzers_intervals_are_shown_beside_their_figures() -> None:
     report = a.report()
     page = render_report_html([ReportEntry("A", "A.json", a)])
     low, high = report["answer_gap_ci"]
-    assert f"95 % interval {low:.1f} – {high:.1f} pp" in page
+    assert f"95 % CI {low:.1f}–{high:.1f}" in page
     low, high = report["outcome"]["outcome_gap_ci"]
-    assert f"95 % interval {low:.1f} – {high:.1f} pp" in page
+    assert f"95 % CI {low:.1f}–{high:.1f}" in page
     low, high = report["answer_consistency_rate_ci"]
-    assert f"95 % interval {100 * low:.1f} – {100 * high:.1f} %" in page
+    assert f"95 % CI {100 * low:.1f}–{100 * high:.1f}" in page
 
 
 def test_report_command_writes_the_file(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "report.html"
     code = main(["report", str(SAMPLE_A), str(FORMAT1), "--label", "A", "--label", "plain", "-o", str(out)])
     assert code == 0
-    assert f"wrote {out} (2 log(s)" in capsys.readouterr().out
+    assert f"wrote {out} (2 logs" in capsys.readouterr().out
     page = out.read_text(encoding="utf-8")
     assert "Side by side" in page and ">plain</h2>" in page and ">A</h2>" in page
     assert main(["report", str(SAMPLE_A), "--label", "a", "--label", "b", "-o", str(out)]) == 2
@@ -99,3 +100,16 @@ def test_mean_score_is_a_figure_with_its_interval() -> None:
     page = render_report_html([ReportEntry("f1", str(path), analyze(load_any(path).log))])
     assert "<div class='l'>Mean score</div><div class='v'>0.618</div>" in page
     assert "95 % interval 0.139 – 0.942" in page
+
+
+def test_the_route_or_model_section_carries_the_shared_counts_and_each_tasks_test() -> None:
+    a = analyze(load_path(SAMPLE_A).log)
+    page = render_report_html([ReportEntry("A", "A.json", a)])
+    items = a.headline.attribution
+    assert "<h3>Route or model, from the log</h3>" in page
+    assert " · ".join(f"<b>{n}</b> {c}" for c, n in verdict_counts(items).items()) in page
+    assert esc(attribution_caption(items)) in page
+    first = items[0]
+    assert f"<td>{esc(first.task_id)}</td><td>{first.cause}</td>" in page
+    assert f"<td>{first.p_value:.3g}</td><td>{first.q_value:.3g}</td>" in page
+    assert not re.search(r"<(script|link|img)[^>]+(src|href)=", page)  # still offline

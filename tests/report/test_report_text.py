@@ -8,6 +8,7 @@ from analyzer.analysis import analyze
 from analyzer.importers import load_any
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog
+from analyzer.metrics.attribution import verdict_counts
 from analyzer.report.text import render_comparison, render_report
 from analyzer.verdicts.compare import compare
 
@@ -20,19 +21,21 @@ def test_report_shows_intervals_and_attribution() -> None:
     text = render_report(analysis, "A")
     h = analysis.headline
     low, high = h.answer_gap_ci
-    assert f"answer gap {h.answer_gap_pp:.1f} pp (95 % interval {low:.1f} to {high:.1f} pp)" in text
+    assert f"answer gap {h.answer_gap_pp:.1f} pp (95 % CI {low:.1f}–{high:.1f})" in text
     assert h.outcome is not None
     low, high = h.outcome.outcome_gap_ci
-    assert f"outcome gap {h.outcome.outcome_gap_pp:.1f} pp (95 % interval {low:.1f} to {high:.1f} pp)" in text
+    assert f"outcome gap {h.outcome.outcome_gap_pp:.1f} pp (95 % CI {low:.1f}–{high:.1f})" in text
     low, high = h.outcome.pass_hat_k_ci
-    assert f"pass^5 53.3% (95 % interval {100 * low:.1f}% to {100 * high:.1f}%)" in text
-    causes = [a.cause for a in h.attribution]
+    assert f"pass^5 53.3 % (95 % CI {100 * low:.1f}–{100 * high:.1f})" in text
+    counts = verdict_counts(h.attribution)
+    shown = ", ".join(f"{counts[c]} {c}" for c in counts)
+    assert f"Route or model, from the log alone ({len(h.attribution)} inconsistent task(s)): {shown}" in text
+    assert "false discovery rate of 5%" in text and "Benjamini-Hochberg across tasks" in text
+    first = h.attribution[0]
     assert (
-        f"Cause, from the log alone ({len(causes)} inconsistent task(s)): {causes.count('route')} route, "
-        f"{causes.count('model')} model, {causes.count('unclear')} unclear"
-    ) in text
-    model = next(a for a in h.attribution if a.cause == "model")
-    assert f"  {model.task_id}: model: answers differ within one route" in text
+        f"  {first.task_id}: {first.cause} ({first.factor}, p = {first.p_value:.3g}, q = {first.q_value:.3g})"
+        in text
+    )
 
 
 def test_comparison_says_each_difference_in_a_sentence() -> None:
@@ -69,12 +72,12 @@ def test_report_says_where_the_rounds_tool_calls_part() -> None:
     text = render_report(analyze(_agent_log()), "agent")
     # 1 of 2 tasks identical; Wilson 95 %: 0.5 +- 1.96 sqrt(0.25/2 + 1.96^2/16) / (1 + 1.96^2/2),
     # that is 0.5 +- 0.4055
-    assert "  same calls in every round: 1/2 tasks, 50.0% (95 % interval 9.5% to 90.5%)" in text
-    assert "  tasks by the step where rounds first part: step 1: 1" in text
+    assert "  same calls in every round: 1/2 tasks, 50.0 % (95 % CI 9.5–90.5)" in text
+    assert "  tasks by the tool call where rounds first part: tool call 2: 1" in text  # step 1 is the 2nd
     # pairs (1,2), (1,3), (2,3): sequence similarity 1, 1/2, 1/2 -> mean 0.67, lowest 0.50; step 1 has
     # buy, buy, refund: H = 0.918 bits, over log2(3) rounds = 0.58
     assert (
-        "  parts: parts at step 1 · call-sequence similarity 0.67 (lowest pair 0.50) · "
+        "  parts: parts at tool call 2 · call-sequence similarity 0.67 (lowest pair 0.50) · "
         "highest step entropy 0.58"
     ) in text
     assert "  same: parts" not in text

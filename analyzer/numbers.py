@@ -1,0 +1,122 @@
+"""The one number style of every rendering (dashboard, terminal, HTML report).
+
+- counts are integers with thousands separators: `56,624`;
+- a count with its noun agrees in number: `1 log`, `2 logs` (never `log(s)`);
+- shares read `66.7 %`, differences of shares `43.3 pp`;
+- an interval follows its value: `43.3 pp (95 % CI 27.4–60.8)`, the unit once, after the value;
+- p-values read `p = 0.032` or `p < 0.001`;
+- a tool-call step reads `tool call 1` for the first call (the analyzer's indices are 0-based);
+- durations read `45 s`, `3 min 05 s`, `1 h 02 min`.
+
+A missing value (None or NaN) reads `—` everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+NONE = "—"
+"""What a missing value reads."""
+
+RANGE = "–"
+"""The dash between an interval's ends (an en dash, so a negative end stays readable: `-40.0–-5.1`)."""
+
+Bounds = Sequence[float] | None
+"""An interval as [low, high], or None."""
+
+
+def missing(value: object) -> bool:
+    """None, NaN or pandas' NA."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)  # NaN and pandas.NA are not equal to themselves
+    except TypeError:
+        return True
+
+
+def count(value: float | None) -> str:
+    """An integer with thousands separators: `56,624`."""
+    if missing(value):
+        return NONE
+    return f"{round(float(value)):,}"  # type: ignore[arg-type]
+
+
+def counted(value: int, noun: str, plural: str | None = None) -> str:
+    """A count with its noun in agreement: `1 log`, `3 logs`, `2 tasks`, `1 key`, `2 keys`."""
+    word = noun if value == 1 else (plural or _plural(noun))
+    return f"{count(value)} {word}"
+
+
+def _plural(noun: str) -> str:
+    if noun.endswith(("s", "x", "ch", "sh")):
+        return noun + "es"
+    if noun.endswith("y") and noun[-2:-1] not in "aeiou":
+        return noun[:-1] + "ies"
+    return noun + "s"
+
+
+def num(value: float | None, digits: int = 1) -> str:
+    """A measured quantity with `digits` decimals and thousands separators: `1,304.5`."""
+    return NONE if missing(value) else f"{float(value):,.{digits}f}"  # type: ignore[arg-type]
+
+
+def pp(value: float | None) -> str:
+    """Percentage points: `43.3 pp`."""
+    return NONE if missing(value) else f"{float(value):.1f} pp"  # type: ignore[arg-type]
+
+
+def pct(share: float | None) -> str:
+    """A 0..1 share as a percentage: `66.7 %`."""
+    return NONE if missing(share) else f"{100 * float(share):.1f} %"  # type: ignore[arg-type]
+
+
+def ci(bounds: Bounds, *, share: bool = False) -> str:
+    """`95 % CI 27.4–60.8` (ends of a 0..1 share in %), or an empty string without an interval."""
+    if not bounds or len(bounds) != 2 or missing(bounds[0]) or missing(bounds[1]):
+        return ""
+    scale = 100.0 if share else 1.0
+    return f"95 % CI {scale * bounds[0]:.1f}{RANGE}{scale * bounds[1]:.1f}"
+
+
+def pp_ci(value: float | None, bounds: Bounds) -> str:
+    """`43.3 pp (95 % CI 27.4–60.8)`; the value alone without an interval."""
+    return _with(pp(value), ci(bounds))
+
+
+def pct_ci(share: float | None, bounds: Bounds) -> str:
+    """`66.7 % (95 % CI 54.2–84.8)` for a 0..1 share and its 0..1 bounds."""
+    return _with(pct(share), ci(bounds, share=True))
+
+
+def _with(value: str, interval: str) -> str:
+    return f"{value} ({interval})" if interval and value != NONE else value
+
+
+def p_value(p: float | None, name: str = "p") -> str:
+    """`p = 0.032`, `p < 0.001`; `q` for an adjusted p-value."""
+    if missing(p):
+        return NONE
+    if float(p) < 0.001:  # type: ignore[arg-type]
+        return f"{name} < 0.001"
+    return f"{name} = {float(p):.3f}"  # type: ignore[arg-type]
+
+
+def duration(seconds: float | None) -> str:
+    """`45 s`, `3 min 05 s`, `1 h 02 min`."""
+    if missing(seconds) or math.isinf(float(seconds)):  # type: ignore[arg-type]
+        return NONE
+    total = max(0, round(float(seconds)))  # type: ignore[arg-type]
+    hours, rest = divmod(total, 3600)
+    minutes, secs = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {secs:02d} s"
+    return f"{secs} s"
+
+
+def call_step(index: int) -> str:
+    """The analyzer's 0-based tool-call index as people count: `tool call 1` is the first call."""
+    return f"tool call {int(index) + 1}"

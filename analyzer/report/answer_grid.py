@@ -1,0 +1,86 @@
+"""The task x round grid of answers: each cell's answer cluster (its colour), the route that
+served it (its mark: R1, R2, ... numbered by first use in the log) and its answer for hovering,
+with a legend saying what each route mark stands for.
+
+A route is the route tuple of `metrics.attribution.result_routes` (key and base URL of the attempt
+that answered, every parameter, served model and backend), so the marks split cells exactly where
+the cause from the log does. The legend names only the fields that differ between the routes shown.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, NamedTuple
+
+import pandas as pd
+
+from analyzer.metrics.attribution import result_routes
+from analyzer.metrics.route_factors import factor_columns
+from analyzer.report.route_tables import label
+
+if TYPE_CHECKING:
+    from analyzer.analysis import Analysis
+
+ANSWER_CHARS = 80
+LEGEND_FIELDS = ("key_fingerprint", "base_url", "served_model", "system_fingerprint")
+
+
+class AnswerGrid(NamedTuple):
+    """Task x round frames, index the task ids asked for and columns the rounds."""
+
+    clusters: pd.DataFrame
+    """Cluster numbers (NaN: no answer)."""
+    routes: pd.DataFrame
+    """Route marks (`R1`, ...; '' where no route was recorded)."""
+    answers: pd.DataFrame
+    """Answers, shortened to one line."""
+    legend: list[tuple[str, str]]
+    """(mark, what it stands for), in mark order."""
+
+
+def answer_grid(analysis: Analysis, task_ids: list[str]) -> AnswerGrid:
+    """The grid of `task_ids`' results (one cell per task and round)."""
+    results = analysis.results.reset_index(drop=True)
+    codes = pd.Series(result_routes(results, analysis.attempts), index=results.index)
+    order = {c: i + 1 for i, c in enumerate(dict.fromkeys(codes[codes >= 0]))}  # first use, log-wide
+    marks = codes.map(lambda c: f"R{order[c]}" if c in order else "")
+    keep = results["task_id"].astype(str).isin(task_ids)
+    rows = results[keep].assign(task_id=results.loc[keep, "task_id"].astype(str), mark=marks[keep])
+    rows = rows.drop_duplicates(["task_id", "round"])
+    index = pd.Index(task_ids, name="task_id")
+    rounds = sorted(rows["round"].unique().tolist()) if len(rows) else []
+
+    def grid(values: pd.Series, fill: object = None) -> pd.DataFrame:
+        frame = pd.DataFrame({"task_id": rows["task_id"], "round": rows["round"], "v": values})
+        out = frame.pivot(index="task_id", columns="round", values="v").reindex(index=index, columns=rounds)
+        return out if fill is None else out.fillna(fill)
+
+    answers = rows["answer"].astype("string").str.slice(0, ANSWER_CHARS)
+    if "no_answer" in rows:
+        answers = answers.mask(rows["no_answer"].astype(bool), "(no answer)")
+    answers = answers.fillna("(error)")
+    return AnswerGrid(
+        clusters=grid(rows["cluster"].astype("Float64")),
+        routes=grid(rows["mark"], ""),
+        answers=grid(answers.str.replace("\n", " ⏎ "), ""),
+        legend=_legend(route_columns(results, analysis.attempts)[keep.to_numpy()], rows["mark"]),
+    )
+
+
+def route_columns(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
+    """Per result, the route factors the attribution tests (key, base URL after redirects, retry state...)."""
+    return factor_columns(results, attempts).drop(columns="recorded")
+
+
+def _legend(fields: pd.DataFrame, marks: pd.Series) -> list[tuple[str, str]]:
+    """Each mark shown, by the fields that differ between the marks shown."""
+    fields = fields.reset_index(drop=True).assign(mark=marks.reset_index(drop=True))
+    fields = fields[fields["mark"] != ""].drop_duplicates("mark")
+    if fields.empty:
+        return []
+    varying = [f for f in LEGEND_FIELDS if f in fields and fields[f].astype(str).nunique() > 1]
+    shown = varying or [f for f in LEGEND_FIELDS[:1] if f in fields]
+    out = []
+    for _, row in fields.sort_values("mark", key=lambda m: m.str[1:].astype(int)).iterrows():
+        parts = [f"{label(f)} {row[f]}" for f in shown if pd.notna(row[f])]
+        out.append((str(row["mark"]), ", ".join(parts) or "route recorded without a key or base URL"))
+    return out

@@ -1,0 +1,187 @@
+"""A log's finding in one sentence and one chart's worth of counts (Overview's first screen).
+
+It reads only what `Analysis.report()` holds (the JSON report): the measured and consistent tasks,
+the rounds, each inconsistent task's `attribution` entry (its `cause`, and a `q_value` when the
+analysis adjusts for many tasks, else a `p_value`) and, for agent logs, the `trajectories` entry.
+A cause it does not know by name is still counted, under its own word, so a wider verdict
+vocabulary needs no change here.
+
+Every count carries its uncertainty: the share of tasks that disagree comes with its 95 % Wilson
+interval, and a cause that is tested (a p- or q-value per task) says how many of its tasks pass the
+threshold. A cause without a test (answers that differ within one route) is a plain observation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel
+
+import analyzer.numbers as numbers
+from analyzer.metrics.stats import wilson_interval
+
+THRESHOLD = 0.05
+"""The p- (or q-) value below which a tested cause counts as beyond chance."""
+
+CAUSE_WORDS: dict[str, str] = {
+    "route": "follow the route (key, base URL or backend)",
+    "both": "vary with the route and within it",
+    "model": "vary within one route (the model)",
+    "unclear": "cannot be told apart from this log",
+    "inconclusive": "are inconclusive",
+    "unmeasured": "were not measured",
+}
+"""What the sentence says of each cause's tasks; an unknown cause reads `read as <cause>`."""
+
+ORDER = ("route", "both", "model", "inconclusive", "unclear", "unmeasured")
+
+
+class CausePart(BaseModel):
+    """One cause's inconsistent tasks."""
+
+    cause: str
+    tasks: int
+    tested: bool
+    """Its tasks carry a p- or q-value."""
+    adjusted: bool
+    """Those values are q-values (adjusted for testing many tasks at once)."""
+    passing: int
+    """Tasks whose value is below `THRESHOLD` (0 when untested)."""
+    task_ids: list[str]
+
+
+class Bar(BaseModel):
+    """One bar of the first screen's chart: tasks in one state."""
+
+    label: str
+    tasks: int
+    kind: str
+    """`consistent`, `passing`, `weak` (tested, not beyond chance), `untested`."""
+
+
+class Finding(BaseModel):
+    """What the first screen says and draws."""
+
+    sentence: str
+    measured: int
+    inconsistent: int
+    rounds: int
+    share_ci: list[float] | None
+    """95 % interval of the share of measured tasks that disagree (0..1)."""
+    parts: list[CausePart]
+    bars: list[Bar]
+    tool_calls: str | None = None
+    """For agent logs: where the rounds' tool calls part, when answers agree more than calls do."""
+
+
+def finding(report: Mapping[str, Any]) -> Finding:
+    """The finding of one analysed log, from its JSON report (`Analysis.report()`)."""
+    measured = int(report.get("tasks_measured") or 0)
+    consistent = int(report.get("consistent_tasks") or 0)
+    rounds = int(report.get("rounds") or 0)
+    inconsistent = measured - consistent
+    low, high = wilson_interval(inconsistent, measured) if measured else (float("nan"),) * 2
+    share_ci = None if numbers.missing(low) else [low, high]
+    parts = cause_parts(report.get("attribution") or [])
+    calls = tool_call_sentence(report.get("trajectories"))
+    sentence = _disagree(inconsistent, measured, rounds, share_ci) + "."
+    tail = [_part_phrase(p) for p in parts]
+    if tail:
+        sentence += " Of them, " + "; ".join(tail) + "."
+    if calls:
+        sentence += " " + calls
+    return Finding(
+        sentence=sentence,
+        measured=measured,
+        inconsistent=inconsistent,
+        rounds=rounds,
+        share_ci=share_ci,
+        parts=parts,
+        bars=_bars(consistent, inconsistent, parts),
+        tool_calls=calls,
+    )
+
+
+def cause_parts(items: Sequence[Mapping[str, Any]]) -> list[CausePart]:
+    """Inconsistent tasks by cause (known causes in `ORDER`, unknown ones after, by first seen)."""
+    by: dict[str, list[Mapping[str, Any]]] = {}
+    for item in items:
+        by.setdefault(str(item.get("cause")), []).append(item)
+    names = [c for c in ORDER if c in by] + [c for c in by if c not in ORDER]
+    out = []
+    for cause in names:
+        group = by[cause]
+        adjusted = any(i.get("q_value") is not None for i in group)
+        values = [i.get("q_value") if adjusted else i.get("p_value") for i in group]
+        tested = any(v is not None for v in values)
+        passing = sum(1 for v in values if v is not None and float(v) < THRESHOLD)
+        ids = [str(i.get("task_id")) for i in group]
+        out.append(
+            CausePart(
+                cause=cause, tasks=len(group), tested=tested, adjusted=adjusted, passing=passing, task_ids=ids
+            )
+        )
+    return out
+
+
+def _disagree(inconsistent: int, measured: int, rounds: int, share_ci: list[float] | None) -> str:
+    if not measured:
+        return "No task has two answers to compare"
+    across = f" across {numbers.counted(rounds, 'round')}" if rounds else ""
+    if not inconsistent:
+        return f"All {numbers.counted(measured, 'task')} give one answer{across}"
+    share = numbers.pct_ci(inconsistent / measured, share_ci)
+    return f"{numbers.count(inconsistent)} of {numbers.counted(measured, 'task')} disagree{across}: {share}"
+
+
+def _part_phrase(part: CausePart) -> str:
+    words = CAUSE_WORDS.get(part.cause, f"read as {part.cause}")
+    phrase = f"{numbers.count(part.tasks)} {words}"
+    if part.tested:
+        name = "q" if part.adjusted else "p"
+        after = " after FDR" if part.adjusted else ", unadjusted"
+        beyond = (
+            "none"
+            if not part.passing
+            else ("all" if part.passing == part.tasks else numbers.count(part.passing))
+        )
+        phrase += f", {beyond} beyond chance ({name} < {THRESHOLD:g}{after})"
+    return phrase
+
+
+def _bars(consistent: int, inconsistent: int, parts: list[CausePart]) -> list[Bar]:
+    bars = [Bar(label="consistent", tasks=consistent, kind="consistent")]
+    for part in parts:
+        if part.tested:
+            name = "q" if part.adjusted else "p"
+            bars.append(
+                Bar(label=f"{part.cause}, {name} < {THRESHOLD:g}", tasks=part.passing, kind="passing")
+            )
+            bars.append(
+                Bar(label=f"{part.cause}, not beyond chance", tasks=part.tasks - part.passing, kind="weak")
+            )
+        else:
+            bars.append(Bar(label=part.cause, tasks=part.tasks, kind="untested"))
+    unattributed = inconsistent - sum(p.tasks for p in parts)
+    if unattributed > 0:
+        bars.append(Bar(label="inconsistent, no cause given", tasks=unattributed, kind="untested"))
+    return [b for b in bars if b.tasks > 0]
+
+
+def tool_call_sentence(traj: Mapping[str, Any] | None) -> str | None:
+    """`Tool calls differ in 3 of 6 tasks (50.0 % (95 % CI 18.8–81.2)), first at tool call 2.`"""
+    if not traj or not traj.get("tasks_measured"):
+        return None
+    measured = int(traj["tasks_measured"])
+    differ = measured - int(traj.get("identical") or 0)
+    if not differ:
+        return f"Tool calls are the same in every round of all {numbers.counted(measured, 'task')}."
+    share = traj.get("identical_share") or {}
+    bounds = [1 - share["high"], 1 - share["low"]] if "low" in share and "high" in share else None
+    steps = [int(k) for k in (traj.get("divergence_histogram") or {}) if str(k).isdigit()]
+    first = f", first at {numbers.call_step(min(steps))}" if steps else ""
+    return (
+        f"Tool calls differ in {numbers.count(differ)} of {numbers.counted(measured, 'task')} "
+        f"({numbers.pct_ci(differ / measured, bounds)}){first}."
+    )

@@ -1,0 +1,73 @@
+"""The Routes page's tables with human headers, in a width that fits: the route tuples with only
+the fields that tell them apart (the shared ones said once), and per drifted task one column per
+field that changed, listing the values it took.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+from analyzer.report.task_rounds import RoundTable
+
+if TYPE_CHECKING:
+    from analyzer.analysis import Analysis
+
+FIELD_LABELS: dict[str, str] = {
+    "base_url": "base URL",
+    "key_fingerprint": "key",
+    "model": "model",
+    "temperature": "temperature",
+    "top_p": "top p",
+    "seed": "seed",
+    "max_tokens": "max tokens",
+    "timeout_s": "timeout (s)",
+    "max_retries": "max retries",
+    "served_model": "served model",
+    "system_fingerprint": "backend",
+    "results": "results",
+    "attempts": "HTTP attempts",
+}
+"""Every route field as a person reads it."""
+
+COUNTS = ("results", "attempts")
+
+
+def label(field: str) -> str:
+    """`key_fingerprint` -> `key`; an unknown field with its underscores as spaces."""
+    return FIELD_LABELS.get(field, field.replace("_", " "))
+
+
+def route_tuples(routes: pd.DataFrame) -> RoundTable:
+    """The route tuples (most used first) with the fields that differ between them, human headers;
+    the fields every tuple shares in `shared`."""
+    shared: dict[str, str] = {}
+    keep: list[str] = []
+    for name in routes.columns:
+        values = routes[name].dropna().astype(str).unique()
+        if name in COUNTS or len(values) > 1 or (len(values) == 1 and routes[name].isna().any()):
+            keep.append(name)
+        elif len(values) == 1 and len(routes) > 1:
+            shared[label(name)] = str(values[0])
+        elif len(values) == 1:
+            keep.append(name)
+    return RoundTable(routes[keep].rename(columns=label).reset_index(drop=True), shared)
+
+
+def drift_by_field(analysis: Analysis) -> pd.DataFrame:
+    """Per drifted task, one column per field that changed within some task: the values the task
+    saw, first seen first (empty where the task kept one value)."""
+    fields = [f for f in analysis.headline.route.drifted_fields if f in analysis.results.columns]
+    drifted = analysis.tasks.loc[analysis.tasks["drifted"].fillna(False).astype(bool), "task_id"].astype(str)
+    results = analysis.results.assign(task_id=analysis.results["task_id"].astype(str))
+    results = results[results["task_id"].isin(set(drifted))]
+    out = pd.DataFrame({"task": drifted.tolist()})
+    for field in fields:
+        seen = results.groupby("task_id", sort=False)[field].agg(
+            lambda v: ", ".join(dict.fromkeys(v.dropna().astype(str))) if v.dropna().nunique() > 1 else ""
+        )
+        column = out["task"].map(seen).fillna("")
+        if column.astype(bool).any():  # a field that changed only between tasks says nothing here
+            out[label(field)] = column
+    return out

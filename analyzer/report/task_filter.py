@@ -1,0 +1,111 @@
+"""Which tasks a reader asked for: by state (inconsistent, drifted, errored), by cause, by cluster
+count, by success, by task id or by a word in their answers.
+
+The dashboard's Overview counts the three states apart (a task that is only drifted is not
+inconsistent) and its Tasks page filters by them, with the same definitions:
+
+- `inconsistent`: measured (two or more answers) and its answers fall into more than one cluster;
+- `drifted`: its results did not all use one route tuple;
+- `errored`: at least one of its results errored.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import pandas as pd
+
+if TYPE_CHECKING:
+    from analyzer.analysis import Analysis
+
+STATES: dict[str, str] = {
+    "inconsistent": "Inconsistent tasks",
+    "drifted": "Drifted tasks",
+    "errored": "Errored tasks",
+}
+"""Each state's name (in a URL) and its label."""
+
+SUCCESS = ("any", "every round succeeds", "some round fails", "ungraded")
+"""The success filter's choices."""
+
+
+@dataclass(frozen=True)
+class TaskFilter:
+    """What to keep; the default keeps every task."""
+
+    states: tuple[str, ...] = ()
+    """Keep tasks in any of these states (`STATES`); none: every task."""
+    causes: tuple[str, ...] = ()
+    """Keep inconsistent tasks with one of these causes (the attribution's words)."""
+    min_clusters: int = 0
+    """Keep tasks with at least this many answer clusters."""
+    success: str = "any"
+    """One of `SUCCESS`."""
+    id_contains: str = ""
+    """Task id contains this (case-insensitive)."""
+    answer_contains: str = ""
+    """Some answer of the task contains this (case-insensitive)."""
+
+
+def state_masks(tasks: pd.DataFrame) -> dict[str, pd.Series]:
+    """Per state, which rows of the analysis' task table are in it."""
+    return {
+        "inconsistent": tasks["consistent"].eq(False).fillna(False).astype(bool),
+        "drifted": tasks["drifted"].fillna(False).astype(bool),
+        "errored": tasks["n_errors"].fillna(0).gt(0),
+    }
+
+
+def state_counts(tasks: pd.DataFrame) -> dict[str, int]:
+    """How many tasks are in each state (a task may be in several)."""
+    return {name: int(mask.sum()) for name, mask in state_masks(tasks).items()}
+
+
+def causes_by_task(analysis: Analysis) -> pd.Series:
+    """Each task's cause from the log (empty for a task without one), in task-table order."""
+    causes = {a.task_id: a.cause for a in analysis.headline.attribution}
+    return analysis.tasks["task_id"].astype(str).map(causes).fillna("")
+
+
+def cause_names(analysis: Analysis) -> list[str]:
+    """The causes present in this log, first seen first."""
+    return list(dict.fromkeys(a.cause for a in analysis.headline.attribution))
+
+
+def filter_tasks(analysis: Analysis, chosen: TaskFilter) -> pd.DataFrame:
+    """The task table's rows `chosen` keeps, with a `cause` column, in the table's order."""
+    tasks = analysis.tasks.assign(cause=causes_by_task(analysis))
+    keep = pd.Series(True, index=tasks.index)
+    if chosen.states:
+        masks = state_masks(tasks)
+        keep &= pd.concat([masks[s] for s in chosen.states if s in masks], axis=1).any(axis=1)
+    if chosen.causes:
+        keep &= tasks["cause"].isin(chosen.causes)
+    if chosen.min_clusters:
+        keep &= tasks["n_clusters"].fillna(0).ge(chosen.min_clusters)
+    keep &= _success(tasks, chosen.success)
+    if chosen.id_contains:
+        keep &= tasks["task_id"].astype(str).str.contains(chosen.id_contains, case=False, regex=False)
+    if chosen.answer_contains:
+        keep &= tasks["task_id"].astype(str).isin(answer_matches(analysis, chosen.answer_contains))
+    return tasks[keep].reset_index(drop=True)
+
+
+def _success(tasks: pd.DataFrame, choice: str) -> pd.Series:
+    graded = tasks["graded"].fillna(0).gt(0)
+    rate = tasks["success_rate"]
+    if choice == SUCCESS[1]:
+        return graded & rate.eq(1.0)
+    if choice == SUCCESS[2]:
+        return graded & rate.lt(1.0)
+    if choice == SUCCESS[3]:
+        return ~graded
+    return pd.Series(True, index=tasks.index)
+
+
+def answer_matches(analysis: Analysis, text: str) -> set[str]:
+    """Tasks with an answer containing `text` (case-insensitive)."""
+    results = analysis.results
+    hit = results["answer"].astype("string").str.contains(text, case=False, regex=False).fillna(False)
+    return set(results.loc[hit.astype(bool), "task_id"].astype(str))

@@ -1,0 +1,183 @@
+"""What a new user reads in headless Chromium, on the shipped samples: Overview's finding above the
+fold, Compare on the logs that share tasks, each state a working filter, tables that fit at 1400 px,
+two rounds side by side, the answers grid's legend and route marks, the Runs table.
+
+Each test saves screenshots (artifacts/screenshots/finding-*.png) at 1400x1000 and 1024x768 for a
+person to look at. Tables are read from the grid's accessible cells (what a screen reader reads).
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from browser_kit import (
+    ROOT,
+    SHOTS,
+    assert_no_exception,
+    body_text,
+    browser_marks,
+    shot,
+    streamlit_server,
+    wait_rendered,
+)
+
+from analyzer.analysis import analyze
+from analyzer.log.loader import list_logs, load_path
+from analyzer.report.finding import finding
+
+pytestmark = browser_marks()
+SAMPLES = ROOT / "sample_runs"
+A = "A_baseline.altk_runs.json"
+E = "E_agent_tools.altk_runs.json"
+ALL = "&".join(f"log={p.name}" for p in list_logs(SAMPLES))
+SIZES = [(1400, 1000), (1024, 768)]
+
+TABLE_JS = """(n) => {
+    const grid = [...document.querySelectorAll('[data-testid="stDataFrame"]')][n];
+    const rows = [...grid.querySelectorAll('tr')];
+    return rows.map(r => [...r.querySelectorAll('th, td')].map(c => c.innerText));
+}"""
+"""The n-th table's header and rows as text."""
+SCROLLS_JS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
+    .filter(s => s.scrollWidth > s.clientWidth + 1).length"""
+"""How many tables scroll sideways."""
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    runs = tmp_path_factory.mktemp("runs")
+    for path in list_logs(SAMPLES):
+        shutil.copy(path, runs / path.name)
+    with streamlit_server(runs, tmp_path_factory.mktemp("server") / "streamlit.log") as base:
+        yield base
+
+
+def view_shot(page: Any, name: str) -> None:
+    """The viewport as a user sees it first (no scrolling), for looking at the fold."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+def table(page: Any, n: int = 0) -> list[list[str]]:
+    return page.evaluate(TABLE_JS, n)
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_overview_states_its_finding_above_the_fold(server: str, page: Any, width: int, height: int) -> None:
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{server}/?log={A}")
+    wait_rendered(page, "Overview")
+    assert_no_exception(page)
+    expected = finding(analyze(load_path(SAMPLES / A).log).report())
+    heading = page.locator("h4").first
+    assert heading.inner_text() == expected.sentence
+    assert heading.inner_text().startswith(
+        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 27.4–60.8)."
+    )
+    chart = page.locator('[data-testid="stPlotlyChart"]').first
+    for shown in (heading, chart):
+        box = shown.bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height  # on the first screen, unscrolled
+    text = body_text(page)
+    assert "consistent (17)" in text and "route, not beyond chance (11)" in text and "model (2)" in text
+    assert "The evidence for each of the 13 inconsistent tasks →" in text
+    assert "Flagged tasks\n" not in text and "Answer consistency" not in text  # the download keeps its name
+    view_shot(page, f"finding-overview-fold-{width}")
+
+
+def test_each_state_is_its_own_figure_and_filter(server: str, page: Any) -> None:
+    page.goto(f"{server}/?log={A}")
+    wait_rendered(page, "Overview")
+    text = body_text(page)
+    for label, count in (("Inconsistent tasks", "13"), ("Drifted tasks", "30"), ("Errored tasks", "0")):
+        metric = page.locator('[data-testid="stMetric"]').filter(has_text=label)
+        assert metric.locator('[data-testid="stMetricValue"]').inner_text() == count
+    assert text.count("Show them →") == 2  # no link to zero errored tasks
+    page.get_by_text("Show them →").first.click()
+    wait_rendered(page, "Tasks")
+    assert "show=inconsistent" in page.url
+    assert "13 of 30 tasks" in body_text(page)
+    rows = table(page)
+    assert rows[0][:3] == ["task", "cause", "results"] and len(rows) - 1 <= 13
+    shot(page, "finding-tasks-inconsistent-1400")
+
+
+def test_compare_opens_on_the_logs_sharing_tasks(server: str, page: Any) -> None:
+    page.goto(f"{server}/compare?{ALL}")
+    wait_rendered(page, "Compare")
+    assert_no_exception(page)
+    rows = table(page)
+    assert rows[0][0] == "group" and [r[0] for r in rows[1:]] == [
+        "A",
+        "B",
+        "C",
+        "D",
+    ]  # not E, nor its resample
+    text = body_text(page)
+    assert (
+        "B's answer gap is 23.3 pp lower than A's over 30 shared tasks (95 % CI -40.0–-5.1, p = 0.039)."
+        in text
+    )
+    assert page.evaluate(SCROLLS_JS) == 0
+    shot(page, "finding-compare-1400")
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.wait_for_timeout(800)
+    shot(page, "finding-compare-1024")
+
+
+@pytest.mark.parametrize(
+    "path", [f"tasks?log={A}&task=shop-002", f"routes?log={A}", f"compare?{ALL}", "runs"]
+)
+def test_tables_fit_at_1400_with_human_headers(server: str, page: Any, path: str) -> None:
+    page.goto(f"{server}/{path}")
+    wait_rendered(page, path.split("?")[0].capitalize() if path != "runs" else "Runs")
+    assert page.evaluate(SCROLLS_JS) == 0  # no table scrolls sideways
+    tables = page.locator('[data-testid="stDataFrame"]').count()
+    headers = [h for n in range(tables) for h in table(page, n)[0]]
+    assert headers and not [h for h in headers if "_" in h]  # never a snake_case header
+    shot(page, f"finding-fit-{path.split('?')[0]}-1400")
+
+
+def test_two_rounds_side_by_side_from_where_they_part(server: str, page: Any) -> None:
+    page.goto(f"{server}/tasks?log={E}&task=agent-refund-lamp")
+    wait_rendered(page, "Tasks")
+    text = body_text(page)
+    assert "Rounds 1 and 2 made the same calls up to tool call 1, then part at tool call 2" in text
+    assert '2. get_order("order_id": "O-5001")' in text and '2. get_order("order_id": "O-5002")' in text
+    assert "first divergence at tool call 2" in text and "The rounds at tool call 2" in text
+    box = page.get_by_text("Round 1", exact=True).bounding_box()
+    beside = page.get_by_text("Round 2", exact=True).bounding_box()
+    assert box and beside and abs(box["y"] - beside["y"]) < 5 and beside["x"] > box["x"] + 200  # side by side
+    page.get_by_text("Trajectories, two rounds side by side").scroll_into_view_if_needed()
+    view_shot(page, "finding-trajectories-1400")
+
+
+def test_the_answers_grid_has_a_legend_and_route_marks(server: str, page: Any) -> None:
+    page.goto(f"{server}/tasks?log={A}&show=inconsistent&tasks.tab=Answers+by+round")
+    wait_rendered(page, "Tasks")
+    text = body_text(page)
+    assert "cluster 0: the task's most common answer" in text and "cluster 1" in text
+    assert "Routes: R1 = key sha256:632207691254" in text
+    marks = page.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot text')].map(t => t.textContent)"
+    )
+    assert {"R1", "R3"} <= set(marks)
+    shot(page, "finding-grid-1400")
+
+
+def test_the_runs_table_lists_logs_with_their_headline(server: str, page: Any) -> None:
+    page.goto(f"{server}/runs?log={A}")
+    wait_rendered(page, "Runs")
+    rows = table(page)
+    assert rows[0][-6:] == ["open", "log", "date", "tasks x rounds", "headline", "parent"]
+    by_log = {r[-5]: r[-5:] for r in rows[1:]}
+    a = by_log["A: baseline (two keys alternating, SDK default retries, concurrency 4)"]
+    assert a[2:4] == ["30 x 5", "13 of 30 tasks disagree · gap 43.3 pp"]
+    assert by_log["resample of agent-cheapest-monitor (round 1), 8 samples per step"][4] == "resample of E"
+    assert by_log["format1_plain_script.json"][1] in ("", "—")  # no date recorded: listed last
+    assert list(by_log)[-1] == "format1_plain_script.json"
+    assert page.evaluate(SCROLLS_JS) == 0
+    shot(page, "finding-runs-1400")

@@ -1,0 +1,67 @@
+"""Overview's first screen: the finding's sentence and counts, from the JSON report."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from analyzer import load_any
+from analyzer.analysis import analyze
+from analyzer.report.finding import finding
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
+
+
+def _report(name: str) -> dict:
+    return analyze(load_any(SAMPLES / name).log).report()
+
+
+def test_sample_a_says_how_many_disagree_and_that_no_route_task_passes_the_test() -> None:
+    f = finding(_report("A_baseline.altk_runs.json"))
+    assert f.sentence == (
+        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 27.4–60.8). Of them, "
+        "11 follow the route (key, base URL or backend), none beyond chance (p < 0.05, unadjusted); "
+        "2 vary within one route (the model)."
+    )
+    bars = {b.label: b.tasks for b in f.bars}
+    assert bars == {"consistent": 17, "route, not beyond chance": 11, "model": 2}
+
+
+def test_q_values_are_preferred_and_an_unknown_cause_is_still_counted() -> None:
+    report = {
+        "tasks_measured": 10,
+        "consistent_tasks": 6,
+        "rounds": 5,
+        "attribution": [
+            {"task_id": "a", "cause": "route", "p_value": 0.01, "q_value": 0.03},
+            {"task_id": "b", "cause": "route", "p_value": 0.02, "q_value": 0.08},
+            {"task_id": "c", "cause": "both", "p_value": None},
+            {"task_id": "d", "cause": "novel", "p_value": None},
+        ],
+    }
+    f = finding(report)
+    assert (
+        "Of them, 2 follow the route (key, base URL or backend), 1 beyond chance (q < 0.05 after FDR)"
+        in f.sentence
+    )
+    assert "1 vary with the route and within it" in f.sentence
+    assert "1 read as novel" in f.sentence
+    assert [(b.label, b.tasks) for b in f.bars] == [
+        ("consistent", 6),
+        ("route, q < 0.05", 1),
+        ("route, not beyond chance", 1),
+        ("both", 1),
+        ("novel", 1),
+    ]
+
+
+def test_agent_log_states_the_tool_call_finding() -> None:
+    f = finding(_report("E_agent_tools.altk_runs.json"))
+    assert f.sentence.startswith("All 6 tasks give one answer across 8 rounds.")
+    assert (
+        f.tool_calls
+        == "Tool calls differ in 3 of 6 tasks (50.0 % (95 % CI 18.8–81.2)), first at tool call 2."
+    )
+
+
+def test_nothing_measured() -> None:
+    assert finding({"tasks_measured": 0}).sentence == "No task has two answers to compare."
