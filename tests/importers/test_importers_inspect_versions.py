@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.analysis import analyze
+from analyzer.cli.main import main
 from analyzer.importers import load_any
 
 HERE = Path(__file__).parents[1] / "fixtures" / "foreign" / "inspect_ai"
@@ -53,3 +54,9 @@ def test_gap_is_the_truth_and_the_missing_answer_is_apart(version: str) -> None:
     # Mean@n = (1/2 + 2/2 + 1/2) / 3 = 2/3, Inspect's own accuracy
     accuracy = own["results"]["scores"][0]["metrics"]["accuracy"]["value"]
     assert h.outcome is not None and h.outcome.mean_at_n == pytest.approx(2 / 3) == accuracy
+
+
+def test_fail_above_sees_the_gap_of_an_old_log(capsys: pytest.CaptureFixture[str]) -> None:
+    # the gap was 0 pp (and the exit 0) when the old log's answers were read as ""
+    assert main(["analyze", str(_path("0.3.100")), "--fail-above", "20"]) == 1
+    assert "answer gap 50.0 pp" in capsys.readouterr().out
