@@ -111,10 +111,7 @@ def render_report(analysis: Analysis, source: str) -> str:
 
 def answer_lines(h: Headline) -> list[str]:
     """The Answers section: consistency and the gap, no answers, tasks reported apart."""
-    threshold = (
-        f", similarity threshold {h.semantic_threshold:.2f}" if h.semantic_threshold is not None else ""
-    )
-    lines = [f"Answers (key: {h.answer_key}{threshold})"]
+    lines = [_answers_heading(h.answer_key, h.semantic_threshold)]
     lines.append(
         f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(h.answer_consistency_rate)})"
         f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
@@ -139,6 +136,12 @@ def outcome_section(h: Headline) -> list[str]:
     else:
         lines = outcome_lines(h.outcome)
     return lines + score_lines(h.score)
+
+
+def _answers_heading(key: str, threshold: float | None) -> str:
+    """ "Answers (key: ...)", with the semantic key's threshold beside it."""
+    shown = f", similarity threshold {threshold:.2f}" if threshold is not None else ""
+    return f"Answers (key: {key}{shown})"
 
 
 def retry_lines(r: RetryFigures) -> list[str]:
