@@ -13,7 +13,7 @@ from analyzer.metrics.step_uncertainty import step_report
 from analyzer.safety.terminal_text import visible, visible_lines
 
 if TYPE_CHECKING:
-    from analyzer.analysis import Analysis
+    from analyzer.analysis import Analysis, Headline
     from analyzer.metrics.attribution import Attribution
     from analyzer.metrics.outcome import OutcomeFigures
     from analyzer.metrics.retries import RetryFigures
@@ -61,29 +61,9 @@ def render_report(analysis: Analysis, source: str) -> str:
     )
     lines.append("")
 
-    lines.append(_answers_heading(h.answer_key, h.semantic_threshold))
-    rate = h.answer_consistency_rate
-    lines.append(
-        f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
-        f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
-    )
-    if h.no_answer:
-        lines.append(
-            f"  no answer          {_n(h.no_answer, 'result')} in {_n(h.no_answer_tasks, 'task')} "
-            "(left out of the clusters, never agreeing)"
-        )
-    if h.tasks_single:
-        lines.append(
-            f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
-            f"(reported apart): {', '.join(h.single_task_ids[:_LIST_AT_MOST])}"
-        )
-
+    lines += answer_lines(h)
     lines.append("")
-    if h.outcome is None and h.results and h.errors == h.results:
-        lines.append(f"Outcome: every result errored ({h.errors} of {h.results}); nothing was graded")
-    else:
-        lines += outcome_lines(h.outcome)
-    lines += score_lines(h.score)
+    lines += outcome_section(h)
 
     t = h.tokens
     lines.append("")
@@ -127,6 +107,35 @@ def render_report(analysis: Analysis, source: str) -> str:
     if len(h.flagged) > _LIST_AT_MOST:
         lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
     return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
+
+
+def answer_lines(h: Headline) -> list[str]:
+    """The Answers section: consistency and the gap, no answers, tasks reported apart."""
+    lines = [_answers_heading(h.answer_key, h.semantic_threshold)]
+    lines.append(
+        f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(h.answer_consistency_rate)})"
+        f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
+    )
+    if h.no_answer:
+        lines.append(
+            f"  no answer          {_n(h.no_answer, 'result')} in {_n(h.no_answer_tasks, 'task')} "
+            "(left out of the clusters, never agreeing)"
+        )
+    if h.tasks_single:
+        lines.append(
+            f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
+            f"(reported apart): {', '.join(h.single_task_ids[:_LIST_AT_MOST])}"
+        )
+    return lines
+
+
+def outcome_section(h: Headline) -> list[str]:
+    """The outcome figures and the mean reward or score; says so when every result errored."""
+    if h.outcome is None and h.results and h.errors == h.results:
+        lines = [f"Outcome: every result errored ({h.errors} of {h.results}); nothing was graded"]
+    else:
+        lines = outcome_lines(h.outcome)
+    return lines + score_lines(h.score)
 
 
 def _answers_heading(key: str, threshold: float | None) -> str:
@@ -174,7 +183,7 @@ def score_lines(s: ScoreFigures | None) -> list[str]:
         return []
     scale = f", scale {s.scale[0]:g} to {s.scale[1]:g} as seen" if s.scale_seen else ""
     return [
-        f"  mean {s.name} {s.mean:.3f} (95 % interval {s.mean_ci[0]:.3f} to {s.mean_ci[1]:.3f})"
+        f"  mean {s.name} {s.mean:.3f} (95 % CI {s.mean_ci[0]:.3f}{numbers.RANGE}{s.mean_ci[1]:.3f})"
         f" over {_n(s.tasks, 'task')}, {_n(s.results, s.name)}, {s.fractional} partial{scale}"
     ]
 
