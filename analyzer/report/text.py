@@ -44,6 +44,31 @@ def render_report(analysis: Analysis, source: str) -> str:
     """The report `rerunlens analyze` prints."""
     h = analysis.headline
     log = analysis.log
+    lines = [*_identity_lines(analysis, source), ""]
+    lines += answer_lines(h)
+    lines.append("")
+    lines += outcome_section(h)
+    lines += ["", "Tokens", _token_line(h)]
+    lines += ["", "Retries", *retry_lines(h.retries)]
+    lines += ["", "Route", f"  {h.route.verdict}"]
+    if h.route.drifted_fields:
+        lines.append(f"  drifted: {', '.join(h.route.drifted_fields)}")
+    lines += attribution_lines(h.attribution)
+    if analysis.trajectories is not None:
+        lines += trajectory_lines(analysis.trajectories.report())
+    lines += step_lines(step_report(log))
+    if h.summary_mismatches:
+        lines += ["", "Stored summary disagrees", *[f"  - {m.message}" for m in h.summary_mismatches]]
+    if h.warnings:
+        lines += ["", "Warnings", *[f"  - {w}" for w in h.warnings]]
+    lines += ["", *_flagged_lines(h)]
+    return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
+
+
+def _identity_lines(analysis: Analysis, source: str) -> list[str]:
+    """The report's head: the source, an agent log's lead, what the log is and how big."""
+    h = analysis.headline
+    log = analysis.log
     lines = [f"RerunLens report: {source}"]
     if h.lead is not None:  # an agent log leads with what varies: its answers or its tool calls
         lines.append(f"  {h.lead.sentence}")
@@ -59,54 +84,28 @@ def render_report(analysis: Analysis, source: str) -> str:
         f"  {_n(h.tasks, 'task')} · {_n(h.rounds, 'round')} · {_n(h.results, 'result')}"
         f" · {numbers.count(h.errors)} errored"
     )
-    lines.append("")
+    return lines
 
-    lines += answer_lines(h)
-    lines.append("")
-    lines += outcome_section(h)
 
+def _token_line(h: Headline) -> str:
     t = h.tokens
-    lines.append("")
-    lines.append("Tokens")
-    lines.append(
+    return (
         f"  total {num(t.total)} · per task (mean) {num(t.per_task_mean)}"
         f" · unknown on {_n(t.unknown_results, 'result')}"
         f" · {num(t.retry_tokens)} on results that needed a retry"
         f" · {_n(t.outliers, 'outlier')}"
     )
 
-    lines += ["", "Retries", *retry_lines(h.retries)]
 
-    route = h.route
-    lines.append("")
-    lines.append("Route")
-    lines.append(f"  {route.verdict}")
-    if route.drifted_fields:
-        lines.append(f"  drifted: {', '.join(route.drifted_fields)}")
-
-    lines += attribution_lines(h.attribution)
-    if analysis.trajectories is not None:
-        lines += trajectory_lines(analysis.trajectories.report())
-    lines += step_lines(step_report(log))
-
-    if h.summary_mismatches:
-        lines.append("")
-        lines.append("Stored summary disagrees")
-        lines += [f"  - {m.message}" for m in h.summary_mismatches]
-    if h.warnings:
-        lines.append("")
-        lines.append("Warnings")
-        lines += [f"  - {w}" for w in h.warnings]
-
-    lines.append("")
-    lines.append(f"Flagged for a re-run: {_n(len(h.flagged), 'task')}, inconsistent ones first")
+def _flagged_lines(h: Headline) -> list[str]:
+    lines = [f"Flagged for a re-run: {_n(len(h.flagged), 'task')}, inconsistent ones first"]
     # Route drift alone flags every task of an unpinned run; the inconsistent ones are the news.
     ordered = sorted(h.flagged, key=lambda f: "inconsistent" not in f.reasons)
     for flag in ordered[:_LIST_AT_MOST]:
         lines.append(f"  {flag.task_id}: {', '.join(flag.reasons)}")
     if len(h.flagged) > _LIST_AT_MOST:
         lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
-    return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
+    return lines
 
 
 def answer_lines(h: Headline) -> list[str]:
