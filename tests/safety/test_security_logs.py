@@ -66,7 +66,7 @@ def test_analyze_prints_hostile_task_ids_as_visible_escapes(
     assert "  title\\x1b]0;pwned\\x07: inconsistent" in out
     assert "  x\\nFlagged for a re-run: 0 task(s), inconsistent ones first: inconsistent" in out
     headings = [line for line in out.splitlines() if line.startswith("Flagged for a re-run")]
-    assert headings == ["Flagged for a re-run: 6 task(s), inconsistent ones first"]
+    assert headings == ["Flagged for a re-run: 6 tasks, inconsistent ones first"]
     assert "  nul\\x00id: inconsistent" in out and "  rlo\\u202etxt.exe: inconsistent" in out
 
 
