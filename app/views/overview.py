@@ -98,18 +98,17 @@ def _figures(h: Headline) -> None:
 
 
 def _states(group: data.Group) -> None:
-    """Tasks, rounds, and the inconsistent, drifted and errored tasks apart, each a link to them."""
+    """The inconsistent, drifted and errored tasks apart, each a link to them; the log's size under."""
     h = group.analysis.headline
     counts = state_counts(group.analysis.tasks)
-    cols = st.columns(5)
-    cols[0].metric("Tasks", fmt.count(h.tasks))
-    cols[1].metric("Rounds", fmt.count(h.rounds))
-    for col, (state, label) in zip(cols[2:], STATES.items(), strict=True):
+    cols = st.columns(3)
+    for col, (state, label) in zip(cols, STATES.items(), strict=True):
         col.metric(label, fmt.count(counts[state]), help=STATE_HELP[state])
         if counts[state]:
             with col:
                 fmt.page_link(TASKS_VIEW, "Show them →", {"show": state})
     st.caption(
+        f"{fmt.counted(h.tasks, 'task')} x {fmt.counted(h.rounds, 'round')} · "
         f"{fmt.counted(h.errors, 'errored result')} · "
         f"{fmt.counted(h.retries.extra_attempts, 'retry', 'retries')} "
         "(HTTP attempts beyond each result's first) · "

@@ -188,9 +188,7 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
     rounds = round_table(analysis.results, task_id)
     st.markdown("**Every round**")
     if rounds.shared:
-        st.caption(
-            "Same in every round: " + " · ".join(f"{k} {data.escape(v)}" for k, v in rounds.shared.items())
-        )
+        st.text("Same in every round: " + " · ".join(f"{k} {v}" for k, v in rounds.shared.items()))
     st.dataframe(
         rounds.rows,
         placeholder=fmt.NONE,
