@@ -359,8 +359,9 @@ def _first_visit(browser: object, url: str) -> float:
         context.close()
 
 
-def bench_samples(chromium: str, repeat: int) -> dict[str, list[float]]:
-    """First and warm visits of each sample view and of a bare page, `repeat` rounds in turns."""
+def bench_samples(chromium: str, repeat: int, against: Path | None = None) -> dict[str, list[float]]:
+    """First and warm visits of each sample view and of a bare page, `repeat` rounds in turns; with
+    `against`, the same views of that checkout's dashboard too (named `<view> (<checkout>)`)."""
     from playwright.sync_api import sync_playwright
 
     samples = ROOT / "sample_runs"
@@ -378,10 +379,17 @@ def bench_samples(chromium: str, repeat: int) -> dict[str, list[float]]:
         (bare_dir / "bare.py").write_text(BASELINE_SCRIPT, encoding="utf-8")
         bare = stack.enter_context(streamlit_server(bare_dir, script=bare_dir / "bare.py"))
         base = stack.enter_context(streamlit_server(runs))
+        other = (
+            stack.enter_context(streamlit_server(runs, script=against / "app" / "main.py"))
+            if against
+            else None
+        )
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
         warm = browser.new_page(viewport={"width": 1400, "height": 1000})
         warm.set_default_timeout(120_000)
         urls = {"bare page": bare} | {name: f"{base}/{path}" for name, path in SAMPLE_VIEWS.items()}
+        if other and against:
+            urls |= {f"{name} ({against.name})": f"{other}/{path}" for name, path in SAMPLE_VIEWS.items()}
         for url in urls.values():  # the servers' imports and each view's log read once, before timing
             _drawn(warm, url)
         measures: dict[str, Callable[[int], float]] = {}
@@ -397,7 +405,8 @@ def _print_samples(figures: dict[str, list[float]]) -> None:
     """Each view's medians beside the bare page's, and whether the ratio is within its bound."""
     floor = {kind: statistics.median(figures[f"bare page {kind}"]) for kind in ("first", "warm")}
     print(f"  bare Streamlit page: first visit {floor['first']:.2f} s, warm {floor['warm']:.2f} s")
-    for name in SAMPLE_VIEWS:
+    names = [n.removesuffix(" first") for n in figures if n.endswith(" first") and n != "bare page first"]
+    for name in names:
         parts = []
         for kind, bound in (("first", FIRST_BOUND), ("warm", WARM_BOUND)):
             median = statistics.median(figures[f"{name} {kind}"])
@@ -464,7 +473,7 @@ def main() -> None:
             print("browser: skipped (Debian's chromium is not installed)")
             return
         print(f"render-time check on the samples, headless Chromium at 1400x1000, {load_average()} before:")
-        _print_samples(bench_samples(CHROMIUM, args.repeat))
+        _print_samples(bench_samples(CHROMIUM, args.repeat, args.against))
         print(f"  {load_average()} after (medians of {args.repeat} rounds taken in turns)")
         return
 
