@@ -5,19 +5,19 @@ The CLI, the dashboard and the runner all call this; every figure they show come
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
 from pydantic import BaseModel
 
+from analyzer.importers.experiments import experiments_of
 from analyzer.log.frames import attempts_frame, results_frame
 from analyzer.log.model import RunLog
 from analyzer.log.structural import structural_warnings
 from analyzer.log.table import gc_paused, round_count
-from analyzer.metrics.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys
-from analyzer.metrics.attribution import Attribution, task_attribution
+from analyzer.metrics.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys, no_answer
+from analyzer.metrics.attribution import Attribution, attribution_summary, task_attribution, verdict_counts
 from analyzer.metrics.consistency import (
     answer_gap_pp,
     assign_clusters,
@@ -27,6 +27,7 @@ from analyzer.metrics.consistency import (
 )
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.intervals import Interval, answer_intervals, outcome_intervals
+from analyzer.metrics.lead import Lead, agent_lead
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
 from analyzer.metrics.route_drift import (
@@ -37,6 +38,8 @@ from analyzer.metrics.route_drift import (
     task_drift,
     verdict_sentence,
 )
+from analyzer.metrics.scores import ScoreFigures, score_figures, task_scores
+from analyzer.metrics.semantic import SemanticOptions
 from analyzer.metrics.step_uncertainty import step_report
 from analyzer.metrics.summary_check import SummaryMismatch, check_summary
 from analyzer.metrics.tokens import TokenFigures, round_tokens, task_tokens, token_figures, token_outliers
@@ -56,8 +59,15 @@ class Headline(BaseModel):
     """Results in the log."""
     errors: int
     """Results that errored (left out of answer clusters)."""
+    no_answer: int = 0
+    """Results that did not error but gave no answer (missing, null, empty or white space only):
+    left out of the answer clusters, never counted as agreeing."""
+    no_answer_tasks: int = 0
+    """Tasks with at least one such result."""
     answer_key: AnswerKey
     """How answers were compared."""
+    semantic_threshold: float | None = None
+    """The `semantic` key's similarity threshold (None under another key)."""
     tasks_measured: int
     """Tasks with at least two answers: the ones consistency is measured on."""
     tasks_single: int
@@ -76,6 +86,8 @@ class Headline(BaseModel):
     """95 % Wilson interval of the consistency rate, [low, high] (0..1)."""
     outcome: OutcomeFigures | None
     """Outcome figures with their intervals where results are graded; None otherwise."""
+    score: ScoreFigures | None = None
+    """Mean reward or score per task, over tasks, with its interval; None when no result has a score."""
     tokens: TokenFigures
     """Token use."""
     retries: RetryFigures
@@ -90,6 +102,8 @@ class Headline(BaseModel):
     """Tasks worth re-running, with reasons."""
     attribution: list[Attribution] = []
     """Per inconsistent task: `model`, `route` or `unclear`, with p-value and evidence from the log."""
+    lead: Lead | None = None
+    """For a log with tool calls: the answer gap and the tool-call gap, and which of them varies."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -125,6 +139,8 @@ class Analysis:
     """The headline figures."""
     trajectories: Trajectories | None = None
     """Tool-call sequences across rounds: first divergence, similarity, step entropy."""
+    semantic: SemanticOptions | None = None
+    """How the `semantic` key ran (threshold, embedder), when it was the key."""
 
     def report(self) -> dict[str, Any]:
         """The headline as a JSON-ready dict (what `rerunlens analyze --json` prints).
@@ -134,6 +150,7 @@ class Analysis:
         out = self.headline.model_dump(mode="json")
         out["run_id"] = self.log.run_id
         out["label"] = self.log.label
+        out["attribution_counts"] = attribution_summary(self.headline.attribution)
         if self.trajectories is not None:
             out["trajectories"] = self.trajectories.report()
         steps = step_report(self.log)
@@ -149,6 +166,7 @@ def analyze(
     *,
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     score_threshold: float = 0.5,
+    semantic: SemanticOptions | None = None,
 ) -> Analysis:
     """Measure one log: answer consistency, outcomes, tokens, retries, route drift, summary check.
 
@@ -157,12 +175,15 @@ def analyze(
         key: Answer key for clusters: `exact`, `normalized` or `fuzzy`.
         fuzzy_threshold: rapidfuzz ratio (0..100) at or above which `fuzzy` joins two answers.
         score_threshold: Score at or above which a result without `success` counts as a success.
+        semantic: Threshold and embedder of the `semantic` key (default: the bundled model).
     """
+    semantic = (semantic or SemanticOptions()) if key == "semantic" else None
     base = results_frame(log)
     attempts = attempts_frame(log)
     results = assign_clusters(
         base.assign(
-            answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold),
+            answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic),
+            no_answer=no_answer(base),
             passed=passed(base, score_threshold),
         )
     )
@@ -172,6 +193,7 @@ def analyze(
         _side_by_side(
             task_consistency(results),
             task_outcomes(results),
+            task_scores(results),
             task_tokens(results),
             task_retries(results),
             task_drift(results, usage),
@@ -182,7 +204,11 @@ def analyze(
     exact_gap = _exact_gap(base) if key != "exact" and _stored_gap(log) else None
     frames = _Frames(results, attempts, tasks, usage, routes, outliers)
     headline = _headline(log, key, frames, exact_gap)
-    headline = _with_uncertainty(headline, results, attempts, tasks)
+    if semantic is not None:
+        headline = headline.model_copy(update={"semantic_threshold": semantic.threshold})
+    headline = _with_uncertainty(headline, log, results, attempts, tasks)
+    trajectories = measure_trajectories(log)
+    headline = headline.model_copy(update={"lead": agent_lead(headline.answer_gap_pp, key, trajectories)})
     return Analysis(
         log=log,
         key=key,
@@ -196,7 +222,8 @@ def analyze(
         token_outliers=outliers,
         per_round=round_tokens(results),
         headline=headline,
-        trajectories=measure_trajectories(log),
+        trajectories=trajectories,
+        semantic=semantic,
     )
 
 
@@ -227,6 +254,8 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
         rounds=round_count(log),
         results=len(results),
         errors=int((results["status"] == "error").sum()),
+        no_answer=int(tasks["n_no_answer"].sum()),
+        no_answer_tasks=int((tasks["n_no_answer"] > 0).sum()),
         answer_key=key,
         tasks_measured=int(measured.sum()),
         tasks_single=int((~measured).sum()),
@@ -235,6 +264,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
         answer_consistency_rate=rate,
         answer_gap_pp=gap,
         outcome=outcome,
+        score=score_figures(results, tasks, _score_name(log)),
         tokens=tokens,
         retries=retry_figures(results, attempts),
         route=route_figures(results, frames.usage, frames.routes, tasks),
@@ -253,13 +283,20 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
 
 
 def _with_uncertainty(
-    headline: Headline, results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.DataFrame
+    headline: Headline, log: RunLog, results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.DataFrame
 ) -> Headline:
     """The headline with its intervals over tasks and the per-task attribution."""
     gap_ci, rate_ci = answer_intervals(tasks)
     attribution = task_attribution(results, attempts, tasks)
-    causes: Counter[str] = Counter(a.cause for a in attribution)
+    causes = verdict_counts(attribution)
     verdict = verdict_sentence(headline.route, headline.tasks_measured, causes)
+    groups = experiments_of(log)
+    if groups:  # the route differs between the file's experiments by design: that is no drift
+        verdict = (
+            f"Experiment groups, not route drift: this file compares {len(groups)} groups "
+            f"({', '.join(str(g.get('label')) for g in groups)}), each on its own route; see them side "
+            "by side in Compare (`rerunlens compare FILE`)"
+        )
     return headline.model_copy(
         update={
             "answer_gap_ci": gap_ci,
@@ -283,6 +320,14 @@ def _side_by_side(first: pd.DataFrame, *others: pd.DataFrame) -> pd.DataFrame:
     return pd.concat(parts, axis=1)
 
 
+REWARD_FORMATS = ("tau-bench", "tau2-bench")
+"""Tools whose score is a reward (and whose first headline is the average reward)."""
+
+
+def _score_name(log: RunLog) -> str:
+    return "reward" if (log.imported_from or {}).get("format") in REWARD_FORMATS else "score"
+
+
 def _stored_gap(log: RunLog) -> bool:
     """Whether the log's summary states a gap: only then is the `exact` gap needed (to check it)."""
     return log.summary is not None and log.summary.consistency_gap_pp is not None
@@ -301,13 +346,37 @@ def _import_warnings(log: RunLog) -> list[str]:
     return [w for w in said if isinstance(w, str)] if isinstance(said, list) else []
 
 
+def _shown_ids(ids: list[Any]) -> str:
+    """The first five ids, and how many more."""
+    return ", ".join(str(t) for t in ids[:5]) + (f" and {len(ids) - 5} more" if len(ids) > 5 else "")
+
+
+def _no_answer_warning(tasks: pd.DataFrame) -> list[str]:
+    """One line for results that gave no answer: they are left out, never agreeing."""
+    blank = tasks.loc[tasks["n_no_answer"] > 0]
+    if blank.empty:
+        return []
+    n = int(blank["n_no_answer"].sum())
+    results = "result" if n == 1 else "results"
+    word = "task" if len(blank) == 1 else "tasks"
+    return [
+        f"{n} {results} gave no answer (missing, null, empty or white space only) in {len(blank)} "
+        f"{word} ({_shown_ids(blank['task_id'].tolist())}): left out of the answer clusters, never "
+        "counted as agreeing"
+    ]
+
+
 def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None, key: AnswerKey) -> list[str]:
-    out: list[str] = []
+    out: list[str] = _no_answer_warning(tasks)
+    total, failed = int(tasks["n_results"].sum()), int(tasks["n_errors"].sum())
+    if total and failed == total:
+        out.append(
+            f"every result errored ({failed} of {total}): there is no answer or grade to measure; "
+            "the errors are in Tasks and in Retries"
+        )
     single = tasks.loc[tasks["consistent"].isna(), "task_id"].tolist()
     if single:
-        shown = ", ".join(str(t) for t in single[:5]) + (
-            f" and {len(single) - 5} more" if len(single) > 5 else ""
-        )
+        shown = _shown_ids(single)
         word = "task has" if len(single) == 1 else "tasks have"
         what = "rounds that called a tool" if key == "actions" else "answers"
         out.append(

@@ -30,6 +30,7 @@ FORMATS: tuple[Format, ...] = (
     Format("tau-bench", "tau-bench", "tau_bench"),
     Format("promptfoo", "promptfoo", "promptfoo"),
     Format("altk-evolve", "an ALTK-Evolve score card", "altk_evolve"),
+    Format("rerunlens-proxy", "a RerunLens proxy journal", "proxy_journal"),
     Format("appworld", "AppWorld experiment outputs (a folder or zip of experiment folders)", None),
 )
 

@@ -25,6 +25,7 @@ OUTCOME_COLORS: dict[str, str] = {
     "connection_error": "#7f7f7f",
     "bad_request": "#bcbd22",
     "redirect": "#17becf",
+    "too_large": "#393b79",
 }
 OUTCOME_LABELS: dict[str, str] = {
     "ok": "ok",
@@ -36,6 +37,7 @@ OUTCOME_LABELS: dict[str, str] = {
     "connection_error": "connection error",
     "bad_request": "400 bad request",
     "redirect": "3xx redirect",
+    "too_large": "response too large",
 }
 CLUSTER_COLORS: Sequence[str] = (
     "#4c78a8",

@@ -13,6 +13,7 @@ labels), namespaced `src.*`; the first three are mirrored into the URL query (`l
 
 from __future__ import annotations
 
+import contextlib
 import json
 import weakref
 from collections.abc import Callable
@@ -27,12 +28,17 @@ from analyzer.analysis import Analysis, analyze
 from analyzer.errors import RerunLensError
 from analyzer.formats import format_list
 from analyzer.importers import load_any, load_any_bytes
+from analyzer.importers.experiments import experiment_groups
 from analyzer.importers.stamp import source_stamp
+from analyzer.log.frames import results_frame
 from analyzer.log.loader import MAX_UPLOAD_BYTES, LoadedLog
 from analyzer.log.model import RunLog
 from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
 from analyzer.metrics.answer_keys import ANSWER_KEYS, AnswerKey, answer_key
+from analyzer.metrics.answers import answer_keys
+from analyzer.metrics.semantic import CROSS_LANGUAGE_GAP, DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions
+from analyzer.metrics.semantic_view import semantic_members
 from analyzer.report.finding import Finding
 from analyzer.report.finding import finding as finding_of
 from analyzer.report.html import ReportEntry, render_report_html
@@ -45,13 +51,16 @@ ROOT = log_folders.ROOT
 KEY_HELP = (
     "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
     "white space and punctuation at either end ignored), fuzzy (normalized answers that are nearly "
-    "equal), actions (the same tool calls with the same arguments, for agent logs with trajectories)."
+    "equal), actions (the same tool calls with the same arguments, for agent logs with trajectories), "
+    "semantic (the same meaning, in English, Chinese and other languages: sentence embeddings with "
+    "guards on negation, numbers, dates and units; needs pip install 'rerunlens[semantic]')."
 )
 
 # Session-state keys (ids and selections only).
 LOGS = "src.logs"
 UPLOADS = "src.uploads"
 KEY = "src.answer_key"
+SEMANTIC_T = "src.semantic_threshold"
 FOCUS = "src.focus"
 LABEL = "src.label."  # + source: a label the user typed for that group
 SEEN_UPLOADS = "src.seen_uploads"  # upload file ids already opened once
@@ -125,25 +134,106 @@ def _read_upload(file_id: str, name: str, _data: bytes) -> LoadedLog | Problem:
 
 
 @st.cache_resource(show_spinner="Analysing…", max_entries=32)
-def _analyze(token: str, key: AnswerKey, _loaded: LoadedLog) -> Analysis | Problem:
-    """The analyzer's results for one opened log under one answer key."""
+def _analyze(token: str, key: AnswerKey, threshold: float, _loaded: LoadedLog) -> Analysis | Problem:
+    """The analyzer's results for one opened log under one answer key (and semantic threshold)."""
     try:
-        return analyze(_loaded.log, key=key)
+        semantic = SemanticOptions(threshold=threshold) if key == "semantic" else None
+        return analyze(_loaded.log, key=key, semantic=semantic)
     except RerunLensError as exc:
         return Problem(_loaded.source, exc.message)
     except Exception as exc:  # noqa: BLE001 - one bad log must not take the other logs down
         return Problem(_loaded.source, f"{_loaded.source}: could not be analysed ({type(exc).__name__})")
 
 
-def _open(token: str, source: str, loaded: LoadedLog | Problem, key: AnswerKey) -> Group | Problem:
+def _open(token: str, source: str, loaded: LoadedLog | Problem, key: AnswerKey) -> list[Group | Problem]:
+    """The log as one group, or as its experiment groups when the file compares several (a
+    promptfoo eval of two providers opens in Compare, not as one run whose route changed)."""
     if isinstance(loaded, Problem):
-        return loaded
-    result = _analyze(token, key, loaded)
+        return [loaded]
+    parts = _experiments(token, loaded)
+    if parts:
+        return [_open_one(f"{token}#{i}", _part_source(source, part), g, key) for i, (part, g) in parts]
+    return [_open_one(token, source, loaded, key)]
+
+
+def _part_source(source: str, part: str) -> str:
+    """One experiment group's source: `file · group` (an upload keeps its ending)."""
+    if source.endswith(UPLOAD_SUFFIX):
+        return f"{source.removesuffix(UPLOAD_SUFFIX)} · {part}{UPLOAD_SUFFIX}"
+    return f"{source} · {part}"
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _experiments(token: str, _loaded: LoadedLog) -> list[tuple[int, tuple[str, LoadedLog]]]:
+    """A log's experiment groups (cached per log); empty when it is one experiment."""
+    del token  # cache key only
+    return list(enumerate(experiment_groups(_loaded)))
+
+
+def _open_one(token: str, source: str, loaded: LoadedLog, key: AnswerKey) -> Group | Problem:
+    threshold = semantic_threshold() if key == "semantic" else 0.0
+    if key == "semantic":
+        _embed_first(token, loaded, threshold)
+    result = _analyze(token, key, threshold, loaded)
     if isinstance(result, Problem):
         return Problem(source, result.message)
     label = loaded.log.display_label(Path(source).stem)
     label += " (uploaded)" if source.endswith(UPLOAD_SUFFIX) else ""  # never mistaken for a saved log
     return Group(label=label, source=source, loaded=loaded, analysis=result)
+
+
+def semantic_threshold() -> float:
+    """The semantic key's threshold picked in the sidebar (the default until one is)."""
+    value = st.session_state.get(SEMANTIC_T)
+    return float(value) if isinstance(value, int | float) else DEFAULT_SEMANTIC_THRESHOLD
+
+
+def semantic_control() -> None:
+    """The semantic key's threshold, shown and changeable (only under that key)."""
+    if answer_key(st.session_state.get(KEY)) != "semantic":
+        return
+    st.session_state.setdefault(SEMANTIC_T, DEFAULT_SEMANTIC_THRESHOLD)
+    st.slider(
+        "Similarity threshold",
+        min_value=0.30,
+        max_value=0.95,
+        step=0.05,
+        key=SEMANTIC_T,
+        help="Two answers that agree on negation, numbers, dates and units are one when their "
+        f"similarity reaches this (default {DEFAULT_SEMANTIC_THRESHOLD:.2f}, chosen on labelled "
+        f"answers; {CROSS_LANGUAGE_GAP:.2f} lower between Chinese and English; see docs/metrics.md).",
+    )
+
+
+def _embed_first(token: str, loaded: LoadedLog, threshold: float) -> None:
+    """A log's first semantic pass with a progress bar (its vectors are cached after it); once per
+    log version and session, so later pages only read the cache."""
+    done = st.session_state.setdefault("_semantic_embedded", set())
+    if token in done:
+        return
+    bar = st.empty()
+
+    def progress(embedded: int, total: int) -> None:
+        bar.progress(
+            embedded / total, text=f"Embedding answers for the semantic key: {embedded:,} of {total:,}"
+        )
+
+    with contextlib.suppress(RerunLensError):  # the analysis reports it as the log's problem, in one line
+        answer_keys(
+            results_frame(loaded.log), "semantic", semantic=SemanticOptions(threshold, progress=progress)
+        )
+    bar.empty()
+    done.add(token)
+
+
+def semantic_members_of(analysis: Analysis, task_id: str) -> pd.DataFrame | str:
+    """One task's semantic clusters (representative, members, similarity), or the one-line problem."""
+    if analysis.semantic is None:
+        return "not analysed with the semantic key"
+    try:
+        return semantic_members(analysis.results, task_id, analysis.semantic)
+    except RerunLensError as exc:
+        return exc.message
 
 
 def _unique(label: str, taken: set[str]) -> str:
@@ -191,11 +281,11 @@ def current() -> Selection:
             opened.append(Problem(rel, f"{path}: no such file"))
             continue
         token = f"{path}:{stamp}"
-        opened.append(_open(token, rel, _read_path(str(path), stamp), key))
+        opened.extend(_open(token, rel, _read_path(str(path), stamp), key))
     uploads = list(st.session_state.get(UPLOADS) or [])
     for upload, source in zip(uploads, upload_sources([u.name for u in uploads]), strict=True):
         loaded = _read_upload(upload.file_id, upload.name, upload.getvalue())
-        opened.append(_open(f"upload:{upload.file_id}", source, loaded, key))
+        opened.extend(_open(f"upload:{upload.file_id}", source, loaded, key))
 
     groups: list[Group] = []
     taken: set[str] = set()
@@ -321,6 +411,7 @@ def sidebar() -> Selection:
         seed_from_url(KEY, "key", "exact", lambda raw: raw[-1] if raw[-1] in ANSWER_KEYS else "exact")
         st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
         mirror_to_url("key", st.session_state[KEY])
+        semantic_control()
 
         fresh = _to_focus()
         selection = current()
@@ -396,11 +487,15 @@ def files_stamp(*paths: str | None) -> str:
 
 @st.cache_data(show_spinner="Comparing before and after…", max_entries=32)
 def rerun_before_after(
-    parent: str, out: str, ids: tuple[str, ...], key: AnswerKey, stamp: str
+    parent: str, out: str, ids: tuple[str, ...], key: AnswerKey, stamp: str, threshold: float | None = None
 ) -> pd.DataFrame:
-    """The analyzer's before/after of a finished re-run (cached per logs, tasks, key and file versions)."""
+    """The analyzer's before/after of a finished re-run (cached per logs, tasks, key, semantic threshold
+    and file versions)."""
     del stamp  # cache key only
-    return compare_files(parent, out, list(ids), key)
+    semantic = (
+        SemanticOptions(threshold=threshold or DEFAULT_SEMANTIC_THRESHOLD) if key == "semantic" else None
+    )
+    return compare_files(parent, out, list(ids), key, semantic)
 
 
 def html_report(groups: list[Group]) -> str:
@@ -430,7 +525,7 @@ def listed_logs(key: str) -> list[ListedLog]:
         except OSError:
             out.append(ListedLog(rel, None, f"{path}: no such file"))
             continue
-        opened = _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), key)
+        opened = _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), answer_key(key))[0]
         if isinstance(opened, Problem):
             out.append(ListedLog(rel, None, opened.message))
         else:

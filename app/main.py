@@ -11,12 +11,25 @@ if str(HERE.parent) not in sys.path:  # so `app` and `analyzer` import from any 
 
 import streamlit as st  # noqa: E402
 
+from analyzer.jobs.exposure import request_refused, serving_refused  # noqa: E402
 from app import data  # noqa: E402
 
 VIEWS = HERE / "views"
 
+
+def refuse_unsafe_requests() -> None:
+    """Stop before any page when the server listens beyond loopback without the switch, or when the
+    request comes under a foreign Host name (DNS rebinding) or from another site's Origin."""
+    address = st.get_option("server.address")
+    refused = serving_refused(address) or request_refused(dict(st.context.headers or {}), address)
+    if refused is not None:
+        st.error(data.escape(f"Refused: {refused}."), icon=":material/lock:")
+        st.stop()
+
+
 # An emoji icon is drawn inline; a `:material/...:` one makes every page load fetch it from Google.
 st.set_page_config(page_title="RerunLens", page_icon="🔁", layout="wide")
+refuse_unsafe_requests()
 page = st.navigation(
     {
         "Logs": [

@@ -19,6 +19,7 @@ from analyzer.metrics.trajectories import divergence_counts
 from analyzer.runner.resample import ResampleRequest, default_resample_path, pinned_profile
 from analyzer.safety.keys import read_keys
 from app import data, fmt, log_folders, trajectory_charts
+from app.widgets import log_route
 
 SIDE_COLUMNS = {
     "round": st.column_config.NumberColumn("round"),
@@ -175,6 +176,13 @@ def _start_button(group: data.Group, task_id: str, path: Path) -> None:
     if refused is not None:
         st.caption(data.escape(f"Resampling is off: {refused}."))
         return
+    try:
+        profile = pinned_profile(group.loaded.log)
+    except RerunLensError as exc:
+        st.error(data.escape(exc.message), icon=":material/warning:")
+        return
+    if not log_route.confirmed(profile, "tasks.resample_confirm"):
+        return
     left, right = st.columns([1, 3])
     samples = left.number_input("Samples per step", 2, 20, 5, key="tasks.resample_samples")
     again = path.is_file()
@@ -188,7 +196,6 @@ def _start_button(group: data.Group, task_id: str, path: Path) -> None:
     ):
         return
     try:
-        profile = pinned_profile(group.loaded.log)
         keys = read_keys(profile.key_envs())
     except RerunLensError as exc:
         st.error(data.escape(exc.message), icon=":material/warning:")

@@ -190,11 +190,22 @@ def make_agent_log(tasks: int, rounds: int, calls: int, seed: int = 5) -> dict:
     return {"format": "altk-runs/2", "run_id": f"bench-agent-{tasks}x{rounds}x{calls}", "runs": runs}
 
 
-def measure(script: str, *args: str) -> dict:
+def measure(script: str, *args: str, cwd: Path = ROOT) -> dict:
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
     out = subprocess.run(
-        [sys.executable, "-c", script, *args], check=True, capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-c", script, *args], check=True, capture_output=True, text=True, cwd=cwd, env=env
     )
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def paired(repeat: int, path: Path, key: str, against: Path) -> tuple[dict, dict]:
+    """Ours and another tree's code (e.g. a worktree of main) on the same file, runs alternated so
+    both see the same load; the fastest of each."""
+    ours, theirs = [], []
+    for _ in range(repeat):
+        theirs.append(measure(FULL, str(path), key, cwd=against))
+        ours.append(measure(FULL, str(path), key))
+    return min(ours, key=lambda r: r["analyze"]), min(theirs, key=lambda r: r["analyze"])
 
 
 def best(script: str, repeat: int, *args: str) -> dict:
@@ -292,6 +303,11 @@ def main() -> None:
     parser.add_argument("--key", default="fuzzy", choices=["exact", "normalized", "fuzzy"])
     parser.add_argument("--cache", type=Path, help="folder to keep the generated logs in between runs")
     parser.add_argument(
+        "--against",
+        type=Path,
+        help="another source tree (a worktree of main): its analysis timed beside ours",
+    )
+    parser.add_argument(
         "--agent",
         type=int,
         nargs=3,
@@ -334,6 +350,14 @@ def main() -> None:
                 f"{full['rss_mb'] / bare['rss_mb']:>8.2f}x",
                 flush=True,
             )
+            if args.against:
+                ours, theirs = paired(repeat, path, args.key, args.against)
+                print(
+                    f"{'':>9} analyze, alternated runs: ours {ours['analyze']:.3f} s, {args.against} "
+                    f"{theirs['analyze']:.3f} s: {ours['analyze'] / theirs['analyze']:.3f}x "
+                    f"(load + analyze {ours['seconds'] / theirs['seconds']:.3f}x)",
+                    flush=True,
+                )
         if all(args.agent):
             agent_case(folder, tuple(args.agent), args.key)
     if len(sizes) > 1:

@@ -15,8 +15,17 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating .venv"
   python3 -m venv .venv
 fi
-echo "== installing rerunlens with its dev extra"
-.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev]'
+echo "== installing rerunlens with its dev, semantic and harness extras"
+.venv/bin/python -m pip install -q --disable-pip-version-check -e '.[dev,semantic,harness]'
+
+# promptfoo for the wrap tests, into a project-local folder (never globally); pinned to a release
+# that runs on Node 20.
+PROMPTFOO_VERSION=0.121.20
+if [ ! -x .cache/promptfoo/node_modules/.bin/promptfoo ] || \
+   ! grep -q "\"version\": \"$PROMPTFOO_VERSION\"" .cache/promptfoo/node_modules/promptfoo/package.json; then
+  echo "== installing promptfoo $PROMPTFOO_VERSION into .cache/promptfoo"
+  npm install --prefix .cache/promptfoo --no-audit --no-fund --silent "promptfoo@$PROMPTFOO_VERSION"
+fi
 
 echo "== ruff"
 .venv/bin/ruff check analyzer app tests scripts examples

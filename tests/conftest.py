@@ -19,8 +19,17 @@ ROUTE_ENV_PREFIXES = ("OPENAI_", "ALTK_")
 
 
 @pytest.fixture(autouse=True)
-def offline_env(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Clear every OPENAI_* and ALTK_* variable for the duration of each test."""
+def private_cache(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The semantic key's embedding cache in a temporary folder, never the user's."""
+    monkeypatch.setenv("RERUNLENS_CACHE_DIR", str(tmp_path_factory.getbasetemp() / "rerunlens-cache"))
+
+
+@pytest.fixture(autouse=True)
+def offline_env(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Clear every OPENAI_* and ALTK_* variable for the duration of each test, and keep the user's
+    config folder (the hosts confirmed for a log's route) out of reach."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+    monkeypatch.delenv("RERUNLENS_KEY_VARIABLES", raising=False)
     for name in list(os.environ):
         if name.startswith(ROUTE_ENV_PREFIXES):
             monkeypatch.delenv(name, raising=False)

@@ -104,6 +104,7 @@ LAYERS = (
     ("analyzer.report",),
     ("analyzer.simulator",),
     ("analyzer.runner",),
+    ("analyzer.proxy",),
     ("analyzer.coding_tools",),
     ("analyzer.jobs",),
     ("analyzer.cli",),

@@ -11,8 +11,10 @@ import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.analysis import analyze as analyze_log
 from analyzer.atomic import write_text_atomic
+from analyzer.cli.semantic_args import semantic_options
 from analyzer.errors import RerunLensError
 from analyzer.importers import import_to_file, load_any
+from analyzer.importers.experiments import experiment_groups
 from analyzer.log.schema import log_json_schema
 from analyzer.log.taskfile import load_tasks
 from analyzer.report.export import flagged_task_file, missing_prompts, missing_prompts_note, tasks_csv
@@ -24,7 +26,7 @@ from analyzer.verdicts.compare import comparison_report
 
 def analyze(args: argparse.Namespace) -> int:
     """`rerunlens analyze`: the report, or one JSON object; exit 1 above `--fail-above`."""
-    analysis = analyze_log(load_any(args.file).log, args.key)
+    analysis = analyze_log(load_any(args.file).log, args.key, semantic=semantic_options(args))
     if args.json:
         report = analysis.report()
         report["source"] = str(args.file)
@@ -39,10 +41,12 @@ def analyze(args: argparse.Namespace) -> int:
 
 
 def compare(args: argparse.Namespace) -> int:
-    """`rerunlens compare`: groups side by side and the tasks that flip."""
-    if len(args.files) < 2:
-        raise RerunLensError("compare needs at least two run logs")
-    comparison = compare_groups([(label, analysis) for label, _, analysis in _labelled(args)])
+    """`rerunlens compare`: groups side by side and the tasks that flip. A file that compares
+    experiments itself (a promptfoo eval of two providers) counts as its groups."""
+    groups = _labelled(args)
+    if len(groups) < 2:
+        raise RerunLensError("compare needs at least two run logs (or one file of several experiment groups)")
+    comparison = compare_groups([(label, analysis) for label, _, analysis in groups])
     if args.json:
         print(json.dumps(comparison_report(comparison), indent=2, ensure_ascii=False))
     else:
@@ -54,7 +58,7 @@ def export(args: argparse.Namespace) -> int:
     """`rerunlens export`: the flagged tasks as a task file and/or the per-task table as CSV."""
     if not args.flagged and not args.csv:
         raise RerunLensError("export needs --flagged OUT.json and/or --csv OUT.csv")
-    analysis = analyze_log(load_any(args.file).log, args.key)
+    analysis = analyze_log(load_any(args.file).log, args.key, semantic=semantic_options(args))
     if args.flagged:
         entries = flagged_task_file(analysis, load_tasks(args.tasks) if args.tasks else None)
         write_text_atomic(args.flagged, json.dumps(entries, indent=2, ensure_ascii=False) + "\n")
@@ -94,8 +98,14 @@ def _labelled(args: argparse.Namespace) -> list[tuple[str, str, Analysis]]:
     if args.label and len(args.label) != len(args.files):
         raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
     out = []
+    semantic = semantic_options(args)
     for i, path in enumerate(args.files):
-        log = load_any(path).log
-        label = args.label[i] if args.label else log.display_label(Path(path).name)
-        out.append((label, str(path), analyze_log(log, args.key)))
+        loaded = load_any(path)
+        label = args.label[i] if args.label else loaded.log.display_label(Path(path).name)
+        parts = experiment_groups(loaded)
+        if not parts:
+            out.append((label, str(path), analyze_log(loaded.log, args.key, semantic=semantic)))
+        for part, group in parts:  # a file that compares experiments: each group on its own
+            shown = part if len(args.files) == 1 else f"{label}: {part}"
+            out.append((shown, str(path), analyze_log(group.log, args.key, semantic=semantic)))
     return out

@@ -18,11 +18,12 @@ from analyzer.metrics.answer_keys import ANSWER_KEYS
 LOG_COMMANDS = "analyzer.cli.log_commands"
 RUN_COMMANDS = "analyzer.cli.run_commands"
 CODING_TOOL_COMMANDS = "analyzer.cli.route_commands"
+PROXY_COMMANDS = "analyzer.cli.proxy_commands"
 CODING_TOOLS = ("claude-code", "codex", "cc-switch")
 """`route export --for` choices (analyzer.coding_tools.TOOLS, not imported: it loads the profile)."""
 
 
-ROUTE_COMMANDS = ("run", "rerun", "check", "route", "resample")
+ROUTE_COMMANDS = ("run", "rerun", "check", "route", "resample", "proxy", "wrap")
 """Commands that take route flags."""
 
 
@@ -54,6 +55,8 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     _add_simulate(sub)
     _add_dashboard(sub)
     _add_route(sub, with_route_flags in (None, "route"))
+    _add_proxy(sub, with_route_flags in (None, "proxy"))
+    _add_wrap(sub, with_route_flags in (None, "wrap"))
     return parser
 
 
@@ -78,12 +81,34 @@ def add_command(
 
 
 def add_answer_key_option(p: argparse.ArgumentParser) -> None:
-    """The shared `--key` option (every answer key in `ANSWER_KEYS`)."""
+    """The shared `--key` option (every answer key in `ANSWER_KEYS`) and the semantic key's settings."""
     p.add_argument(
         "--key",
         choices=ANSWER_KEYS,
         default=ANSWER_KEYS[0],
         help=f"how answers are grouped into clusters (default: {ANSWER_KEYS[0]})",
+    )
+    g = p.add_argument_group("the semantic key (--key semantic)")
+    g.add_argument(
+        "--semantic-threshold",
+        type=_unit_float,
+        metavar="T",
+        help="similarity (0..1) at or above which two answers are one (default: 0.55, chosen on the "
+        "labelled set; 0.05 lower between Chinese and English; see docs/metrics.md)",
+    )
+    g.add_argument(
+        "--embeddings",
+        choices=("local", "route"),
+        default="local",
+        help="where vectors come from: local (the bundled model, pip install 'rerunlens[semantic]'; "
+        "default) or route (the route's /v1/embeddings from OPENAI_BASE_URL and OPENAI_API_KEY; the "
+        "built-in simulator when no base URL is set)",
+    )
+    g.add_argument(
+        "--embeddings-model",
+        metavar="NAME",
+        default="text-embedding-3-small",
+        help="the model --embeddings route asks for (default: text-embedding-3-small)",
     )
 
 
@@ -102,6 +127,13 @@ def add_route_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
     g.add_argument(
         "--scenario", metavar="FILE", help="simulator scenario (when the built-in simulator serves)"
     )
+
+
+def _unit_float(text: str) -> float:
+    value = _finite_float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not between 0 and 1")
+    return value
 
 
 def _finite_float(text: str) -> float:
@@ -265,6 +297,14 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         ],
         f"{RUN_COMMANDS}:rerun",
     )
+    p.add_argument(
+        "--through",
+        choices=("auto", "harness", "prompt"),
+        default="auto",
+        help="harness: re-run through the Inspect or promptfoo run that made the log (wrapped on the "
+        "route); prompt: send each task's prompt once (prompt only: measures the model's answer to the "
+        "first prompt, not the agent); auto (default): the harness when it and its task file are here",
+    )
     p.add_argument("log", help="the run log to re-run tasks from")
     p.add_argument(
         "--only",
@@ -292,6 +332,12 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         "before/after would compare a provider with a simulator)",
     )
     p.add_argument("--json", action="store_true", help="print the before/after as JSON")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="send the key to the log's host without asking, when the log's route names a host "
+        "other than your own route's (asked on a terminal, refused otherwise)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     if route:
         add_route_flags(p)
@@ -319,6 +365,12 @@ def _add_resample(sub: argparse._SubParsersAction, route: bool) -> None:
     p.add_argument("--round", type=int, help="the round whose conversation is replayed (default: the first)")
     p.add_argument("--out", help="the new log (default: beside LOG, .resample-TASK)")
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
+    p.add_argument(
+        "--yes",
+        action="store_true",
+        help="send the key to the log's host without asking, when the log's route names a host "
+        "other than your own route's (asked on a terminal, refused otherwise)",
+    )
     if route:
         add_route_flags(p, repeat=False)
 
@@ -434,3 +486,55 @@ def _add_benchmark_key_env(p: argparse.ArgumentParser) -> None:
         help="the variable the benchmark reads its key from; a coding tool using it too is reported "
         "(default OPENAI_API_KEY)",
     )
+
+
+def _add_proxy_options(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--journal", metavar="FILE", help="the journal to write (JSON lines, one per attempt)")
+    p.add_argument("--port", type=int, default=0, help="loopback port (default 0: a free one)")
+    p.add_argument(
+        "--keep-bodies",
+        action="store_true",
+        help="keep bodies in the journal (scrubbed)",
+    )
+    p.add_argument("--label", help="a label for the journal and the log")
+
+
+def _add_proxy(sub: argparse._SubParsersAction, route: bool) -> None:
+    p = add_command(
+        sub,
+        "proxy",
+        "Serve a recording pass-through endpoint on 127.0.0.1 in front of the route (OpenAI chat, "
+        "responses, embeddings, models; Anthropic messages; streaming): clients use a local token, the "
+        "key stays here, every attempt is journaled. Prints the export lines for another shell.",
+        [
+            "rerunlens proxy --base-url https://api.openai.com/v1 --journal runs/harness.proxy.jsonl",
+            "rerunlens proxy --port 8790   # the built-in simulator upstream",
+        ],
+        f"{PROXY_COMMANDS}:proxy",
+    )
+    _add_proxy_options(p)
+    if route:
+        add_route_flags(p, repeat=False)
+
+
+def _add_wrap(sub: argparse._SubParsersAction, route: bool) -> None:
+    p = add_command(
+        sub,
+        "wrap",
+        "Run a harness's own command through the recording proxy (its base URL and key variables point "
+        "at the proxy; the real key is never in its environment), then join its log (Inspect's log dir, "
+        "promptfoo's -o, or --log) with the attempts, and write one run log.",
+        [
+            "rerunlens wrap --out runs/inspect.altk_runs.json -- inspect eval task.py --model openai/gpt-4o",
+            "rerunlens wrap -- promptfoo eval -c promptfooconfig.yaml -o results.json",
+        ],
+        f"{PROXY_COMMANDS}:wrap",
+    )
+    p.add_argument(
+        "--out", metavar="LOG", help="the run log to write (default runs/wrap-TIME.altk_runs.json)"
+    )
+    p.add_argument("--log", metavar="PATH", help="the harness's log, when it is not found from its command")
+    _add_proxy_options(p)
+    if route:
+        add_route_flags(p, repeat=False)
+    p.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command to run")

@@ -22,14 +22,18 @@ def profile_from_args(args: argparse.Namespace, base: Mapping[str, Any] | None =
 
 
 def resume_profile(args: argparse.Namespace, recorded: Mapping[str, Any] | None) -> RouteProfile | None:
-    """On --resume: the journal's route with only what was given explicitly (flags, --profile) on top.
+    """On --resume: the journal's route with what was given explicitly (flags, --profile) on top, and
+    the base URL and key variable always the user's own (environment, profile, flags), never the
+    journal's: a journal must not choose where a key goes.
 
-    Environment variables are not read (they may have changed since); a given setting that differs
+    Other environment variables are not read (they may have changed since); a setting that differs
     from the journal's is refused when the plan is built. None when there is no journal.
     """
     if recorded is None:
         return None
-    return build_profile(file=args.profile, overrides=route_overrides(args), base=recorded, use_env=False)
+    own = build_profile(file=args.profile, overrides=route_overrides(args))
+    mine = {**route_overrides(args), "base_url": own.base_url or "", "key_env": own.key_env}
+    return build_profile(file=args.profile, overrides=mine, base=recorded, use_env=False)
 
 
 def scenario_from_args(args: argparse.Namespace) -> Scenario | None:

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shlex
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import analyzer.numbers as numbers
+from analyzer.cli.proxy_commands import rerun_through_harness
 from analyzer.cli.route_args import (
     flags_again,
     profile_from_args,
@@ -19,9 +20,10 @@ from analyzer.cli.route_args import (
     route_overrides,
     scenario_from_args,
 )
+from analyzer.cli.semantic_args import semantic_options
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
-from analyzer.jobs.exposure import check_port, dashboard_command
+from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command, run_forwarding
 from analyzer.log.taskfile import load_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request
@@ -37,12 +39,12 @@ from analyzer.runner.plan import (
 )
 from analyzer.runner.preflight import check_route
 from analyzer.runner.progress import Progress, TerminalProgress
-from analyzer.runner.rerun_route import parent_provider, parent_settings
+from analyzer.runner.rerun_route import Consent, confirm_log_route, parent_provider, parent_settings
 from analyzer.runner.resample import ResampleRequest, default_resample_path, pinned_profile
 from analyzer.runner.resample import resample as resample_steps
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import read_keys
-from analyzer.safety.terminal_text import visible_lines
+from analyzer.safety.terminal_text import visible, visible_lines
 from analyzer.simulator import Scenario, Simulator
 
 
@@ -86,10 +88,15 @@ def rerun(args: argparse.Namespace) -> int:
     parent = load_any(args.log).log
     only: str | list[str] = args.only[0] if args.only in (["flagged"], ["inconsistent"]) else args.only
     out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))
+    through = rerun_through_harness(args, parent, only, out)
+    if through is not None:
+        return through
     again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
     again += ["--repeat", str(args.rounds)] if args.rounds else []
     again += (["--tasks", args.tasks] if args.tasks else []) + flags_again(args) + ["--resume"]
-    request = RerunRequest(parent, only, args.log, args.tasks, args.key, args.label, args.simulator)
+    request = RerunRequest(
+        parent, only, args.log, args.tasks, args.key, args.label, args.simulator, semantic_options(args)
+    )
     scenario = scenario_from_args(args)
     if args.resume:
         given = resume_profile(args, recorded_profile(out))
@@ -98,6 +105,7 @@ def rerun(args: argparse.Namespace) -> int:
     else:
         base = {**parent_provider(parent).profile_base(), **parent_settings(parent)}
         profile = profile_from_args(args, base=base)
+        confirm_log_route(profile, profile_from_args(args), log_consent(args))
         plan = rerun_plan(
             request, profile, out, rounds=args.rounds, executor=args.executor, simulation=Simulation(scenario)
         )
@@ -180,13 +188,15 @@ def dashboard(args: argparse.Namespace) -> int:
         print(shlex.join(command))
         return 0
     check_port(args.port, args.address)
-    return subprocess.call(command)
+    env = {**os.environ, ALLOW_REMOTE_ENV: "1"} if args.address else None  # beyond loopback on purpose
+    return run_forwarding(command, env=env)
 
 
 def resample(args: argparse.Namespace) -> int:
     """`rerunlens resample`: one task's steps sampled again on a pinned route, scored and saved."""
     parent = load_any(args.log).log
     profile = pinned_profile(parent, overrides=route_overrides(args))
+    confirm_log_route(profile, profile_from_args(args), log_consent(args))
     out = Path(args.out) if args.out else default_resample_path(args.log, args.task)
     request = ResampleRequest(
         parent, args.task, out, args.samples, args.steps, args.round, args.log, scenario_from_args(args)
@@ -205,6 +215,21 @@ def resample(args: argparse.Namespace) -> int:
             )
         print(f"\n{report.out}  flagged steps: {', '.join(map(str, report.flagged)) or 'none'}")
     return 130 if report.cancelled else 0
+
+
+def log_consent(args: argparse.Namespace) -> Consent:
+    """`--yes`, else a question on an interactive terminal, else no way to confirm (refused)."""
+    interactive = sys.stdin.isatty() and sys.stderr.isatty()
+    return Consent(yes=bool(getattr(args, "yes", False)), ask=_ask if interactive else None)
+
+
+def _ask(question: str) -> bool:
+    print(f"{visible(question)}.", file=sys.stderr)
+    try:
+        answer = input("Send it there? [y/N] ")
+    except EOFError:
+        return False
+    return answer.strip().lower() in ("y", "yes")
 
 
 def _two(value: float | None) -> str:

@@ -8,7 +8,6 @@ only when asked (`--env`). Keys are only ever shown as fingerprints.
 
 from __future__ import annotations
 
-import json
 import os
 import tomllib
 from collections.abc import Callable, Mapping
@@ -26,9 +25,11 @@ from analyzer.coding_tools.doctor_checks import (
     check_url,
     is_variable_name,
 )
+from analyzer.coding_tools.merge import strict_json
 from analyzer.errors import RouteError
 from analyzer.routes.profile import DEFAULT_KEY_ENV
 from analyzer.safety.keys import key_fingerprint
+from analyzer.safety.settings_file import read_settings_text
 
 BUILTIN_CODEX_PROVIDERS = {"openai", "oss", "ollama", "lmstudio"}
 """Providers Codex defines itself (no `[model_providers.<id>]` table needed)."""
@@ -88,13 +89,14 @@ def default_paths(home: Path | None = None, env: Mapping[str, str] | None = None
 def _load(path: Path, c: Collector, kind: str) -> Any:
     """The parsed file, or None with an `unreadable` finding."""
     try:
-        text = path.read_text(encoding="utf-8")
-        return json.loads(text) if kind == "json" else tomllib.loads(text)
-    except OSError as err:
-        c.add(
-            "unreadable", "error", "-", f"cannot be read ({err.strerror}).", "Check the path and permissions."
-        )
-    except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
+        text = read_settings_text(path, "settings", RouteError)
+        return strict_json(text, path) if kind == "json" else tomllib.loads(text)
+    except RouteError as err:
+        reason = err.message.removeprefix(f"{path}: ").removesuffix("; nothing written")
+        c.add("unreadable", "error", "-", f"cannot be read ({reason}).", "Check the path and the file.")
+    except RecursionError:
+        c.add("unreadable", "error", "-", "is nested too deeply to be read.", "Fix the file.")
+    except tomllib.TOMLDecodeError as err:
         c.add(
             "unreadable",
             "error",

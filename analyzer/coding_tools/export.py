@@ -217,8 +217,15 @@ def _cc_switch(profile: RouteProfile, root: RootChoice) -> ToolExport:
 def export_command(profile: RouteProfile, tool: Tool) -> str:
     """The `rerunlens route export` command that merges this export into the tool's own file."""
     words = ["rerunlens", "route", "export", "--for", tool, "--base-url", checked_base_url(profile)]
-    words += ["--model", profile.model, "--key-env", profile.key_env, "--out", DEFAULT_PATHS[tool]]
-    return " ".join(w if w.startswith("~/") else shlex.quote(w) for w in words)
+    words += ["--model", profile.model, "--key-env", profile.key_env]
+    return " ".join([*map(shlex.quote, words), "--out", _home_path(DEFAULT_PATHS[tool])])
+
+
+def _home_path(path: str) -> str:
+    """A constant `~/...` path for a shell: the tilde left to expand, the rest quoted."""
+    if path.startswith("~/"):
+        return "~/" + shlex.quote(path[2:])
+    return shlex.quote(path)
 
 
 def expand_path(path: str | Path) -> Path:

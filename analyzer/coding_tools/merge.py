@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import stat
 import tomllib
 from dataclasses import dataclass, field
@@ -27,6 +28,7 @@ from analyzer.coding_tools.toml_merge import conflicts as toml_conflicts
 from analyzer.coding_tools.toml_merge import merge_toml
 from analyzer.errors import RouteError
 from analyzer.safety.keys import key_problem
+from analyzer.safety.settings_file import read_settings_text
 
 ALTERNATE_KEYS = {"ANTHROPIC_AUTH_TOKEN": "ANTHROPIC_API_KEY"}
 """Claude Code sends either as its credential (Bearer or x-api-key); one that works is kept alone."""
@@ -138,35 +140,72 @@ def merge_json(
 
 def _write(path: Path, text: str, export: ToolExport) -> None:
     """Atomically, keeping an existing file's permissions (a settings file may hold a key: 0600
-    stays); a new file that will hold a key once the placeholder is replaced starts private."""
+    stays); a new file that will hold a key once the placeholder is replaced starts private. A
+    symlinked settings file (a dotfiles checkout) is written through: its target is replaced, the
+    link kept."""
+    target = path.resolve() if path.is_symlink() else path
     try:
-        mode: int | None = stat.S_IMODE(path.stat().st_mode)
+        mode: int | None = stat.S_IMODE(target.stat().st_mode)
     except FileNotFoundError:
         mode = 0o600 if export.placeholder_keys else None
-    write_text_atomic(path, text, mode)
+    write_text_atomic(target, text, mode)
 
 
 def _read(path: Path) -> str | None:
-    try:
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    """The file's text (bounded, UTF-8), or None when there is none yet (a dangling link included)."""
+    if not path.exists():
         return None
-    except OSError as err:
-        raise RouteError(f"{path}: cannot read ({err.strerror})") from None
+    return read_settings_text(path, "settings", RouteError)
+
+
+def _strict_number(text: str) -> float:
+    value = float(text)
+    if math.isinf(value):
+        raise ValueError(f"the number {text[:40]} is out of range")
+    return value
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in found:
+            raise ValueError(f"the key {key[:60]!r} appears twice in one object")
+        found[key] = value
+    return found
+
+
+def strict_json(text: str, path: Path) -> Any:
+    """JSON parsed strictly: no NaN or Infinity, no number out of range, no key twice in an object
+    (a merge would silently keep one), no nesting too deep; one line naming the file otherwise.
+
+    Raises:
+        RouteError: nothing is written to a file that does not parse strictly.
+    """
+    try:
+        return json.loads(
+            text, parse_float=_strict_number, parse_constant=_no_constant, object_pairs_hook=_unique_keys
+        )
+    except json.JSONDecodeError as err:
+        raise RouteError(f"{path}: not valid JSON (line {err.lineno}: {err.msg}); nothing written") from None
+    except ValueError as err:
+        raise RouteError(f"{path}: not strict JSON ({err}); nothing written") from None
+    except RecursionError:
+        raise RouteError(f"{path}: nested too deeply to be a settings file; nothing written") from None
 
 
 def _write_json(export: ToolExport, path: Path, text: str | None, force: bool) -> WriteResult:
     if text is None or not text.strip():
         _write(path, export.text, export)
         return WriteResult(path, text is None)
-    try:
-        old = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise RouteError(f"{path}: not valid JSON (line {err.lineno}: {err.msg}); nothing written") from None
+    old = strict_json(text, path)
     if not isinstance(old, dict):
         raise RouteError(f"{path}: holds a JSON {type(old).__name__}, not an object; nothing written")
     new, result = merge_json(export, old, force, str(path))
-    _write(path, json.dumps(new, indent=2, ensure_ascii=False) + "\n", export)
+    _write(path, json.dumps(new, indent=2, ensure_ascii=False, allow_nan=False) + "\n", export)
     return result
 
 
@@ -177,8 +216,11 @@ def _write_toml(export: ToolExport, path: Path, text: str | None, force: bool) -
     if text is None or not text.strip():
         _write(path, export.text, export)
         return WriteResult(path, text is None)
-    merged = merge_toml(str(path), text, top, table, values)  # refuses text that is not TOML
-    clashes = toml_conflicts(tomllib.loads(text), top, table, values)
+    try:
+        merged = merge_toml(str(path), text, top, table, values)  # refuses text that is not TOML
+        clashes = toml_conflicts(tomllib.loads(text), top, table, values)
+    except RecursionError:
+        raise RouteError(f"{path}: nested too deeply to be a settings file; nothing written") from None
     if clashes and not force:
         raise RouteError(
             f"{path}: already sets {', '.join(clashes)} to other values; nothing written "
@@ -201,4 +243,4 @@ def write_export(export: ToolExport, path: str | Path, force: bool = False) -> W
     return _write_json(export, target, text, force)
 
 
-__all__ = ["WriteResult", "merge_json", "write_export"]
+__all__ = ["WriteResult", "merge_json", "strict_json", "write_export"]

@@ -28,7 +28,7 @@ from typing import Any
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import LogError
 from analyzer.formats import FORMATS, format_list
-from analyzer.importers import altk_evolve, appworld, inspect_log, tau2_bench
+from analyzer.importers import altk_evolve, appworld, inspect_log, proxy_journal, tau2_bench
 from analyzer.importers.appworld_tree import Tree, looks_like_zip, read_folder, read_zip
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
 from analyzer.importers.inspect_archive import is_empty_zip, is_eval_archive, read_eval_archive
@@ -108,7 +108,7 @@ def detect_format(data: bytes, name: str = "upload") -> str:
     if is_eval_archive(data):
         return appworld.FORMAT if looks_like_zip(data) else inspect_log.FORMAT
     _refuse_empty_zip(data, Source(name))
-    return _match(parse_json(_text(data, name), Source(name)), Source(name))
+    return _match(_parsed(data, Source(name)), Source(name))
 
 
 def import_to_file(src: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
@@ -156,7 +156,7 @@ def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
                 raise native_error from None
             kind, parsed = found
     else:
-        parsed = parse_json(_text(data, name), source)
+        parsed = _parsed(data, source)
         kind = _match(parsed, source)
     if kind == NATIVE:
         return load_bytes(data, name)
@@ -228,6 +228,14 @@ def _foreign(data: bytes, source: Source) -> tuple[str, Any] | None:
         if looks_like(parsed):
             return kind, parsed
     return None
+
+
+def _parsed(data: bytes, source: Source) -> Any:
+    """The parsed content: one JSON value, or a proxy journal's JSON lines."""
+    text = _text(data, source.name)
+    if proxy_journal.is_journal(data):
+        return proxy_journal.parse_lines(text, source)
+    return parse_json(text, source)
 
 
 def _text(data: bytes, name: str) -> str:

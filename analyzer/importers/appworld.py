@@ -161,9 +161,7 @@ def _calls(tree: Tree, name: str) -> list[dict[str, Any]] | None:
         return None
     source = Source(f"{tree.name}/{name}")
     calls = []
-    for number, line in enumerate(raw.decode("utf-8", "replace").splitlines(), start=1):
-        if not line.strip():
-            continue
+    for number, line in tree.lines(name):
         call = source.obj(parse_json(line, source, f"line {number}"), f"line {number}")
         if not isinstance(call.get("url"), str) or not isinstance(call.get("method"), str):
             source.fail(f"line {number}", "expected a request with `method` and `url`")

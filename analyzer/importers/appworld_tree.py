@@ -15,16 +15,22 @@ import re
 import struct
 import zipfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from analyzer.errors import LogError
-from analyzer.log.loader import MAX_LOG_BYTES
 from analyzer.safety.bounded_read import read_file
+from analyzer.safety.bounded_zip import archive_problem
 
 _MARK = re.compile(r"^(.*?)(?:evaluations/[^/]+\.json|tasks/[^/]+/(?:logs|evaluation|version)/[^/]+)$")
 """A file AppWorld writes inside an experiment folder; group 1 is the experiment's prefix."""
 _NATURAL = re.compile(r"(\d+)")
+_NON_BLANK_LINE = re.compile(rb"[^\s][^\n]*")
+"""From a line's first non-blank character to its end."""
+MAX_TREE_BYTES = 512 * 1024 * 1024
+"""Most bytes the AppWorld outputs of one folder or zip may hold (inflated): their request logs and
+reports, never their databases; a tree is held in memory whole while it is read."""
 PRESENCE_ONLY = "/logs/environment_io.md"
 """A file only whose presence is read (it says code ran): its content is never loaded."""
 
@@ -36,6 +42,15 @@ class Tree:
     name: str
     """The folder or zip, for messages."""
     files: dict[str, bytes] = field(default_factory=dict)
+
+    def lines(self, name: str) -> Iterator[tuple[int, str]]:
+        """The non-blank lines of one file with their numbers, found one at a time (a file of a
+        hundred million newlines is never split into a list)."""
+        raw, number, at = self.files[name], 1, 0
+        for match in _NON_BLANK_LINE.finditer(raw):
+            number += raw.count(b"\n", at, match.start())
+            at = match.start()
+            yield number, match.group().decode("utf-8", "replace")
 
     def digest(self) -> bytes:
         """A digest of every name and content, so importing the same outputs twice gives one run id."""
@@ -63,7 +78,7 @@ def _read_within(path: Path, root: Path, room: int) -> bytes:
     except LogError as exc:
         if "limit" in str(exc):
             raise LogError(
-                f"{root}: the AppWorld outputs are over the {MAX_LOG_BYTES // 2**20} MiB limit"
+                f"{root}: the AppWorld outputs are over the {MAX_TREE_BYTES // 2**20} MiB limit"
             ) from None
         raise
 
@@ -80,10 +95,10 @@ def read_folder(root: Path) -> Tree:
         rel = path.relative_to(root).as_posix()
         if "/dbs/" in f"/{rel}" or "/checkpoints/" in f"/{rel}" or not _MARK.match(rel) or not path.is_file():
             continue
-        data = b"" if rel.endswith(PRESENCE_ONLY) else _read_within(path, root, MAX_LOG_BYTES - total)
+        data = b"" if rel.endswith(PRESENCE_ONLY) else _read_within(path, root, MAX_TREE_BYTES - total)
         total += len(data)
-        if total > MAX_LOG_BYTES:
-            raise LogError(f"{root}: the AppWorld outputs are over the {MAX_LOG_BYTES // 2**20} MiB limit")
+        if total > MAX_TREE_BYTES:
+            raise LogError(f"{root}: the AppWorld outputs are over the {MAX_TREE_BYTES // 2**20} MiB limit")
         tree.files[rel] = data
     return tree
 
@@ -114,15 +129,12 @@ def read_zip(data: bytes, name: str) -> Tree:
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
         infos = [i for i in archive.infolist() if not i.is_dir() and _MARK.match(i.filename)]
-        if sum(i.file_size for i in infos) > MAX_LOG_BYTES:
-            raise LogError(
-                f"{name}: the AppWorld outputs inflate past the {MAX_LOG_BYTES // 2**20} MiB limit"
-            )
-        for info in infos:
-            if info.filename.endswith(PRESENCE_ONLY):
-                tree.files[info.filename] = b""
-            elif "/dbs/" not in f"/{info.filename}":
-                tree.files[info.filename] = _entry(archive, info, name)
+        tree.files.update({i.filename: b"" for i in infos if i.filename.endswith(PRESENCE_ONLY)})
+        wanted = [i for i in infos if i.filename not in tree.files and "/dbs/" not in f"/{i.filename}"]
+        if (problem := archive_problem(wanted, MAX_TREE_BYTES)) is not None:
+            raise LogError(f"{name}: AppWorld outputs refused: {problem}")
+        for info in wanted:
+            tree.files[info.filename] = _entry(archive, info, name)
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, struct.error) as exc:
         raise LogError(f"{name}: damaged zip ({exc})") from None
     return tree

@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 from pydantic import ValidationError
 
 from analyzer.errors import LogError
+from analyzer.log.fast_decode import duplicate_key
 from analyzer.log.loader import json_type
 from analyzer.log.model import FORMAT_V2, Result, Route, RunLog, TaskSpec
 from analyzer.log.redaction import redacted_payload, redacted_route
@@ -135,13 +136,14 @@ def make_route(fields: dict[str, Any], source: Source, places: dict[str, str]) -
 
 
 def parse_json(text: str | bytes, source: Source, place: str = "") -> Any:
-    """Parse JSON, refusing NaN and infinities; a syntax error names the line and column."""
+    """Parse JSON, refusing NaN and infinities and a key twice in one object (the last would win
+    silently); a syntax error names the line and column."""
 
     def refuse(constant: str) -> NoReturn:
         source.fail(place, f"not valid JSON: {constant} is not a number JSON allows")
 
     try:
-        return json.loads(text, parse_constant=refuse)
+        parsed = json.loads(text, parse_constant=refuse)
     except json.JSONDecodeError as exc:
         message = exc.msg.removesuffix(" at")  # "Unterminated string starting at" + " at line ..."
         source.fail(place, f"not valid JSON: {message} at line {exc.lineno} column {exc.colno}")
@@ -149,6 +151,9 @@ def parse_json(text: str | bytes, source: Source, place: str = "") -> Any:
         source.fail(place, f"not UTF-8 text (byte at offset {exc.start})")
     except RecursionError:
         source.fail(place, "not valid JSON: nesting too deep")
+    if isinstance(parsed, dict | list) and (repeated := duplicate_key(text)) is not None:
+        source.fail(place, f"duplicate key {repeated}; a key may appear only once in an object")
+    return parsed
 
 
 @dataclass(frozen=True)
@@ -187,6 +192,9 @@ class Provenance:
     """What the import changed, dropped or could not know, one line each."""
     resample: dict[str, Any] | None = None
     """Per-step scores of a step resample the source made (ALTK-Evolve), as `RunLog.resample`."""
+    experiments: list[dict[str, Any]] | None = None
+    """Experiment groups the source compares in one file (promptfoo's providers and prompts), in the
+    source's order: `{"label", "tasks": {task_id: name in the group}}` (`importers.experiments`)."""
 
 
 def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: bytes) -> RunLog:
@@ -238,6 +246,7 @@ def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: byte
             "file": source.name,
             "imported_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "warnings": prov.warnings,
+            **({"experiments": prov.experiments} if prov.experiments else {}),
         },
     )
 

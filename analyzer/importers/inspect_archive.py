@@ -20,6 +20,7 @@ from typing import Any
 import zstandard
 
 from analyzer.importers.common import Source, parse_json
+from analyzer.safety.bounded_zip import archive_problem
 
 ZIP_MAGIC = b"PK\x03\x04"
 EMPTY_ZIP_MAGIC = b"PK\x05\x06"
@@ -28,6 +29,8 @@ ZSTD_METHOD = 93
 _LOCAL_HEADER = struct.Struct("<4s5H3L2H")
 MAX_ENTRY_BYTES = 256 * 1024 * 1024
 """Largest inflated entry accepted (a guard against a zip bomb)."""
+MAX_INFLATED_BYTES = 1024 * 1024 * 1024
+"""Most bytes the entries read from one archive may inflate to together."""
 
 
 def is_eval_archive(data: bytes) -> bool:
@@ -50,6 +53,7 @@ def read_eval_archive(data: bytes, source: Source) -> dict[str, Any]:
             "", f"not a readable zip archive (an Inspect .eval or AppWorld outputs; cut short?): {exc}"
         )
     with archive:
+        _check_bounds(archive, ["header.json", "_journal/start.json"], source)
         if "header.json" in names:
             log = source.obj(_entry(archive, "header.json", data, source), "header.json")
         elif "_journal/start.json" in names:
@@ -62,11 +66,22 @@ def read_eval_archive(data: bytes, source: Source) -> dict[str, Any]:
                 "", "a zip archive, but not an Inspect AI .eval log (no header.json or _journal/start.json)"
             )
         sample_names = sorted(n for n in names if n.startswith("samples/") and n.endswith(".json"))
+        _check_bounds(
+            archive, ["header.json", "_journal/start.json", "reductions.json", *sample_names], source
+        )
         log = {**log, "samples": [_entry(archive, n, data, source) for n in sample_names]}
         log["_sample_places"] = sample_names
         if "reductions.json" in names:
             log["reductions"] = _entry(archive, "reductions.json", data, source)
     return log
+
+
+def _check_bounds(archive: zipfile.ZipFile, names: list[str], source: Source) -> None:
+    """Refuse, before inflating them, entries that would inflate past the limit or like a zip bomb."""
+    listed = set(archive.namelist())
+    problem = archive_problem([archive.getinfo(n) for n in names if n in listed], MAX_INFLATED_BYTES)
+    if problem is not None:
+        source.fail("", f"archive refused: {problem}")
 
 
 def _entry(archive: zipfile.ZipFile, name: str, data: bytes, source: Source) -> Any:

@@ -91,7 +91,7 @@ def outcome(error: dict[str, Any]) -> str:
         return "rate_limited"
     if "timeout" in text or "timed out" in text:
         return "timeout"
-    if "connection" in text:
+    if "connection" in text or "econnrefused" in text or "fetch failed" in text:
         return "connection_error"
     if "401" in text or "403" in text or "authentication" in text:
         return "auth_error"

@@ -1,6 +1,8 @@
 """Inspect AI logs (`.json`, and `.eval` archives assembled by `inspect_archive`), without inspect_ai.
 
-Field map: sample `id` -> task, `epoch` -> round, `output.completion` -> answer, the headline
+Field map: sample `id` -> task, `epoch` -> round, `output.completion` -> answer (logs before
+inspect-ai 0.3.123 have no `output.completion`: the text parts of `output.choices[0].message.content`,
+as Inspect's own `completion` property reads them), the headline
 scorer's value -> success/score (`C`/`I`/`P`/`N` as Inspect's `value_to_float`: 1, 0, 0.5, 0;
 numbers -> score; booleans -> success), `target` -> expected, `model_usage` -> tokens, `error` ->
 an errored result, `model` events and `error_retries` -> attempts (`inspect_attempts`), `messages` ->
@@ -152,7 +154,7 @@ def _row(sample: dict[str, Any], place: str, scorer: str | None, source: Source)
     output = source.optional_obj(sample.get("output"), f"{place}.output")
     messages = source.optional_items(sample.get("messages"), f"{place}.messages")
     fields: dict[str, Any] = {
-        "answer": source.optional_text(output.get("completion"), f"{place}.output.completion"),
+        "answer": _completion(output, f"{place}.output", source),
         "expected": sample.get("target"),
         "trajectory": trajectory(messages) if messages is not None else None,
         "served_model": source.optional_text(output.get("model"), f"{place}.output.model"),
@@ -173,6 +175,22 @@ def _row(sample: dict[str, Any], place: str, scorer: str | None, source: Source)
     source.optional_items(sample.get("events"), f"{place}.events")
     fields["attempts"] = attempts(sample, error)
     return Row(task_id=task_id, round=epoch, fields=fields, place=place)
+
+
+def _completion(output: dict[str, Any], place: str, source: Source) -> str | None:
+    """The answer: `completion` where the log has it, else the first choice's message text (the
+    text parts joined by newlines, as Inspect's `ChatMessage.text`); None when neither is there."""
+    if "completion" in output:
+        return source.optional_text(output.get("completion"), f"{place}.completion")
+    choices = source.optional_items(output.get("choices"), f"{place}.choices")
+    if not choices:
+        return None
+    first = source.obj(choices[0], f"{place}.choices[0]")
+    message = source.optional_obj(first.get("message"), f"{place}.choices[0].message")
+    content = message.get("content")
+    if isinstance(content, list):
+        content = [p for p in content if not isinstance(p, dict) or p.get("type", "text") == "text"]
+    return text_of(content)
 
 
 def _grade(scores: Any, scorer: str | None, place: str, source: Source) -> dict[str, Any]:
@@ -275,6 +293,16 @@ def _warnings(log: dict[str, Any], rows: list[Row]) -> list[str]:
         out.append(
             f"Inspect reduced epochs with {', '.join(map(str, reducers))}, not mean: its per-sample "
             "figures are not success rates; RerunLens shows every epoch and computes its own"
+        )
+    blank = [
+        r for r in rows if r.fields.get("status") != "error" and not (r.fields.get("answer") or "").strip()
+    ]
+    if blank:
+        shown = ", ".join(f"{r.task_id} epoch {r.round}" for r in blank[:3])
+        more = f" and {len(blank) - 3} more" if len(blank) > 3 else ""
+        out.append(
+            f"{plural(len(blank), 'sample')} recorded no answer (no text in output.completion or "
+            f"output.choices[0].message.content: {shown}{more}): counted as no answer, never as agreeing"
         )
     errored = sum(r.fields.get("status") == "error" for r in rows)
     if errored:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from analyzer.log.call_tokens import canonical_json
+
 AGENT_ROLES = frozenset({"assistant"})
 """Roles whose tool calls are the agent's own actions."""
 
@@ -77,11 +79,43 @@ def trajectory(messages: list[Any]) -> list[dict[str, Any]]:
     return steps
 
 
+STOP_TOKENS = ("###STOP###", "###TRANSFER###", "###OUT-OF-SCOPE###")
+"""tau-bench's and tau2's in-band end-of-conversation signals: tau2's solo agent turns its `done`
+call into a message that is only `###STOP###`, its user simulator ends with these. Never an answer."""
+
+
+def without_stop_tokens(text: str) -> str:
+    """The text with every stop token removed, stripped."""
+    for token in STOP_TOKENS:
+        text = text.replace(token, "")
+    return text.strip()
+
+
+def ends_on_stop(messages: list[Any]) -> bool:
+    """True when the agent's last message is nothing but a stop token (tau2's solo agent's `done`)."""
+    last = next((m for m in reversed(messages) if is_agent(m)), None)
+    text = text_of(last.get("content")) if last is not None else None
+    return bool(text and text.strip()) and not without_stop_tokens(text or "")
+
+
 def final_answer(messages: list[Any]) -> str | None:
-    """The agent's last message with text (its closing words), or None when it never spoke."""
+    """The agent's last message with text (its closing words) other than a stop token, or None when
+    it never spoke. A stop token inside a message is dropped and the rest kept."""
     for message in reversed(messages):
         if is_agent(message):
             content = text_of(message.get("content"))
-            if content and content.strip():
-                return content
+            kept = without_stop_tokens(content) if content else ""
+            if kept:
+                return content if content.strip() == kept else kept
     return None
+
+
+def actions_answer(steps: list[dict[str, Any]]) -> str | None:
+    """The agent's tool calls in order, one `name {canonical JSON arguments}` a line: the answer of
+    a run whose agent only acts (tau2 without a user simulator); None when it made no call."""
+    calls = [
+        f"{step['name']} {canonical_json(step.get('arguments'))}"
+        for step in steps
+        if step.get("type") == "tool_call"
+    ]
+    return "\n".join(calls) if calls else None

@@ -6,15 +6,20 @@ order within each task. Field map: `response.output` -> answer, `success` -> suc
 score, `failureReason` -> errors (2 = error; 1 = a failed assertion, which is a graded failure
 even though promptfoo also fills `error` with the assertion's reason), `response.tokenUsage` (else
 the row's `tokenUsage`) -> tokens, `cost`, `latencyMs` -> cost and latency, `provider.id` -> the
-route's model. promptfoo records no key, base URL, sampling parameters or retries per row.
+route's model. promptfoo records no key, base URL or sampling parameters per row; an error's
+"after N attempts" (or "N retries") becomes N attempts. Prompts and providers are named with
+promptfoo's own labels, in the order of its columns (`results.prompts`); an eval of more than one
+column is a comparison, kept as experiment groups (`importers.experiments`), one per column.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from analyzer.importers.common import Provenance, Row, Source, member_obj, parse_time, plural
+from analyzer.importers.inspect_attempts import outcome
 from analyzer.log.loader import json_type
 from analyzer.log.model import TaskSpec
 
@@ -44,7 +49,8 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
     for item in parsed:
         groups.setdefault(item["group"], []).append(item)
     labels = {key: items[0]["provider_label"] for key, items in groups.items()}
-    names = _task_names(list(groups), labels)
+    columns = _columns(inner, groups)
+    names = _task_names(list(groups), labels, columns)
     rows: list[Row] = []
     tasks: list[TaskSpec] = []
     for key, items in groups.items():
@@ -61,6 +67,7 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
         created_at=parse_time(inner.get("timestamp")),
         tasks=tasks,
         warnings=_warnings(rows, groups),
+        experiments=_experiments(groups, names, labels, columns),
     )
     return rows, prov
 
@@ -100,6 +107,7 @@ def _parse(row: dict[str, Any], place: str, source: Source) -> dict[str, Any]:
             success=None,
             score=None,
             error={"type": "provider_error", "message": message},
+            attempts=_attempts(message),
         )
     test_idx = source.optional_int(row.get("testIdx"), f"{place}.testIdx")
     return {
@@ -107,6 +115,7 @@ def _parse(row: dict[str, Any], place: str, source: Source) -> dict[str, Any]:
         "test_idx": test_idx if test_idx is not None else 0,
         "index": int(place.rsplit("[", 1)[1].rstrip("]")),
         "provider_label": str(provider_label or ""),
+        "prompt_label": str(prompt.get("label") or prompt.get("raw") or ""),
         "place": place,
         "fields": fields,
         "prompt": str(prompt.get("raw") or prompt.get("label") or ""),
@@ -114,6 +123,21 @@ def _parse(row: dict[str, Any], place: str, source: Source) -> dict[str, Any]:
         "description": test.get("description") if isinstance(test.get("description"), str) else None,
         "vars": test.get("vars"),
     }
+
+
+ATTEMPTS = re.compile(r"after (\d+) (attempt|retr(?:y|ies)|tries|try)", re.IGNORECASE)
+"""promptfoo's retry wrappers end the error text with `after 4 attempts` or `after 3 retries`."""
+
+
+def _attempts(message: str) -> list[dict[str, Any]] | None:
+    """The failed attempts an error's text counts (`after 4 attempts`: four; `after 3 retries`: the
+    first try and three more); None when it says nothing about attempts."""
+    found = ATTEMPTS.search(message)
+    if found is None:
+        return None
+    count = int(found.group(1)) + (0 if found.group(2).lower().startswith("attempt") else 1)
+    failed = outcome({"message": message})
+    return [{"attempt": i, "retry": i, "outcome": failed} for i in range(max(count, 1))]
 
 
 def _prompt_key(row: dict[str, Any], prompt: dict[str, Any]) -> str:
@@ -144,28 +168,105 @@ def _canonical(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
+def _columns(
+    inner: dict[str, Any], groups: dict[tuple[str, str, str], list[dict[str, Any]]]
+) -> list[tuple[str, str, str]]:
+    """promptfoo's columns in its own order: (prompt key, provider, prompt label) from
+    `results.prompts` (one per prompt and provider), then any the rows use that it does not list."""
+    out: list[tuple[str, str, str]] = []
+    listed = inner.get("prompts") if isinstance(inner.get("prompts"), list) else []
+    by_label = {items[0]["provider_label"]: key[1] for key, items in groups.items()}
+    for entry in listed:
+        if not isinstance(entry, dict):
+            continue
+        prompt = str(entry.get("id") or entry.get("label") or entry.get("raw") or "")
+        provider = by_label.get(str(entry.get("provider") or ""), str(entry.get("provider") or ""))
+        out.append((prompt, provider, str(entry.get("label") or entry.get("raw") or "")))
+    seen = {(c[0], c[1]) for c in out}
+    for key, items in groups.items():
+        if (key[0], key[1]) not in seen:
+            seen.add((key[0], key[1]))
+            out.append((key[0], key[1], items[0]["prompt_label"]))
+    return out
+
+
 def _task_names(
-    keys: list[tuple[str, str, str]], labels: dict[tuple[str, str, str], str]
+    keys: list[tuple[str, str, str]],
+    labels: dict[tuple[str, str, str], str],
+    columns: list[tuple[str, str, str]],
 ) -> dict[tuple[str, str, str], str]:
-    """Readable task ids: the test's description (else its vars), plus the provider and prompt
-    number when the file has more than one, made unique with a `#n` suffix if they still clash."""
-    prompts = sorted({k[0] for k in keys})
+    """Readable task ids: the test's description (else its vars), plus promptfoo's prompt label and
+    provider label when the file has more than one, made unique with a `#n` suffix if they clash."""
+    prompt_labels = _prompt_labels(columns)
     providers = {k[1] for k in keys}
     names: dict[tuple[str, str, str], str] = {}
     seen: dict[str, int] = {}
     for key in keys:
-        test = json.loads(key[2])
-        description = test.get("description")
-        base = description if isinstance(description, str) and description else _vars_text(test.get("vars"))
-        parts = [base]
-        if len(prompts) > 1:
-            parts.append(f"prompt {prompts.index(key[0]) + 1}")
+        parts = [_test_name(key)]
+        if len(prompt_labels) > 1:
+            parts.append(prompt_labels.get(key[0], key[0]))
         if len(providers) > 1:
             parts.append(labels[key])
         name = " | ".join(parts)
         seen[name] = seen.get(name, 0) + 1
         names[key] = name if seen[name] == 1 else f"{name} #{seen[name]}"
     return names
+
+
+PROMPT_LABEL_AT_MOST = 40
+"""promptfoo's default label is the whole template: longer labels are cut to this."""
+
+
+def _prompt_labels(columns: list[tuple[str, str, str]]) -> dict[str, str]:
+    """Each prompt's label (cut short), in promptfoo's order; labels that clash get `(2)`, `(3)`."""
+    out: dict[str, str] = {}
+    for prompt, _, label in columns:
+        if prompt in out:
+            continue
+        short = " ".join(label.split()) or prompt
+        short = short if len(short) <= PROMPT_LABEL_AT_MOST else short[: PROMPT_LABEL_AT_MOST - 1] + "…"
+        taken = set(out.values())
+        n, shown = 1, short
+        while shown in taken:
+            n += 1
+            shown = f"{short} ({n})"
+        out[prompt] = shown
+    return out
+
+
+def _test_name(key: tuple[str, str, str]) -> str:
+    test = json.loads(key[2])
+    description = test.get("description")
+    return description if isinstance(description, str) and description else _vars_text(test.get("vars"))
+
+
+def _experiments(
+    groups: dict[tuple[str, str, str], list[dict[str, Any]]],
+    names: dict[tuple[str, str, str], str],
+    labels: dict[tuple[str, str, str], str],
+    columns: list[tuple[str, str, str]],
+) -> list[dict[str, Any]] | None:
+    """One experiment group per promptfoo column (prompt x provider) when there is more than one:
+    its label and its tasks, each named by its test alone so the groups line up in Compare."""
+    used = [c for c in columns if any((k[0], k[1]) == (c[0], c[1]) for k in groups)]
+    if len(used) < 2:
+        return None
+    prompt_labels = _prompt_labels(columns)
+    several_prompts = len({c[0] for c in used}) > 1
+    several_providers = len({c[1] for c in used}) > 1
+    out = []
+    for prompt, provider, _ in used:
+        keys = [k for k in groups if (k[0], k[1]) == (prompt, provider)]
+        parts = [labels[keys[0]]] if several_providers else []
+        parts += [prompt_labels[prompt]] if several_prompts else []
+        tests: dict[str, int] = {}
+        tasks = {}
+        for k in keys:
+            test = _test_name(k)
+            tests[test] = tests.get(test, 0) + 1
+            tasks[names[k]] = test if tests[test] == 1 else f"{test} #{tests[test]}"
+        out.append({"label": " · ".join(parts), "tasks": tasks})
+    return out
 
 
 def _vars_text(variables: Any) -> str:
@@ -181,9 +282,21 @@ def _version(inner: dict[str, Any], meta: dict[str, Any]) -> str:
 
 def _warnings(rows: list[Row], groups: dict[tuple[str, str, str], list[dict[str, Any]]]) -> list[str]:
     out = []
-    errored = sum(r.fields.get("status") == "error" for r in rows)
-    if errored:
-        out.append(f"{plural(errored, 'row')} failed with an error (failureReason 2): counted as errors")
+    errored = [r for r in rows if r.fields.get("status") == "error"]
+    if errored and len(errored) == len(rows):
+        first = errored[0].fields["error"]["message"]
+        out.append(
+            f"every row failed with an error ({len(rows)} of {len(rows)}, failureReason 2): there is no "
+            f"answer or grade to measure; the first error: {first}"
+        )
+    elif errored:
+        out.append(f"{plural(len(errored), 'row')} failed with an error (failureReason 2): counted as errors")
+    retried = sum(len(r.fields.get("attempts") or []) > 1 for r in errored)
+    if retried:
+        out.append(
+            f"promptfoo retried {plural(retried, 'row')} before giving up (the error says after how many "
+            "attempts): each attempt is counted, with the outcome the error text names"
+        )
     sizes = {len(v) for v in groups.values()}
     if sizes == {1}:
         out.append("each test ran once (no --repeat): every task has a single answer")

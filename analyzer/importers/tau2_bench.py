@@ -28,7 +28,7 @@ from analyzer.importers.common import (
     parse_time,
     plural,
 )
-from analyzer.importers.messages import final_answer, is_agent, trajectory
+from analyzer.importers.messages import actions_answer, ends_on_stop, final_answer, is_agent, trajectory
 from analyzer.importers.tau_bench import is_success
 from analyzer.log.loader import MAX_LOG_BYTES
 from analyzer.log.model import Route, TaskSpec
@@ -97,7 +97,6 @@ def read(
         simulations = [(f"simulations[{i}]", s) for i, s in enumerate(sims)]
     checked = [(place, source.obj(sim, place)) for place, sim in simulations]
     rows = [_row(sim, place, source) for place, sim in checked]
-    untried = sum(sim.get("trial") is None for _, sim in checked)
     prov = Provenance(
         format=FORMAT,
         version=info.get("git_commit") if isinstance(info.get("git_commit"), str) else None,
@@ -106,12 +105,7 @@ def read(
         created_at=parse_time(top.get("timestamp")),
         route=_route(info, source),
         tasks=_tasks(top.get("tasks")),
-        warnings=_warnings(rows)
-        + (
-            [f"{plural(untried, 'simulation')} with no trial number (null, as tau2 allows): taken as trial 0"]
-            if untried
-            else []
-        ),
+        warnings=_warnings(rows) + _answer_warnings(rows, checked),
     )
     return rows, prov
 
@@ -126,12 +120,16 @@ def _row(sim: dict[str, Any], place: str, source: Source) -> Row:
     reward = source.optional_number(reward_info.get("reward"), f"{place}.reward_info.reward")
     messages = sim.get("messages")
     messages = source.items(messages, f"{place}.messages") if messages is not None else None
+    steps = None if messages is None else trajectory(messages)
+    answer = final_answer(messages or [])
+    if answer is None and steps and ends_on_stop(messages or []):
+        answer = actions_answer(steps)  # a solo agent: it acts and stops, and says nothing
     fields: dict[str, Any] = {
-        "answer": final_answer(messages or []),
+        "answer": answer,
         "score": reward,
         "success": None if reward is None else is_success(reward),
         "finish_reason": reason,
-        "trajectory": None if messages is None else trajectory(messages),
+        "trajectory": steps,
         "started_at": parse_time(sim.get("start_time")),
         "finished_at": parse_time(sim.get("end_time")),
         "cost_usd": source.optional_number(sim.get("agent_cost"), f"{place}.agent_cost"),
@@ -150,6 +148,32 @@ def _row(sim: dict[str, Any], place: str, source: Source) -> Row:
             error={"type": INFRASTRUCTURE_ERROR, "message": str(detail or "infrastructure error")[:300]},
         )
     return Row(task_id=task_id, round=(trial or 0) + 1, fields=fields, place=place)
+
+
+def _answer_warnings(rows: list[Row], checked: list[tuple[str, dict[str, Any]]]) -> list[str]:
+    """Trials taken as 0, and answers that are the agent's actions (it only said the stop token)."""
+    out = []
+    untried = sum(sim.get("trial") is None for _, sim in checked)
+    if untried:
+        out.append(
+            f"{plural(untried, 'simulation')} with no trial number (null, as tau2 allows): taken as trial 0"
+        )
+    acted = sum(
+        r.fields.get("answer") is not None and not _spoke(sim)
+        for r, (_, sim) in zip(rows, checked, strict=True)
+    )
+    if acted:
+        out.append(
+            f"{plural(acted, 'simulation')} ended on the stop token with no words from the agent (an "
+            "agent without a user simulator): the answer is the agent's tool calls in order, one a line"
+        )
+    return out
+
+
+def _spoke(sim: dict[str, Any]) -> bool:
+    """Whether the agent said anything but a stop token (checked shapes: `_row` ran first)."""
+    messages = sim.get("messages")
+    return final_answer(messages if isinstance(messages, list) else []) is not None
 
 
 def _usage(messages: list[Any], place: str, source: Source) -> dict[str, int]:

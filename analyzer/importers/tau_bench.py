@@ -57,6 +57,12 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
         )
     if untried:
         warnings.append(f"{plural(untried, 'result')} have no trial number and were taken as trial 0")
+    if _trial_is_a_task_index(rows):
+        rows = [Row(task_id=r.task_id, round=1, fields=r.fields, place=r.place) for r in rows]
+        warnings.append(
+            f"`trial` takes a different value for each of the {len(rows)} tasks and no task has two: it "
+            "numbers the tasks, not repeats, so every result is read as round 1 (one run per task)"
+        )
     warnings.append("tau-bench records no tokens, model, key or retries: those figures are unknown")
     prov = Provenance(
         format=FORMAT,
@@ -67,6 +73,16 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
         warnings=warnings,
     )
     return rows, prov
+
+
+def _trial_is_a_task_index(rows: list[Row]) -> bool:
+    """True when every task has one result and the trial numbers differ from task to task: a runner
+    that wrote each task's index as `trial`. Read literally, each task would be a round of its own."""
+    if len(rows) < 2:
+        return False
+    tasks = {str(r.task_id) for r in rows}
+    trials = {r.round for r in rows}
+    return len(tasks) == len(rows) and len(trials) == len(rows)
 
 
 def _row(entry: dict[str, Any], place: str, source: Source) -> tuple[Row, TaskSpec | None]:

@@ -10,12 +10,19 @@ and refuses to start runs (which send this server's keys) when it listens beyond
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
+import ipaddress
 import os
+import signal
 import socket
+import subprocess
 import sys
-from collections.abc import Mapping
+import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import FrameType
+from urllib.parse import urlsplit
 
 from analyzer.errors import RerunLensError
 from analyzer.routes.url_lint import is_loopback
@@ -134,3 +141,133 @@ def runs_refused(address: str | None, env: Mapping[str, str] | None = None) -> s
         f"server's keys; runs are refused here (set {ALLOW_REMOTE_RUNS_ENV}=1 to allow them on purpose, "
         "or start it with `rerunlens dashboard`, which listens on 127.0.0.1)"
     )
+
+
+ALLOW_REMOTE_ENV = "RERUNLENS_ALLOW_REMOTE"
+"""Set to 1 to serve the dashboard's pages beyond loopback (`rerunlens dashboard --address` sets it)."""
+ALLOWED_HOSTS_ENV = "RERUNLENS_ALLOWED_HOSTS"
+"""Comma-separated further host names a page may be requested under (a remote dashboard's own name)."""
+
+SAFE_START = "start it with `rerunlens dashboard` (it serves on 127.0.0.1)"
+
+
+def serving_refused(address: str | None, env: Mapping[str, str] | None = None) -> str | None:
+    """Why pages are refused on a dashboard bound to `address` (plain `streamlit run` from another
+    folder listens on every interface), or None when it is bound to loopback or the switch is set."""
+    source = os.environ if env is None else env
+    host = (address or "").strip().strip("[]")
+    if (host and is_loopback(host)) or source.get(ALLOW_REMOTE_ENV) == "1":
+        return None
+    return (
+        f"this dashboard listens on {host or 'every interface'}, where anyone who reaches it could read "
+        f"your logs; {SAFE_START}, or set {ALLOW_REMOTE_ENV}=1 to serve beyond loopback on purpose"
+    )
+
+
+def _host_name(authority: str) -> str:
+    """`Evil.example:8501` -> `evil.example`; `[::1]:8501` -> `::1`."""
+    text = authority.strip().lower()
+    if text.startswith("["):
+        return text[1:].split("]", 1)[0]
+    return text.rsplit(":", 1)[0] if text.count(":") == 1 else text
+
+
+def _ip_literal(name: str) -> bool:
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True
+
+
+def request_refused(
+    headers: Mapping[str, str], address: str | None, env: Mapping[str, str] | None = None
+) -> str | None:
+    """Why a page request is refused, or None: its Host must be a loopback name, the bound address,
+    an IP address on a dashboard served beyond loopback on purpose, or a name the user listed (a
+    foreign name is DNS rebinding: a web page reaching this server under its own name); its Origin,
+    when sent, must be the same host and port (another site's page driving this one's buttons).
+
+    Args:
+        headers: The request's headers (case-insensitive names).
+        address: The address the server is bound to (`server.address`).
+        env: Where the switches are read (default: the process environment).
+    """
+    source = os.environ if env is None else env
+    lower = {k.lower(): v for k, v in headers.items()}
+    host = lower.get("host", "").strip()
+    if not host:
+        return None  # no browser request (an in-process test client)
+    name = _host_name(host)
+    listed = {h.strip().lower() for h in source.get(ALLOWED_HOSTS_ENV, "").split(",") if h.strip()}
+    remote = source.get(ALLOW_REMOTE_ENV) == "1"
+    bound = (address or "").strip().strip("[]").lower()
+    if not (is_loopback(name) or name == bound or name in listed or (remote and _ip_literal(name))):
+        return (
+            f"this page was requested under the host name {name[:80]!r}, which is not this dashboard's "
+            f"address (DNS rebinding?); open it at http://127.0.0.1, or list the name in {ALLOWED_HOSTS_ENV}"
+        )
+    origin = lower.get("origin", "").strip()
+    if origin and urlsplit(origin).netloc.lower() != host.lower():  # "null" too: a sandboxed page
+        return (
+            f"this page was driven from another site ({origin[:80]!r}); open the dashboard at its own address"
+        )
+    return None
+
+
+FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""Signals `rerunlens dashboard` passes on to Streamlit, so stopping the launcher stops the server."""
+
+STOP_GRACE_S = 10.0
+"""How long the server has to stop after a forwarded signal before it is killed."""
+
+
+def run_forwarding(
+    command: Sequence[str], grace_s: float = STOP_GRACE_S, env: Mapping[str, str] | None = None
+) -> int:
+    """Run `command` as a child and wait for it; SIGTERM, SIGINT and SIGHUP sent to this process are
+    passed on to it. Whatever happens, the child is not left running: if it has not stopped
+    `grace_s` after a signal (or when this process is interrupted), it is killed.
+
+    Returns:
+        The child's exit code; 128 + N when a forwarded signal N ended it.
+    """
+    children: list[subprocess.Popen[bytes]] = []
+    received: list[int] = []
+
+    def forward(signum: int, _frame: FrameType | None) -> None:
+        received.append(signum)
+        for child in children:
+            with contextlib.suppress(ProcessLookupError):
+                child.send_signal(signum)
+
+    # handlers first: a caught signal is reset to its default in the child, where an ignored one
+    # (SIGINT in a background job) would stay ignored and the forwarded signal would do nothing
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
+    try:
+        child = subprocess.Popen(list(command), env=env)
+    except BaseException:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        raise
+    children.append(child)
+    for signum in received:  # arrived while it was starting
+        child.send_signal(signum)
+    deadline: float | None = None
+    try:
+        while True:
+            try:
+                code = child.wait(timeout=0.2)  # short waits: a handler runs between them
+                break
+            except subprocess.TimeoutExpired:
+                if received and deadline is None:
+                    deadline = time.monotonic() + grace_s
+                if deadline is not None and time.monotonic() >= deadline:
+                    child.kill()  # the signal was passed on and ignored
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    return 128 - code if code < 0 else code

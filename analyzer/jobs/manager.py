@@ -42,6 +42,7 @@ from analyzer.runner.pinned_rerun import RerunRequest, rerun, resume_rerun_plan
 from analyzer.runner.plan import ResumeRequest, RunPlan, plan_from_journal
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import RunKeys
+from analyzer.safety.url_secrets import secret_values
 
 __all__ = ["JobKind", "JobManager", "JobState", "JobStatus", "get_manager"]
 
@@ -92,7 +93,7 @@ class JobManager:
             live.result = outcome
             live.finish(cancelled=outcome.cancelled)
 
-        return self._launch(status, work, plan.keys.secrets())
+        return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
 
     @_serialized
     def start_rerun(self, request: RerunRequest, plan: RunPlan) -> JobStatus:
@@ -115,7 +116,7 @@ class JobManager:
         def work(live: LiveJob) -> None:
             self._run_rerun(live, request, plan)
 
-        return self._launch(status, work, plan.keys.secrets())
+        return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
 
     # --- reading ----------------------------------------------------------------------------------
 
@@ -246,7 +247,7 @@ class JobManager:
             else:
                 self._run_rerun(live, request, plan)
 
-        return self._launch(status, work, plan.keys.secrets())
+        return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
 
     def _rerun_request(self, status: JobStatus) -> RerunRequest:
         """The re-run request a job was started with (its parent read again from disk)."""

@@ -71,13 +71,35 @@ def running_journals(folder: str | os.PathLike[str]) -> list[Path]:
     return sorted(found, key=lambda p: p.stat().st_mtime_ns, reverse=True)
 
 
-def watch(journal: str | os.PathLike[str]) -> RunProgress:
-    """The run's progress from its journal, or from its final log once the journal is removed.
+def inside(path: str | os.PathLike[str], folder: str | os.PathLike[str]) -> Path:
+    """`path` (a relative one from here or from `folder`) when it lies inside `folder` once links
+    are followed.
 
     Raises:
-        RerunLensError: neither the journal nor the log is there, or the journal is damaged.
+        RerunLensError: the path leads outside the folder (an absolute path elsewhere, `../`, a link).
     """
-    path = Path(journal)
+    root = Path(folder).expanduser().resolve()
+    given = Path(path).expanduser()
+    for candidate in (given.resolve(), (root / given).resolve()):  # `runs/x.json` or `x.json`
+        if candidate.is_relative_to(root):
+            return candidate
+    raise RerunLensError(
+        f"{str(path)[:200]}: not inside your runs folder {root}; the dashboard only reads runs there"
+    )
+
+
+def watch(journal: str | os.PathLike[str], within: str | os.PathLike[str] | None = None) -> RunProgress:
+    """The run's progress from its journal, or from its final log once the journal is removed.
+
+    Args:
+        journal: The journal's path.
+        within: Refuse a journal (and its log) outside this folder (the dashboard's runs folder).
+
+    Raises:
+        RerunLensError: neither the journal nor the log is there, the journal is damaged, or it is
+            outside `within`.
+    """
+    path = Path(journal) if within is None else inside(journal, within)
     out = log_for(path)
     try:
         state = read_journal(path)

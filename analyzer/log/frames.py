@@ -68,6 +68,8 @@ ATTEMPT_COLUMNS: tuple[str, ...] = (
     "retry_after_s",
     "base_url",
     "key_fingerprint",
+    "retry",
+    "redirect_to",
 )
 """Columns of `attempts_frame`, in order."""
 
@@ -172,6 +174,8 @@ def _attempts_frame(table: LogTable) -> pd.DataFrame:
         "retry_after_s": _floats(col["retry_after_s"]),
         "base_url": _strings(redacted_urls(col["base_url"])),
         "key_fingerprint": _strings(col["key_fingerprint"]),
+        "retry": _ints(col["retry"]),
+        "redirect_to": _strings(redacted_urls(col["redirect_to"])),
     }
     return pd.DataFrame(data, columns=list(ATTEMPT_COLUMNS))
 

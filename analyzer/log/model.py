@@ -26,8 +26,10 @@ Outcome = Literal[
     "connection_error",
     "bad_request",
     "redirect",
+    "too_large",
 ]
-"""What one HTTP attempt came to (`redirect`: a 3xx, followed without the key off the route's origin)."""
+"""What one HTTP attempt came to (`redirect`: a 3xx, followed without the key off the route's origin;
+`too_large`: a response body over the runner's size cap, not read further)."""
 
 ResultStatus = Literal["ok", "error"]
 """Whether a result produced an answer."""
@@ -46,6 +48,8 @@ NonNegFloat = Annotated[float, Strict(), Field(ge=0, allow_inf_nan=False)]
 Number = Annotated[float, Strict(), Field(allow_inf_nan=False)]
 Int64 = Annotated[int, Strict(), Field(ge=-(2**63), le=2**63 - 1)]
 HttpStatus = Annotated[int, Strict(), Field(ge=0, le=999)]
+StrictBool = Annotated[bool, Strict()]
+"""`true` or `false` only: lax mode would read `1`, `"yes"`, `"on"` and `"true"` as true."""
 
 
 class _Record(BaseModel):
@@ -98,7 +102,7 @@ class Route(_Record):
     """SDK retries allowed after the first attempt."""
     concurrency: NonNegInt | None = None
     """Parallel tasks in the run (profiles only)."""
-    simulator: bool | None = None
+    simulator: StrictBool | None = None
     """True when the embedded simulator served the run."""
 
 
@@ -136,6 +140,8 @@ class Attempt(_Record):
     """API root of this attempt."""
     key_fingerprint: str | None = None
     """Fingerprint of the key this attempt used."""
+    redirect_to: str | None = None
+    """For a `redirect`: where the 3xx pointed (scheme, host, port and path; no query)."""
 
 
 class ToolCallStep(_Record):
@@ -184,7 +190,7 @@ class Result(_Record):
     """Why the result errored."""
     expected: Any = None
     """Ground truth, where the task has it."""
-    success: bool | None = None
+    success: StrictBool | None = None
     """Whether the answer was graded correct."""
     score: Number | None = None
     """Graded score, compared with a threshold when `success` is absent."""

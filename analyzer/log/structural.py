@@ -8,6 +8,8 @@ from analyzer.log.model import RunLog
 from analyzer.log.table import LogTable, log_table
 
 _LIST_AT_MOST = 5
+_ROUNDS_AT_MOST = 3
+"""Rounds named in a grouped warning; the rest are counted."""
 
 
 def structural_warnings(log: RunLog | LogTable) -> list[str]:
@@ -33,14 +35,18 @@ def _warnings(table: LogTable) -> list[str]:
         start += size
     all_tasks = list(dict.fromkeys(ids))
 
+    missing: list[tuple[int, list[str]]] = []
+    repeated: list[tuple[int, list[str]]] = []
     for number, round_ids in enumerate(per_round, start=1):
         present = set(round_ids)
         if len(present) < len(all_tasks):
-            missing = [t for t in all_tasks if t not in present]
-            warnings.append(f"round {number} misses {_tasks(missing)} that other rounds have")
+            missing.append((number, [t for t in all_tasks if t not in present]))
         if len(present) < len(round_ids):
-            twice = [t for t, n in Counter(round_ids).items() if n > 1]
-            warnings.append(f"round {number} lists {_tasks(twice)} more than once")
+            repeated.append((number, [t for t, n in Counter(round_ids).items() if n > 1]))
+    if missing:
+        warnings.append(_by_round(missing, "misses", "miss", "that other rounds have"))
+    if repeated:
+        warnings.append(_by_round(repeated, "lists", "list", "more than once"))
     if len(per_round) > 1:
         first = set(per_round[0])
         if len(first) < len(all_tasks):
@@ -69,6 +75,20 @@ def _warnings(table: LogTable) -> list[str]:
         shown = "; ".join(misplaced[:_LIST_AT_MOST]) + (" ..." if len(misplaced) > _LIST_AT_MOST else "")
         warnings.append(f"round numbers disagree with position, position wins: {shown}")
     return warnings
+
+
+def _by_round(found: list[tuple[int, list[str]]], verb: str, verb_many: str, tail: str) -> str:
+    """One line for one kind of finding over rounds: the count and the first few places.
+
+    `round 2 misses task c that other rounds have`, or `40 rounds miss tasks that other rounds have:
+    round 2 (task c), round 3 (tasks a, b), ... and 37 more rounds`.
+    """
+    if len(found) == 1:
+        number, ids = found[0]
+        return f"round {number} {verb} {_tasks(ids)} {tail}"
+    shown = ", ".join(f"round {n} ({_tasks(ids)})" for n, ids in found[:_ROUNDS_AT_MOST])
+    more = f" and {len(found) - _ROUNDS_AT_MOST} more rounds" if len(found) > _ROUNDS_AT_MOST else ""
+    return f"{len(found)} rounds {verb_many} tasks {tail}: {shown}{more}"
 
 
 def _misplaced(table: LogTable) -> list[str]:

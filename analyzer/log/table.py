@@ -67,6 +67,7 @@ ATTEMPT_FIELDS: tuple[str, ...] = (
     "retry_after_s",
     "base_url",
     "key_fingerprint",
+    "redirect_to",
 )
 """Attempt fields kept as columns."""
 

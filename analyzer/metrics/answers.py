@@ -16,6 +16,12 @@
   order. A result with no recorded trajectory has no actions key and is left out, like an error;
   a trajectory without tool calls is the empty sequence, and a task in which no round called a tool
   has no actions keys at all (rounds that did nothing did not "do the same things").
+- `semantic`: normalized answers of one task clustered by meaning (sentence embeddings plus guards
+  on negation, numbers, units and weekdays), in `analyzer.metrics.semantic`.
+
+An absent answer (missing, null, empty or white space only) is "no answer": it has no text key, so
+it never joins a cluster and never agrees with another absent answer (two rounds that both said
+nothing did not say the same thing). `no_answer` marks these results.
 
 Keys are computed once per distinct answer (not once per result), so a log with 100k results but few
 distinct answers costs little.
@@ -34,12 +40,14 @@ from rapidfuzz import fuzz, process
 from analyzer.log.call_tokens import canonical_json, signature, signature_piece
 from analyzer.metrics.answer_keys import ANSWER_KEYS, AnswerKey
 from analyzer.metrics.grouping import sorted_distinct
+from analyzer.metrics.semantic import SemanticOptions, semantic_keys
 
 __all__ = [
     "ANSWER_KEYS",
     "AnswerKey",
     "action_signature",
     "answer_keys",
+    "no_answer",
     "exact_key",
     "fuzzy_representatives",
     "normalized_key",
@@ -142,17 +150,23 @@ def fuzzy_representatives(
 
 
 def answer_keys(
-    results: pd.DataFrame, key: AnswerKey = "exact", *, fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD
+    results: pd.DataFrame,
+    key: AnswerKey = "exact",
+    *,
+    fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
+    semantic: SemanticOptions | None = None,
 ) -> pd.Series:
     """The answer key of every result (a new Series aligned with `results`); `<NA>` for errors.
 
-    An `ok` result with a null answer counts as the empty answer.
+    An `ok` result with no answer (missing, null, empty or white space only) has no text key
+    (`<NA>`), so it is left out of the clusters like an error.
 
     Args:
         results: Frame from `analyzer.log.frames.results_frame` (needs `task_id`, `status`, `answer`;
             the `actions` key needs the `actions` column, from `action_signature`).
-        key: `exact`, `normalized`, `fuzzy` or `actions`.
+        key: `exact`, `normalized`, `fuzzy`, `actions` or `semantic`.
         fuzzy_threshold: rapidfuzz ratio (0..100) for the `fuzzy` key.
+        semantic: Threshold and embedder for the `semantic` key (default: the bundled model).
     """
     if key not in ANSWER_KEYS:
         raise ValueError(f"unknown answer key {key!r}; use one of {', '.join(ANSWER_KEYS)}")
@@ -161,13 +175,25 @@ def answer_keys(
         if "actions" not in results:
             raise ValueError("the actions key needs an `actions` column (see analyzer.log.frames)")
         return _actions_keys(results, ok)
-    answers = results["answer"].where(ok).astype("string")
-    answers = answers.mask(ok & answers.isna(), "")
+    answers = results["answer"].where(ok & ~no_answer(results)).astype("string")
     func = exact_key if key == "exact" else normalized_key
     keyed = _map_unique(answers, func)
+    if key == "semantic":
+        return semantic_keys(results["task_id"], keyed, semantic or SemanticOptions())
     if key != "fuzzy":
         return keyed
     return _fuzzy(results["task_id"], keyed, fuzzy_threshold)
+
+
+def no_answer(results: pd.DataFrame) -> pd.Series:
+    """Results that did not error but gave no answer: missing, null, empty or white space only.
+
+    Args:
+        results: Frame with `status` and `answer`.
+    """
+    text = results["answer"].astype("string")
+    blank = text.isna() | (text.str.strip() == "").fillna(True)
+    return ((results["status"] == "ok") & blank).astype(bool)
 
 
 def _actions_keys(results: pd.DataFrame, ok: pd.Series) -> pd.Series:

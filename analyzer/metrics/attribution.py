@@ -1,36 +1,49 @@
-"""Route or model, from the log alone: the cause of each inconsistent task.
+"""Route or model, from the log alone: the cause of each inconsistent task, with a test behind it.
 
-A result's route is its route tuple (`route_drift.DRIFT_FIELDS`: base URL, key fingerprint, every
-parameter, served model and system fingerprint), with the base URL and key fingerprint of the attempt
-that produced the answer (the last one) where the attempt recorded them. Per inconsistent task:
+A round's factors are its route factors (`route_factors.FACTORS`: key, effective base URL,
+parameters, backend, retry state); its route is all of them together. Per inconsistent task the
+factors are tested (`factor_test`: an exact permutation test per factor that tolerates noise within
+a level, Bonferroni over the task's distinct partitions), and the tasks' p-values are held to a false
+discovery rate of `stats.FDR_Q` by Benjamini-Hochberg. The cause:
 
-- `model`: two answers differ within one route. Nothing about the route changed, so the model itself
-  varies. The evidence says whether this holds on first attempts alone or involves retried results.
-- `route`: every route gives one answer and the routes differ. The p-value is the exact permutation
-  test of `stats.route_alignment_p` over the task's rounds: how often answers would line up with the
-  routes this well by chance. With 5 rounds over 2 keys it is at best 0.1, so the p-value matters.
-- `unclear`: neither, with the reason (no route recorded, one round per route, answers that differ
-  only where no route was recorded).
+- `route`: a factor passes and each of its levels gave one answer (named, with p and q);
+- `both`: a factor passes and the answers also vary within one of its levels;
+- `model`: none passes, the answers differ within one route (every factor alike), and the test had
+  the power to see a factor (`FactorTest.best_case` <= q: a factor whose every level gave its own
+  answer would have passed), or no factor varied at all;
+- `inconclusive`: none passes and the rounds could not have shown it; `rounds_needed` says how many
+  agreeing rounds on a pinned route would decide;
+- `unmeasured`: fewer than two answered rounds record a key or base URL, or the answers differ only
+  on rounds that record neither.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
-from analyzer.metrics.grouping import any_recorded, tuple_codes
-from analyzer.metrics.route_drift import ATTEMPT_FIELDS, DRIFT_FIELDS
-from analyzer.metrics.stats import route_alignment_p
+from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
+from analyzer.metrics.grouping import tuple_codes
+from analyzer.metrics.route_factors import FACTORS, factor_columns
+from analyzer.metrics.stats import (
+    FDR_Q,
+    RERUN_FDR_Q,
+    ROUNDS_CAP,
+    benjamini_hochberg,
+    exact_share_interval,
+    reaches,
+)
 
-Cause = Literal["model", "route", "unclear"]
+Cause = Literal["route", "both", "model", "inconclusive", "unmeasured"]
 """What a task's inconsistency is put down to."""
 
-SHOWN_FIELDS: tuple[str, ...] = ("key_fingerprint", "base_url", "served_model", "system_fingerprint")
-"""Route fields named in evidence, most telling first."""
+CAUSES: tuple[Cause, ...] = ("route", "both", "model", "inconclusive", "unmeasured")
+"""Every cause, in the order counts are shown."""
 
 _ANSWER_CHARS = 40
 
@@ -41,9 +54,18 @@ class Attribution(BaseModel):
     task_id: str
     """The task."""
     cause: Cause
-    """`model`, `route` or `unclear`."""
-    p_value: float | None
-    """For `route`: the exact permutation p-value of answers aligning with routes by chance."""
+    """`route`, `both`, `model`, `inconclusive` or `unmeasured`."""
+    factor: str | None = None
+    """The route factor(s) tested best (`key`, `base URL`, ...; joined by " and " when they split the
+    rounds alike); None when no factor varied."""
+    p_value: float | None = None
+    """The task's p-value (best factor, Bonferroni over its distinct partitions); None: unmeasured."""
+    q_value: float | None = None
+    """The Benjamini-Hochberg adjusted p-value over the log's measured inconsistent tasks."""
+    passes: bool = False
+    """q_value <= `stats.FDR_Q`: only then is the cause `route` or `both`."""
+    rounds_needed: int | None = None
+    """For `inconclusive`: agreeing rounds on a pinned route that would decide (None past the cap)."""
     evidence: str
     """What in the log supports the cause, one sentence."""
 
@@ -61,54 +83,74 @@ class Round(NamedTuple):
     """The result needed more than one HTTP attempt."""
     text: str = ""
     """The answer as written (for evidence)."""
+    factors: tuple[Hashable, ...] = ()
+    """The round's level of each factor of `FACTORS`; empty: the route label is the only factor."""
 
 
 class Finding(NamedTuple):
-    """`attribute_rounds`' result: cause, p-value, evidence, and the route of the within-route split."""
+    """One task's test before the false discovery rate is applied."""
 
-    cause: Cause
-    p_value: float | None
+    test: FactorTest | None
+    """The factor test over the recorded rounds; None when unmeasured."""
     evidence: str
+    """The rounds by route, in words."""
     split_route: Hashable | None
+    """A route whose rounds gave more than one answer."""
 
 
-def result_routes(results: pd.DataFrame, attempts: pd.DataFrame) -> np.ndarray:
-    """Per result, an integer route code (equal codes = equal route tuple); -1 where no route is recorded.
-
-    Args:
-        results: Result frame (`analyzer.log.frames.results_frame` columns).
-        attempts: Attempt frame with `result_row` and `attempt`.
-    """
-    return _codes(results, route_fields(results, attempts))
-
-
-def _codes(results: pd.DataFrame, fields: pd.DataFrame) -> np.ndarray:
-    if fields.empty:
-        return np.zeros(0, dtype=np.int64)
-    codes = tuple_codes(fields, list(DRIFT_FIELDS))
-    recorded = any_recorded(fields, ATTEMPT_FIELDS)  # key or URL known
-    return np.where(recorded, codes, -1)
-
-
-def route_fields(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
-    """The route fields of each result, base URL and key fingerprint from its last attempt where recorded."""
-    out = results[list(DRIFT_FIELDS)].reset_index(drop=True).copy()
-    if attempts.empty:
-        return out
-    result_row = attempts["result_row"].to_numpy(dtype=np.int64)
-    # attempts are listed per result in the order they were made: a result's last row is its last attempt
-    is_last = np.r_[result_row[1:] != result_row[:-1], True]
-    last = attempts.loc[is_last]
-    rows = result_row[is_last]
-    for name in ATTEMPT_FIELDS:
-        own = pd.Series(pd.NA, index=out.index, dtype=out[name].dtype)
-        own.iloc[rows] = last[name].to_numpy()
-        out[name] = own.fillna(out[name])
+def verdict_counts(items: Sequence[Attribution]) -> dict[str, int]:
+    """Tasks per cause (every cause of `CAUSES`, zeros kept). `route` and `both` count only calls
+    that pass the false discovery rate, which is the only way they are made: one count for every
+    view and report."""
+    out = dict.fromkeys(CAUSES, 0)
+    for a in items:
+        if a.cause in ("route", "both") and not a.passes:
+            continue
+        out[a.cause] += 1
     return out
 
 
+def attribution_summary(items: Sequence[Attribution]) -> dict[str, object]:
+    """`analyze --json`'s `attribution_counts`: tasks per cause, with the rule they were counted by."""
+    return {
+        "counts": verdict_counts(items),
+        "fdr_q": FDR_Q,
+        "rule": (
+            "route/both: an exact permutation test per route factor (key, base URL, parameters, backend, "
+            "retry state), Bonferroni over the task's distinct factor partitions, then Benjamini-Hochberg "
+            f"across the log's measured inconsistent tasks; a call passes at q <= {FDR_Q}"
+        ),
+    }
+
+
+def attribution_caption(items: Sequence[Attribution]) -> str:
+    """The counts' rule and uncertainty in one sentence: how many calls pass, the share of inconsistent
+    tasks they are with its exact 95 % interval, and how many of them may be false at this rate."""
+    counts = verdict_counts(items)
+    called = counts["route"] + counts["both"]
+    low, high = exact_share_interval(called, len(items)) if items else (0.0, 0.0)
+    return (
+        f"Route and both count only calls that pass a false discovery rate of {FDR_Q:.0%} (Benjamini-"
+        f"Hochberg over the {len(items)} inconsistent tasks): {called} of {len(items)}, "
+        f"{low:.0%} to {high:.0%} of such tasks (95 % interval); at this rate up to about "
+        f"{FDR_Q * called:.1f} of the {called} may be false."
+    )
+
+
+def decide(finding: Finding, q: float | None) -> tuple[Cause, int | None]:
+    """The cause of a task from its finding and its q-value, with the rounds that would decide."""
+    test = finding.test
+    if test is None or q is None:
+        return "unmeasured", None
+    if reaches(q, FDR_Q):
+        return ("route" if test.explains else "both"), None
+    if test.split_within_route and reaches(test.best_case, FDR_Q):
+        return "model", None
+    return "inconclusive", None
+
+
 def attribute_rounds(rounds: Sequence[Round], describe: dict[Hashable, str] | None = None) -> Finding:
-    """The cause of one task's disagreement from its answered rounds (a pure function).
+    """One task's factor test and evidence from its answered rounds (a pure function).
 
     Args:
         rounds: The task's answered rounds (errored results left out).
@@ -116,42 +158,108 @@ def attribute_rounds(rounds: Sequence[Round], describe: dict[Hashable, str] | No
     """
     names = describe or {}
     known = [r for r in rounds if r.route is not None]
-    if not known:
-        return Finding("unclear", None, "the log records no key or base URL for this task's answers", None)
-    by_route = _group(known)
-    split = _split_route(by_route)
-    if split is not None:
-        retried = any(r.retried for r in known)
-        first_only = _split_route(_group([r for r in known if not r.retried])) if retried else split
-        where = "on first attempts" if first_only is not None else "involving retried results"
-        route = first_only if first_only is not None else split
-        return Finding(
-            "model",
-            None,
-            f"answers differ within one route ({names.get(route, 'same key, URL, parameters and backend')}) "
-            f"{where}: {_answers_by_round(by_route[route])}",
-            route,
-        )
+    if len(known) < 2:
+        return Finding(None, "fewer than two answered rounds record a key or base URL", None)
     if len({r.answer for r in known}) == 1:
         n = len(rounds) - len(known)
-        return Finding(
-            "unclear", None, f"answers differ only on the {n} round(s) with no route recorded", None
-        )
-    if all(len(rows) == 1 for rows in by_route.values()):
-        return Finding(
-            "unclear", None, f"one round per route ({len(by_route)} routes): no route was tried twice", None
-        )
-    p = route_alignment_p([r.route for r in known], [r.answer for r in known])
+        return Finding(None, f"answers differ only on the {n} round(s) with no route recorded", None)
+    levels, factor_names = _levels(known)
+    test = factor_test([r.answer for r in known], levels, factor_names)
+    by_route = _group(known)
+    split = _split_route(by_route)
     parts = [
         f"{names.get(route, 'route ' + str(i + 1))}: {_answers_by_round(rows)}"
         for i, (route, rows) in enumerate(by_route.items())
     ]
-    return Finding(
-        "route",
-        p,
-        f"each of {len(by_route)} routes gave one answer and the routes differ ({'; '.join(parts)})",
-        None,
+    return Finding(test, "; ".join(parts), split)
+
+
+def _levels(known: Sequence[Round]) -> tuple[list[list[Hashable]], list[str]]:
+    if known[0].factors:
+        return [list(col) for col in zip(*(r.factors for r in known), strict=True)], list(FACTORS)
+    return [[r.route for r in known]], ["route"]
+
+
+def finished(task: str, finding: Finding, q: float | None, rounds: Sequence[Round] = ()) -> Attribution:
+    """The attribution of a task from its finding, q-value and rounds (for the rounds that would decide)."""
+    cause, _ = decide(finding, q)
+    test = finding.test
+    need = rounds_to_decide_rounds(rounds) if cause == "inconclusive" else None
+    factor = " and ".join(test.factors) if test is not None and test.factors else None
+    return Attribution(
+        task_id=task,
+        cause=cause,
+        factor=factor,
+        p_value=None if test is None else test.p_value,
+        q_value=q,
+        passes=q is not None and reaches(q, FDR_Q),
+        rounds_needed=need,
+        evidence=_sentence(cause, finding, q, factor, need),
     )
+
+
+def _sentence(cause: Cause, finding: Finding, q: float | None, factor: str | None, need: int | None) -> str:
+    test = finding.test
+    if test is None:
+        return finding.evidence
+    odds = f"p = {test.p_value:.3g}, q = {q:.3g}" if q is not None else f"p = {test.p_value:.3g}"
+    if cause == "route":
+        return f"answers follow the {factor} ({odds}, passes q <= {FDR_Q}): {finding.evidence}"
+    if cause == "both":
+        return f"answers shift with the {factor} ({odds}) and also vary within it: {finding.evidence}"
+    if cause == "model":
+        why = (
+            "no route factor varied"
+            if not test.factors
+            else f"no route factor explains it (best: {factor}, {odds}, and the rounds could have shown one)"
+        )
+        return f"answers differ within one route; {why}: {finding.evidence}"
+    decide_in = (
+        f"{need} agreeing rounds on a pinned route would decide"
+        if need
+        else (f"more than {ROUNDS_CAP} rounds would be needed")
+    )
+    best = f"best: {factor}, {odds}" if factor else "no factor varied twice"
+    return f"not enough rounds to tell ({best}); {decide_in}: {finding.evidence}"
+
+
+def rounds_to_decide_rounds(rounds: Sequence[Round]) -> int | None:
+    """Agreeing rounds on a new pinned route (giving the most common answer, the least telling) at
+    which the task's factor test, with the re-run as a factor of its own, would reach `RERUN_FDR_Q`
+    (the level the re-run's verdict is held to); None past
+    `ROUNDS_CAP` or with one answer. Rounds with no route recorded count as one route of their own."""
+    known = [r for r in rounds if r.route is not None]
+    if len({r.answer for r in rounds}) < 2:
+        return None
+    if len(known) < len(rounds) or not known:
+        known = [
+            r._replace(factors=(), route=r.route if r.route is not None else ("unrecorded", i))
+            for i, r in enumerate(rounds)
+        ]
+    levels, names = _levels(known)
+    answers = _pattern([r.answer for r in known])
+    return _rounds_needed(answers, tuple(_pattern(col) for col in levels), tuple(names))
+
+
+def _pattern(values: Sequence[Hashable]) -> tuple[int, ...]:
+    seen: dict[Hashable, int] = {}
+    return tuple(seen.setdefault(v, len(seen)) for v in values)
+
+
+@lru_cache(maxsize=16384)
+def _rounds_needed(
+    answers: tuple[int, ...], levels: tuple[tuple[int, ...], ...], names: tuple[str, ...]
+) -> int | None:
+    majority = max(set(answers), key=answers.count)
+    new = -1
+    for k in range(2, ROUNDS_CAP + 1):
+        cols = [[*col, *[new] * k] for col in levels]
+        run = [*[0] * len(answers), *[1] * k]
+        combined = [*answers, *[majority] * k]
+        test = factor_test(combined, [*cols, run], [*names, "re-run"])
+        if reaches(selection_adjusted(test.p_value, combined, len(answers)), RERUN_FDR_Q):
+            return k
+    return None
 
 
 def _group(rounds: Sequence[Round]) -> dict[Hashable, list[Round]]:
@@ -185,7 +293,7 @@ def _answers_by_round(rows: Sequence[Round]) -> str:
 
 
 def task_attribution(results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.DataFrame) -> list[Attribution]:
-    """The cause of every inconsistent task, in task order.
+    """The cause of every inconsistent task, in task order, with q-values over the measured ones.
 
     Args:
         results: Result frame with `cluster` (from `assign_clusters`) and `retried`.
@@ -196,18 +304,34 @@ def task_attribution(results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.Da
     if inconsistent.empty:
         return []
     per_task, values = answered_rounds(results, attempts, set(inconsistent))
-    out = []
+    findings: list[tuple[str, Finding, list[Round]]] = []
     described: dict[frozenset[Hashable], dict[Hashable, str]] = {}  # tasks often share their routes
     for task in inconsistent:
         rounds = per_task.get(task, [])
         labels = frozenset(r.route for r in rounds if r.route is not None)
         if labels not in described:
             described[labels] = describe_routes(values, set(labels))
-        finding = attribute_rounds(rounds, described[labels])
-        out.append(
-            Attribution(task_id=task, cause=finding.cause, p_value=finding.p_value, evidence=finding.evidence)
-        )
-    return out
+        findings.append((task, attribute_rounds(rounds, described[labels]), rounds))
+    measured = [i for i, (_, f, _) in enumerate(findings) if f.test is not None]
+    q = dict(zip(measured, benjamini_hochberg([findings[i][1].test.p_value for i in measured]), strict=True))  # type: ignore[union-attr]
+    return [finished(task, finding, q.get(i), rounds) for i, (task, finding, rounds) in enumerate(findings)]
+
+
+def result_routes(results: pd.DataFrame, attempts: pd.DataFrame) -> np.ndarray:
+    """Per result, an integer route code (equal codes = equal factors); -1 where no route is recorded.
+
+    Args:
+        results: Result frame (`analyzer.log.frames.results_frame` columns).
+        attempts: Attempt frame with `result_row` and `attempt`.
+    """
+    return _codes(factor_columns(results, attempts))
+
+
+def _codes(factors: pd.DataFrame) -> np.ndarray:
+    if factors.empty:
+        return np.zeros(0, dtype=np.int64)
+    codes = tuple_codes(factors, list(FACTORS))
+    return np.where(factors["recorded"].to_numpy(dtype=bool), codes, -1)
 
 
 def answered_rounds(
@@ -223,8 +347,8 @@ def answered_rounds(
         attempts: Attempt frame.
         wanted: Task ids (strings).
     """
-    fields = route_fields(results, attempts)
-    codes = _codes(results, fields)
+    fields = factor_columns(results, attempts)
+    codes = _codes(fields)
     answered = results["cluster"].notna().to_numpy(dtype=bool) & results["task_id"].isin(wanted).to_numpy()
     task_code, _ = pd.factorize(results["task_id"])
     cluster = results["cluster"].to_numpy(dtype=np.int64, na_value=-1)
@@ -237,6 +361,7 @@ def answered_rounds(
     _, first, inverse = np.unique(pair, return_index=True, return_inverse=True)
     keys = picked["answer_key"].to_numpy(dtype=object)
     routes = [None if c < 0 else c for c in codes[rows].tolist()]
+    levels = zip(*(fields[f].to_numpy(dtype=object)[rows].tolist() for f in FACTORS), strict=True)
     made = list(
         map(
             Round,
@@ -245,6 +370,7 @@ def answered_rounds(
             [str(k) for k in keys[first][inverse.reshape(-1)]],
             picked["retried"].to_numpy(dtype=bool).tolist(),
             [str(t) for t in picked["answer"].fillna("").to_numpy(dtype=object)],
+            levels,
         )
     )
     tasks_in_order = picked["task_id"].to_numpy(dtype=object)
@@ -255,7 +381,7 @@ def answered_rounds(
     used = np.unique(codes[rows][codes[rows] >= 0])
     first = np.searchsorted(np.sort(codes), used)  # any row of each code will do: they share the tuple
     any_row = np.argsort(codes, kind="stable")[first]
-    columns = {f: fields[f].to_numpy(dtype=object, na_value=None)[any_row].tolist() for f in fields.columns}
+    columns = {f: fields[f].to_numpy(dtype=object)[any_row].tolist() for f in FACTORS}
     values = {
         code: {f: _text(column[i]) for f, column in columns.items()} for i, code in enumerate(used.tolist())
     }
@@ -273,7 +399,7 @@ def portable_routes(
 
 
 def _route_key(fields: dict[str, str]) -> tuple[str, ...]:
-    return tuple(fields[f] for f in DRIFT_FIELDS)
+    return tuple(fields[f] for f in FACTORS)
 
 
 def describe_routes(values: dict[int, dict[str, str]], codes: set[Hashable]) -> dict[Hashable, str]:
@@ -286,23 +412,13 @@ def describe_routes(values: dict[int, dict[str, str]], codes: set[Hashable]) -> 
     if not codes:
         return {}
     rows = {code: values[code] for code in codes}  # type: ignore[index]
-    differ = [f for f in DRIFT_FIELDS if len({row[f] for row in rows.values()}) > 1]
+    differ = [f for f in FACTORS if len({row[f] for row in rows.values()}) > 1]
     if not differ:
-        differ = [f for f in SHOWN_FIELDS[:2] if any(row[f] != "unset" for row in rows.values())]
+        differ = [f for f in FACTORS[:2] if any(row[f] != "unset" for row in rows.values())]
     out: dict[Hashable, str] = {}
     for code, row in rows.items():
-        out[code] = (
-            ", ".join(f"{_FIELD_NAMES.get(f, f)} {row[f]}" for f in differ) or "the only route recorded"
-        )
+        out[code] = ", ".join(f"{f} {row[f]}" for f in differ) or "the only route recorded"
     return out
-
-
-_FIELD_NAMES = {
-    "key_fingerprint": "key",
-    "base_url": "URL",
-    "served_model": "served",
-    "system_fingerprint": "backend",
-}
 
 
 def _text(value: object) -> str:
@@ -314,12 +430,17 @@ def _text(value: object) -> str:
 
 
 def attribution_frame(items: Sequence[Attribution]) -> pd.DataFrame:
-    """The attributions as a table: task_id, cause, p_value, evidence (for pages and exports)."""
+    """The attributions as a table: task_id, cause, factor, p_value, q_value, passes, rounds_needed,
+    evidence (for pages and exports)."""
     return pd.DataFrame(
         {
             "task_id": pd.array([a.task_id for a in items], dtype="string"),
             "cause": pd.array([a.cause for a in items], dtype="string"),
+            "factor": pd.array([a.factor for a in items], dtype="string"),
             "p_value": pd.array([a.p_value for a in items], dtype="Float64"),
+            "q_value": pd.array([a.q_value for a in items], dtype="Float64"),
+            "passes": pd.array([a.passes for a in items], dtype="boolean"),
+            "rounds_needed": pd.array([a.rounds_needed for a in items], dtype="Int64"),
             "evidence": pd.array([a.evidence for a in items], dtype="string"),
         }
     )

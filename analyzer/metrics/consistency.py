@@ -55,11 +55,13 @@ def assign_clusters(results: pd.DataFrame) -> pd.DataFrame:
 def task_consistency(results: pd.DataFrame) -> pd.DataFrame:
     """One row per task (first-appearance order) with its consistency figures.
 
-    Columns: task_id, n_results, n_ok, n_errors, n_clusters, consistent (`<NA>` when n_ok < 2),
-    majority_share and entropy (`<NA>` when n_ok = 0).
+    Columns: task_id, n_results, n_ok, n_errors, n_no_answer (results that did not error but gave
+    no answer), n_clusters, consistent (`<NA>` when fewer than 2 answers have a key),
+    majority_share and entropy (`<NA>` when none has).
 
     Args:
-        results: Result frame with `task_id`, `status` and `cluster` (from `assign_clusters`).
+        results: Result frame with `task_id`, `status` and `cluster` (from `assign_clusters`), and
+            optionally `no_answer` (from `analyzer.metrics.answers.no_answer`).
     """
     order, tasks = task_codes(results)
     n_tasks = len(order)
@@ -67,6 +69,8 @@ def task_consistency(results: pd.DataFrame) -> pd.DataFrame:
     clustered = results["cluster"].notna().to_numpy(dtype=bool)
     n_results = per_task_count(tasks, n_tasks)
     n_ok = per_task_count(tasks, n_tasks, ok)
+    blank = results["no_answer"].to_numpy(dtype=bool) if "no_answer" in results else np.zeros(len(ok), bool)
+    n_no_answer = per_task_count(tasks, n_tasks, ok & blank)
 
     cluster = results["cluster"].to_numpy(dtype="int64", na_value=-1)
     width = int(cluster.max()) + 1 if len(cluster) else 1
@@ -93,6 +97,7 @@ def task_consistency(results: pd.DataFrame) -> pd.DataFrame:
             "n_results": n_results,
             "n_ok": n_ok,
             "n_errors": n_results - n_ok,
+            "n_no_answer": n_no_answer,
             "n_clusters": n_clusters.astype("int64"),
             "consistent": consistent,
             "majority_share": pd.array(majority, dtype="Float64"),

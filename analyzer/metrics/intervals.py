@@ -6,8 +6,10 @@ outcome gap of (c_t / n_t - Pass^n_t) x 100 over graded tasks (0 when every run 
 c_t / n_t, so at most (n_t - 1) / n_t). `analyzer.metrics.stats.bounded_mean_intervals` gives each one:
 
 - a share of tasks (the answer gap, the consistency rate, Pass^n: per-task values 0 or 1) gets the
-  Wilson score interval, the one the trajectories' identical share uses. It does not collapse at 0 of
-  n or n of n: 0 of 5 consistent tasks is a consistency rate of 0 to 43.4 %, a gap of 56.6 to 100 pp;
+  exact Clopper-Pearson interval, whose coverage is at least 95 % for every share and number of
+  tasks (the Wilson interval's fell to 84-86 % near 0 or 1 at 30 tasks or fewer). It does not
+  collapse at 0 of n or n of n: 0 of 5 consistent tasks is a consistency rate of 0 to 52.2 %
+  (1 - 0.025^(1/5)), a gap of 47.8 to 100 pp;
 - any other mean (Mean@n, Pass^k for k < n, the outcome gap) gets the wider bounds of the seeded
   percentile bootstrap over tasks and the Wilson interval of the mean with n = tasks (values scaled to
   [0, 1] by their largest possible value, which for the outcome gap is the largest (n_t - 1) / n_t).
@@ -25,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.metrics.outcome import Interval, OutcomeFigures, graded_counts, pass_hat_curve
-from analyzer.metrics.stats import bounded_mean_intervals, wilson_interval
+from analyzer.metrics.stats import bounded_mean_intervals, exact_share_interval
 
 _DIGITS = 12
 
@@ -39,16 +41,16 @@ def answer_intervals(tasks: pd.DataFrame) -> tuple[Interval | None, Interval | N
     measured = tasks["consistent"].dropna()
     if measured.empty:
         return None, None
-    low, high = wilson_interval(int((~measured.astype(bool)).sum()), len(measured))
+    low, high = exact_share_interval(int((~measured.astype(bool)).sum()), len(measured))
     return _pair(low * 100.0, high * 100.0), _pair(1.0 - high, 1.0 - low)
 
 
 def outcome_intervals(results: pd.DataFrame, figures: OutcomeFigures | None) -> OutcomeFigures | None:
     """The outcome figures with their 95 % intervals over graded tasks; None when nothing is graded.
 
-    Mean@n: the wider of the bootstrap and the Wilson interval of the mean. Pass^n: Wilson, a share
-    of tasks. Pass^k for every k: by the same rule as Mean@n (Wilson where a share). Outcome gap, in
-    points: as Mean@n, per-task values bounded by (n_t - 1) / n_t.
+    Mean@n: the wider of the bootstrap and the Wilson interval of the mean. Pass^n: Clopper-Pearson,
+    a share of tasks. Pass^k for every k: by the same rule as Mean@n (Clopper-Pearson where a share).
+    Outcome gap, in points: as Mean@n, per-task values bounded by (n_t - 1) / n_t.
 
     Args:
         results: Result frame with `task_id`, `status` and `passed`.

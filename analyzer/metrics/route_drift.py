@@ -304,23 +304,36 @@ def _pinned_parts(figures: RouteFigures) -> list[str]:
 
 
 def _cause_split(inconsistent: int, causes: Mapping[str, int]) -> str:
-    """`Of 13 inconsistent tasks, 5 differ within one route (the model varies), ...` from the attribution."""
-    model, route, unclear = (int(causes.get(c, 0)) for c in ("model", "route", "unclear"))
-    one = {True: ("differs", "gives", "differs", "cannot"), False: ("differ", "give", "differ", "cannot")}
+    """`Of 13 inconsistent tasks, 5 follow a route factor ...`, from `attribution.verdict_counts`."""
+    route, both, model, unsure, unmeasured = (
+        int(causes.get(c, 0)) for c in ("route", "both", "model", "inconclusive", "unmeasured")
+    )
     split = []
-    if model:
-        split.append(f"{model} {one[model == 1][0]} within one route (the model varies: the log shows it)")
     if route:
-        verbs = one[route == 1]
         split.append(
-            f"{route} {verbs[1]} one answer per route and {verbs[2]} between routes (the route may "
-            "explain this; see each p-value)"
+            f"{route} {_verb(route, 'follows', 'follow')} a route factor (route, false discovery rate 5 %)"
         )
-    if unclear:
-        split.append(f"{unclear} cannot be told apart from this log alone (a re-run on a pinned route can)")
+    if both:
+        split.append(
+            f"{both} {_verb(both, 'shifts', 'shift')} with a route factor and also vary within it (both)"
+        )
+    if model:
+        split.append(
+            f"{model} {_verb(model, 'varies', 'vary')} within one route, no factor explaining it (model)"
+        )
+    if unsure:
+        split.append(f"{unsure} cannot be told apart from this log alone (inconclusive: a pinned re-run can)")
+    if unmeasured:
+        split.append(f"{unmeasured} {_verb(unmeasured, 'records', 'record')} no route (unmeasured)")
+    if not split:
+        return f"Of {inconsistent} inconsistent tasks, none was attributed."
     task_word = "task" if inconsistent == 1 else "tasks"
     listed = split[0] if len(split) == 1 else f"{', '.join(split[:-1])} and {split[-1]}"
     return f"Of {inconsistent} inconsistent {task_word}, {listed}."
+
+
+def _verb(n: int, one: str, many: str) -> str:
+    return one if n == 1 else many
 
 
 def _examples(ids: list[str]) -> str:

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from functools import cache, lru_cache
 from statistics import NormalDist
 
@@ -52,6 +52,12 @@ import numpy as np
 
 ALPHA = 0.05
 """Significance level of every verdict."""
+FDR_Q = 0.05
+"""False discovery rate the log attribution's route calls are held to (Benjamini-Hochberg over tasks)."""
+RERUN_FDR_Q = 0.02
+"""False discovery rate a re-run's route calls are held to. Stricter: it is the verdict a team acts
+on, and where most tasks really are route-caused, Benjamini-Hochberg lets a pure-noise task through
+with a chance close to q itself; 0.02 keeps that under 2 %."""
 JEFFREYS = 0.5
 """Dirichlet concentration per answer seen (Jeffreys prior)."""
 Z95 = 1.959963984540054
@@ -112,6 +118,100 @@ def route_alignment_p(routes: Sequence[Hashable], answers: Sequence[Hashable]) -
     rows = tuple(sum(r) for r in table)
     cols = tuple(sum(r[j] for r in table) for j in range(len(table[0]))) if table else ()
     return _alignment_p(tuple(sorted(rows)), tuple(sorted(cols)), alignment_statistic(table))
+
+
+def reaches(p_value: float, level: float) -> bool:
+    """p <= level, with room for rounding (a p-value that is the level exactly reaches it)."""
+    return p_value <= level * (1 + 1e-9)
+
+
+def association_statistic(table: Sequence[Sequence[int]]) -> float:
+    """T = sum of n ln n over the cells: with the margins fixed, the likelihood-ratio G statistic of
+    independence is 2 (T - sum_r m_r ln m_r - sum_a n_a ln n_a + n ln n), so T orders tables as G does."""
+    return float(sum(x * math.log(x) for row in table for x in row if x > 1))
+
+
+def association_p(routes: Sequence[Hashable], answers: Sequence[Hashable]) -> float:
+    """Exact permutation p-value of the likelihood-ratio (G) test of routes x answers independence.
+
+    Under "the route does not matter" every relabelling of the answers over the rounds is equally
+    likely; p = P(G_perm >= G_observed), counted exactly over the tables with the observed margins
+    (a seeded Monte Carlo estimate beyond 200,000 tables). Unlike the alignment statistic it sees a
+    route that shifts the answers' shares without changing the most common one (a retried round's
+    other answers, a pinned re-run that agrees where the parent did not).
+
+    Args:
+        routes: The route (or any factor level) of each round.
+        answers: The answer (cluster) of each round.
+    """
+    table = contingency(routes, answers)
+    rows = tuple(sorted(sum(r) for r in table))
+    cols = tuple(sorted(sum(r[j] for r in table) for j in range(len(table[0])))) if table else ()
+    if len(rows) <= 1 or len(cols) <= 1:
+        return 1.0
+    values, tails = _association_null(rows, cols)
+    observed = association_statistic(table) - 1e-9
+    i = int(np.searchsorted(values, observed, side="left"))
+    return float(tails[i]) if i < len(tails) else 0.0
+
+
+@lru_cache(maxsize=8192)
+def _association_null(rows: tuple[int, ...], cols: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """The null distribution of T for these margins: its distinct values ascending and P(T >= value)."""
+    n = sum(rows)
+    if math.prod(math.comb(m + len(cols) - 1, len(cols) - 1) for m in rows) > _MAX_TABLES:
+        stats = _association_monte_carlo(rows, cols)
+        values, counts = np.unique(np.round(stats, 9), return_counts=True)
+        tail = (1 + np.cumsum(counts[::-1])[::-1]) / (1 + len(stats))
+        return values, tail
+    total = math.factorial(n) // math.prod(math.factorial(c) for c in cols)
+    weight: dict[float, int] = {}
+    for table, ways in _tables(rows, cols):
+        key = round(association_statistic(table), 9)
+        weight[key] = weight.get(key, 0) + ways
+    values = np.array(sorted(weight), dtype=np.float64)
+    counts = np.array([weight[v] for v in sorted(weight)], dtype=object)
+    tail = np.array([float(x) / total for x in np.cumsum(counts[::-1])[::-1]], dtype=np.float64)
+    return values, tail
+
+
+def _association_monte_carlo(rows: tuple[int, ...], cols: tuple[int, ...]) -> np.ndarray:
+    """T of 20,000 seeded relabellings (for margins too large to enumerate)."""
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    labels = np.repeat(np.arange(len(cols)), cols)
+    route_of = np.repeat(np.arange(len(rows)), rows)
+    draws, block, out = 20_000, 1_000, []
+    for _ in range(draws // block):
+        perms = rng.permuted(np.tile(labels, (block, 1)), axis=1)
+        cell = (np.arange(block)[:, None] * len(rows) + route_of) * len(cols) + perms
+        counts = np.bincount(cell.ravel(), minlength=block * len(rows) * len(cols)).astype(np.float64)
+        terms = np.where(counts > 1, counts * np.log(np.maximum(counts, 1.0)), 0.0)
+        out.append(terms.reshape(block, -1).sum(axis=1))
+    return np.concatenate(out)
+
+
+def alignment_p_from_margins(rows: tuple[int, ...], cols: tuple[int, ...], observed: int) -> float:
+    """`route_alignment_p` from the table's margins (rounds per route, per answer) and its S."""
+    return _alignment_p(tuple(sorted(rows)), tuple(sorted(cols)), observed)
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (q-values), in the input order.
+
+    q_(i) = min over j >= i of p_(j) m / j, capped at 1, for the p-values sorted ascending; calling
+    every test with q <= Q discoveries keeps the expected share of false ones at most Q (for
+    independent or positively dependent tests).
+    """
+    m = len(p_values)
+    if m == 0:
+        return []
+    p = np.asarray(p_values, dtype=np.float64)
+    order = np.argsort(p, kind="stable")
+    scaled = p[order] * m / np.arange(1, m + 1)
+    adjusted = np.minimum(1.0, np.minimum.accumulate(scaled[::-1])[::-1])
+    out = np.empty(m, dtype=np.float64)
+    out[order] = adjusted
+    return out.tolist()
 
 
 @lru_cache(maxsize=4096)
@@ -328,6 +428,62 @@ def wilson_interval(successes: float, n: int, z: float = Z95) -> tuple[float, fl
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def exact_share_interval(successes: int, n: int, level: float = 0.95) -> tuple[float, float]:
+    """Clopper-Pearson interval of the share successes / n; (nan, nan) when n is 0.
+
+    The bounds invert the two one-sided binomial tests: low solves P(Binomial(n, low) >= k) = a / 2
+    and high solves P(Binomial(n, high) <= k) = a / 2 (low = 0 at k = 0, high = 1 at k = n). Its
+    coverage is at least `level` for every true share and every n (the Wilson interval's drops to
+    84-86 % near 0 or 1 with 30 tasks or fewer); in closed form 0 of n gives high = 1 - (a / 2)^(1/n).
+
+    Args:
+        successes: Tasks counted (an integer, 0 <= successes <= n).
+        n: Tasks measured.
+        level: Two-sided coverage.
+    """
+    if n <= 0:
+        return float("nan"), float("nan")
+    k = int(round(min(max(successes, 0), n)))
+    tail = (1.0 - level) / 2.0
+    low = 0.0 if k == 0 else _bisect(lambda p: _binomial_upper_tail(n, k, p) - tail, increasing=True)
+    high = 1.0 if k == n else _bisect(lambda p: tail - _binomial_cdf(n, k, p), increasing=True)
+    return low, high
+
+
+def _binomial_cdf(n: int, k: int, p: float) -> float:
+    """P(Binomial(n, p) <= k)."""
+    return float(np.exp(_log_pmf_any(n, p)[: k + 1]).sum())
+
+
+def _binomial_upper_tail(n: int, k: int, p: float) -> float:
+    """P(Binomial(n, p) >= k)."""
+    return float(np.exp(_log_pmf_any(n, p)[k:]).sum())
+
+
+def _log_pmf_any(n: int, p: float) -> np.ndarray:
+    k = np.arange(n + 1, dtype=np.float64)
+    log_fact = _log_factorials(n)
+    return log_fact[n] - log_fact - log_fact[::-1] + k * math.log(p) + (n - k) * math.log1p(-p)
+
+
+@lru_cache(maxsize=64)
+def _log_factorials(n: int) -> np.ndarray:
+    """log k! for k = 0..n."""
+    return np.concatenate([[0.0], np.cumsum(np.log(np.arange(1, n + 1, dtype=np.float64)))])
+
+
+def _bisect(f: Callable[[float], float], increasing: bool) -> float:
+    """The root in (0, 1) of a monotone f, to 1e-12."""
+    lo, hi = 1e-15, 1.0 - 1e-15
+    for _ in range(60):
+        mid = (lo + hi) / 2.0
+        if (f(mid) < 0) == increasing:
+            lo = mid
+        else:
+            hi = mid
+    return (lo + hi) / 2.0
+
+
 def bounded_mean_intervals(
     rows: np.ndarray,
     counts: np.ndarray,
@@ -338,8 +494,9 @@ def bounded_mean_intervals(
 ) -> np.ndarray:
     """Intervals of column means of per-task values in [0, upper] that never claim more than n tasks allow.
 
-    Per column: all values 0 or upper (a share of tasks) -> the Wilson interval of the share, scaled
-    by upper; otherwise the wider bounds of the seeded bootstrap interval and the Wilson interval of
+    Per column: all values 0 or upper (a share of tasks) -> the exact (Clopper-Pearson) interval of
+    the share, scaled by upper; otherwise the wider bounds of the seeded bootstrap interval and the
+    Wilson interval of
     the mean (mean / upper with n = tasks), scaled by upper. A column with upper 0 is identically 0.
 
     Args:
@@ -362,8 +519,10 @@ def bounded_mean_intervals(
     out = np.zeros((rows.shape[1], 2))
     for j in np.flatnonzero(top > 0):
         scaled = rows[counts > 0, j] / top[j]
-        low, high = wilson_interval(float(counts[counts > 0] @ scaled), n, z)
-        if not np.all(np.isclose(scaled, 0.0, atol=1e-12) | np.isclose(scaled, 1.0, atol=1e-12)):
+        if np.all(np.isclose(scaled, 0.0, atol=1e-12) | np.isclose(scaled, 1.0, atol=1e-12)):
+            low, high = exact_share_interval(int(round(float(counts[counts > 0] @ scaled))), n, level)
+        else:
+            low, high = wilson_interval(float(counts[counts > 0] @ scaled), n, z)
             low, high = min(low, boot[j, 0] / top[j]), max(high, boot[j, 1] / top[j])
         out[j] = low * top[j], high * top[j]
     return out
@@ -414,23 +573,79 @@ def _paired_score_interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     return max(-1.0, d - below), min(1.0, d + above)
 
 
-def mcnemar_tasks_needed(b: int, c: int, n: int, z_alpha: float = 1.96, z_power: float = 0.84) -> int | None:
-    """Paired tasks the McNemar test needs to detect a difference of the observed size (5 %, 80 % power).
+TASKS_CAP = 5000
+"""`mcnemar_tasks_needed` computes exact power up to this many tasks; beyond it says "more"."""
 
-    Connor's (1987) formula with the observed discordant share p_d = (b + c) / n and difference
-    delta = (c - b) / n: N = (z_alpha sqrt(p_d) + z_power sqrt(p_d - delta^2))^2 / delta^2.
-    None when there is no difference (b = c) to resolve.
+
+def mcnemar_tasks_needed(b: int, c: int, n: int, alpha: float = ALPHA, power: float = 0.8) -> int | None:
+    """The smallest number of paired tasks at which the exact McNemar test reaches `alpha` with
+    probability `power`, for a difference like the one observed.
+
+    The alternative is the observed one: each task is discordant with probability p_d = (b + c) / n,
+    and a discordant task flips the majority way with probability pi = max(b, c) / (b + c). With N
+    tasks, D ~ Binomial(N, p_d) are discordant and the larger side B ~ Binomial(D, pi); the test
+    rejects when `mcnemar_exact(B, D - B)` <= alpha, and power(N) = sum_D P(D) P(reject | D), exact.
+    When every discordant task flips one way (pi = 1) the test needs at least 6 discordant tasks
+    (2 / 2^6 = 0.031; 5 give 0.0625), so N is the smallest with P(D >= 6) >= power.
+    None when there is no difference (b = c) or when more than `TASKS_CAP` tasks would be needed.
 
     Args:
         b: Tasks that flip one way.
         c: Tasks that flip the other way.
         n: Paired tasks observed.
-        z_alpha: Normal quantile of the two-sided level (1.96 for 5 %).
-        z_power: Normal quantile of the power (0.84 for 80 %).
+        alpha: The test's level.
+        power: The chance of reaching it.
     """
     if n <= 0 or b == c:
         return None
-    discordant = (b + c) / n
-    delta = (c - b) / n
-    root = z_alpha * math.sqrt(discordant) + z_power * math.sqrt(max(discordant - delta**2, 0.0))
-    return max(2, math.ceil(root**2 / delta**2))
+    p_d, pi = (b + c) / n, max(b, c) / (b + c)
+    low, high = 2, 8
+    while _mcnemar_power(high, p_d, reject := _reject_given_discordant(pi, alpha, high)) < power:
+        if high >= TASKS_CAP:
+            return None
+        low, high = high, min(TASKS_CAP, high * 2)
+    while low < high:  # power rises with N (up to the test's discreteness): the first N that reaches it
+        mid = (low + high) // 2
+        if _mcnemar_power(mid, p_d, reject) >= power:
+            high = mid
+        else:
+            low = mid + 1
+    return high
+
+
+def _binomial_log_pmf(n: int, p: float) -> np.ndarray:
+    k = np.arange(n + 1, dtype=np.float64)
+    log_comb = np.array([math.lgamma(n + 1)]) - _LGAMMA[: n + 1] - _LGAMMA[n::-1][: n + 1]
+    with np.errstate(divide="ignore"):
+        return (
+            log_comb + k * np.log(p) + (n - k) * np.log1p(-p)
+            if 0 < p < 1
+            else np.where(k == (n if p >= 1 else 0), 0.0, -np.inf)
+        )
+
+
+def _mcnemar_power(tasks: int, p_d: float, reject: np.ndarray) -> float:
+    return float(np.exp(_binomial_log_pmf(tasks, p_d)) @ reject[: tasks + 1])
+
+
+@lru_cache(maxsize=256)
+def _reject_given_discordant(pi: float, alpha: float, cap: int) -> np.ndarray:
+    """P(the exact McNemar test rejects | D discordant), D = 0..cap, each flipping the larger way w.p. pi."""
+    out = np.zeros(cap + 1, dtype=np.float64)
+    for d in range(6, cap + 1):
+        m = _mcnemar_critical(d, alpha)
+        if m < 0:
+            continue
+        pmf = np.exp(_binomial_log_pmf(d, pi))
+        out[d] = float(pmf[: m + 1].sum() + pmf[d - m :].sum())
+    return out
+
+
+@cache
+def _mcnemar_critical(d: int, alpha: float) -> int:
+    """The largest m with mcnemar_exact(m, d - m) <= alpha (-1 when none)."""
+    tail = 2.0 * np.cumsum(np.exp(_binomial_log_pmf(d, 0.5)))
+    return int(np.searchsorted(tail, alpha * (1 + 1e-12), side="right")) - 1
+
+
+_LGAMMA = np.array([math.lgamma(k + 1) for k in range(TASKS_CAP + 2)], dtype=np.float64)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
-from analyzer.metrics.attribution import result_routes, route_fields
+from analyzer.metrics.attribution import result_routes
+from analyzer.metrics.route_factors import factor_columns
 from analyzer.report.route_tables import label
 
 if TYPE_CHECKING:
@@ -53,13 +54,21 @@ def answer_grid(analysis: Analysis, task_ids: list[str]) -> AnswerGrid:
         out = frame.pivot(index="task_id", columns="round", values="v").reindex(index=index, columns=rounds)
         return out if fill is None else out.fillna(fill)
 
-    answers = rows["answer"].astype("string").fillna("(error)").str.slice(0, ANSWER_CHARS)
+    answers = rows["answer"].astype("string").str.slice(0, ANSWER_CHARS)
+    if "no_answer" in rows:
+        answers = answers.mask(rows["no_answer"].astype(bool), "(no answer)")
+    answers = answers.fillna("(error)")
     return AnswerGrid(
         clusters=grid(rows["cluster"].astype("Float64")),
         routes=grid(rows["mark"], ""),
         answers=grid(answers.str.replace("\n", " ⏎ "), ""),
-        legend=_legend(route_fields(results, analysis.attempts)[keep.to_numpy()], rows["mark"]),
+        legend=_legend(route_columns(results, analysis.attempts)[keep.to_numpy()], rows["mark"]),
     )
+
+
+def route_columns(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
+    """Per result, the route factors the attribution tests (key, base URL after redirects, retry state...)."""
+    return factor_columns(results, attempts).drop(columns="recorded")
 
 
 def _legend(fields: pd.DataFrame, marks: pd.Series) -> list[tuple[str, str]]:

@@ -62,6 +62,13 @@ def _ci_text(low: float | None, high: float | None) -> str:
     return numbers.ci([float(low), float(high)]).removeprefix("95 % CI ")  # type: ignore[arg-type]
 
 
+def _score_ci(low: float | None, high: float | None) -> str:
+    """`0.139–0.942` for a mean reward or score (0..1), or `—`."""
+    if numbers.missing(low) or numbers.missing(high):
+        return numbers.NONE
+    return f"{float(low):.3f}–{float(high):.3f}"  # type: ignore[arg-type]
+
+
 def side_by_side(comparison: Comparison) -> pd.DataFrame:
     """One row per group: its short name and figures, each interval in the column after its figure.
 
@@ -82,6 +89,10 @@ def side_by_side(comparison: Comparison) -> pd.DataFrame:
                 _ci_text(a, b) for a, b in zip(t["outcome_gap_low"], t["outcome_gap_high"], strict=True)
             ],
             "Pass^n (%)": t["pass_hat_n"] * 100,
+            "mean reward/score": t["mean_score"],
+            "mean reward/score CI": [
+                _score_ci(a, b) for a, b in zip(t["mean_score_low"], t["mean_score_high"], strict=True)
+            ],
             "tokens per task": t["tokens_per_task_mean"].round().astype("Int64"),
             "retries": t["extra_attempts"],
             "route pinned": t["route_pinned"],

@@ -21,6 +21,7 @@ from plotly.offline import get_plotlyjs
 
 import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
+from analyzer.report.cause_html import cause_section
 from analyzer.verdicts.compare import compare
 
 MAX_TASKS_WITH_CLUSTERS = 100
@@ -117,7 +118,8 @@ def _log_section(entry: ReportEntry, n: int) -> str:
     parts = [
         f"<h2 id='log-{n}'>{esc(entry.label)}</h2>",
         f"<p class='meta'>{esc(entry.source)} · run id {esc(a.log.run_id)} · answer key "
-        f"{esc(h.answer_key)} · {h.tasks:,} tasks x {h.rounds:,} rounds · {h.results:,} results</p>",
+        f"{esc(h.answer_key)}{_threshold(h.semantic_threshold)} · {h.tasks:,} tasks x {h.rounds:,} rounds · "
+        f"{h.results:,} results</p>",
         _figures(report),
         f"<p class='{'ok' if h.route.pinned else 'warn'}'><b>Route:</b> {esc(h.route.verdict)}</p>",
     ]
@@ -128,7 +130,7 @@ def _log_section(entry: ReportEntry, n: int) -> str:
         parts += [f"<li>{esc(w)}</li>" for w in warnings]
         parts.append("</ul></div>")
     parts.append(_charts(a, n))
-    parts += [_flagged(a), _clusters(a), _retries(report), _drift(a)]
+    parts += [cause_section(h.attribution, esc), _flagged(a), _clusters(a), _retries(report), _drift(a)]
     return "\n".join(parts)
 
 
@@ -153,9 +155,11 @@ def _figures(report: dict[str, Any]) -> str:
             _pct((outcome.get("pass_hat_k") or {}).get(str(n))),
             _interval(report, "pass_hat_k", "%"),
         ),
+        *_score_figure(report.get("score")),
         ("Tokens, total", _int((report.get("tokens") or {}).get("total")), ""),
         ("Retries", _int((report.get("retries") or {}).get("extra_attempts")), ""),
         ("Errored results", _int(report.get("errors")), ""),
+        ("No answer", _int(report.get("no_answer")), ""),
         ("Flagged tasks", _int(len(report.get("flagged") or [])), ""),
     ]
     cells = [
@@ -165,6 +169,14 @@ def _figures(report: dict[str, Any]) -> str:
         for label, value, ci in figures
     ]
     return "<div class='figs'>" + "".join(cells) + "</div>"
+
+
+def _score_figure(score: Any) -> list[tuple[str, str, str]]:
+    """`Mean reward` (or score) with its interval, when the results carry scores."""
+    if not isinstance(score, dict):
+        return []
+    low, high = score["mean_ci"]
+    return [(f"Mean {score['name']}", f"{score['mean']:.3f}", f"95 % interval {low:.3f} – {high:.3f}")]
 
 
 def _interval(report: dict[str, Any], name: str, unit: str) -> str:
@@ -381,3 +393,8 @@ def _fmt_cell(value: object) -> object:
 def _shorten(text: object) -> str:
     s = "(no answer)" if _missing(text) else str(text)
     return s if len(s) <= MAX_ANSWER_CHARS else s[: MAX_ANSWER_CHARS - 1] + "…"
+
+
+def _threshold(value: float | None) -> str:
+    """The semantic key's threshold beside the key's name, so a reader knows what joined answers."""
+    return "" if value is None else f" (similarity threshold {value:.2f})"

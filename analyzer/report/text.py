@@ -7,6 +7,8 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 import analyzer.numbers as numbers
+from analyzer.metrics.attribution import CAUSES, verdict_counts
+from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
 from analyzer.safety.terminal_text import visible, visible_lines
 
@@ -15,6 +17,7 @@ if TYPE_CHECKING:
     from analyzer.metrics.attribution import Attribution
     from analyzer.metrics.outcome import OutcomeFigures
     from analyzer.metrics.retries import RetryFigures
+    from analyzer.metrics.scores import ScoreFigures
     from analyzer.verdicts.compare import Comparison
 
 _LIST_AT_MOST = 20
@@ -42,6 +45,8 @@ def render_report(analysis: Analysis, source: str) -> str:
     h = analysis.headline
     log = analysis.log
     lines = [f"RerunLens report: {source}"]
+    if h.lead is not None:  # an agent log leads with what varies: its answers or its tool calls
+        lines.append(f"  {h.lead.sentence}")
     ident = [f"format {log.version}"]
     if log.label:
         ident.append(f"label {log.label!r}")
@@ -56,12 +61,20 @@ def render_report(analysis: Analysis, source: str) -> str:
     )
     lines.append("")
 
-    lines.append(f"Answers (key: {h.answer_key})")
+    threshold = (
+        f", similarity threshold {h.semantic_threshold:.2f}" if h.semantic_threshold is not None else ""
+    )
+    lines.append(f"Answers (key: {h.answer_key}{threshold})")
     rate = h.answer_consistency_rate
     lines.append(
         f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
         f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
     )
+    if h.no_answer:
+        lines.append(
+            f"  no answer          {_n(h.no_answer, 'result')} in {_n(h.no_answer_tasks, 'task')} "
+            "(left out of the clusters, never agreeing)"
+        )
     if h.tasks_single:
         lines.append(
             f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
@@ -69,7 +82,11 @@ def render_report(analysis: Analysis, source: str) -> str:
         )
 
     lines.append("")
-    lines += outcome_lines(h.outcome)
+    if h.outcome is None and h.results and h.errors == h.results:
+        lines.append(f"Outcome: every result errored ({h.errors} of {h.results}); nothing was graded")
+    else:
+        lines += outcome_lines(h.outcome)
+    lines += score_lines(h.score)
 
     t = h.tokens
     lines.append("")
@@ -148,6 +165,17 @@ def outcome_lines(o: OutcomeFigures | None) -> list[str]:
     ]
 
 
+def score_lines(s: ScoreFigures | None) -> list[str]:
+    """The mean reward or score over tasks with its interval, and how many scores were partial."""
+    if s is None:
+        return []
+    scale = f", scale {s.scale[0]:g} to {s.scale[1]:g} as seen" if s.scale_seen else ""
+    return [
+        f"  mean {s.name} {s.mean:.3f} (95 % interval {s.mean_ci[0]:.3f} to {s.mean_ci[1]:.3f})"
+        f" over {_n(s.tasks, 'task')}, {_n(s.results, s.name)}, {s.fractional} partial{scale}"
+    ]
+
+
 def interval(ci: list[float] | None, unit: str) -> str:
     """` (95 % CI 26.7–60.0)` after its value (a 0..1 share's ends in %), or nothing without one."""
     shown = numbers.ci(ci, share=unit == "%")
@@ -155,18 +183,23 @@ def interval(ci: list[float] | None, unit: str) -> str:
 
 
 def attribution_lines(items: list[Attribution]) -> list[str]:
-    """The cause of each inconsistent task from the log alone, counts first."""
+    """The cause of each inconsistent task from the log alone: counts (`verdict_counts`), the rule,
+    then each task with its factor, p and q."""
     if not items:
         return []
-    counts = {c: sum(a.cause == c for a in items) for c in ("route", "model", "unclear")}
+    counts = verdict_counts(items)
+    shown = ", ".join(f"{counts[c]} {c}" for c in CAUSES)
     out = [
         "",
-        f"Cause, from the log alone ({len(items)} inconsistent task(s)): {counts['route']} route, "
-        f"{counts['model']} model, {counts['unclear']} unclear",
+        f"Route or model, from the log alone ({len(items)} inconsistent task(s)): {shown}",
+        f"  route/both only where a route factor passes a false discovery rate of {FDR_Q:.0%} "
+        "(exact permutation test per factor, Bonferroni within the task, Benjamini-Hochberg across tasks)",
     ]
     for a in items[:_LIST_AT_MOST]:
-        p = f" (p = {a.p_value:.2f})" if a.p_value is not None else ""
-        out.append(f"  {a.task_id}: {a.cause}{p}: {a.evidence}")
+        figures = [f"{a.factor}" if a.factor else "", f"p = {a.p_value:.3g}" if a.p_value is not None else ""]
+        figures.append(f"q = {a.q_value:.3g}" if a.q_value is not None else "")
+        told = ", ".join(f for f in figures if f)
+        out.append(f"  {a.task_id}: {a.cause}{f' ({told})' if told else ''}: {a.evidence}")
     if len(items) > _LIST_AT_MOST:
         out.append(f"  ... and {len(items) - _LIST_AT_MOST} more (use --json for all)")
     return out
@@ -270,6 +303,7 @@ def render_comparison(comparison: Comparison) -> str:
             "outcome gap": table["outcome_gap_pp"].map(_pp_or_dash),
             "mean@n": table["mean_at_n"].map(_pct_or_dash),
             "pass^n": table["pass_hat_n"].map(_pct_or_dash),
+            "mean score": table["mean_score"].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}"),
             "tokens": table["tokens_total"].map(lambda v: num(None if pd.isna(v) else int(v))),
             "retried results": table["results_with_retry"],
             "extra attempts": table["extra_attempts"],

@@ -48,6 +48,7 @@ def make_client(
         limits=httpx2.Limits(max_connections=max(8, profile.concurrency * 2), max_keepalive_connections=None),
     )
     transport = RecordingTransport(inner, redact_url(base_url), keys, origin_url=base_url)
+    transport.deadline_s = timeout  # the whole attempt, not only each socket read
     http_client = httpx2.Client(  # redirects are followed, but the transport sends the key home only
         transport=transport,
         timeout=httpx2.Timeout(timeout, connect=min(timeout, 10.0)),

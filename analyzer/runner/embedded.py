@@ -12,6 +12,7 @@ from analyzer.routes.profile import RouteProfile
 from analyzer.routes.url_lint import is_loopback, redact_url, require_valid_url
 from analyzer.runner.transport import KeyRing
 from analyzer.safety.keys import RunKeys
+from analyzer.safety.url_secrets import secret_values
 from analyzer.simulator import Scenario, Simulator
 from analyzer.simulator.app_tasks import app_scenario
 
@@ -71,9 +72,10 @@ def key_ring(keys: RunKeys, served: Served) -> KeyRing:
     remote endpoint a missing key variable is an error; a loopback server (Ollama, vLLM) may run
     without one. A rotation or a session key is sent as given.
     """
+    also = secret_values(served.base_url)  # scrubbed wherever a server echoes its URL back
     if served.simulator is not None and keys.source != "rotation":
-        return KeyRing(list(keys.for_simulator().keys))
+        return KeyRing(list(keys.for_simulator().keys), also)
     missing = keys.missing() if keys.source.startswith("env:") else []
     if missing and not is_loopback(urlsplit(served.base_url).hostname):
         raise RouteError(f"{missing[0]} is not set; export the key or name another variable with --key-env")
-    return KeyRing(list(keys.keys))
+    return KeyRing(list(keys.keys), also)

@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import openai
-from openai.types.chat import ChatCompletion
 
 from analyzer.errors import RerunLensError
 from analyzer.log.model import MessageStep, TaskSpec, ToolCallStep
 from analyzer.routes.profile import RouteProfile
+from analyzer.runner.completion_shape import TOKEN_FIELDS, read_completion
 
 SYSTEM_PROMPT = (
     "You are an app-automation agent. Carry out the user's task and reply with the final answer only, "
@@ -60,7 +60,8 @@ def default_executor(task: TaskSpec, client: openai.OpenAI, route: RouteProfile)
     It sends exactly the JSON `client.chat.completions.create(...)` would send, through the SDK's own
     request path (base URL, retries, timeouts, error classes), but posts the body as is: the SDK's
     Python-side parameter transform costs 2-3 ms of CPU per call, the largest part of the runner's
-    overhead when many tasks run at once.
+    overhead when many tasks run at once. The reply is read as plain JSON and checked strictly
+    (`completion_shape`): a 200 that is no completion is an error, never an empty answer.
     """
     body: dict[str, Any] = {
         "model": route.model,
@@ -73,18 +74,8 @@ def default_executor(task: TaskSpec, client: openai.OpenAI, route: RouteProfile)
     max_tokens = task.max_tokens if task.max_tokens is not None else route.max_tokens
     if max_tokens is not None:
         body["max_tokens"] = max_tokens
-    completion = client.post("/chat/completions", body=body, cast_to=ChatCompletion)
-    choice = completion.choices[0] if completion.choices else None
-    usage = completion.usage
-    return ExecutorResult(
-        answer=(choice.message.content or "") if choice else None,
-        prompt_tokens=usage.prompt_tokens if usage else None,
-        completion_tokens=usage.completion_tokens if usage else None,
-        total_tokens=usage.total_tokens if usage else None,
-        served_model=completion.model,
-        system_fingerprint=completion.system_fingerprint,
-        finish_reason=choice.finish_reason if choice else None,
-    )
+    data = client.post("/chat/completions", body=body, cast_to=object)
+    return ExecutorResult(**read_completion(data))
 
 
 def coerce_result(value: object, spec: str) -> ExecutorResult:
@@ -100,7 +91,7 @@ def coerce_result(value: object, spec: str) -> ExecutorResult:
                 k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens", "total_tokens")
             }
         fields = {k: v for k, v in value.items() if k in ExecutorResult.__dataclass_fields__}
-        for k in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        for k in TOKEN_FIELDS:
             fields.setdefault(k, usage.get(k))
         if "answer" not in fields:
             raise RerunLensError(f"executor {spec} returned a dict without 'answer'")

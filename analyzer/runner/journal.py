@@ -47,6 +47,8 @@ class JournalState:
 MAX_JOURNAL_BYTES = 4 * 2**30
 """Largest journal read: one line per result, about twice the log it becomes (logs are capped at 2 GiB)."""
 
+MAX_RESULTS = 2_500_000
+"""Most results (tasks x rounds) a journal's header may plan: a larger log would pass the loader's cap."""
 HEADER_FIELDS = ("run_id", "created_at", "rounds", "tasks")
 """What a header must hold for a run to resume."""
 
@@ -117,6 +119,11 @@ def _checked_header(entry: dict[str, Any], damaged: Any) -> dict[str, Any]:
     tasks = entry["tasks"]
     if not isinstance(tasks, list) or not tasks:
         raise damaged("the header's tasks is not a list of tasks")
+    if len(tasks) * rounds > MAX_RESULTS:  # before any task is validated or any result planned
+        raise damaged(
+            f"the header plans {len(tasks):,} tasks x {rounds:,} rounds, over the {MAX_RESULTS:,} results a "
+            "run can have"
+        )
     for i, task in enumerate(tasks):
         try:
             TaskSpec.model_validate(task)

@@ -20,6 +20,7 @@ from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog, TaskSpec
 from analyzer.log.taskfile import load_tasks
 from analyzer.metrics.answer_keys import AnswerKey
+from analyzer.metrics.semantic import SemanticOptions
 from analyzer.report.export import missing_prompts_reason
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.executors import Executor
@@ -44,7 +45,12 @@ from analyzer.runner.rerun_route import (
 )
 from analyzer.runner.run import RunOutcome, run_plan
 from analyzer.safety.keys import RunKeys, read_keys
-from analyzer.verdicts.before_after import before_after_lines, compare_before_after, tasks_with
+from analyzer.verdicts.before_after import (
+    before_after_lines,
+    compare_before_after,
+    decisive_rounds,
+    tasks_with,
+)
 
 Selection = str | Sequence[str]
 """`flagged`, `inconsistent`, or explicit task ids."""
@@ -68,6 +74,8 @@ class RerunRequest:
     """Label of the new log; default "re-run of <parent> on a pinned route"."""
     allow_simulator: bool = False
     """Re-run a provider's log on the built-in simulator on purpose (the verdict then compares the two)."""
+    semantic: SemanticOptions | None = None
+    """Threshold and embedder of the `semantic` key, when it is the answer key."""
 
 
 @dataclass
@@ -133,7 +141,9 @@ def parent_id(log: RunLog, source: str | Path | None = None) -> str:
     return Path(source).name if source else "unknown"
 
 
-def select_tasks(log: RunLog, only: Selection, key: AnswerKey = "exact") -> list[str]:
+def select_tasks(
+    log: RunLog, only: Selection, key: AnswerKey = "exact", semantic: SemanticOptions | None = None
+) -> list[str]:
     """Task ids to re-run: `flagged` (inconsistent, drifted or errored), `inconsistent`, or given ids."""
     if not (isinstance(only, str) and only in ("flagged", "inconsistent")):
         ids = list(dict.fromkeys([only] if isinstance(only, str) else [str(t) for t in only]))
@@ -142,7 +152,7 @@ def select_tasks(log: RunLog, only: Selection, key: AnswerKey = "exact") -> list
         if unknown:
             raise RerunLensError(f"task {unknown[0]!r} is not in the log")
         return ids
-    tasks = analyze(log, key).tasks
+    tasks = analyze(log, key, semantic=semantic).tasks
     if only == "flagged":
         mask = tasks["flagged"].astype(bool)
     else:
@@ -185,11 +195,14 @@ def rerun_plan(
 ) -> RunPlan:
     """The plan of a re-run: the chosen tasks, one key (a rotation is dropped), the parent named.
 
+    Without `rounds`, the re-run runs the rounds that could decide its tasks' verdicts
+    (`verdicts.before_after.decisive_rounds`, as the dashboard does), not the profile's.
+
     Raises:
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
     """
     log = request.parent
-    ids = select_tasks(log, request.selection, request.answer_key)
+    ids = select_tasks(log, request.selection, request.answer_key, request.semantic)
     if not ids:
         raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
     specs = task_specs(log, ids, request.tasks_file)
@@ -212,7 +225,7 @@ def rerun_plan(
         pinned,
         out,
         keys=keys if keys is not None else read_keys(pinned.key_envs()),
-        rounds=rounds,
+        rounds=rounds if rounds is not None else decisive_rounds(log, ids, request.answer_key),
         provenance=provenance,
         executor=executor,
         simulation=simulation,
@@ -221,7 +234,7 @@ def rerun_plan(
 
 def resume_rerun_plan(request: RerunRequest, out: str | Path, resume: ResumeRequest) -> RunPlan:
     """The plan that finishes an interrupted re-run: its journal's, for the same tasks of the parent."""
-    ids = select_tasks(request.parent, request.selection, request.answer_key)
+    ids = select_tasks(request.parent, request.selection, request.answer_key, request.semantic)
     specs = task_specs(request.parent, ids, request.tasks_file)
     return plan_from_journal(out, replace(resume, tasks=specs))
 
@@ -248,7 +261,7 @@ def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = N
     line = describe_route(plan.profile)
     if outcome.log is None:
         return RerunReport(outcome, pid, ids, pd.DataFrame(), line, warnings, pinned)
-    frame = compare_before_after(request.parent, outcome.log, ids, request.answer_key)
+    frame = compare_before_after(request.parent, outcome.log, ids, request.answer_key, request.semantic)
     return RerunReport(outcome, pid, ids, frame, line, warnings, pinned)
 
 

@@ -164,7 +164,7 @@ class ResumeRequest:
     session_key: str | None = None
     """A key typed for this session (a dashboard job that was started with one)."""
     executor: str | Executor | None = None
-    """The executor; None takes the journal's."""
+    """The executor; it must be the journal's (None: the default executor)."""
     scenario: Scenario | None = None
     """The simulator scenario."""
 
@@ -202,7 +202,7 @@ def plan_from_journal(out: str | Path, request: ResumeRequest | None = None) -> 
         keys=keys,
         out=out,
         provenance=provenance,
-        executor=ask.executor if ask.executor is not None else header.get("executor"),
+        executor=_resume_executor(header, ask.executor),
         simulation=Simulation(ask.scenario, header.get("simulator_port")),
         journal=state,
     )
@@ -249,6 +249,22 @@ def _resume_route(header: dict[str, Any], given: RouteProfile | None, jpath: Pat
     if has_redaction(given.base_url):
         raise RouteError("--resume: give the real --base-url, not its redacted form")
     return given.model_copy(update={"rounds": recorded.rounds})
+
+
+def _resume_executor(header: dict[str, Any], given: str | Executor | None) -> str | Executor | None:
+    """The executor a resume runs: the one the user gives (none: the default), which must be the
+    journal's; a journal never chooses code to import. A function passed by code is its caller's."""
+    if callable(given):
+        return given
+    recorded = header.get("executor") or "default"
+    named = given or "default"
+    if named != recorded:
+        shown = recorded[:80] if isinstance(recorded, str) else "(damaged)"
+        raise RerunLensError(
+            f"the journal was started with --executor {shown!r}, not {named!r}; resume with the same "
+            "--executor (a journal never chooses what runs) or start a new run"
+        )
+    return given
 
 
 def _resume_work(

@@ -29,6 +29,7 @@ from analyzer.safety.keys import (
 )
 from analyzer.safety.scrub import one_line, scrub
 from analyzer.safety.terminal_text import visible
+from analyzer.safety.url_secrets import secret_values
 from analyzer.simulator import Scenario
 
 DiagnosisKind = Literal[
@@ -139,7 +140,7 @@ def check_route(
         if served.simulator is not None and not key:
             key = SIMULATOR_KEY
             key_env = f"{profile.key_env} is not set; the simulator's public key"
-        keys = KeyRing([key])
+        keys = KeyRing([key], secret_values(served.base_url))
         client, _transport = make_client(profile, served.base_url, keys, max_retries=0)
         base = Diagnosis(
             ok=False,

@@ -9,7 +9,9 @@ another scenario) is named beside the verdict, since a seed can cut model noise 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
@@ -18,6 +20,8 @@ from analyzer.errors import RouteError
 from analyzer.log.model import RunLog
 from analyzer.routes.profile import RouteProfile
 from analyzer.routes.url_lint import has_redaction, redact_url
+from analyzer.safety.keys import allowed_key_variables, check_key_variable
+from analyzer.safety.trusted_hosts import is_trusted, origin_of, remember
 from analyzer.simulator import Scenario
 
 SAMPLING = ("model", "temperature", "top_p", "max_tokens")
@@ -168,3 +172,80 @@ def describe_route(profile: RouteProfile) -> str:
         f"max_tokens {profile.max_tokens}, max_retries {profile.max_retries}, "
         f"concurrency {profile.concurrency}"
     )
+
+
+@dataclass(frozen=True)
+class Consent:
+    """How the user confirms sending a key to a host a log's route chose (never the log itself)."""
+
+    yes: bool = False
+    """Confirmed in advance (`--yes`)."""
+    ask: Callable[[str], bool] | None = None
+    """Asks the user a question and returns the answer (an interactive terminal); None: cannot ask."""
+    store: Path | None = None
+    """The trusted-hosts file (default: under the user's config folder)."""
+    env: Mapping[str, str] | None = None
+    """Where `RERUNLENS_KEY_VARIABLES` is read (default: the process environment)."""
+
+
+@dataclass(frozen=True)
+class RouteQuestion:
+    """A host and key variable a log's route would send to, which the user has not confirmed."""
+
+    origin: str
+    """Scheme, host and port the key would go to."""
+    key_env: str
+    """The variable whose value would be sent."""
+
+    def text(self) -> str:
+        """One line naming both, the way the CLI and the dashboard ask."""
+        return (
+            f"this log's route sends the key in {self.key_env} to {self.origin}, which is not the host "
+            "of your own route"
+        )
+
+
+def route_question(
+    profile: RouteProfile, own: RouteProfile, consent: Consent = Consent()
+) -> RouteQuestion | None:
+    """What the user must confirm before `profile` (a route taken from a log) is used, if anything.
+
+    `own` is the user's own route (environment, profile file and flags, without the log). Nothing is
+    asked when the calls go to the embedded simulator, to the host of the user's own route, or to a host the
+    user confirmed before for this variable.
+
+    Raises:
+        RouteError: a key variable the user's own route does not name (never sent, whatever is confirmed).
+    """
+    if profile.uses_simulator or not profile.base_url:
+        return None  # the embedded simulator, on loopback: the key never leaves this process
+    allowed = allowed_key_variables(own.key_envs(), consent.env)
+    for name in profile.key_envs():
+        check_key_variable(name, allowed)
+    origin = origin_of(profile.base_url)
+    if own.base_url and origin_of(own.base_url) == origin:
+        return None
+    for name in profile.key_envs():
+        if not is_trusted(origin, name, consent.store):
+            return RouteQuestion(origin, name)
+    return None
+
+
+def confirm_log_route(profile: RouteProfile, own: RouteProfile, consent: Consent = Consent()) -> None:
+    """Refuse a route taken from a log unless its key goes where the user chose; the one check every
+    re-run, resample or harness re-run of a log's route calls before it reads a key.
+
+    Asks through `consent.ask` (or takes `consent.yes`) when the host is not the user's own, and
+    remembers the answer per host and variable.
+
+    Raises:
+        RouteError: a key variable the user does not name, or a host the user did not confirm.
+    """
+    while (question := route_question(profile, own, consent)) is not None:
+        agreed = consent.yes or (consent.ask is not None and consent.ask(question.text()))
+        if not agreed:
+            raise RouteError(
+                f"{question.text()}; confirm with --yes (or answer yes when asked) to send it there, or "
+                "give --base-url and --key-env for your own provider"
+            )
+        remember(question.origin, question.key_env, consent.store)

@@ -33,6 +33,14 @@ from analyzer.safety.scrub import scrub, scrub_body
 SEQ_HEADER = "x-rerunlens-seq"
 """The result's position in its run, sent as a trace header (the simulator keys its random draws on it)."""
 
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
+"""Largest response body read (a chat completion is kilobytes; an endless or huge body is cut here)."""
+
+
+class ResponseTooLarge(httpx2.TransportError):
+    """A response body over `MAX_RESPONSE_BYTES`; the attempt is recorded as `too_large`."""
+
+
 SDK_PLACEHOLDER_KEY = "set-per-attempt-by-rerunlens"
 """What the SDK is given as its key; the transport replaces it with the real one on each attempt."""
 
@@ -132,8 +140,10 @@ def recording(seq: int = 0) -> Iterator[AttemptRecorder]:
 class KeyRing:
     """The key(s) of a run, held in memory only; repr shows fingerprints."""
 
-    def __init__(self, keys: list[str]) -> None:
+    def __init__(self, keys: list[str], also_secret: list[str] | None = None) -> None:
         self._keys = list(keys) or [""]
+        self._also_secret = list(also_secret or [])
+        """Other secrets scrubbed like the keys but never sent (the base URL's secret parts)."""
         self._counter = itertools.count()
         self.fingerprints = [key_fingerprint(k) for k in self._keys]
 
@@ -159,8 +169,9 @@ class KeyRing:
         return self._keys[int.from_bytes(digest, "big") % len(self._keys)]
 
     def secrets(self) -> list[str]:
-        """The keys themselves, for scrubbing messages; never write these anywhere."""
-        return [k for k in self._keys if k]
+        """The keys themselves (and the base URL's secret parts), for scrubbing messages; never write
+        these anywhere."""
+        return [k for k in [*self._keys, *self._also_secret] if k]
 
 
 class RecordingTransport(httpx2.BaseTransport):
@@ -175,6 +186,8 @@ class RecordingTransport(httpx2.BaseTransport):
         self._origin = origin_of(origin_url or base_url)
         """Where the key may go: the route's own scheme, host and port."""
         self._lock = threading.Lock()
+        self.deadline_s: float | None = None
+        """The whole attempt's deadline in seconds, body included (None: the socket timeout only)."""
         self.stray: list[Attempt] = []
         """Attempts made outside any result (e.g. from a thread an executor started itself)."""
 
@@ -195,8 +208,10 @@ class RecordingTransport(httpx2.BaseTransport):
         fp = key_fingerprint(key) if home else None
         try:
             response = self._inner.handle_request(request)
-            body = _decoded(response, b"".join(response.iter_raw()))
-            response.close()
+            body = _decoded(response, self._read_body(response, started))
+        except ResponseTooLarge:
+            self._record(rec, _Hop(started, None, "too_large", None, where, fp, retry))
+            raise
         except httpx2.TimeoutException:
             self._record(rec, _Hop(started, None, "timeout", None, where, fp, retry))
             raise
@@ -217,6 +232,31 @@ class RecordingTransport(httpx2.BaseTransport):
             if status == 200:
                 _peek(rec, body)
         return clean
+
+    def _read_body(self, response: httpx2.Response, started: datetime) -> bytes:
+        """The body, read chunk by chunk within the attempt's deadline and the size cap (a body that
+        drips a byte at a time never ends a socket timeout; a 300 MB body would be held whole).
+
+        Raises:
+            httpx2.ReadTimeout: the attempt passed its deadline (recorded as `timeout`).
+            ResponseTooLarge: the body passed `MAX_RESPONSE_BYTES` (recorded as `too_large`).
+        """
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for chunk in response.iter_raw():
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    limit = f"{MAX_RESPONSE_BYTES // 2**20} MiB"
+                    raise ResponseTooLarge(f"the response body is over the {limit} limit; reading stopped")
+                if self.deadline_s is not None and (now_utc() - started).total_seconds() > self.deadline_s:
+                    raise httpx2.ReadTimeout(
+                        f"the attempt took longer than its {self.deadline_s:g} s deadline"
+                    )
+                chunks.append(chunk)
+        finally:
+            response.close()
+        return b"".join(chunks)
 
     def _set_key(self, request: httpx2.Request, key: str, home: bool) -> None:
         """The key on a request to the route's origin; elsewhere no credential at all (nor a header the

@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from analyzer.errors import RerunLensError
 
@@ -43,12 +44,27 @@ def read_file(
         if info.st_size > limit:
             raise error(f"{p}: {info.st_size / 2**20:.0f} MiB is over the {_mib(limit)} limit for a {what}")
         try:
-            data = fh.read(limit + 1)
+            data = _read_up_to(fh, limit + 1, info.st_size)
         except OSError as exc:
             raise error(f"{p}: cannot read ({exc.strerror or type(exc).__name__})") from None
     if len(data) > limit:  # the file grew, or says it is smaller than it is (/proc)
         raise error(f"{p}: over the {_mib(limit)} limit for a {what} (reading stopped there)")
     return data
+
+
+def _read_up_to(fh: BinaryIO, most: int, stated: int) -> bytes:
+    """At most `most` bytes, read in pieces: one `read(most)` would allocate `most` bytes up front
+    (gigabytes for a small file under a large cap); the first piece is the stated size plus one."""
+    parts: list[bytes] = []
+    total, piece = 0, max(stated + 1, 1 << 16)
+    while total < most:
+        chunk = fh.read(min(piece, most - total))
+        if not chunk:
+            break
+        parts.append(chunk)
+        total += len(chunk)
+        piece = 1 << 20
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def _mib(n: int) -> str:

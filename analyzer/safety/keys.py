@@ -27,20 +27,32 @@ PLACEHOLDER_MARKERS = ("your", "xxx", "placeholder", "changeme", "replace", "<",
 KeyProblem = Literal["empty", "placeholder", "whitespace"]
 
 KEY_VARIABLE = re.compile(r"^[A-Z][A-Z0-9_]*(API_KEY|_KEY|_TOKEN)$")
-"""What a key variable chosen in the dashboard must look like: `OPENAI_API_KEY`, `TEAM_KEY`, `GW_TOKEN`.
+"""What a variable listed in `RERUNLENS_KEY_VARIABLES` must look like: `TEAM_KEY`, `GW_TOKEN`."""
 
-A page must never be able to send an arbitrary server variable (`HOME`, `DATABASE_URL`) as a bearer
-token to a base URL of its choosing.
-"""
+EXTRA_KEY_VARIABLES = "RERUNLENS_KEY_VARIABLES"
+"""Comma-separated further key variables a page or a log's route may name (set by the user)."""
 
 
-def check_key_variable(name: str, allowed: Sequence[str] = ()) -> None:
-    """Refuse a key variable that does not look like one, unless a profile names it (`allowed`).
+def allowed_key_variables(named: Sequence[str], env: Mapping[str, str] | None = None) -> list[str]:
+    """The key variables a page or a log's route may name: the ones the user's own route or profile
+    names (`named`), and those listed in `RERUNLENS_KEY_VARIABLES` that look like key variables.
+
+    A page or a shared log must never be able to send another server variable (`HOME`,
+    `GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`) as a bearer token to a base URL of its choosing.
+    """
+    source = os.environ if env is None else env
+    extra = [v.strip() for v in source.get(EXTRA_KEY_VARIABLES, "").split(",")]
+    return list(dict.fromkeys([*named, *(v for v in extra if KEY_VARIABLE.match(v))]))
+
+
+def check_key_variable(name: str, allowed: Sequence[str]) -> None:
+    """Refuse a key variable that the user's own route or profile does not name (`allowed`, from
+    `allowed_key_variables`).
 
     Raises:
-        RouteError: naming the variable and the pattern.
+        RouteError: naming the variable (never a pasted key) and how to allow it.
     """
-    if name in allowed or KEY_VARIABLE.match(name):
+    if name in allowed:
         return
     if not re.fullmatch(r"[A-Z][A-Z0-9_]{0,63}", name):  # perhaps a pasted key: never echo it
         raise RouteError(
@@ -48,8 +60,8 @@ def check_key_variable(name: str, allowed: Sequence[str] = ()) -> None:
             f"{key_fingerprint(name)}); give the name of the variable that holds the key, not the key"
         )
     raise RouteError(
-        f"key variable {name!r} does not look like an API key variable (NAME_API_KEY, NAME_KEY or "
-        "NAME_TOKEN, in capitals); name one that does"
+        f"key variable {name!r} is not one your own route names ({', '.join(allowed) or 'none'}); "
+        f"name it with --key-env or in a profile, or list it in {EXTRA_KEY_VARIABLES}"
     )
 
 

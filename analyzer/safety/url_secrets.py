@@ -10,7 +10,15 @@ from __future__ import annotations
 import re
 from urllib.parse import parse_qsl, unquote, urlsplit, urlunsplit
 
-__all__ = ["REDACTED", "has_redaction", "looks_like_secret", "redact_url", "secret_places", "strip_query"]
+__all__ = [
+    "REDACTED",
+    "has_redaction",
+    "looks_like_secret",
+    "redact_url",
+    "secret_places",
+    "secret_values",
+    "strip_query",
+]
 
 REDACTED = "REDACTED"
 """What a secret in a URL becomes; no brackets, so a redacted URL still parses and redacts to itself."""
@@ -75,6 +83,31 @@ def secret_places(url: str) -> list[str]:
         if "=" in p.fragment or any(looks_like_secret(w) for w in fragment_words):
             places.append("fragment")
     return places
+
+
+SHORTEST_SECRET = 6
+"""A URL part shorter than this is never scrubbed from text (`v1`, `us`, `1` are everywhere)."""
+
+
+def secret_values(url: str | None) -> list[str]:
+    """The secret parts of a URL themselves (password, key-shaped user or path segment, `name=value`
+    path values, query values, fragment), as given and percent-decoded: what a scrubber must remove
+    wherever a server echoes the URL back (a 404 body quoting the path)."""
+    if not url:
+        return []
+    try:
+        p = urlsplit(url.strip())
+        user, password = p.username, p.password
+    except ValueError:
+        return []
+    found = [password or "", user if user and looks_like_secret(user) else ""]
+    for segment in p.path.split("/"):
+        name, eq, value = segment.partition("=")
+        found.append(value if eq else segment if looks_like_secret(segment) else "")
+    found += [v for _k, v in parse_qsl(p.query, keep_blank_values=True)]
+    found += re.split(r"[&=;#]", p.fragment) if p.fragment else []
+    words = [w for w in found if len(w) >= SHORTEST_SECRET and w != REDACTED]
+    return list(dict.fromkeys([*words, *(unquote(w) for w in words)]))
 
 
 def _is_key_name(name: str) -> bool:

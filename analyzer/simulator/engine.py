@@ -164,3 +164,24 @@ def choose_answer(
     if flake and draw.random() < flake:
         return dist.texts[sample(logits, max(temperature, 0.9), top_p, draw)]
     return dist.texts[sample(logits, temperature, top_p, rng)]
+
+
+EMBEDDING_DIM = 256
+"""Length of the simulator's embedding vectors."""
+
+
+def text_embedding(text: str, dim: int = EMBEDDING_DIM) -> list[float]:
+    """A deterministic unit vector for a text: its character trigrams hashed into `dim` signed buckets.
+
+    Texts that share most of their characters point the same way; there is no meaning in it (the
+    simulator serves `/v1/embeddings` so the route's embeddings can be tested offline).
+    """
+    folded = " ".join(text.casefold().split())
+    padded = f"  {folded}  "
+    vector = [0.0] * dim
+    for i in range(len(padded) - 2):
+        digest = hashlib.blake2b(padded[i : i + 3].encode("utf-8"), digest_size=8).digest()
+        bucket = int.from_bytes(digest[:4], "little") % dim
+        vector[bucket] += 1.0 if digest[4] & 1 else -1.0
+    norm = math.sqrt(sum(v * v for v in vector)) or 1.0
+    return [round(v / norm, 6) for v in vector]

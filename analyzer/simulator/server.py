@@ -1,6 +1,7 @@
 """The simulator's HTTP server: an OpenAI-compatible API on loopback, stdlib only.
 
-Serves `POST /v1/chat/completions` and `GET /v1/models`; anything else is a 404 in OpenAI's error
+Serves `POST /v1/chat/completions`, `POST /v1/embeddings` (vectors from the text's characters, see
+`engine.text_embedding`) and `GET /v1/models`; anything else is a 404 in OpenAI's error
 shape. Keys are checked, never logged or echoed. Start it in-process with `Simulator().start()`.
 """
 
@@ -14,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from analyzer.simulator.agent import parse_tool_reply
-from analyzer.simulator.engine import choose_answer, count_tokens, stable_int
+from analyzer.simulator.engine import choose_answer, count_tokens, stable_int, text_embedding
 from analyzer.simulator.scenario import Backend, Faults, RateLimit, Scenario, ScriptRule
 
 LOOPBACK = "127.0.0.1"
@@ -187,10 +188,13 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
-        if self._path() != "/v1/chat/completions":
+        if self._path() not in ("/v1/chat/completions", "/v1/embeddings"):
             self._not_found()
             return
         if not self._auth_ok():
+            return
+        if self._path() == "/v1/embeddings":
+            self._embed(raw)
             return
         try:
             body = json.loads(raw or b"null")
@@ -205,6 +209,39 @@ class _Handler(BaseHTTPRequestHandler):
             )
             return
         self._complete(body, model, messages)
+
+    def _embed(self, raw: bytes) -> None:
+        """`POST /v1/embeddings`: one vector per input string, in OpenAI's response shape."""
+        try:
+            body = json.loads(raw or b"null")
+            model, texts = body["model"], body["input"]
+            texts = [texts] if isinstance(texts, str) else texts
+            if not isinstance(model, str) or not isinstance(texts, list) or not texts:
+                raise ValueError
+            if not all(isinstance(t, str) for t in texts):
+                raise ValueError
+        except (ValueError, KeyError, TypeError):
+            self._send(
+                400,
+                _error_body(
+                    "'model' and 'input' (a string or a list of strings) are required.",
+                    "invalid_request_error",
+                ),
+            )
+            return
+        data = [
+            {"object": "embedding", "index": i, "embedding": text_embedding(t)} for i, t in enumerate(texts)
+        ]
+        tokens = sum(count_tokens(t) for t in texts)
+        self._send(
+            200,
+            {
+                "object": "list",
+                "data": data,
+                "model": model,
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            },
+        )
 
     def _complete(self, body: dict[str, Any], model: str, messages: list[Any]) -> None:
         state = self.server.state

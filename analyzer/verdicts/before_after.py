@@ -17,26 +17,31 @@ from analyzer.analysis import Analysis, analyze
 from analyzer.importers import load_any
 from analyzer.log.model import RunLog
 from analyzer.metrics.answer_keys import AnswerKey
-from analyzer.metrics.attribution import answered_rounds, attribute_rounds, portable_routes
-from analyzer.metrics.stats import ROUNDS_CAP, rounds_needed
-from analyzer.verdicts.rerun_verdict import TaskVerdict, Verdict, rerun_verdict
+from analyzer.metrics.attribution import answered_rounds, portable_routes, rounds_to_decide_rounds
+from analyzer.metrics.semantic import SemanticOptions
+from analyzer.metrics.stats import ROUNDS_CAP, benjamini_hochberg
+from analyzer.verdicts.rerun_verdict import TaskVerdict, Verdict, rerun_evidence, settle
 
 __all__ = [
+    "RULE",
     "VERDICT_TEXT",
     "Verdict",
     "before_after_lines",
     "chance_headline",
     "compare_before_after",
     "compare_files",
+    "decisive_rounds",
     "default_rounds",
     "rounds_to_decide",
     "tasks_with",
+    "verdict_phrase",
 ]
 
 VERDICT_TEXT: dict[Verdict, str] = {
-    "route": "one answer on each route of the re-run (the pinned route, and any backend it was switched to), "
-    "beyond chance (5 %): the route was the likely cause",
-    "model": "still inconsistent on a pinned route, or already within one route before: the model is",
+    "route": "consistent on the pinned route, and the answers follow a route factor beyond chance "
+    "(false discovery rate 2 %): the route was the likely cause",
+    "both": "the answers follow a route factor beyond chance and still vary on the pinned route: both are",
+    "model": "still inconsistent on the pinned route, and no route factor explains it: the model is",
     "inconclusive": "consistent on the pinned route, but not beyond chance: more rounds would decide",
     "stable": "consistent before and after",
     "regressed": "consistent before, inconsistent on the pinned route: the model is",
@@ -47,13 +52,45 @@ VERDICT_TEXT: dict[Verdict, str] = {
 _COLUMNS = ["task_id", "n_clusters", "consistent", "tokens_mean", "tokens_total", "retries", "n_ok"]
 
 
+RULE = (
+    "Each task is tested over the parent's rounds and the re-run's together: does the answer follow a "
+    "route factor (key, base URL, parameters, backend, retry state) or the re-run itself, by an exact "
+    "permutation test, Bonferroni within the task, divided by the chance the parent was picked for "
+    "disagreeing, and Benjamini-Hochberg across the re-run's tasks at a 2 % false discovery rate. "
+    "route: the test passes and the pinned route agrees; both: it passes and the pinned route still "
+    "disagrees; model: the pinned route disagrees and no factor passes; inconclusive: the pinned route "
+    "agrees, not yet beyond chance."
+)
+"""The verdict rule in one paragraph, for captions and reports."""
+
+
+def verdict_phrase(verdict: str, factor: object = None) -> str:
+    """One phrase per verdict row that says what changed and why, naming the factor where there is one."""
+    named = factor if isinstance(factor, str) and factor else "a route factor"
+    phrases = {
+        "route": f"agrees on the pinned route; answers follow the {named}: the route",
+        "both": f"answers shift with the {named} and still vary on the pinned route: both",
+        "model": "still inconsistent on the pinned route, no route factor explains it: the model",
+        "inconclusive": "agrees on the pinned route, not yet beyond chance: more rounds would decide",
+        "regressed": "consistent before, inconsistent on the pinned route: the model",
+        "stable": "consistent before and after",
+        "unmeasured": "fewer than two answers after the re-run",
+    }
+    return phrases.get(verdict, verdict)
+
+
 def compare_before_after(
-    parent: RunLog, new: RunLog, ids: Sequence[str], key: AnswerKey = "exact"
+    parent: RunLog,
+    new: RunLog,
+    ids: Sequence[str],
+    key: AnswerKey = "exact",
+    semantic: SemanticOptions | None = None,
 ) -> pd.DataFrame:
     """Per task: clusters, consistency, mean tokens per result and retries, before and after; a verdict
     with `chance_p` (the chance that the re-run's agreeing rounds agree if nothing changed),
     `p_value`, `rounds_needed` and `reason` (`analyzer.verdicts.rerun_verdict`)."""
-    parent_analysis, new_analysis = analyze(parent, key), analyze(new, key)
+    parent_analysis = analyze(parent, key, semantic=semantic)
+    new_analysis = analyze(new, key, semantic=semantic)
     before = parent_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
     after = new_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
     frame = pd.DataFrame({"task_id": [str(t) for t in ids]})
@@ -69,31 +106,42 @@ def compare_before_after(
     frame["p_value"] = pd.array([v.p_value for v in verdicts], dtype="Float64")
     frame["rounds_needed"] = pd.array([v.rounds_needed for v in verdicts], dtype="Int64")
     frame["reason"] = [v.reason for v in verdicts]
+    frame["factor"] = pd.array([v.factor for v in verdicts], dtype="string")
+    frame["q_value"] = pd.array([v.q_value for v in verdicts], dtype="Float64")
     return frame
 
 
 def task_verdicts(parent: Analysis, new: Analysis, ids: Sequence[str]) -> list[TaskVerdict]:
-    """`rerun_verdict` for every task id, from the two analyses' answered rounds (with routes)."""
+    """The verdict of every task id, from the two analyses' answered rounds (with their factors), the
+    tested tasks' p-values held to a false discovery rate of 2 % (`stats.RERUN_FDR_Q`, Benjamini-Hochberg)."""
     wanted = {str(t) for t in ids}
     before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
     after = portable_routes(*answered_rounds(new.results, new.attempts, wanted))
-    return [rerun_verdict(before.get(str(t), []), after.get(str(t), [])) for t in ids]
+    evidence = [rerun_evidence(before.get(str(t), []), after.get(str(t), [])) for t in ids]
+    tested = [i for i, e in enumerate(evidence) if e.test is not None]
+    q = dict(zip(tested, benjamini_hochberg([evidence[i].test.p_value for i in tested]), strict=True))  # type: ignore[union-attr]
+    return [settle(e, q.get(i)) for i, e in enumerate(evidence)]
 
 
 def rounds_to_decide(parent: Analysis, ids: Sequence[str], cap: int = ROUNDS_CAP) -> dict[str, int | None]:
-    """Per task: agreeing rounds on a pinned route that would make its verdict `route` at 5 %
-    (`stats.rounds_needed`); None when the task was consistent, when the parent already proves model
-    noise (no re-run can make it `route`), or when more than `cap` would be needed."""
+    """Per task: agreeing rounds on a pinned route that would make its verdict `route` at 2 %
+    (`attribution.rounds_to_decide_rounds`: the re-run's test, parent and re-run together, the new
+    rounds giving the parent's most common answer); None when the task was consistent or when more
+    than `cap` would be needed. A parent split within one route is no exception: a pinned re-run that
+    agrees beyond chance overturns it. The CLI and the dashboard both default to `default_rounds` of this."""
     wanted = {str(t) for t in ids}
     before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
     out: dict[str, int | None] = {}
     for task in ids:
-        rounds = before.get(str(task), [])
-        if rounds and attribute_rounds(rounds).cause == "model":
-            out[str(task)] = None
-            continue
-        out[str(task)] = rounds_needed([r.route for r in rounds], [r.answer for r in rounds], cap=cap)
+        need = rounds_to_decide_rounds(before.get(str(task), []))
+        out[str(task)] = need if need is not None and need <= cap else None
     return out
+
+
+def decisive_rounds(log: RunLog, ids: Sequence[str], key: AnswerKey = "exact") -> int:
+    """The rounds a re-run of `ids` should run by default, the CLI's and the dashboard's one rule:
+    `default_rounds` of `rounds_to_decide` over the parent's analysis."""
+    return default_rounds(rounds_to_decide(analyze(log, key), ids))
 
 
 def default_rounds(needed: dict[str, int | None], cap: int = ROUNDS_CAP) -> int:
@@ -106,8 +154,8 @@ def default_rounds(needed: dict[str, int | None], cap: int = ROUNDS_CAP) -> int:
 def chance_headline(frame: pd.DataFrame) -> str:
     """How many inconsistent tasks turned consistent, and how many would have by chance alone.
 
-    The chance count is the sum of `chance_p` over the tasks that were inconsistent before and
-    agreed on the pinned route: the number expected to agree if pinning changed nothing.
+    The chance count is the sum of `chance_p` over every task that was inconsistent before (whatever
+    the re-run showed): the number expected to turn consistent if pinning changed nothing.
     """
     if frame.empty:
         return "No results to compare."
@@ -118,16 +166,20 @@ def chance_headline(frame: pd.DataFrame) -> str:
     return (
         f"{int(turned.sum())} of {int(was.sum())} inconsistent tasks turned consistent on the pinned route; "
         f"by chance alone about {expected:.1f} would have. Verdicts: {int(counts.get('route', 0))} route "
-        f"(one answer per route, beyond chance at 5 %), {int(counts.get('model', 0))} model, "
-        f"{int(counts.get('inconclusive', 0))} inconclusive."
+        f"and {int(counts.get('both', 0))} both (a route factor beyond chance, false discovery rate 2 %), "
+        f"{int(counts.get('model', 0))} model, {int(counts.get('inconclusive', 0))} inconclusive."
     )
 
 
 def compare_files(
-    parent: str | Path, new: str | Path, ids: Sequence[str], key: AnswerKey = "exact"
+    parent: str | Path,
+    new: str | Path,
+    ids: Sequence[str],
+    key: AnswerKey = "exact",
+    semantic: SemanticOptions | None = None,
 ) -> pd.DataFrame:
     """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log)."""
-    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key)
+    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key, semantic)
 
 
 def tasks_with(frame: pd.DataFrame, *verdicts: Verdict) -> list[str]:
@@ -150,12 +202,16 @@ def before_after_lines(frame: pd.DataFrame) -> list[str]:
             f"{_pair(row.retries_before, row.retries_after):>9}  {row.verdict}"
         )
     route, model = tasks_with(frame, "route"), tasks_with(frame, "model", "regressed")
-    unsure = tasks_with(frame, "inconclusive")
+    both, unsure = tasks_with(frame, "both"), tasks_with(frame, "inconclusive")
     out.append("")
     out.append(chance_headline(frame))
-    out.append(f"Route: one answer per route, beyond chance ({len(route)}): {', '.join(route) or 'none'}")
+    out.append(
+        f"Route: answers follow a route factor, beyond chance ({len(route)}): {', '.join(route) or 'none'}"
+    )
+    if both:
+        out.append(f"Both: a route factor and the model ({len(both)}): {', '.join(both)}")
     shown = ", ".join(model) or "none"
-    out.append(f"Model: answers differ within one route, before or after ({len(model)}): {shown}")
+    out.append(f"Model: answers differ on the pinned route, no factor explains it ({len(model)}): {shown}")
     if unsure:
         out.append(f"Inconclusive, more rounds would decide ({len(unsure)}):")
         for row in frame.loc[frame["verdict"] == "inconclusive"].itertuples(index=False):

@@ -31,6 +31,9 @@ TABLE_COLUMNS: tuple[str, ...] = (
     "outcome_gap_high",
     "mean_at_n",
     "pass_hat_n",
+    "mean_score",
+    "mean_score_low",
+    "mean_score_high",
     "tokens_total",
     "tokens_per_task_mean",
     "attempts_total",
@@ -74,7 +77,7 @@ def compare(groups: Sequence[tuple[str, Analysis]]) -> Comparison:
     labels = _unique_labels([label for label, _ in groups])
     rows = [_row(label, analysis) for label, (_, analysis) in zip(labels, groups, strict=True)]
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    for name in (*_FLOAT_COLUMNS, "mean_at_n", "pass_hat_n", "tokens_per_task_mean"):
+    for name in (*_FLOAT_COLUMNS, "mean_at_n", "pass_hat_n", *_SCORE_COLUMNS, "tokens_per_task_mean"):
         table[name] = table[name].astype("Float64")
     table["route_pinned"] = table["route_pinned"].astype("boolean")
     table["tokens_total"] = table["tokens_total"].astype("Int64")
@@ -119,6 +122,10 @@ _FLOAT_COLUMNS = (
 )
 
 
+_SCORE_COLUMNS = ("mean_score", "mean_score_low", "mean_score_high")
+"""The mean reward or score over tasks and its 95 % interval (`Headline.score`)."""
+
+
 def _row(label: str, analysis: Analysis) -> dict[str, object]:
     h = analysis.headline
     outcome = h.outcome
@@ -135,6 +142,9 @@ def _row(label: str, analysis: Analysis) -> dict[str, object]:
         "outcome_gap_high": _outcome_ci(analysis, 1),
         "mean_at_n": outcome.mean_at_n if outcome else None,
         "pass_hat_n": outcome.pass_hat_k[outcome.n] if outcome else None,
+        "mean_score": h.score.mean if h.score else None,
+        "mean_score_low": h.score.mean_ci[0] if h.score else None,
+        "mean_score_high": h.score.mean_ci[1] if h.score else None,
         "tokens_total": h.tokens.total,
         "tokens_per_task_mean": h.tokens.per_task_mean,
         "attempts_total": h.retries.attempts_total,

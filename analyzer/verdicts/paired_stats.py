@@ -71,6 +71,7 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
     p = mcnemar_exact(turned_inconsistent, turned_consistent) if len(a) else None
     oa, ob = _shared(_outcome_gap(first), _outcome_gap(second))
     outcome_diff = _mean_diff(oa, ob)
+    outcome_upper = max(_outcome_gap_upper(first), _outcome_gap_upper(second))
     diff = Difference(
         label=label,
         against=against,
@@ -82,7 +83,7 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
         turned_inconsistent=turned_inconsistent,
         outcome_common_tasks=len(oa),
         outcome_gap_diff_pp=outcome_diff,
-        outcome_gap_diff_ci=_ci(oa, ob),
+        outcome_gap_diff_ci=_ci(oa, ob, outcome_upper),
         tasks_to_resolve=mcnemar_tasks_needed(turned_inconsistent, turned_consistent, len(a)),
         sentence="",
     )
@@ -135,6 +136,14 @@ def _outcome_gap(analysis: Analysis) -> pd.Series:
     return pd.Series((c / n - (c == n)) * 100.0, index=tasks["task_id"].astype(str).to_numpy()[keep])
 
 
+def _outcome_gap_upper(analysis: Analysis) -> float:
+    """The largest per-task outcome gap the tasks allow: 100 (n - 1) / n for the largest graded n
+    (0 for 1-round logs, whose gap is 0 by definition)."""
+    graded = analysis.tasks["graded"].to_numpy(dtype=np.int64)
+    n = int(graded.max()) if len(graded) else 0
+    return 100.0 * (n - 1) / n if n > 0 else 0.0
+
+
 def _shared(first: pd.Series, second: pd.Series) -> tuple[np.ndarray, np.ndarray]:
     common = first.index.intersection(second.index, sort=False)
     return first.loc[common].to_numpy(), second.loc[common].to_numpy()
@@ -144,8 +153,11 @@ def _mean_diff(first: np.ndarray, second: np.ndarray) -> float | None:
     return round(float((second - first).mean()), 10) if len(first) else None
 
 
-def _ci(first: np.ndarray, second: np.ndarray) -> Interval | None:
+def _ci(first: np.ndarray, second: np.ndarray, upper: float = 100.0) -> Interval | None:
+    """The paired interval; `upper` is the largest per-task value (100 pp for the answer gap)."""
     if not len(first):
         return None
-    low, high = paired_difference_ci(first, second, upper=100.0)  # both gaps are per-task 0..100 pp
+    if upper <= 0:  # every per-task value is 0: the difference is 0, not uncertain
+        return [0.0, 0.0]
+    low, high = paired_difference_ci(first, second, upper=upper)
     return [round(low, 10), round(high, 10)]

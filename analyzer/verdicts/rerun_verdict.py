@@ -1,25 +1,29 @@
 """The re-run verdict per task, with chance taken into account.
 
-A task that was inconsistent and agrees on K rounds of a pinned route points at the route only beyond
-chance. Two figures say how far:
+A task that was inconsistent is tested again over the parent's rounds and the re-run's together:
+each route factor (`attribution.Round.factors`, or the route label when the rounds carry none) and
+one more, `re-run` (parent round or re-run round), by `metrics.factor_test` (an exact permutation
+test per factor, Bonferroni over the distinct partitions). Under "nothing about the route matters"
+every round is exchangeable, whichever log it is in, so the parent's split by route and the re-run's
+agreement both count, as strongly as their rounds allow; and a parent that disagreed within one
+recorded route can be overturned by a pinned re-run that agrees beyond chance (the `re-run` factor:
+what the pinning removed, retries for one, was not recorded in the parent). The parent was re-run
+because it disagreed, which makes its rounds look more varied than a fresh sample's; the p-value is
+divided by the chance of that selection (`factor_test.selection_adjusted`), which keeps it valid.
+Tasks of one re-run are held to a false discovery rate of 2 % (`stats.RERUN_FDR_Q`,
+Benjamini-Hochberg in `before_after`).
 
-- `chance_p` (`stats.chance_agreement`): the probability that K rounds agree if nothing changed, from
-  the parent's answer shares under a Dirichlet posterior predictive. It ignores which route gave
-  which answer, and it is what the headline sums ("by chance alone about N would have").
-- `p_value`, the evidence a `route` verdict is held to: the exact permutation test of answers against
-  routes (`stats.route_alignment_p`) over the parent's rounds and the re-run's together. Under "the
-  route does not matter" every round is exchangeable, whichever log it is in; the parent's own split
-  by route and the re-run's agreement both count, as strongly as their rounds allow. A parent round
-  with no recorded route counts as a route of its own.
-
-The parent's own evidence comes first:
-
-- `model` when the parent already disagreed within one route (that proves model noise whatever the
-  re-run shows), or when the re-run still disagrees within one route;
-- `route` when the re-run agrees within its routes and `p_value` <= 5 %;
-- `inconclusive` otherwise, with the rounds that would decide it (`stats.rounds_needed`);
+- `route`: the test passes and the re-run agrees on its pinned route;
+- `both`: the test passes and the re-run's answers still vary on the pinned route;
+- `model`: the re-run disagrees on its pinned route and no factor passes;
+- `inconclusive`: the re-run agrees but not beyond chance; `rounds_needed` more agreeing rounds in
+  all (parent and re-run together, `attribution.rounds_to_decide_rounds`) would decide;
 - `stable` (consistent before and after), `regressed` (consistent before, not after) and
-  `unmeasured` (fewer than two answers after) as before.
+  `unmeasured` (fewer than two answers after).
+
+`chance_p` is the probability that the re-run's K pinned rounds all agree if nothing changed
+(`stats.chance_agreement`, from the parent's answer shares); it is given for every task that was
+inconsistent, whatever the re-run showed, so the headline can sum it over all of them.
 
 K counts the rounds on the re-run's most used route tuple (rounds a load balancer spilled elsewhere are
 named in the reason); answers must be labelled alike in both logs (e.g. by answer key), and routes by
@@ -32,10 +36,12 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Literal, NamedTuple
 
-from analyzer.metrics.attribution import Round, attribute_rounds
-from analyzer.metrics.stats import ALPHA, ROUNDS_CAP, chance_agreement, rounds_needed, route_alignment_p
+from analyzer.metrics.attribution import Round, rounds_to_decide_rounds
+from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
+from analyzer.metrics.route_factors import FACTORS
+from analyzer.metrics.stats import RERUN_FDR_Q, ROUNDS_CAP, chance_agreement, reaches
 
-Verdict = Literal["route", "model", "inconclusive", "stable", "regressed", "unmeasured"]
+Verdict = Literal["route", "both", "model", "inconclusive", "stable", "regressed", "unmeasured"]
 """What a task's before/after says about the cause of its inconsistency."""
 
 
@@ -45,54 +51,107 @@ class TaskVerdict(NamedTuple):
     verdict: Verdict
     """The verdict."""
     chance_p: float | None
-    """P(the re-run's agreeing rounds agree by chance if nothing changed); None when it did not agree."""
+    """P(the re-run's pinned rounds all agree by chance if nothing changed); for every task that was
+    inconsistent before and has two answers after, None otherwise."""
     p_value: float | None
-    """The evidence the `route` verdict is held to (chance, combined with the parent's split)."""
+    """The combined test's p-value (parent and re-run together); None when no test was run."""
     rounds_needed: int | None
-    """Rounds of agreement that would be significant at 5 % (None past the cap or when moot)."""
+    """Agreeing rounds in all that would decide (None past the cap or when moot)."""
     reason: str
     """Why, in a few words."""
+    factor: str | None = None
+    """The route factor(s) the test names (`re-run` when the pinning itself made the difference)."""
+    q_value: float | None = None
+    """The Benjamini-Hochberg q-value over the re-run's tested tasks (the p-value for one task alone)."""
+
+
+class Evidence(NamedTuple):
+    """One task's before/after before the false discovery rate: what `settle` needs."""
+
+    early: TaskVerdict | None
+    """A verdict that needs no test (stable, regressed, unmeasured), else None."""
+    test: FactorTest | None
+    agreed: bool
+    pinned: int
+    spilled: int
+    chance: float | None
+    need: int | None
 
 
 def rerun_verdict(parent: Sequence[Round], rerun: Sequence[Round]) -> TaskVerdict:
-    """The verdict of one task from its answered rounds before (with routes) and after (a pure function).
+    """The verdict of one task from its answered rounds before and after, held to `RERUN_FDR_Q` alone."""
+    evidence = rerun_evidence(parent, rerun)
+    return settle(evidence, None if evidence.test is None else evidence.test.p_value)
+
+
+def rerun_evidence(parent: Sequence[Round], rerun: Sequence[Round]) -> Evidence:
+    """The combined test of one task (a pure function).
 
     Args:
-        parent: The parent's answered rounds of the task (answers as cluster labels of the parent).
-        rerun: The re-run's answered rounds (answers as cluster labels of the re-run).
+        parent: The parent's answered rounds of the task (answers labelled alike in both logs).
+        rerun: The re-run's answered rounds.
     """
     if len(rerun) < 2:
-        return TaskVerdict("unmeasured", None, None, None, "fewer than two answers after the re-run")
-    after_answers = {r.answer for r in rerun}
+        return _early("unmeasured", "fewer than two answers after the re-run")
     counts = list(Counter(r.answer for r in parent).values())
     if len(parent) < 2 or len(counts) == 1:
-        if len(after_answers) == 1:
-            return TaskVerdict("stable", None, None, None, "consistent before and after")
-        word: Verdict = "regressed" if len(parent) >= 2 else "model"
-        return TaskVerdict(word, None, None, None, "inconsistent on the pinned route")
-    finding = attribute_rounds(parent)
+        if len({r.answer for r in rerun}) == 1:
+            return _early("stable", "consistent before and after")
+        return _early("regressed" if len(parent) >= 2 else "model", "inconsistent on the pinned route")
     pinned, spilled = _pinned_rounds(rerun)
     agreed = len({r.answer for r in pinned}) == 1
-    chance = chance_agreement(counts, len(pinned)) if agreed else None
-    if finding.cause == "model":
-        return TaskVerdict("model", chance, None, None, "the parent already disagreed within one route")
-    if not agreed:
-        return TaskVerdict("model", None, None, None, "still inconsistent on the pinned route")
-    before_routes = [r.route for r in parent]
-    need = rounds_needed(before_routes, [r.answer for r in parent])
-    labels = [r if r is not None else ("unrecorded", i) for i, r in enumerate(before_routes)]
-    p = route_alignment_p(
-        [*labels, *[r.route if r.route is not None else ("pinned",) for r in rerun]],
-        [*(r.answer for r in parent), *(r.answer for r in rerun)],
-    )
-    left_out = f"; {spilled} round(s) served by another route" if spilled else ""
-    head = f"{len(pinned)} rounds agree on the pinned route (alone, by chance {chance:.0%} of the time)"
-    if p <= ALPHA:
-        return TaskVerdict("route", chance, p, need, f"{head}; answers follow routes, p = {p:.3f}{left_out}")
+    chance = chance_agreement(counts, len(pinned))
+    rounds = [*parent, *rerun]
+    levels, names = _levels(parent, rerun)
+    answers = [r.answer for r in rounds]
+    test = factor_test(answers, levels, names)
+    test = test._replace(p_value=selection_adjusted(test.p_value, answers, len(parent)))
+    need = rounds_to_decide_rounds(list(parent)) if agreed else None
+    return Evidence(None, test, agreed, len(pinned), spilled, chance, need)
+
+
+def settle(e: Evidence, q: float | None) -> TaskVerdict:
+    """The verdict from a task's evidence and its q-value."""
+    if e.early is not None or e.test is None or q is None:
+        return e.early or TaskVerdict("unmeasured", None, None, None, "no test")
+    test, factor = e.test, " and ".join(e.test.factors) or None
+    left_out = f"; {e.spilled} round(s) served by another route" if e.spilled else ""
+    odds = f"p = {test.p_value:.3g}" + (f", q = {q:.3g}" if q != test.p_value else "")
+
+    def made(verdict: Verdict, reason: str, need: int | None = None) -> TaskVerdict:
+        return TaskVerdict(verdict, e.chance, test.p_value, need, reason + left_out, factor, q)
+
+    if not e.agreed:
+        if reaches(q, RERUN_FDR_Q):
+            return made("both", f"answers follow the {factor} ({odds}) and still vary on the pinned route")
+        return made("model", f"still inconsistent on the pinned route; no route factor explains it ({odds})")
+    head = f"{e.pinned} rounds agree on the pinned route (alone, by chance {e.chance:.0%} of the time)"
+    if reaches(q, RERUN_FDR_Q):
+        return made("route", f"{head}; answers follow the {factor}, {odds}")
     decide = (
-        f"{need} agreeing rounds would decide" if need else f"more than {ROUNDS_CAP} rounds would be needed"
+        f"{e.need} agreeing rounds would decide"
+        if e.need
+        else f"more than {ROUNDS_CAP} rounds would be needed"
     )
-    return TaskVerdict("inconclusive", chance, p, need, f"{head}; p = {p:.2f}, {decide}{left_out}")
+    return made("inconclusive", f"{head}; {odds}, {decide}", e.need)
+
+
+def _early(verdict: Verdict, reason: str) -> Evidence:
+    return Evidence(TaskVerdict(verdict, None, None, None, reason), None, False, 0, 0, None, None)
+
+
+def _levels(parent: Sequence[Round], rerun: Sequence[Round]) -> tuple[list[list[Hashable]], list[str]]:
+    """Per factor, every round's level, and the `re-run` factor; route labels alone when a round
+    carries no factors (a parent round with no route recorded counts as a route of its own)."""
+    rounds = [*parent, *rerun]
+    run: list[Hashable] = [0] * len(parent) + [1] * len(rerun)
+    if all(r.factors and r.route is not None for r in rounds):
+        return [*(list(col) for col in zip(*(r.factors for r in rounds), strict=True)), run], [
+            *FACTORS,
+            "re-run",
+        ]
+    labels = [r.route if r.route is not None else ("unrecorded", i) for i, r in enumerate(rounds)]
+    return [labels, run], ["route", "re-run"]
 
 
 def _pinned_rounds(rerun: Sequence[Round]) -> tuple[list[Round], int]:

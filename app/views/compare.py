@@ -26,6 +26,10 @@ TABLE_COLUMNS = {
     "Pass^n (%)": st.column_config.NumberColumn("Pass^n (%)", format="%.1f", help="Every round succeeds."),
     "tokens per task": st.column_config.NumberColumn("tokens per task", format="localized"),
     "retries": st.column_config.NumberColumn("retries", help="HTTP attempts beyond each result's first."),
+    "mean reward/score": st.column_config.NumberColumn(
+        "mean reward/score", format="%.3f", help="Mean over tasks of each task's mean reward or score."
+    ),
+    "mean reward/score CI": st.column_config.TextColumn("mean reward/score CI", help=CI_HELP),
 }
 
 

@@ -6,8 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.analysis import Headline
-from analyzer.metrics.attribution import attribution_frame
+from analyzer.metrics.attribution import attribution_caption, attribution_frame, verdict_counts
 from analyzer.metrics.outcome import OutcomeFigures
+from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
 from analyzer.report.task_filter import STATES, state_counts
 from app import charts, data, fmt, overview_charts, trajectory_panel
@@ -30,6 +31,8 @@ def render(selection: data.Selection | None = None) -> None:
         return
     h = group.analysis.headline
     fmt.group_caption(group, sel.key)
+    if h.lead is not None:  # an agent log: what varies, its answers or its tool calls
+        st.info(data.escape(h.lead.sentence[:1].upper() + h.lead.sentence[1:]), icon=":material/call_split:")
     _first_screen(data.finding(group.analysis))
     _figures(h)
     _states(group)
@@ -50,6 +53,8 @@ def render(selection: data.Selection | None = None) -> None:
 
     if h.outcome:
         _outcome(h.outcome)
+    if h.score:
+        _score(h.score)
 
     trajectory_panel.overview_section(group)
 
@@ -91,6 +96,11 @@ def _figures(h: Headline) -> None:
             ("Tokens, total", fmt.count(h.tokens.total)),
         ]
     )
+    extra = [("No answer", fmt.count(h.no_answer), "Results that gave no answer (not errors): never agree.")]
+    if h.lead is not None and h.lead.tool_call_gap_pp is not None:
+        tip = "Share of tasks (2+ rounds with a trajectory) whose rounds made different tool calls."
+        extra.insert(0, ("Tool-call gap", fmt.pp(h.lead.tool_call_gap_pp), tip))
+    fmt.metric_rows(extra)
     parts = [f"answer gap {fmt.pp_ci(h.answer_gap_pp, h.answer_gap_ci)}"]
     if outcome is not None:
         parts.append(f"outcome gap {fmt.pp_ci(outcome.outcome_gap_pp, gap_ci)}")
@@ -150,12 +160,31 @@ def _html_reports(sel: data.Selection, group: data.Group) -> None:
 ATTRIBUTION_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
     "cause": st.column_config.TextColumn("cause"),
+    "factor": st.column_config.TextColumn("factor", help="The route factor tested best."),
     "p_value": st.column_config.NumberColumn(
-        "p", help="Chance of answers lining up with routes this well.", format="%.3f"
+        "p",
+        help="Chance of answers following that factor this well by chance (Bonferroni within the task).",
+        format="%.3g",
     ),
+    "q_value": st.column_config.NumberColumn(
+        "q", help="Benjamini-Hochberg over the log's tasks.", format="%.3g"
+    ),
+    "passes": st.column_config.CheckboxColumn("passes", help="q <= 0.05"),
+    "rounds_needed": st.column_config.NumberColumn("rounds to decide", help="For inconclusive tasks."),
     "evidence": st.column_config.TextColumn("evidence", width="large"),
 }
 """The cause table (Overview, Routes)."""
+
+
+def _score(score: ScoreFigures) -> None:
+    """The mean reward or score over tasks, with its interval."""
+    st.metric(
+        f"Mean {score.name}",
+        f"{score.mean:.3f}",
+        help=f"Mean over tasks of each task's mean {score.name}; {score.fractional} partial.",
+    )
+    low, high = score.mean_ci
+    st.caption(f"Over {score.tasks} tasks: 95 % interval {low:.3f} to {high:.3f}")
 
 
 def _outcome(outcome: OutcomeFigures) -> None:
@@ -196,15 +225,26 @@ def _outcome(outcome: OutcomeFigures) -> None:
 
 
 def _attribution(h: Headline) -> None:
-    """How many inconsistent tasks the log itself puts down to the route, the model, or neither."""
+    """How many inconsistent tasks the log itself puts down to the route, both, the model, or neither:
+    `attribution.verdict_counts` (route and both only where they pass the false discovery rate)."""
     if not h.attribution:
         return
     st.subheader("Route or model, from the log")
+    counts = verdict_counts(h.attribution)
     causes = [a.cause for a in h.attribution]
-    cols = st.columns(3)
-    cols[0].metric("Route", causes.count("route"), help="Each route gave one answer; routes differ.")
-    cols[1].metric("Model", causes.count("model"), help="Answers differ within one route.")
-    cols[2].metric("Unclear", causes.count("unclear"), help="The log cannot tell (reason given).")
+    cols = st.columns(5)
+    cols[0].metric("Route", counts["route"], help="A route factor explains the answers (q <= 0.05).")
+    cols[1].metric(
+        "Both", counts["both"], help="A route factor shifts the answers; they also vary within it."
+    )
+    cols[2].metric("Model", counts["model"], help="Answers vary within one route; no factor explains them.")
+    cols[3].metric(
+        "Inconclusive",
+        counts["inconclusive"],
+        help="Too few rounds to tell (rounds that would decide given).",
+    )
+    cols[4].metric("Unmeasured", counts["unmeasured"], help="No key or base URL recorded.")
+    st.caption(data.escape(attribution_caption(h.attribution)))
     # Lazy: the table is built and drawn only while open (the URL keeps it open: `overview.causes`).
     causes_box = st.expander(
         f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence",

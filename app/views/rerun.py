@@ -21,15 +21,17 @@ from analyzer.routes.url_lint import redact_url
 from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
 from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings, pinned_text
 from analyzer.verdicts.before_after import (
+    RULE,
     VERDICT_TEXT,
     Verdict,
     chance_headline,
     default_rounds,
     rounds_to_decide,
     tasks_with,
+    verdict_phrase,
 )
 from app import data, fmt, log_folders
-from app.widgets import job_panel, route_editor, task_files
+from app.widgets import job_panel, log_route, route_editor, task_files
 from app.widgets.messages import one_line_error
 
 PICK_COLUMNS = {
@@ -68,15 +70,16 @@ EMPTY = {
     "one route, without errors. Nothing to re-run.",
     "pick": "This log has no tasks.",
 }
-VERDICT_SHORT: dict[Verdict, str] = {
-    "route": "the route: one answer per route, beyond chance",
-    "model": "still inconsistent: the model",
-    "inconclusive": "inconclusive: more rounds would decide",
-    "regressed": "became inconsistent: the model",
-    "unmeasured": "too few answers after",
-    "stable": "consistent before and after",
-}
-"""Short verdicts for the table (the full sentences are in before_after.VERDICT_TEXT), in table order."""
+VERDICT_ORDER: tuple[Verdict, ...] = (
+    "route",
+    "both",
+    "model",
+    "inconclusive",
+    "regressed",
+    "unmeasured",
+    "stable",
+)
+"""The table's order of verdicts; each row's phrase is `before_after.verdict_phrase`."""
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -84,8 +87,8 @@ def render(selection: data.Selection | None = None) -> None:
     sel = selection or data.current()
     st.title("Re-run")
     st.caption(
-        "Re-run the unstable tasks of a log on one pinned route. Tasks that turn consistent were unstable "
-        "because of the route (keys, base URLs, retries); tasks that stay inconsistent are the model's."
+        "Re-run the unstable tasks of a log on one pinned route, then ask of each task whether its answers "
+        "follow a route factor (keys, base URLs, parameters, backends, retries) beyond chance."
     )
     group = sel.focus
     if group is None:
@@ -194,6 +197,7 @@ def _run_button(
     if job is not None and running:
         label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
     ready = choice is not None and bool(ids) and sendable and not running
+    ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
     if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
         return _start(request, rounds, choice)
     return None
@@ -387,7 +391,8 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
     """Per task before and after the pinned re-run, and the verdict in plain words."""
     try:
         stamp = data.files_stamp(job.parent, job.out)
-        frame = data.rerun_before_after(job.parent or "", job.out, tuple(job.task_ids), key, stamp)
+        threshold = data.semantic_threshold() if key == "semantic" else None
+        frame = data.rerun_before_after(job.parent or "", job.out, tuple(job.task_ids), key, stamp, threshold)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
         st.error(data.escape(f"Cannot compare before and after: {one_line_error(exc)}"))
         return
@@ -400,10 +405,12 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
     )
     verdicts = frame["verdict"].value_counts()
     route = tasks_with(frame, "route")
+    both = tasks_with(frame, "both")
     model = tasks_with(frame, "model", "regressed")
     fmt.metric_rows(
         [
             ("Route (beyond chance)", f"{len(route)}", VERDICT_TEXT["route"]),
+            ("Both", f"{len(both)}", VERDICT_TEXT["both"]),
             ("Model", f"{len(model)}", VERDICT_TEXT["model"]),
             ("Inconclusive", f"{int(verdicts.get('inconclusive', 0))}", VERDICT_TEXT["inconclusive"]),
             ("Consistent before and after", f"{int(verdicts.get('stable', 0))}"),
@@ -412,12 +419,14 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
     )
     pinned = pinned_text(job.pinned[1:]) if job.pinned else "route pinned"
     st.info(data.escape(f"{chance_headline(frame)} ({pinned}.)"), icon=":material/casino:")
-    _verdict_lines(route, model, tasks_with(frame, "inconclusive"))
-    order = {v: i for i, v in enumerate(VERDICT_SHORT)}
+    st.caption(data.escape(RULE))
+    _verdict_lines(route, model, tasks_with(frame, "inconclusive"), both)
+    order = {v: i for i, v in enumerate(VERDICT_ORDER)}
+    factors = frame["factor"] if "factor" in frame else pd.Series([None] * len(frame))
     shown = pd.DataFrame(
         {
             "task_id": frame["task_id"].astype(str),
-            "verdict_text": frame["verdict"].map(VERDICT_SHORT).fillna(frame["verdict"]),
+            "verdict_text": [verdict_phrase(v, f) for v, f in zip(frame["verdict"], factors, strict=True)],
             "clusters": _pairs(frame["clusters_before"], frame["clusters_after"], "{:.0f}"),
             "consistent": _pairs(frame["consistent_before"], frame["consistent_after"], "yes/no"),
             "tokens": _pairs(frame["tokens_mean_before"], frame["tokens_mean_after"], "{:,.0f}"),
@@ -450,12 +459,20 @@ def _one(value: object, pattern: str) -> str:
     return pattern.format(float(value))  # type: ignore[arg-type]
 
 
-def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str]) -> None:
+def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str], both: list[str]) -> None:
     if route:
         st.success(
             data.escape(
-                f"{len(route)} gave one answer on each route of the re-run, beyond what chance explains at "
-                f"5 %, so the route was the likely cause: {', '.join(route)}"
+                f"{len(route)} agreed on the pinned route and their answers follow a route factor beyond "
+                f"chance (false discovery rate 2 %), so the route was the likely cause: {', '.join(route)}"
+            ),
+            icon=":material/alt_route:",
+        )
+    if both:
+        st.warning(
+            data.escape(
+                f"{len(both)} follow a route factor beyond chance and still vary on the pinned route: the "
+                f"route and the model both play a part: {', '.join(both)}"
             ),
             icon=":material/alt_route:",
         )
@@ -470,12 +487,13 @@ def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str]) 
     if model:
         st.warning(
             data.escape(
-                f"{len(model)} still inconsistent on a pinned route, so the model is to blame: "
+                f"{len(model)} still inconsistent on the pinned route with no route factor explaining it, "
+                "so the model is to blame: "
                 f"{', '.join(model)}"
             ),
             icon=":material/psychology:",
         )
-    if not route and not model and not inconclusive:
+    if not route and not model and not inconclusive and not both:
         st.info("No task was inconsistent before and measured after: nothing to blame.")
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analyzer.metrics.attribution import attribution_frame
+from analyzer.metrics.attribution import attribution_frame, verdict_counts
 from analyzer.report.route_tables import drift_by_field, label, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
@@ -57,18 +57,20 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Inconsistent tasks: route or model?")
     st.caption(
-        "From the log alone: `model` when answers differ within one route (same key, base URL, "
-        "parameters and backend); `route` when each route gave one answer and routes differ, with the "
-        "chance (p) of answers lining up with routes that well anyway; `unclear` otherwise. A re-run "
-        "on one pinned route settles `route` and `unclear`."
+        "From the log alone, per task: each route factor (key, effective base URL, parameters, backend, "
+        "retry state) tested against the answers by an exact permutation test (p, Bonferroni within the "
+        "task), then Benjamini-Hochberg across tasks (q). `route`: a factor passes at q <= 0.05 and "
+        "explains the answers; `both`: it passes and answers also vary within it; `model`: answers vary "
+        "within one route and no factor explains them though the rounds could have shown one; "
+        "`inconclusive`: too few rounds (with the rounds a pinned re-run needs); `unmeasured`: no route "
+        "recorded."
     )
     items = analysis.headline.attribution
     if not items:
         st.text("No inconsistent task.")
     else:
-        causes = [a.cause for a in items]
-        counts = [f"{causes.count(c)} {c}" for c in ("route", "model", "unclear")]
-        st.text(" · ".join(counts))
+        counts = verdict_counts(items)
+        st.text(" · ".join(f"{n} {c}" for c, n in counts.items()))
         st.dataframe(
             attribution_frame(items),
             column_config=ATTRIBUTION_COLUMNS,

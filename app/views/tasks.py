@@ -17,7 +17,7 @@ import streamlit as st
 from analyzer.report.answer_grid import answer_grid
 from analyzer.report.task_rounds import round_table
 from app import charts, data, fmt, trajectory_panel
-from app.widgets import task_extras, task_filters, trajectory_rounds
+from app.widgets import semantic_clusters, task_extras, task_filters, trajectory_rounds
 
 TASK = "tasks.task"
 TABLE = "tasks.table"
@@ -44,6 +44,9 @@ TASK_COLUMNS = {
     "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f"),
     "retries": st.column_config.NumberColumn("retries"),
     "n_errors": st.column_config.NumberColumn("errors"),
+    "n_no_answer": st.column_config.NumberColumn(
+        "no answer", help="Results that did not error but gave no answer (empty or missing): never agreeing."
+    ),
     "drifted": st.column_config.CheckboxColumn("drifted"),
 }
 CLUSTER_COLUMNS = {
@@ -164,7 +167,9 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
         st.text(f"Route drift: {row['drift']}")
     cause = next((a for a in analysis.headline.attribution if a.task_id == task_id), None)
     if cause is not None:
-        p = f" (p = {cause.p_value:.3f})" if cause.p_value is not None else ""
+        figures = [f"p = {cause.p_value:.3g}"] if cause.p_value is not None else []
+        figures += [f"q = {cause.q_value:.3g}"] if cause.q_value is not None else []
+        p = f" ({', '.join(figures)})" if figures else ""
         st.text(f"Cause from the log: {cause.cause}{p}: {cause.evidence}")
 
     prompt = data.task_prompt(group.loaded.log, task_id)
@@ -184,6 +189,7 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
         hide_index=True,
         key="tasks.clusters",
     )
+    semantic_clusters.render(analysis, task_id)
 
     rounds = round_table(analysis.results, task_id)
     st.markdown("**Every round**")

@@ -59,7 +59,7 @@ def render(selection: data.Selection | None = None) -> None:
     if not chosen:
         st.info(f"No run is being written in {data.escape(folder)} right now. Start one, or give its path.")
         return
-    _live(chosen)
+    _live(chosen, folder)
 
 
 def _journal_of(path: str) -> str:
@@ -71,11 +71,11 @@ def _journal_of(path: str) -> str:
     return str(p.with_name(stem + ".journal.jsonl"))
 
 
-def _live(journal: str) -> None:
+def _live(journal: str, folder: str | Path) -> None:
     @st.fragment(run_every=POLL_S)
     def progress() -> None:
         try:
-            state = watch(journal)
+            state = watch(journal, within=folder)
         except RerunLensError as exc:
             st.error(data.escape(exc.message), icon=":material/error:")
             return

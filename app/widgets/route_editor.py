@@ -22,7 +22,14 @@ from analyzer.routes.profile import RouteProfile, build_profile, knob_help, knob
 from analyzer.routes.url_lint import lint_base_url, redact_url
 from analyzer.runner.preflight import check_route
 from analyzer.runner.rerun_route import route_differences
-from analyzer.safety.keys import RunKeys, check_key_variable, key_fingerprint, key_problem, read_keys
+from analyzer.safety.keys import (
+    RunKeys,
+    allowed_key_variables,
+    check_key_variable,
+    key_fingerprint,
+    key_problem,
+    read_keys,
+)
 from app import data
 from app.widgets.messages import safe
 
@@ -252,7 +259,7 @@ def route_editor() -> RouteChoice | None:
     profile: RouteProfile | None = None
     try:
         profile = build_profile(use_env=False, overrides=_overrides())
-        check_key_variable(profile.key_env, defaults.key_envs())
+        check_key_variable(profile.key_env, allowed_key_variables(defaults.key_envs()))
     except RerunLensError as exc:
         profile = None
         st.error(data.escape(_as_labels(exc.message)), icon=":material/error:")

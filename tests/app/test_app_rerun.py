@@ -22,7 +22,7 @@ from analyzer.analysis import analyze
 from analyzer.jobs.manager import get_manager
 from analyzer.log.loader import list_logs, load_path
 from analyzer.safety.keys import key_fingerprint
-from analyzer.verdicts.before_after import default_rounds, rounds_to_decide
+from analyzer.verdicts.before_after import default_rounds, rounds_to_decide, verdict_phrase
 from app import data
 from app.widgets import task_files
 
@@ -103,11 +103,13 @@ def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Pat
     assert shown["Results"] == f"{len(flagged) * 2} / {len(flagged) * 2}"
     table = next(df.value for df in at.dataframe if "verdict_text" in df.value.columns)
     assert sorted(table["task_id"]) == sorted(flagged)
-    first = {
-        "route": "the route: one answer per route, beyond chance",
-        "model": "still inconsistent: the model",
-    }
-    assert table["verdict_text"].iloc[0] == first["route" if route else "model"]  # what changed comes first
+    first = frame.set_index("task_id").loc[table["task_id"].iloc[0]]
+    # what changed comes first, in the analyzer's phrase for its verdict and factor
+    assert table["verdict_text"].iloc[0] == verdict_phrase(first["verdict"], first["factor"])
+    assert first["verdict"] in ("route", "both", "model") or not (route or model)
+    for row in table.itertuples():  # never "still inconsistent" beside "no -> yes"
+        if "still inconsistent" in row.verdict_text:
+            assert row.consistent.endswith("no")
     inconclusive = frame.loc[frame["verdict"] == "inconclusive", "task_id"].tolist()
     assert shown["Inconclusive"] == str(len(inconclusive))
     assert any("by chance alone" in i.value and "route and seed pinned" in i.value for i in at.info)
@@ -116,7 +118,7 @@ def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Pat
     shown_row = table.set_index("task_id").loc[route[0] if route else flagged[0]]
     assert shown_row["clusters"] == f"{row['clusters_before']} → {row['clusters_after']}"
     assert shown_row["retries"] == f"{row['retries_before']} → {row['retries_after']}"
-    assert any("beyond what chance explains" in s.value for s in at.success) == bool(route)
+    assert any("follow a route factor beyond chance" in s.value for s in at.success) == bool(route)
     assert any("the model is to blame" in w.value for w in at.warning) == bool(model)
 
     again = open_view()  # a reload: the finished re-run is found, not started again
@@ -213,6 +215,8 @@ def test_a_providers_log_reruns_on_its_provider_unless_the_simulator_is_switched
     switch = at.toggle(key="rerun.allow_simulator")
     assert switch.label == "Re-run on the built-in simulator instead" and switch.value is False
     assert at.text_input(key="route.base_url").value == "https://api.openai.com/v1"  # the same provider
+    assert start_button(at).disabled  # the log chose that host: the key goes there after a click only
+    at.button(key="rerun.confirm_host").click().run()
     assert not start_button(at).disabled
 
     at.text_input(key="route.base_url").input("").run()  # no base URL: it would reach the simulator

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.log.loader import load_path
+from analyzer.metrics.attribution import attribution_caption, verdict_counts
 from analyzer.verdicts.compare import compare
 from app import data, fmt
 
@@ -140,9 +141,10 @@ def test_overview_shows_the_analyzers_headline() -> None:
     )  # type: ignore[union-attr]
     # and the cause of each inconsistent task, counted and listed
     causes = [a.cause for a in h.attribution]
-    assert [shown[c] for c in ("Route", "Model", "Unclear")] == [
-        str(causes.count(c)) for c in ("route", "model", "unclear")
-    ]
+    counts = verdict_counts(h.attribution)  # route and both only where they pass the FDR
+    labels = ("Route", "Both", "Model", "Inconclusive", "Unmeasured")
+    assert [shown[c] for c in labels] == [str(counts[c.lower()]) for c in labels]
+    assert data.escape(attribution_caption(h.attribution)) in all_text(at)
     # the list and the Pass^k curve are one click away (lazy expanders): drawn only once opened
     assert [e.label for e in at.expander] == [
         f"The cause of each of the {len(causes)} inconsistent tasks, with its evidence",
@@ -175,7 +177,7 @@ def test_overview_of_a_format1_log_says_there_is_no_grading() -> None:
     at = run_view("overview", sel)
     assert metrics(at)["Outcome gap"] == "no grading"
     assert [f["layout"].get("barmode") for f in figures(at)] == ["stack"]  # the finding only: no curve
-    assert any("round 3 misses task 2" in w.value for w in at.warning)
+    assert any("round 3 (task 2)" in w.value or "round 3 misses task 2" in w.value for w in at.warning)
 
 
 def test_overview_downloads_are_the_analyzers_exports() -> None:
@@ -278,7 +280,11 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     for column in ("key_fingerprint", "base_url", "served_model", "system_fingerprint"):
         assert (column in varying.columns) == (refund[column].astype(str).nunique() > 1)
     [cause] = [a for a in analysis.headline.attribution if a.task_id == "html"]
-    assert f"Cause from the log: {cause.cause}: answers differ within one route" in all_text(at)
+    assert (
+        f"Cause from the log: {cause.cause} (p = {cause.p_value:.3g}, q = {cause.q_value:.3g}): "
+        in all_text(at)
+    )
+    assert cause.evidence in all_text(at)
     # never rendered as markdown or HTML
     assert "<script>" not in "".join(m.value for m in at.markdown)
     assert not at.get("html")
@@ -350,8 +356,8 @@ def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
     overview = run_view("overview", selection("drift_v2.json"))
     overview.session_state["overview.causes"] = True
     overview.run()
-    causes = frame_with(overview, "cause", "p_value")
-    assert causes["p_value"].isna().any()  # a cause without a test has no p-value
+    causes = frame_with(overview, "cause", "rounds_needed")
+    assert causes["rounds_needed"].isna().any()  # only an inconclusive task has rounds to decide
     assert [df.proto.placeholder for df in overview.dataframe] == ["—"]
 
 
@@ -441,7 +447,7 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
     causes = frame_with(at, "cause", "evidence")
     assert causes["task_id"].tolist() == [a.task_id for a in attribution]
     assert causes["cause"].tolist() == [a.cause for a in attribution]
-    counts = [f"{[a.cause for a in attribution].count(c)} {c}" for c in ("route", "model", "unclear")]
+    counts = [f"{n} {c}" for c, n in verdict_counts(attribution).items()]
     assert " · ".join(counts) in all_text(at)
     # base URL lint: the drifted proxy URL ends in /chat/completions
     assert any("chat/completions" in e.value for e in at.error)

@@ -49,17 +49,20 @@ def test_the_wheel_holds_the_app_and_the_sample_logs(wheel: Path) -> None:
 
 def test_an_installed_wheel_opens_the_dashboard_from_any_folder(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    # away from the checkout, whose metadata pip would take for rerunlens already installed
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120, cwd=elsewhere, env=env)
     python = venv / "bin" / "python"
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check", str(wheel)],
         check=True,
         capture_output=True,
         timeout=600,
+        cwd=elsewhere,
+        env=env,
     )
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     listed = subprocess.run(
         [
             str(python),

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from analyzer.analysis import analyze
+from analyzer.cli.main import main
 from analyzer.errors import LogError
 from analyzer.importers import load_any, load_any_bytes
+from analyzer.importers.experiments import experiment_groups
 
 RESULTS = Path(__file__).parents[1] / "fixtures" / "foreign" / "promptfoo" / "results.json"
 
@@ -84,3 +86,96 @@ def test_wrong_shape_is_one_line_naming_the_place() -> None:
     own["results"]["results"] = [1]
     with pytest.raises(LogError, match=r"^pf\.json: results\.results\[0\]: expected an object"):
         load_any_bytes(json.dumps(own).encode(), "pf.json")
+
+
+def test_a_comparison_of_two_providers_opens_as_experiment_groups() -> None:
+    own = _own()["results"]
+    loaded = load_any(RESULTS)
+    groups = experiment_groups(loaded)
+    # promptfoo's own column order and labels (results.prompts: scripted, then echo)
+    assert [label for label, _ in groups] == [p["provider"] for p in own["prompts"]] == ["scripted", "echo"]
+    for (_, group), column in zip(groups, own["prompts"], strict=True):
+        tasks = sorted({r.task_id for rnd in group.log.runs for r in rnd})
+        assert tasks == ["France", "Japan", "Peru"]  # the test alone: the groups line up in Compare
+        a = analyze(group.log)
+        assert a.headline.route.verdict.startswith("Experiment groups") is False  # one route each
+        passed = int((a.results["passed"] == True).sum())  # noqa: E712
+        assert passed == column["metrics"]["testPassCount"]
+        assert a.headline.errors == column["metrics"]["testErrorCount"]
+    # the whole file: the providers differ by design, which is no route drift
+    verdict = analyze(loaded.log).headline.route.verdict
+    assert verdict.startswith("Experiment groups, not route drift: this file compares 2 groups")
+    assert "(scripted, echo)" in verdict
+
+
+def test_compare_of_one_promptfoo_file_sets_its_groups_side_by_side(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["compare", str(RESULTS), "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert [g["label"] for g in report["groups"]] == ["scripted", "echo"]
+    # scripted: France Paris/paris/Paris. and Peru Lima/Cusco/Lima differ, Japan Tokyo/Tokyo: 2 of 3
+    # echo repeats the prompt: 0 of 3
+    assert [g["answer_gap_pp"] for g in report["groups"]] == [pytest.approx(200 / 3), 0.0]
+
+
+def _error_row(i: int, message: str) -> dict:
+    return {
+        "promptId": "p1",
+        "prompt": {"raw": "Say hi", "label": "greet"},
+        "provider": {"id": "openai:gpt-4o-mini", "label": "mini"},
+        "testCase": {"description": f"t{i}"},
+        "testIdx": i,
+        "failureReason": 2,
+        "error": message,
+        "success": False,
+        "score": 0,
+        "response": {"error": message},
+    }
+
+
+def test_an_all_errored_eval_says_so_and_its_attempts_become_retries() -> None:
+    rows = [
+        _error_row(0, "API error: 429 Too Many Requests after 4 attempts"),
+        _error_row(1, "Request failed after 2 retries: 500 Internal Server Error"),
+    ]
+    data = {"evalId": "e", "results": {"version": 3, "results": rows, "prompts": []}}
+    loaded = load_any_bytes(json.dumps(data).encode(), "results.json")
+    first, second = (r for rnd in loaded.log.runs for r in rnd)
+    # "after 4 attempts": four attempts, three of them retries; "after 2 retries": the try and two more
+    assert [a.outcome for a in first.attempts or []] == ["rate_limited"] * 4
+    assert [a.outcome for a in second.attempts or []] == ["server_error"] * 3
+    assert any(w.startswith("every row failed with an error (2 of 2") for w in loaded.warnings)
+    h = analyze(loaded.log).headline
+    assert h.retries.extra_attempts == 3 + 2 and h.retries.results_with_retry == 2
+    assert any(w.startswith("every result errored (2 of 2)") for w in h.warnings)
+
+
+FOREIGN = RESULTS.parent
+
+
+def test_two_prompts_are_named_and_ordered_as_promptfoo_does() -> None:
+    path = FOREIGN / "two_prompts" / "results.json"
+    own = json.loads(path.read_text(encoding="utf-8"))["results"]
+    loaded = load_any(path)
+    tasks = list(dict.fromkeys(r.task_id for rnd in loaded.log.runs for r in rnd))
+    assert set(tasks) == {"France | terse", "France | polite", "Peru | terse", "Peru | polite"}
+    groups = experiment_groups(loaded)
+    assert [label for label, _ in groups] == [p["label"] for p in own["prompts"]] == ["terse", "polite"]
+    for (_, group), column in zip(groups, own["prompts"], strict=True):
+        a = analyze(group.log, "normalized")
+        assert int((a.results["passed"] == True).sum()) == column["metrics"]["testPassCount"] == 5  # noqa: E712
+        # France: Paris / Paris. / paris agree once normalized; Peru has a Cusco among its Limas
+        assert a.tasks.set_index("task_id")["consistent"].to_dict() == {"France": True, "Peru": False}
+
+
+def test_a_real_all_errored_eval_counts_its_retries() -> None:
+    path = FOREIGN / "all_errored" / "results.json"
+    own = json.loads(path.read_text(encoding="utf-8"))["results"]
+    loaded = load_any(path)
+    assert any(w.startswith("every row failed with an error (4 of 4") for w in loaded.warnings)
+    h = analyze(loaded.log).headline
+    assert h.errors == own["stats"]["errors"] == 4
+    # "Request failed after 4 retries": the first try and 4 retries, all refused connections
+    assert h.retries.attempts_total == 4 * 5 and h.retries.extra_attempts == 4 * 4
+    assert h.retries.by_outcome == {"connection_error": 20}

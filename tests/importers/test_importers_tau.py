@@ -17,6 +17,7 @@ import pytest
 from analyzer.analysis import analyze
 from analyzer.errors import LogError
 from analyzer.importers import load_any, load_any_bytes
+from analyzer.importers.messages import final_answer
 
 FOREIGN = Path(__file__).parents[1] / "fixtures" / "foreign"
 TAU = FOREIGN / "tau_bench" / "gpt-4o-airline.excerpt.json"
@@ -195,3 +196,49 @@ def test_damaged_tau2_is_one_line_naming_the_place() -> None:
     raw["simulations"][5] = ["not", "a", "simulation"]
     with pytest.raises(LogError, match=r"^r\.json: simulations\[5\]: expected an object, got a list$"):
         load_any_bytes(json.dumps(raw).encode(), "r.json")
+
+
+SOLO = FOREIGN / "tau2_bench" / "solo_stop.json"
+
+
+def test_tau2_solo_stop_token_is_never_the_answer() -> None:
+    loaded = load_any(SOLO)
+    answers = {(r.task_id, r.round): r.answer for rnd in loaded.log.runs for r in rnd}
+    assert "###STOP###" not in " ".join(a or "" for a in answers.values())
+    # the agent only acted: its answer is its tool calls in order, one a line
+    assert answers[("cancel", 1)] == (
+        'get_reservation_details {"reservation_id":"EHGLP3"}\ncancel_reservation {"reservation_id":"EHGLP3"}'
+    )
+    assert any("4 simulations ended on the stop token" in w for w in loaded.warnings)
+    h = analyze(loaded.log).headline
+    # cancel: same calls in both trials; upgrade: economy then business -> 1 of 2 inconsistent
+    # (with the stop token as the answer every task was consistent: 0 pp)
+    assert h.tasks_measured == 2 and h.answer_gap_pp == 50.0
+    assert h.score is not None and h.score.name == "reward" and h.score.mean == pytest.approx(0.75)
+
+
+def test_stop_tokens_are_dropped_from_closing_words() -> None:
+    said = [
+        {"role": "assistant", "content": "Your refund is on its way."},
+        {"role": "user", "content": "###STOP###"},
+        {"role": "assistant", "content": " ###STOP### "},
+    ]
+    assert final_answer(said) == "Your refund is on its way."
+    assert final_answer([{"role": "assistant", "content": "Done. ###TRANSFER###"}]) == "Done."
+    assert final_answer([{"role": "assistant", "content": "###STOP###"}]) is None
+
+
+def test_a_trial_that_numbers_the_tasks_is_not_taken_as_rounds() -> None:
+    # a runner that wrote each task's index as `trial`: tasks 5, 6, 7 with trials 0, 1, 2
+    rows = [
+        {"task_id": 5 + i, "trial": i, "reward": r, "info": {}, "traj": []}
+        for i, r in enumerate([1.0, 0.0, 0.5])
+    ]
+    loaded = load_any_bytes(json.dumps(rows).encode(), "results.json")
+    assert [len(r) for r in loaded.log.runs] == [3]  # one round, not three ragged ones
+    assert any("numbers the tasks, not repeats" in w for w in loaded.warnings)
+    assert not any("misses" in w or "miss tasks" in w for w in loaded.warnings)
+    # a real repeat (the same tasks in trials 0 and 1) is still taken literally
+    entry = {"reward": 1.0, "info": {}, "traj": []}
+    again = [{"task_id": t, "trial": k, **entry} for k in (0, 1) for t in (1, 2)]
+    assert [len(r) for r in load_any_bytes(json.dumps(again).encode(), "r.json").log.runs] == [2, 2]

@@ -19,6 +19,7 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.errors import RerunLensError, RouteError
 from analyzer.jobs.exposure import (
+    ALLOW_REMOTE_ENV,
     ALLOW_REMOTE_RUNS_ENV,
     SAFE_OPTIONS,
     check_port,
@@ -27,7 +28,12 @@ from analyzer.jobs.exposure import (
     port_busy,
     runs_refused,
 )
-from analyzer.safety.keys import check_key_variable, key_fingerprint
+from analyzer.safety.keys import (
+    EXTRA_KEY_VARIABLES,
+    allowed_key_variables,
+    check_key_variable,
+    key_fingerprint,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -66,20 +72,25 @@ def test_runs_are_refused_beyond_loopback_unless_allowed(
 
 
 @pytest.mark.parametrize("name", ["OPENAI_API_KEY", "TEAM_KEY", "GATEWAY_TOKEN", "ANTHROPIC_API_KEY"])
-def test_key_variables_that_look_like_keys_are_accepted(name: str) -> None:
-    check_key_variable(name)
+def test_key_variables_the_own_route_names_are_accepted(name: str) -> None:
+    check_key_variable(name, allowed_key_variables([name], env={}))
 
 
-@pytest.mark.parametrize("name", ["HOME", "PATH", "DATABASE_URL", "AWS_SECRET_ACCESS_KEY_ID"])
-def test_other_variables_are_refused_unless_a_profile_names_them(name: str) -> None:
-    with pytest.raises(RouteError, match="does not look like an API key variable"):
-        check_key_variable(name)
+@pytest.mark.parametrize("name", ["HOME", "GITHUB_TOKEN", "AWS_SECRET_ACCESS_KEY", "TEAM_KEY"])
+def test_other_variables_are_refused_unless_the_own_route_names_them(name: str) -> None:
+    with pytest.raises(RouteError, match="is not one your own route names"):
+        check_key_variable(name, allowed_key_variables(["OPENAI_API_KEY"], env={}))
     check_key_variable(name, allowed=[name])
+
+
+def test_the_user_may_list_further_key_variables_but_not_any_name() -> None:
+    allowed = allowed_key_variables(["OPENAI_API_KEY"], env={EXTRA_KEY_VARIABLES: "TEAM_KEY, HOME"})
+    assert allowed == ["OPENAI_API_KEY", "TEAM_KEY"]
 
 
 def test_a_key_pasted_into_the_variable_field_is_never_echoed() -> None:
     with pytest.raises(RouteError) as refused:
-        check_key_variable(FAKE_KEY)
+        check_key_variable(FAKE_KEY, [])
     assert FAKE_KEY[:6] not in refused.value.message and key_fingerprint(FAKE_KEY) in refused.value.message
 
 
@@ -96,7 +107,7 @@ def test_the_page_refuses_a_server_variable_as_the_key(
     at = _refused_key_variable_page(tmp_path, monkeypatch)
     app_kit.assert_clean(at)
     errors = [app_kit.plain(e.value) for e in at.error]
-    assert any("'HOME' does not look like an API key variable" in e for e in errors), errors
+    assert any("'HOME' is not one your own route names" in e for e in errors), errors
     captions = " ".join(c.value for c in at.caption)
     assert "HOME" not in captions and "fingerprint" not in captions  # nothing read from HOME
     assert at.button(key="newrun.start").disabled
@@ -106,6 +117,7 @@ def test_a_dashboard_bound_beyond_loopback_starts_no_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     app_kit.sample_runs(tmp_path, monkeypatch, logs_only=True)
+    monkeypatch.setenv(ALLOW_REMOTE_ENV, "1")  # pages served beyond loopback on purpose; runs still off
     before = st_config.get_option("server.address")
     st_config.set_option("server.address", "0.0.0.0")
     try:

@@ -12,6 +12,8 @@ from analyzer import atomic
 from analyzer.errors import LogError
 from analyzer.log import loader
 from analyzer.log.loader import list_logs, load_bytes, load_path, save_log
+from analyzer.log.model import RunLog
+from analyzer.log.structural import structural_warnings
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "runs"
 SAMPLES = Path(__file__).parents[2] / "sample_runs"
@@ -123,13 +125,24 @@ def test_format1_sample_loads_exactly() -> None:
 
 def test_ragged_rounds_warn_but_load() -> None:
     loaded = load_path(FIXTURES / "good" / "ragged_rounds.json")
+    # one line per kind, with the count and the first places
     assert loaded.warnings == [
-        "round 1 misses task c that other rounds have",
-        "round 2 misses task a that other rounds have",
-        "round 3 misses task c that other rounds have",
+        "3 rounds miss tasks that other rounds have: round 1 (task c), round 2 (task a), round 3 (task c)",
         "round 3 lists task a more than once",
         "later rounds add task c that round 1 does not have",
     ]
+
+
+def test_a_hundred_ragged_rounds_are_one_line() -> None:
+    # 100 rounds; round r has task "x" always and task "y" only in round 1: rounds 2..100 miss y
+    runs = [[{"task_id": "x", "answer": "a"}, {"task_id": "y", "answer": "b"}]]
+    runs += [[{"task_id": "x", "answer": "a"}] for _ in range(99)]
+    warnings = structural_warnings(RunLog.model_validate({"runs": runs}))
+    assert warnings[:-1] == [
+        "99 rounds miss tasks that other rounds have: round 2 (task y), round 3 (task y), round 4 (task y) "
+        "and 96 more rounds"
+    ]
+    assert warnings[-1] == "101 results have no token counts; shown as unknown, not zero"
 
 
 def test_errors_and_unknown_tokens_warn() -> None:

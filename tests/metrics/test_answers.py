@@ -92,13 +92,13 @@ def test_answer_keys_per_key_and_errors_are_missing() -> None:
             ("1", "ok", "Paris."),
             ("1", "ok", " paris"),
             ("1", "error", None),
-            ("1", "ok", None),  # ok with no answer counts as the empty answer
+            ("1", "ok", None),  # ok with no answer has no key, like an error
         ]
     )
     exact = answer_keys(frame, "exact")
     assert exact.tolist()[:2] == ["Paris.", "paris"]
     assert pd.isna(exact.iloc[2])
-    assert exact.iloc[3] == ""
+    assert pd.isna(exact.iloc[3])
     normalized = answer_keys(frame, "normalized")
     assert normalized.tolist()[:2] == ["paris", "paris"]
 
@@ -113,7 +113,7 @@ def test_fuzzy_never_joins_answers_of_different_tasks() -> None:
 
 def test_unknown_key_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown answer key"):
-        answer_keys(_results([("1", "ok", "x")]), "semantic")  # type: ignore[arg-type]
+        answer_keys(_results([("1", "ok", "x")]), "meaning")  # type: ignore[arg-type]
 
 
 def test_input_frame_is_not_changed() -> None:

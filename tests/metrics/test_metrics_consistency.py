@@ -132,3 +132,37 @@ def test_gap_reads_as_a_person_would_write_it() -> None:
     answers = {t: ["a", "a"] for t in "pqrs"} | {"t": ["a", "b"]}
     log = _log(*[[_r(t, a[i]) for t, a in answers.items()] for i in range(2)])
     assert analyze(log).report()["answer_gap_pp"] == 20.0
+
+
+# Task a: "No" and no answer; task b: two absent answers (null, white space); task c: "Yes" twice
+# and "" once; task d: "4", "5".
+ABSENT = _log(
+    [_r("a", "No"), _r("b", None), _r("c", "Yes"), _r("d", "4")],
+    [_r("a", None), _r("b", "  \n"), _r("c", ""), _r("d", "5")],
+    [_r("a", ""), _r("b", None), _r("c", "Yes"), _r("d", "5")],
+)
+
+
+@pytest.mark.parametrize("key", ["exact", "normalized", "fuzzy"])
+def test_absent_answers_never_agree_under_any_text_key(key: str) -> None:
+    h = analyze(ABSENT, key).headline  # type: ignore[arg-type]
+    # a has one answer and b none: both apart. c: Yes, Yes -> consistent; d: 4, 5 -> not.
+    assert h.tasks_measured == 2 and h.single_task_ids == ["a", "b"]
+    assert h.consistent_tasks == 1 and h.answer_gap_pp == 50.0
+    # no answer: a 2 (null, ""), b 3, c 1 ("") -> 6 results in 3 tasks
+    assert h.no_answer == 6 and h.no_answer_tasks == 3
+    assert any(w.startswith("6 results gave no answer") and "(a, b, c)" in w for w in h.warnings)
+
+
+def test_no_answer_per_task_and_apart_from_errors() -> None:
+    tasks = analyze(ABSENT).tasks.set_index("task_id")
+    assert tasks["n_no_answer"].to_dict() == {"a": 2, "b": 3, "c": 1, "d": 0}
+    assert tasks["n_errors"].to_dict() == {"a": 0, "b": 0, "c": 0, "d": 0}
+    assert tasks["consistent"].isna().tolist() == [True, True, False, False]
+
+
+def test_two_epochs_no_and_missing_are_not_a_consistent_task() -> None:
+    # the case that hid a 100 pp gap: an answer read as "" on one epoch agreed with "" on the other
+    log = _log([_r("q", None), _r("r", "No")], [_r("q", None), _r("r", "Yes.")])
+    h = analyze(log).headline
+    assert h.tasks_measured == 1 and h.answer_gap_pp == 100.0 and h.single_task_ids == ["q"]

@@ -52,7 +52,7 @@ def test_one_route_tuple_is_pinned() -> None:
     # task 2 is inconsistent on one route with no retries: the model itself varies
     assert route.inconsistent_clean == ["2"]
     assert route.verdict.startswith("Route pinned")
-    assert "Of 1 inconsistent task, 1 differs within one route (the model varies" in route.verdict
+    assert "1 varies within one route, no factor explaining it (model)" in route.verdict
 
 
 def test_one_model_without_key_or_url_is_not_called_pinned() -> None:
@@ -68,7 +68,7 @@ def test_one_model_without_key_or_url_is_not_called_pinned() -> None:
         "endpoint cannot be ruled out."
     )
     assert route.inconsistent_clean == [] and route.inconsistent_unknown == ["2"]
-    assert [(c.task_id, c.cause) for c in a.headline.attribution] == [("2", "unclear")]
+    assert [(c.task_id, c.cause) for c in a.headline.attribution] == [("2", "unmeasured")]
     # two models recorded are a recorded change, key or no key
     other = [[_r(1, "x", route={**settings, "model": m}, attempts=[])] for m in ("m", "n")]
     assert analyze(_log(*other)).headline.route.pinned is False
@@ -90,11 +90,12 @@ def test_a_failover_seen_only_in_the_attempts_is_drift() -> None:
     assert tasks.loc["1", "drift"] == f"base_url: {A}, {B}"
     assert not tasks.loc["2", "drifted"]
     # task 1 is inconsistent and drifted, yet both its answers came from A: drift alone is no evidence
-    # that the route explains it, and the verdict says what the log does show (A gave two answers)
+    # that the route explains it; but the answer "w" came after a timeout, so the retry state differs
+    # between the two rounds, and one round per retry state cannot tell route from model
     assert route.inconsistent_drifted_or_retried == ["1"]
     assert route.inconsistent_clean == []
     assert "Route not pinned: 2 different routes (base_url changed)" in route.verdict
-    assert "1 differs within one route (the model varies" in route.verdict
+    assert "1 cannot be told apart from this log alone (inconclusive" in route.verdict
     routes = a.routes.set_index("base_url")
     assert routes.loc[A, "results"] == 4 and routes.loc[A, "attempts"] == 4
     assert routes.loc[B, "results"] == 0 and routes.loc[B, "attempts"] == 1
@@ -171,8 +172,8 @@ def test_a_task_missing_route_records_is_set_apart_not_called_clean() -> None:
     assert route.inconsistent_unknown == ["2"]
     assert route.unrecorded_results == 1
     assert route.verdict.endswith(
-        "Of 2 inconsistent tasks, 1 differs within one route (the model varies: the log shows it) "
-        "and 1 cannot be told apart from this log alone (a re-run on a pinned route can)."
+        "Of 2 inconsistent tasks, 1 varies within one route, no factor explaining it (model) "
+        "and 1 records no route (unmeasured)."
     )
     assert "1 result did not record a key or base URL." in route.verdict
 

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from analyzer.metrics.stats import (
     alignment_statistic,
+    association_p,
+    benjamini_hochberg,
     bootstrap_means,
     chance_agreement,
     contingency,
@@ -135,12 +138,73 @@ def test_paired_difference_interval() -> None:
 
 
 def test_mcnemar_tasks_needed_by_hand() -> None:
-    # 10 tasks, 5 flip one way, none back: p_d = 0.5, delta = 0.5
-    # N = (1.96 sqrt(0.5) + 0.84 sqrt(0.25))^2 / 0.25 = (1.38593 + 0.42)^2 / 0.25 = 13.05 -> 14
-    assert mcnemar_tasks_needed(0, 5, 10) == 14
-    # 30 tasks, 10 one way and 1 back: p_d = 11/30, delta = 9/30 -> 29.5 -> 30
-    assert mcnemar_tasks_needed(1, 10, 30) == 30
+    # every discordant task flips one way (pi = 1): the exact test needs 6 of them (2 / 2^5 = 0.0625,
+    # 2 / 2^6 = 0.031), so N is the smallest with P(Binomial(N, p_d) >= 6) >= 0.8. With p_d = 0.5:
+    # N = 14 gives 1 - 3473 / 16384 = 0.788, N = 15 gives 1 - 4944 / 32768 = 0.849
+    assert mcnemar_tasks_needed(0, 5, 10) == 15
+    assert mcnemar_tasks_needed(0, 6, 6) == 6  # every task discordant: 6 tasks, 6 flips
     assert mcnemar_tasks_needed(3, 3, 30) is None  # no difference to resolve
+
+
+@pytest.mark.parametrize(("b", "c", "n"), [(0, 5, 10), (1, 10, 30), (2, 9, 40), (0, 3, 20)])
+def test_mcnemar_tasks_needed_reaches_its_power_by_simulation(b: int, c: int, n: int) -> None:
+    """At the N it names, 80 % of simulated experiments with the observed flip rates reach p <= 0.05
+    by the exact test; at N - 1 fewer do (the smallest such N)."""
+    need = mcnemar_tasks_needed(b, c, n)
+    assert need is not None
+    rng = np.random.default_rng(5)
+    p_d, pi = (b + c) / n, max(b, c) / (b + c)
+
+    def simulated_power(tasks: int, reps: int = 4000) -> float:
+        d = rng.binomial(tasks, p_d, size=reps)
+        big = rng.binomial(d, pi)
+        return float(
+            np.mean([mcnemar_exact(int(x), int(y - x)) <= 0.05 for x, y in zip(big, d, strict=True)])
+        )
+
+    se = math.sqrt(0.8 * 0.2 / 4000)
+    assert simulated_power(need) >= 0.8 - 3 * se
+    assert simulated_power(need - 1) <= 0.8 + 3 * se
+
+
+def test_benjamini_hochberg_by_hand() -> None:
+    # sorted p 0.01, 0.02, 0.03, 0.5 (m = 4): p m / rank = 0.04, 0.04, 0.04, 0.5, then the running
+    # minimum from the top; returned in the input order
+    assert benjamini_hochberg([0.5, 0.01, 0.03, 0.02]) == pytest.approx([0.5, 0.04, 0.04, 0.04])
+    assert benjamini_hochberg([0.2, 0.01]) == pytest.approx([0.2, 0.02])
+    assert benjamini_hochberg([]) == []
+
+
+def _brute_association_p(routes: str, answers: str) -> float:
+    def t(a: tuple[str, ...]) -> float:
+        cells = Counter(zip(routes, a, strict=True))
+        return sum(v * math.log(v) for v in cells.values())
+
+    arrangements = set(itertools.permutations(answers))
+    observed = t(tuple(answers))
+    return sum(t(a) >= observed - 1e-9 for a in arrangements) / len(arrangements)
+
+
+@pytest.mark.parametrize(
+    ("routes", "answers"),
+    [
+        ("ABABAB", "xyxyxy"),
+        ("AABBB", "xyyyy"),
+        ("AAABBB", "xxyxyy"),
+        ("ABCABC", "xxyzzz"),
+        ("AAAAB", "xyxyx"),
+    ],
+)
+def test_association_p_matches_every_relabelling(routes: str, answers: str) -> None:
+    assert association_p(list(routes), list(answers)) == pytest.approx(_brute_association_p(routes, answers))
+
+
+def test_association_p_keeps_its_level_under_the_null() -> None:
+    """Under "the route does not matter" P(p <= a) <= a for every a: exact over every relabelling."""
+    routes, answers = list("AAABBBCC"), "xxxxyyzz"
+    ps = [association_p(routes, list(a)) for a in set(itertools.permutations(answers))]
+    for level in (0.01, 0.05, 0.1, 0.2):
+        assert np.mean(np.array(ps) <= level) <= level + 1e-12
 
 
 def test_large_tables_stay_fast_and_agree_with_the_estimate() -> None:
@@ -179,3 +243,27 @@ def test_paired_difference_without_any_change_is_not_a_point() -> None:
     same = np.zeros(6)
     assert paired_difference_ci(same, same) == (0.0, 0.0)  # the bootstrap alone: a false certainty
     assert paired_difference_ci(same, same, upper=100.0) == pytest.approx((-39.0334, 39.0334), abs=1e-3)
+
+
+def test_exact_share_interval_by_hand() -> None:
+    from analyzer.metrics.stats import exact_share_interval
+
+    # 0 of 5: high = 1 - 0.025^(1/5); 5 of 5 mirrors it
+    assert exact_share_interval(0, 5) == pytest.approx((0.0, 1 - 0.025 ** (1 / 5)))
+    assert exact_share_interval(5, 5) == pytest.approx((0.025 ** (1 / 5), 1.0))
+    # 1 of 2: low solves 1 - (1 - p)^2 = 0.025, high solves 1 - p^2 = 0.025
+    assert exact_share_interval(1, 2) == pytest.approx((1 - math.sqrt(0.975), math.sqrt(0.975)))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 8, 10, 15, 20, 30, 50])
+def test_exact_share_interval_keeps_its_coverage_at_every_share(n: int) -> None:
+    """Exact coverage: sum over k of P(Binomial(n, p) = k) [low_k <= p <= high_k] >= 0.95, over a
+    grid of true shares that reaches into the corners (where the Wilson interval fell to 84 %)."""
+    from analyzer.metrics.stats import exact_share_interval
+
+    bounds = [exact_share_interval(k, n) for k in range(n + 1)]
+    shares = np.concatenate([np.linspace(0.0005, 0.9995, 400), [0.001, 0.01, 0.02, 0.98, 0.99, 0.999]])
+    for p in shares:
+        pmf = [math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1)]
+        covered = sum(w for w, (lo, hi) in zip(pmf, bounds, strict=True) if lo <= p <= hi)
+        assert covered >= 0.95 - 1e-9, (n, p, covered)

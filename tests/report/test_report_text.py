@@ -8,6 +8,7 @@ from analyzer.analysis import analyze
 from analyzer.importers import load_any
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog
+from analyzer.metrics.attribution import verdict_counts
 from analyzer.report.text import render_comparison, render_report
 from analyzer.verdicts.compare import compare
 
@@ -26,13 +27,15 @@ def test_report_shows_intervals_and_attribution() -> None:
     assert f"outcome gap {h.outcome.outcome_gap_pp:.1f} pp (95 % CI {low:.1f}–{high:.1f})" in text
     low, high = h.outcome.pass_hat_k_ci
     assert f"pass^5 53.3 % (95 % CI {100 * low:.1f}–{100 * high:.1f})" in text
-    causes = [a.cause for a in h.attribution]
+    counts = verdict_counts(h.attribution)
+    shown = ", ".join(f"{counts[c]} {c}" for c in counts)
+    assert f"Route or model, from the log alone ({len(h.attribution)} inconsistent task(s)): {shown}" in text
+    assert "false discovery rate of 5%" in text and "Benjamini-Hochberg across tasks" in text
+    first = h.attribution[0]
     assert (
-        f"Cause, from the log alone ({len(causes)} inconsistent task(s)): {causes.count('route')} route, "
-        f"{causes.count('model')} model, {causes.count('unclear')} unclear"
-    ) in text
-    model = next(a for a in h.attribution if a.cause == "model")
-    assert f"  {model.task_id}: model: answers differ within one route" in text
+        f"  {first.task_id}: {first.cause} ({first.factor}, p = {first.p_value:.3g}, q = {first.q_value:.3g})"
+        in text
+    )
 
 
 def test_comparison_says_each_difference_in_a_sentence() -> None:
@@ -106,3 +109,22 @@ def test_counts_of_one_read_as_one() -> None:
     card = FOREIGN / "altk_evolve" / "consistency_score_card_7f3a9c21.json"
     text = render_report(analyze(load_any(card).log), card.name)
     assert "  1 task · 1 round · 1 result · 0 errored" in text
+
+
+def test_no_answer_is_its_own_line() -> None:
+    # an older Inspect log: blank answered "Blue" then nothing -> 1 result without an answer
+    analysis = analyze(load_any(FOREIGN / "inspect_ai" / "versions_0.3.100.json").log)
+    text = render_report(analysis, "old inspect")
+    assert "  no answer          1 result in 1 task (left out of the clusters, never agreeing)" in text
+    assert "consistent tasks   1/2 (50.0%) · answer gap 50.0 pp" in text
+    assert "(reported apart): blank" in text
+
+
+def test_mean_score_line_and_comparison_column() -> None:
+    # Inspect f1 scores: city 0.67, 1.0 -> 0.835; fruit 0.8, 0.0 -> 0.4; mean 0.6175, Wilson
+    # [0.139, 0.942]; partial (neither 0 nor 1): 0.67 and 0.8
+    a = analyze(load_any(FOREIGN / "inspect_ai" / "scores_0.3.100.json").log)
+    text = render_report(a, "f1")
+    assert "  mean score 0.618 (95 % interval 0.139 to 0.942) over 2 tasks, 4 scores, 2 partial" in text
+    table = render_comparison(compare([("old", a), ("again", a)]))
+    assert "mean score" in table and table.count("0.618") == 2

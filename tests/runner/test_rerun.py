@@ -8,11 +8,14 @@ from pathlib import Path
 import pytest
 from plan_kit import rerun
 
+from analyzer.analysis import analyze
 from analyzer.cli import main
 from analyzer.errors import RerunLensError
 from analyzer.log.loader import load_path
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner import default_rerun_path, select_tasks
+from analyzer.runner.pinned_rerun import RerunRequest, rerun_plan
+from analyzer.verdicts.before_after import default_rounds, rounds_to_decide
 
 SAMPLE_A = Path("sample_runs/A_baseline.altk_runs.json")
 SAMPLE_C = Path("sample_runs/C_pinned.altk_runs.json")
@@ -50,9 +53,9 @@ def test_rerun_inconsistent_tasks_of_the_baseline(tmp_path: Path) -> None:
     # each with its chance of agreeing anyway and the rounds that would decide
     unsure = frame[frame["verdict"] == "inconclusive"]
     assert len(unsure) and unsure["chance_p"].gt(0.05).all() and unsure["rounds_needed"].notna().any()
-    assert set(frame["verdict"]) <= {"route", "model", "regressed", "inconclusive"}
+    assert set(frame["verdict"]) <= {"route", "both", "model", "regressed", "inconclusive"}
     text = "\n".join(report.lines())
-    assert "Route: one answer per route, beyond chance" in text
+    assert "Route: answers follow a route factor, beyond chance" in text
     assert "would have" in text and "by chance alone" in text
 
 
@@ -187,3 +190,16 @@ def test_rerun_warns_when_its_sampling_differs_from_the_parents(
         "model 'gpt-4o' -> 'gpt-4o-mini'",
         "temperature 0.7 -> 0.0",
     ]
+
+
+def test_a_rerun_without_rounds_runs_the_rounds_that_could_decide(tmp_path: Path) -> None:
+    parent = load_path(SAMPLE_A).log
+    ids = select_tasks(parent, "inconsistent")
+    plan = rerun_plan(RerunRequest(parent, "inconsistent", SAMPLE_A), RouteProfile(), tmp_path / "r.json")
+    needed = rounds_to_decide(analyze(parent), ids)
+    assert plan.rounds == default_rounds(needed) == max(n for n in needed.values() if n is not None)
+    assert plan.rounds != RouteProfile().rounds  # not the profile's
+    given = rerun_plan(
+        RerunRequest(parent, "inconsistent", SAMPLE_A), RouteProfile(), tmp_path / "g.json", rounds=4
+    )
+    assert given.rounds == 4

@@ -48,9 +48,9 @@ def test_a_providers_log_is_rerun_on_its_provider_by_default(
     parent = _provider_log(tmp_path, provider)
     assert parent_provider(load_path(parent).log).real
     monkeypatch.setenv("TEAM_KEY", "team-key-1234567")
-    code = main(
-        ["rerun", str(parent), "--only", "t1", "--out", str(tmp_path / "r.json"), "--quiet", "--json"]
-    )
+    monkeypatch.setenv("RERUNLENS_KEY_VARIABLES", "TEAM_KEY")  # the user allows the log's variable
+    out = str(tmp_path / "r.json")
+    code = main(["rerun", str(parent), "--only", "t1", "--out", out, "--quiet", "--json", "--yes"])
     assert code == 0
     new = load_path(tmp_path / "r.json").log
     assert new.route is not None and new.route.base_url == provider.base_url and not new.route.simulator

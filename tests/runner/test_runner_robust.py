@@ -152,7 +152,13 @@ def test_resume_without_the_base_url_does_not_switch_to_the_simulator(
     with Simulator(Scenario(latency_ms=(0.0, 1.0))) as sim:
         out = _interrupted(tmp_path, ["--base-url", sim.base_url])
         monkeypatch.setenv("ALTK_TEMPERATURE", "1.9")  # ambient settings do not change a resumed run
-        assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 0
+        capsys.readouterr()
+        assert (
+            main(["run", "--out", str(out), "--resume", "--quiet"]) == 2
+        )  # the journal never picks the host
+        refused = capsys.readouterr().err.strip()
+        assert len(refused.splitlines()) == 1 and "--base-url" in refused
+        assert main(["run", "--out", str(out), "--resume", "--quiet", "--base-url", sim.base_url]) == 0
     err = capsys.readouterr().err
     assert "built-in simulator" not in err
     log = load_path(out).log

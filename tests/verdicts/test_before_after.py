@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -9,6 +10,7 @@ from fake_keys import FAKE_KEY, SESSION_KEY
 
 from analyzer.analysis import analyze
 from analyzer.log.model import RunLog
+from analyzer.metrics.stats import chance_agreement
 from analyzer.safety.keys import key_fingerprint
 from analyzer.verdicts.before_after import (
     before_after_lines,
@@ -34,36 +36,56 @@ def _log(answers: dict[str, str], keys: str) -> RunLog:
     return RunLog.model_validate({"format": "altk-runs/2", "runs": runs})
 
 
-# by-key: each key its own answer (route, p = 0.1); noise: key A disagrees with itself (model);
-# steady: always x
+# by-key: each key its own answer (p = 0.1 alone); noise: key A disagrees with itself; steady: always x
 PARENT = _log({"by-key": "xyxyx", "noise": "xyyxx", "steady": "xxxxx"}, "ABABA")
+
+
+def _selected(n: int, x: int) -> float:
+    """P(S): the parent's 5 rounds of n hold two answers, x of the n rounds giving x (the rest y)."""
+    return 1 - math.comb(x, 5) / math.comb(n, 5) - math.comb(n - x, 5) / math.comb(n, 5)
 
 
 def test_rounds_to_decide_and_the_default() -> None:
     needed = rounds_to_decide(analyze(PARENT), ["by-key", "noise", "steady"])
-    # by-key: 3 agreeing rounds (1 / C(8,2) = 0.036, see test_stats); noise: the parent already proves
-    # model noise, no re-run can make it `route`; steady: nothing to decide
-    assert needed == {"by-key": 3, "noise": None, "steady": None}
+    # k agreeing rounds on a new route, tested with the key and the re-run as two partitions, the
+    # p-value divided by the chance the parent was chosen: by-key 2 / C(5 + k, 2) / P(S) <= 0.02 at
+    # k = 18; noise (split 3 / 2 within key A) stays above 0.02 up to 30 rounds
+    assert needed == {"by-key": 18, "noise": None, "steady": None}
+    assert default_rounds(needed) == 18
     assert default_rounds({"a": 3, "b": None}) == 3
     assert default_rounds({"a": None}) == 30
 
 
-def test_before_after_carries_chance_and_the_headline_counts_it() -> None:
-    after = _log({"by-key": "xxx", "noise": "xxx", "steady": "xxx"}, "AAA")
-    frame = compare_before_after(PARENT, after, ["by-key", "noise", "steady"]).set_index("task_id")
-    assert frame.loc["by-key", "verdict"] == "route"
-    # on key A's own route again: A(6) x vs B(2) y -> 1 / C(8,2) = 1/28
-    assert frame.loc["by-key", "p_value"] == pytest.approx(1 / 28)
-    assert frame.loc["by-key", "chance_p"] == pytest.approx(126 / 336)  # 3 rounds, 3/2 parent
-    assert frame.loc["by-key", "rounds_needed"] == 3
-    assert frame.loc["noise", "verdict"] == "model"  # the parent disagreed within key A
+def test_before_after_carries_chance_q_values_and_the_headline_counts_every_inconsistent_task() -> None:
+    after = _log({"by-key": "x" * 20, "noise": "x" * 20, "steady": "x" * 20}, "A" * 20)
+    frame = compare_before_after(PARENT, after, ["by-key", "steady"]).set_index("task_id")
+    # by-key on key A's own route again: A(23) x vs B(2) y -> 1 / C(25,2); key and re-run partitions
+    by_key = 2 / math.comb(25, 2) / _selected(25, 23)
+    assert frame.loc["by-key", "p_value"] == pytest.approx(by_key)  # 0.018
+    assert frame.loc["by-key", "q_value"] == pytest.approx(by_key)  # one task tested
+    assert (frame.loc["by-key", "verdict"], frame.loc["by-key", "factor"]) == ("route", "key")
     assert frame.loc["steady", "verdict"] == "stable"
+    chance = chance_agreement([3, 2], 20)
+    assert frame.loc["by-key", "chance_p"] == pytest.approx(chance)
     headline = chance_headline(frame.reset_index())
-    # 2 inconsistent tasks turned consistent; by chance alone 0.375 + 0.375 = 0.75 of them would have
-    assert headline.startswith("2 of 2 inconsistent tasks turned consistent on the pinned route; by chance")
-    assert "by chance alone about 0.8 would have" in headline
-    assert "1 route (one answer per route, beyond chance at 5 %), 1 model, 0 inconclusive" in headline
+    assert headline.startswith("1 of 1 inconsistent tasks turned consistent on the pinned route; by chance")
+    assert f"by chance alone about {chance:.1f} would have" in headline
+    assert "1 route and 0 both (a route factor beyond chance, false discovery rate 2 %), 0 model" in headline
     assert headline in before_after_lines(frame.reset_index())
+    # with the noise task too, Benjamini-Hochberg over 2: q = min(p x 2 / 1, p_noise x 2 / 2)
+    both = compare_before_after(PARENT, after, ["by-key", "noise"]).set_index("task_id")
+    noise = 20 / math.comb(25, 2) / _selected(25, 23)  # the re-run partition: its 2 y's in the parent
+    assert both.loc["noise", "p_value"] == pytest.approx(noise)
+    assert both.loc["by-key", "q_value"] == pytest.approx(min(2 * by_key, noise))
+    assert both.loc["by-key", "verdict"] == "inconclusive"  # 0.036 > 0.02: the rate, not the task, decides
+
+
+def test_the_chance_headline_counts_tasks_that_did_not_agree_too() -> None:
+    after = _log({"by-key": "xyxyx", "noise": "xxxxx"}, "AAAAA")
+    frame = compare_before_after(PARENT, after, ["by-key", "noise"])
+    assert frame["chance_p"].notna().all()
+    expected = 2 * chance_agreement([3, 2], 5)
+    assert f"by chance alone about {expected:.1f} would have" in chance_headline(frame)
 
 
 def test_two_agreeing_rounds_on_a_new_route_are_inconclusive() -> None:
@@ -74,7 +96,7 @@ def test_two_agreeing_rounds_on_a_new_route_are_inconclusive() -> None:
             result.route.base_url = other  # type: ignore[union-attr]
     frame = compare_before_after(PARENT, after, ["by-key"])
     row = frame.iloc[0]
-    assert row["verdict"] == "inconclusive" and row["rounds_needed"] == 3
-    assert "3 agreeing rounds would decide" in row["reason"]
+    assert row["verdict"] == "inconclusive" and row["rounds_needed"] == 18
+    assert "18 agreeing rounds would decide" in row["reason"]
     lines = before_after_lines(frame)
     assert any(line.startswith("  by-key: 2 rounds agree") for line in lines)

@@ -86,8 +86,8 @@ def test_paired_difference_with_exact_mcnemar() -> None:
     low, high = diff.answer_gap_diff_ci
     assert low < -50.0 < high <= 0.0
     assert "not distinguishable from noise with 10 tasks" in diff.sentence
-    assert diff.tasks_to_resolve == 14  # McNemar sample size for this flip rate (see test_stats)
-    assert diff.sentence.endswith("about 14 paired tasks would resolve a difference of this size.")
+    assert diff.tasks_to_resolve == 15  # exact McNemar power for this flip rate (see test_stats)
+    assert diff.sentence.endswith("about 15 paired tasks would resolve a difference of this size.")
     # 8 tasks turn consistent and none back: p = 2 / 2^8 = 0.0078 -> a plain statement with its interval
     a8 = analyze(_log(_answers(8, 12)))
     c8 = analyze(_log(_answers(0, 20)))
@@ -134,3 +134,33 @@ def test_outcome_gap_difference_by_hand() -> None:
     assert diff.outcome_common_tasks == 2
     assert diff.outcome_gap_diff_pp == pytest.approx(-100 / 3)
     assert diff.outcome_gap_diff_ci is not None
+
+
+def test_outcome_gap_difference_of_one_round_logs_is_zero_not_uncertain() -> None:
+    # with n = 1 the per-task gap is c/1 - [c = 1] = 0 always: the largest gap is 100 (n - 1) / n = 0
+    def one_round(successes: list[bool]) -> RunLog:
+        return RunLog.model_validate(
+            {"runs": [[{"task_id": f"t{i}", "answer": "x", "success": s} for i, s in enumerate(successes)]]}
+        )
+
+    [diff] = compare(
+        [("A", analyze(one_round([True, False, True]))), ("B", analyze(one_round([False, True, True])))]
+    ).differences
+    assert diff.outcome_gap_diff_pp == 0.0 and diff.outcome_gap_diff_ci == [0.0, 0.0]
+
+
+def test_the_outcome_gap_interval_is_bounded_by_the_largest_gap_the_rounds_allow() -> None:
+    # 2 rounds: a task's gap is 0 or 50 pp (1 of 2 passes); the interval lies within [-50, 50]
+    def two_rounds(first: list[bool], second: list[bool]) -> RunLog:
+        runs = [
+            [{"task_id": f"t{i}", "answer": "x", "success": s} for i, s in enumerate(r)]
+            for r in (first, second)
+        ]
+        return RunLog.model_validate({"runs": runs})
+
+    a = analyze(two_rounds([True, True, True], [True, True, True]))
+    b = analyze(two_rounds([True, True, True], [True, True, False]))
+    [diff] = compare([("A", a), ("B", b)]).differences
+    assert diff.outcome_gap_diff_pp == pytest.approx(50 / 3)
+    low, high = diff.outcome_gap_diff_ci  # type: ignore[misc]
+    assert -50.0 <= low < 50 / 3 < high <= 50.0

@@ -1,0 +1,340 @@
+"""The `semantic` answer key: a task's answers clustered by meaning (docs/metrics.md has the rule).
+
+Two normalized answers are **similar** when they agree on the facts of `semantic_guards` (polarity,
+numbers, months, units, weekdays), their similarity reaches the threshold (less `CROSS_LANGUAGE_GAP`
+between Chinese characters and Latin letters) where similarity is 1 when every word of the shorter
+is in the longer ("Paris" and "the capital is Paris") and otherwise their embeddings' cosine, and,
+when they share a frame and differ in a short slot, the slot's own words agree (`differing_words`).
+
+Clustering is leader clustering, the `fuzzy` key's rule: a task's distinct answers are visited most
+frequent first (ties by first appearance); each joins the representative it is most similar to, if
+that passes, or starts a cluster of its own. So every member is similar to its representative, which
+is exactly what the display shows, and similarity never chains: connected components would join
+"refundable" to "not refundable" through any answer close to both; complete linkage would be
+order-free but costs O(n^3) and has no one answer to show for a cluster.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
+from analyzer.metrics.semantic_guards import conflict, facts
+
+__all__ = [
+    "DEFAULT_SEMANTIC_THRESHOLD",
+    "CROSS_LANGUAGE_GAP",
+    "DEFAULT_SLOT_THRESHOLD",
+    "Member",
+    "PairJudge",
+    "SemanticOptions",
+    "differing_words",
+    "semantic_clusters",
+    "semantic_keys",
+]
+
+DEFAULT_SEMANTIC_THRESHOLD = 0.55
+"""Cosine at or above which two answers are one (chosen on the labelled set's dev split)."""
+
+CROSS_LANGUAGE_GAP = 0.05
+"""How much lower the cosine of an answer in Chinese characters and one in Latin letters may be
+(the dev split chose 0.55 within a script and 0.50 across)."""
+
+DEFAULT_SLOT_THRESHOLD = 0.50
+"""Cosine at or above which the differing words of two answers that share a frame are synonyms."""
+
+SYNONYM_COSINE = 0.80
+"""One word swapped for one word in a shared frame ("white" / "yellow", "John" / "Jane") is another
+answer unless the two words are near-synonyms, which this cosine asks for."""
+
+_MAX_SLOT_WORDS = 4
+_EMBED_BATCH = 512
+_CACHES: dict[str, EmbeddingCache] = {}
+_WORD = re.compile(r"[\u4e00-\u9fff]|[^\W\d_\u4e00-\u9fff]+|\d+(?:[.,]\d+)*")
+_WEAK_WORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "will",
+        "would",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "by",
+        "with",
+        "from",
+        "as",
+        "and",
+        "or",
+        "so",
+        "i",
+        "you",
+        "your",
+        "we",
+        "our",
+        "they",
+        "s",
+        "ve",
+        "ll",
+        "d",
+        "yes",
+        "ok",
+        "okay",
+        "please",
+        "because",
+        "due",
+        "的",
+        "了",
+        "是",
+        "在",
+        "将",
+        "已",
+        "您",
+        "你",
+        "我",
+    ]
+)
+
+
+@dataclass(frozen=True, eq=False)
+class SemanticOptions:
+    """How the `semantic` key runs: its threshold, where vectors come from, who hears of progress."""
+
+    threshold: float = DEFAULT_SEMANTIC_THRESHOLD
+    """Cosine (0..1) at or above which two answers that agree on their facts are joined."""
+    embedder: Embedder | None = None
+    """The vector source; None is the bundled local model."""
+    cross_threshold: float | None = None
+    """The same for a pair across scripts (Chinese against English), whose cosines run lower; None is
+    the threshold less `CROSS_LANGUAGE_GAP`, so moving the threshold moves both."""
+    slot_threshold: float = DEFAULT_SLOT_THRESHOLD
+    """Cosine the words two answers differ in must reach when they share the rest (see
+    `differing_words`)."""
+    progress: Callable[[int, int], None] | None = field(default=None, repr=False)
+    """Called with (answers embedded, answers to embed) while new answers are embedded."""
+    persist: bool = True
+    """Keep vectors in the cache folder (False: in memory only)."""
+
+    def across(self) -> float:
+        """The threshold a pair across scripts must reach."""
+        if self.cross_threshold is not None:
+            return self.cross_threshold
+        return max(0.0, round(self.threshold - CROSS_LANGUAGE_GAP, 4))
+
+    def cache(self) -> EmbeddingCache:
+        """The process's one cache for this embedder (shared by every analysis that uses it)."""
+        embedder = self.embedder or LocalEmbedder()
+        key = f"{embedder.name}|{self.persist}"
+        cached = _CACHES.get(key)
+        if cached is None or (self.embedder is not None and cached.embedder is not self.embedder):
+            cached = _CACHES[key] = EmbeddingCache(embedder, persist=self.persist)
+        return cached
+
+
+@dataclass(frozen=True)
+class Member:
+    """One distinct answer's place: its cluster's representative, its similarity to it, any guard."""
+
+    answer: str
+    representative: str
+    similarity: float
+    """Similarity to the representative (1 for the representative itself)."""
+    blocked: str | None = None
+    """For an answer that started its own cluster: the guard that kept it from the nearest one."""
+
+
+def differing_words(a: str, b: str) -> tuple[str, str] | None:
+    """The words only one answer has, when the two share a frame and differ in a short slot.
+
+    "the sun is white when viewed from space" and "the sun is yellow when viewed from space" differ
+    in `white` and `yellow`: a sentence embedding scores the pair high for all it shares, so the
+    slot is compared on its own. None when the answers share little (a paraphrase or another
+    language: the sentence embedding decides) or one adds nothing but weak words.
+    """
+    wa, wb = _WORD.findall(a), _WORD.findall(b)
+    sa, sb = set(wa), set(wb)
+    only_a = [w for w in dict.fromkeys(wa) if w not in sb]
+    only_b = [w for w in dict.fromkeys(wb) if w not in sa]
+    content_a = [w for w in only_a if w not in _WEAK_WORDS]
+    content_b = [w for w in only_b if w not in _WEAK_WORDS]
+    shared = len((sa & sb) - _WEAK_WORDS)
+    if not content_a or not content_b or shared < max(len(content_a), len(content_b)):
+        return None
+    if max(len(content_a), len(content_b)) > _MAX_SLOT_WORDS:
+        return None
+    return " ".join(content_a), " ".join(content_b)
+
+
+def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJudge) -> list[Member]:
+    """Leader clustering of one task's answers (see the module docstring), most frequent first.
+
+    Args:
+        answers: The task's normalized answers, one per result (repeats count towards frequency).
+        vectors: One unit vector per distinct answer, in first-appearance order.
+        judge: Scores a pair from its cosine and says which guard, if any, keeps it apart.
+    """
+    counts: dict[str, int] = {}
+    for a in answers:
+        counts[a] = counts.get(a, 0) + 1
+    index = {a: i for i, a in enumerate(counts)}
+    ordered = sorted(counts, key=lambda a: -counts[a])
+    reps: list[str] = []
+    out: list[Member] = []
+    for a in ordered:
+        best, best_score, nearest_block = None, -1.0, None
+        if reps:
+            cosines = vectors[[index[r] for r in reps]] @ vectors[index[a]]
+            for rep, cos in zip(reps, cosines.tolist(), strict=True):
+                score, reason = judge.score(a, rep, cos)
+                passes = score >= judge.needed(a, rep)
+                if reason is None and passes and score > best_score:
+                    best, best_score = rep, score
+                elif reason is not None and passes and nearest_block is None:
+                    nearest_block = reason
+        if best is None:
+            reps.append(a)
+            out.append(Member(a, a, 1.0, nearest_block))
+        else:
+            out.append(Member(a, best, round(best_score, 4)))
+    return out
+
+
+class PairJudge:
+    """Scores two answers: containment or their cosine, and the guard (facts, slot) that blocks them."""
+
+    def __init__(
+        self,
+        cache: EmbeddingCache,
+        threshold: float,
+        slot_threshold: float,
+        cross_threshold: float | None = None,
+    ) -> None:
+        self.cache = cache
+        self.threshold = threshold
+        self.slot_threshold = slot_threshold
+        self.cross_threshold = threshold if cross_threshold is None else cross_threshold
+
+    def needed(self, a: str, b: str) -> float:
+        """The similarity a pair must reach: the cross-language threshold when one answer is written
+        in Chinese (or Japanese) characters and the other is not."""
+        return self.cross_threshold if _cjk(a) != _cjk(b) else self.threshold
+
+    def prefetch(self, tasks: list[list[str]], vectors: list[np.ndarray]) -> None:
+        """Embed, in one batch, the differing words of every pair that may be slot-checked.
+
+        Args:
+            tasks: Each task's distinct answers.
+            vectors: Their unit vectors, one array per task.
+        """
+        phrases: dict[str, None] = {}
+        for answers, vecs in zip(tasks, vectors, strict=True):
+            cosines = vecs @ vecs.T
+            lowest = min(self.threshold, self.cross_threshold)
+            for i, j in zip(*np.nonzero(np.triu(cosines >= lowest, 1)), strict=True):
+                slot = differing_words(answers[i], answers[j])
+                if slot is not None:
+                    phrases.update(dict.fromkeys(slot))
+        if phrases:
+            self.cache.vectors(list(phrases))
+
+    def score(self, a: str, b: str, cosine: float) -> tuple[float, str | None]:
+        """(similarity, None) when the pair may be joined at that similarity; else the reason.
+
+        Args:
+            a: One normalized answer.
+            b: The other.
+            cosine: Cosine of their embeddings.
+        """
+        reason = conflict(facts(a), facts(b))
+        score = 1.0 if _contained(a, b) else float(cosine)
+        if reason is None and score >= self.needed(a, b):
+            slot = differing_words(a, b)
+            if slot is not None:
+                va, vb = self.cache.vectors(list(slot))
+                single = " " not in slot[0] and " " not in slot[1]
+                if float(va @ vb) < (SYNONYM_COSINE if single else self.slot_threshold):
+                    reason = f"differ in '{slot[0]}' / '{slot[1]}'"
+        return score, reason
+
+
+def semantic_keys(task_ids: pd.Series, normalized: pd.Series, options: SemanticOptions) -> pd.Series:
+    """Each result's cluster representative (`<NA>` stays), for tasks with 2+ distinct answers.
+
+    Every distinct answer of those tasks is embedded once, in one pass, through the options' cache.
+
+    Args:
+        task_ids: Each result's task.
+        normalized: Each result's normalized answer (`<NA>` for errors).
+        options: Threshold, embedder and progress callback.
+    """
+    frame = pd.DataFrame({"task": task_ids.astype(str).to_numpy(), "answer": normalized.to_numpy()})
+    frame = frame[normalized.notna().to_numpy()]
+    distinct = frame.drop_duplicates().groupby("task", sort=False)["answer"].size()
+    needs = frame[frame["task"].isin(distinct.index[distinct > 1])]
+    if needs.empty:
+        return normalized.copy()
+    texts = list(dict.fromkeys(needs["answer"].tolist()))
+    vectors = _embed(texts, options)
+    row_of = {t: i for i, t in enumerate(texts)}
+    judge = PairJudge(options.cache(), options.threshold, options.slot_threshold, options.across())
+    groups = [(str(task), answers.tolist()) for task, answers in needs.groupby("task", sort=False)["answer"]]
+    rows_of = [[row_of[a] for a in dict.fromkeys(values)] for _, values in groups]
+    judge.prefetch([list(dict.fromkeys(values)) for _, values in groups], [vectors[r] for r in rows_of])
+    mapping: dict[tuple[str, str], str] = {}
+    for (task, values), rows in zip(groups, rows_of, strict=True):
+        for m in semantic_clusters(values, vectors[rows], judge):
+            mapping[(task, m.answer)] = m.representative
+    out = normalized.to_numpy(dtype=object, na_value=None).copy()
+    tasks = task_ids.astype(str).to_numpy()
+    for i in np.flatnonzero(normalized.notna().to_numpy()):
+        out[i] = mapping.get((tasks[i], out[i]), out[i])
+    return pd.Series(pd.array(out, dtype="string"), index=normalized.index)
+
+
+def _embed(texts: list[str], options: SemanticOptions) -> np.ndarray:
+    """The texts' vectors in batches, so progress can be told while a first pass runs."""
+    cache = options.cache()
+    parts = []
+    for start in range(0, len(texts), _EMBED_BATCH):
+        parts.append(cache.vectors(texts[start : start + _EMBED_BATCH]))
+        if options.progress is not None:
+            options.progress(min(start + _EMBED_BATCH, len(texts)), len(texts))
+    return np.vstack(parts)
+
+
+def _cjk(text: str) -> bool:
+    """Mostly Chinese or Japanese characters (among the answer's letters)."""
+    letters = [c for c in text if c.isalpha()]
+    return bool(letters) and sum("\u3040" <= c <= "\u9fff" for c in letters) * 2 > len(letters)
+
+
+def _contained(a: str, b: str) -> bool:
+    """Every word of the shorter answer is in the longer, and it has a word that says something."""
+    wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
+    short, long_ = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    return bool(short - _WEAK_WORDS) and short <= long_

@@ -1,0 +1,278 @@
+"""Facts two answers must share before their meaning can count as the same.
+
+A sentence embedding puts "refundable" and "not refundable", "3 items" and "4 items", "March 3" and
+"March 4" close together: they are about the same thing. The `semantic` key therefore joins two
+answers only when they also agree on these facts, read from the text in English and Chinese:
+
+- **polarity**: whether the answer is negated (`not`, `no`, `never`, `cannot`, `n't`, `non-`,
+  `不`, `没`, `无`, `未`, `非`, ...);
+- **numbers**: the set of numbers it states, digits or words (`3`, `three`, `三`, `十二`, `两`);
+- **months**: month names and `N月`, so `March 3` and `3月3日` state the same date;
+- **units**: the set of units it names (km and 公里 are one unit; items and 件 too);
+- **weekdays**: `Monday` and `星期一` are one day.
+
+An answer that states no number (or no unit) does not disagree with one that does: "3 items" and
+"3" are the same answer, "Paris" and "the capital is Paris" too. Numbers and units disagree only
+when neither answer's set holds the other's, so an answer that shows its working ("3 bags each for
+two passengers, 6 in all") still agrees with "6 bags"; months and weekdays must be equal.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = ["Facts", "conflict", "facts"]
+
+_NEGATION_WORDS = frozenset(
+    [
+        "not",
+        "no",
+        "never",
+        "none",
+        "nobody",
+        "nothing",
+        "nowhere",
+        "neither",
+        "nor",
+        "cannot",
+        "cant",
+        "without",
+        "unable",
+        "isnt",
+        "arent",
+        "wasnt",
+        "werent",
+        "dont",
+        "doesnt",
+        "didnt",
+        "wont",
+        "wouldnt",
+        "shouldnt",
+        "couldnt",
+        "hasnt",
+        "havent",
+        "hadnt",
+    ]
+)
+_NEGATION_PREFIXES = ("non-", "non ", "un-")
+_ZH_NEGATION = re.compile(r"[不没無无未非别否]")
+_ZH_NEGATION_IDIOMS = ("不错", "不客气", "不用谢", "不仅", "不但", "无论", "非常", "未读", "未接")
+"""Chinese words that contain a negation character but do not negate the answer."""
+
+_WORD_NUMBERS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
+    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
+    "hundred": 100, "thousand": 1000, "million": 1_000_000, "once": 1, "twice": 2,
+}  # fmt: skip
+_MONTHS = {
+    m: i + 1
+    for i, names in enumerate(
+        ("january jan", "february feb", "march mar", "april apr", "may", "june jun", "july jul",
+         "august aug", "september sep sept", "october oct", "november nov", "december dec")
+    )
+    for m in names.split()
+}  # fmt: skip
+_WEEKDAYS = {
+    **{
+        d: i
+        for i, d in enumerate(["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"])
+    },
+    **{f"星期{c}": i for i, c in enumerate("一二三四五六日")},
+    **{f"周{c}": i for i, c in enumerate("一二三四五六日")},
+    "星期天": 6,
+}
+_UNITS = {
+    "km": ("km", "kilometer", "kilometers", "kilometre", "kilometres", "公里", "千米"),
+    "m": ("meter", "meters", "metre", "metres", "米"),
+    "mile": ("mile", "miles", "英里"),
+    "kg": ("kg", "kilogram", "kilograms", "公斤", "千克"),
+    "g": ("gram", "grams", "克"),
+    "lb": ("lb", "lbs", "pound", "pounds", "磅"),
+    "usd": ("$", "usd", "dollar", "dollars", "美元", "美金"),
+    "eur": ("€", "eur", "euro", "euros", "欧元"),
+    "cny": ("¥", "cny", "rmb", "yuan", "元", "人民币"),
+    "gbp": ("£", "gbp", "英镑"),
+    "percent": ("%", "percent", "per cent", "百分之"),
+    "hour": ("hour", "hours", "hr", "hrs", "小时", "钟头"),
+    "minute": ("minute", "minutes", "min", "mins", "分钟"),
+    "second": ("second", "seconds", "sec", "secs", "秒"),
+    "day": ("day", "days", "天"),
+    "week": ("week", "weeks", "星期", "周"),
+    "year": ("year", "years", "年"),
+    "item": ("item", "items", "piece", "pieces", "件", "pcs"),
+    "bag": ("bag", "bags", "suitcase", "suitcases", "件行李", "行李"),
+    "person": ("person", "people", "persons", "passenger", "passengers", "人", "位"),
+}
+_UNIT_OF = {alias: unit for unit, aliases in _UNITS.items() for alias in aliases}
+_ZH_UNIT_ALIASES = sorted((a for a in _UNIT_OF if not a.isascii() and a not in "$€¥£"), key=len, reverse=True)
+_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
+              "八": 8, "九": 9}  # fmt: skip
+_ZH_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
+_ZH_COUNTERS = "件个本张次天月年号日元岁点分秒人位台条份只块双周倍公米克斤英小美欧磅星"
+"""Characters after which a Chinese numeral is a number (so 一 in 一下 or 统一 is not)."""
+_ZH_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
+_DIGITS = re.compile(r"\d+(?:[.,]\d+)*")
+_LATIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?|[$€¥£%]")
+_UNIT_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[a-z]+(?:'[a-z]+)?|[$€¥£%]")
+_CJK_RUN = re.compile(r"[\u4e00-\u9fff]+")
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What an answer states besides its wording."""
+
+    negated: bool
+    numbers: frozenset[float]
+    months: frozenset[int]
+    units: frozenset[str]
+    weekdays: frozenset[int]
+
+
+@lru_cache(maxsize=65536)
+def facts(text: str) -> Facts:
+    """The polarity, numbers, units and weekdays an answer states.
+
+    Args:
+        text: The answer (any case; NFKC is applied here).
+    """
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    words = _LATIN_WORD.findall(folded.replace("’", "'"))
+    folded = folded.replace("百分之", "%")  # 百分之十 is ten percent: 百 is not a hundred here
+    numbers: set[float] = set()
+    months = {_MONTHS[w] for w in words if _is_month(w, folded)}
+    for d in _DIGITS.finditer(folded):
+        is_month = folded[d.end() : d.end() + 1] == "月" and folded[d.end() + 1 : d.end() + 2] != "份"
+        months.add(int(_number(d[0]))) if is_month else numbers.add(_number(d[0]))
+    numbers |= {float(_WORD_NUMBERS[w]) for w in words if w in _WORD_NUMBERS}
+    zh = _without_weekdays(folded)
+    for run in _ZH_RUN.finditer(zh):
+        if zh[run.end() : run.end() + 1] == "月" and zh[run.end() + 1 : run.end() + 2] != "份":
+            months.add(_zh_number(run[0]))
+        elif _counted(zh, run):
+            numbers.add(float(_zh_number(run[0])))
+    return Facts(
+        negated=_negated(folded, words),
+        numbers=frozenset(float(n) for n in numbers),
+        months=frozenset(months),
+        units=frozenset(_units(folded)),
+        weekdays=frozenset(v for k, v in _WEEKDAYS.items() if k in folded),
+    )
+
+
+def conflict(a: Facts, b: Facts) -> str | None:
+    """Why two answers cannot mean the same (`negation`, `numbers`, `dates`, `units`, `weekdays`).
+
+    None when nothing conflicts. Months and weekdays conflict only when both answers state some and
+    the sets differ; numbers and units only when neither answer's set holds the other's (a longer
+    answer may show its working: "3 bags each for two passengers, 6 in all" is the answer "6 bags").
+    """
+    if a.negated != b.negated:
+        return "negation"
+    if a.numbers and b.numbers and not (a.numbers <= b.numbers or b.numbers <= a.numbers):
+        return "numbers"
+    if a.months and b.months and a.months != b.months:
+        return "dates"
+    if a.units and b.units and not (a.units <= b.units or b.units <= a.units):
+        return "units"
+    if a.weekdays and b.weekdays and a.weekdays != b.weekdays:
+        return "weekdays"
+    return None
+
+
+def _negated(folded: str, words: list[str]) -> bool:
+    if any(w.replace("'", "") in _NEGATION_WORDS or w.endswith("n't") for w in words):
+        return True
+    if any(p in folded for p in _NEGATION_PREFIXES) or "n't" in folded:
+        return True
+    cjk = "".join(_CJK_RUN.findall(folded))
+    for idiom in _ZH_NEGATION_IDIOMS:
+        cjk = cjk.replace(idiom, "")
+    return bool(_ZH_NEGATION.search(cjk))
+
+
+def _units(folded: str) -> set[str]:
+    """Units named next to a number: `5 km`, `$5`, `20%`, `three items`; "missing person" has none."""
+    tokens = ["", *_UNIT_TOKEN.findall(folded), ""]
+    found = {
+        _UNIT_OF[t]
+        for i, t in enumerate(tokens)
+        if t in _UNIT_OF and (_is_number(tokens[i - 1]) or _is_number(tokens[i + 1]))
+    }
+    for alias in _ZH_UNIT_ALIASES:  # longest first: 美元 is dollars, not 元
+        for at in [m.start() for m in re.finditer(re.escape(alias), folded)]:
+            if _after_numeral(folded, at):
+                found.add(_UNIT_OF[alias])
+        folded = folded.replace(alias, " ")
+    if "per cent" in folded or "%" in folded:
+        found.add("percent")
+    if {"bag", "item"} <= found:
+        found.discard("item")  # 件 in 件行李 counts bags, not items
+    if "week" in found and any(day in folded for day in _WEEKDAYS if not day.isascii()):
+        found.discard("week")  # 星期一 is a day, not a number of weeks
+    return found
+
+
+def _counted(text: str, run: re.Match[str]) -> bool:
+    """A Chinese numeral is a number before a counter (三件), after 百分之 or 第, or standing alone."""
+    after = text[run.end() : run.end() + 1]
+    before = text[: run.start()]
+    alone = text.strip(" .,!?;:。，！？；：") == run[0]
+    return alone or (after != "" and after in _ZH_COUNTERS) or before.endswith(("%", "第"))
+
+
+def _is_number(word: str) -> bool:
+    return bool(word) and (word[0].isdigit() or word in _WORD_NUMBERS)
+
+
+def _after_numeral(text: str, at: int) -> bool:
+    """A Chinese unit counts only after a number (5公里, 三件, 两个人), so 人 in 人们 is no unit."""
+    before = text[max(0, at - 2) : at].rstrip(" 个位名")
+    return bool(before) and (before[-1].isdigit() or before[-1] in _ZH_DIGITS or before[-1] in _ZH_SCALES)
+
+
+def _is_month(word: str, folded: str) -> bool:
+    """A month name; `may` only next to a number (`May 21`, `21 may`)."""
+    if word != "may":
+        return word in _MONTHS
+    return re.search(r"\bmay\s+\d|\d(?:st|nd|rd|th)?\s+may\b", folded) is not None
+
+
+def _without_weekdays(folded: str) -> str:
+    for day in _WEEKDAYS:
+        if not day.isascii():
+            folded = folded.replace(day, " ")
+    return folded
+
+
+def _number(digits: str) -> float:
+    """`1,000` is a thousand, `3,5` is three and a half (a comma before one or two digits)."""
+    parts = digits.split(",")
+    if len(parts) > 1 and all(len(p) == 3 for p in parts[1:]):
+        digits = "".join(parts)
+    else:
+        digits = digits.replace(",", ".")
+    if digits.count(".") > 1:
+        digits = digits.replace(".", "")
+    return float(digits)
+
+
+def _zh_number(numeral: str) -> int:
+    """A Chinese numeral as an integer: 三 3, 十二 12, 二十 20, 两百五十 250, 一万 10000, 二〇二四 2024."""
+    if not any(char in _ZH_SCALES for char in numeral):
+        return int("".join(str(_ZH_DIGITS[char]) for char in numeral))
+    total, section, digit = 0, 0, 0
+    for char in numeral:
+        if char in _ZH_DIGITS:
+            digit = _ZH_DIGITS[char]
+        elif char in ("万", "亿"):
+            total += (section + digit) * _ZH_SCALES[char]
+            section, digit = 0, 0
+        else:
+            section += (digit or 1) * _ZH_SCALES[char]
+            digit = 0
+    return total + section + digit

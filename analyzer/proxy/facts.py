@@ -1,0 +1,142 @@
+"""What the proxy reads from a request and a response: parameters, usage, served model, and the
+hashes that join a harness's results to the calls it made.
+
+The messages hash is sha256 over canonical JSON (sorted keys, no spaces) of what the client sent as
+its conversation: chat `messages`, the Responses API's `instructions` + `input`, Anthropic's
+`system` + `messages`, the embeddings' `input`. A harness that records the request it sent (Inspect's
+model events) gives the same hash from its own log, so the join is exact there.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+PARAMS = ("model", "temperature", "top_p", "seed", "max_tokens")
+"""The sampling parameters recorded per attempt, as the client sent them."""
+
+
+def canonical_hash(value: Any) -> str:
+    """sha256 (hex, 24 digits) of a JSON value in canonical form."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def conversation(path: str, body: dict[str, Any]) -> Any:
+    """The part of a request body that says what was asked (None when there is none)."""
+    if path.endswith("/messages"):
+        return {"system": body.get("system"), "messages": body.get("messages")}
+    if path.endswith("/responses"):
+        return {"instructions": body.get("instructions"), "input": body.get("input")}
+    if path.endswith("/embeddings"):
+        return body.get("input")
+    return body.get("messages")
+
+
+@dataclass
+class RequestFacts:
+    """A request's parameters and messages hash."""
+
+    params: dict[str, Any] = field(default_factory=dict)
+    messages_hash: str | None = None
+    stream: bool = False
+
+
+def request_facts(path: str, raw: bytes) -> RequestFacts:
+    """Parameters and the messages hash of a JSON request body (empty facts for anything else)."""
+    if not raw:
+        return RequestFacts()
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError):
+        return RequestFacts()
+    if not isinstance(body, dict):
+        return RequestFacts()
+    params = {k: body[k] for k in PARAMS if isinstance(body.get(k), str | int | float)}
+    cap = body.get("max_completion_tokens", body.get("max_output_tokens"))
+    if "max_tokens" not in params and isinstance(cap, int):
+        params["max_tokens"] = cap
+    asked = conversation(path, body)
+    return RequestFacts(
+        params=params,
+        messages_hash=canonical_hash(asked) if asked is not None else None,
+        stream=body.get("stream") is True,
+    )
+
+
+@dataclass
+class ResponseFacts:
+    """Served model, system fingerprint, usage and the content's text (hashed when done)."""
+
+    served_model: str | None = None
+    system_fingerprint: str | None = None
+    usage: dict[str, int] = field(default_factory=dict)
+    parts: list[str] = field(default_factory=list)
+
+    @property
+    def content_hash(self) -> str | None:
+        """sha256 of the answer's text and tool calls, None when there was none."""
+        return canonical_hash("".join(self.parts)) if self.parts else None
+
+    def take(self, data: Any) -> None:
+        """Read one JSON response, or one event of a stream."""
+        if not isinstance(data, dict):
+            return
+        inner = data.get("message") if isinstance(data.get("message"), dict) else None  # Anthropic start
+        inner = inner or (data.get("response") if isinstance(data.get("response"), dict) else None)
+        for src in (data, inner or {}):
+            if isinstance(src.get("model"), str):
+                self.served_model = src["model"]
+            if isinstance(src.get("system_fingerprint"), str):
+                self.system_fingerprint = src["system_fingerprint"]
+            self._usage(src.get("usage"))
+        self.parts.extend(_texts(data))
+
+    def _usage(self, usage: Any) -> None:
+        if not isinstance(usage, dict):
+            return
+        names = {
+            "prompt_tokens": ("prompt_tokens", "input_tokens"),
+            "completion_tokens": ("completion_tokens", "output_tokens"),
+            "total_tokens": ("total_tokens",),
+        }
+        for ours, theirs in names.items():
+            value = next((usage[n] for n in theirs if isinstance(usage.get(n), int)), None)
+            if value is not None:
+                self.usage[ours] = value
+        if "total_tokens" not in usage and {"prompt_tokens", "completion_tokens"} <= self.usage.keys():
+            self.usage["total_tokens"] = self.usage["prompt_tokens"] + self.usage["completion_tokens"]
+
+
+def _texts(data: dict[str, Any]) -> list[str]:
+    """The answer's text pieces in a response or a stream event (chat, Responses, Anthropic)."""
+    out: list[str] = []
+    for choice in data.get("choices") or []:
+        if not isinstance(choice, dict):
+            continue
+        msg = choice.get("message") or choice.get("delta") or {}
+        if isinstance(msg, dict):
+            out += [msg["content"]] if isinstance(msg.get("content"), str) else []
+            for call in msg.get("tool_calls") or []:
+                fn = call.get("function") if isinstance(call, dict) else None
+                if isinstance(fn, dict):
+                    out += [str(fn.get("name") or ""), str(fn.get("arguments") or "")]
+    if data.get("type") == "content_block_delta" and isinstance(data.get("delta"), dict):
+        delta = data["delta"]
+        out += [str(delta.get("text") or delta.get("partial_json") or "")]
+    if data.get("type") == "response.output_text.delta" and isinstance(data.get("delta"), str):
+        out.append(data["delta"])
+    if data.get("object") == "response":
+        out += [c.get("text", "") for o in data.get("output") or [] for c in _list(o, "content")]
+    if data.get("type") == "message" and isinstance(data.get("content"), list):
+        for block in data["content"]:
+            if isinstance(block, dict):
+                out.append(str(block.get("text") or json.dumps(block.get("input"), sort_keys=True)))
+    return [p for p in out if p]
+
+
+def _list(obj: Any, name: str) -> list[Any]:
+    value = obj.get(name) if isinstance(obj, dict) else None
+    return [v for v in value if isinstance(v, dict)] if isinstance(value, list) else []

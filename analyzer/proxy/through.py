@@ -1,0 +1,49 @@
+"""`rerunlens rerun --through harness`: the selected tasks re-run by their own harness on the pinned
+route (under `wrap`), then the before/after verdict of the agent against itself."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from analyzer.importers import load_any
+from analyzer.log.model import RunLog
+from analyzer.proxy.harness_rerun import harness_command
+from analyzer.proxy.session import ProxyRequest
+from analyzer.proxy.wrap import WrapOutcome, WrapRequest, wrap
+from analyzer.verdicts.before_after import compare_before_after
+
+
+@dataclass(frozen=True)
+class ThroughRequest:
+    """A re-run through the parent's harness."""
+
+    parent: RunLog
+    ids: list[str]
+    rounds: int
+    proxy: ProxyRequest
+    out: Path
+
+
+@dataclass
+class ThroughReport:
+    command: str
+    """The exact harness command run (quoted), as the dashboard shows it."""
+    outcome: WrapOutcome
+    frame: pd.DataFrame | None
+
+
+def rerun_through(request: ThroughRequest, echo: Callable[[str], None]) -> ThroughReport:
+    """Run the parent's harness on the selected tasks, wrapped; compare before and after."""
+    folder = request.out.with_name(request.out.name.split(".")[0] + ".harness")
+    command = harness_command(request.parent, request.ids, request.rounds, folder)
+    echo(f"re-running through {command.kind}: {command.shown()}")
+    wrapped = WrapRequest(command.command, request.proxy, request.out, command.harness_log, command.cwd)
+    outcome = wrap(wrapped, echo)
+    frame = None
+    if outcome.out is not None:
+        frame = compare_before_after(request.parent, load_any(outcome.out).log, request.ids)
+    return ThroughReport(command.shown(), outcome, frame)

@@ -1,0 +1,153 @@
+"""`rerunlens wrap`: run a harness's own command through the recording proxy, then join its log.
+
+The child gets the base-URL and key variables pointed at the proxy (the local token as its key);
+the route's key variables, and any variable holding a key, are not passed on. Its output is its
+own (inherited), SIGTERM and SIGHUP are forwarded, and Ctrl-C reaches it from the terminal as it
+reaches us (we wait for it to finish).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from analyzer.atomic import write_text_atomic
+from analyzer.errors import LogError, RerunLensError
+from analyzer.importers import load_any, native_text
+from analyzer.importers.common import Source
+from analyzer.importers.proxy_journal import parse_lines
+from analyzer.log.loader import MAX_LOG_BYTES
+from analyzer.proxy.harness_calls import harness_calls
+from analyzer.proxy.harness_logs import HarnessLog, find_harness_log
+from analyzer.proxy.join import JoinReport, join_log
+from analyzer.proxy.server import RecordingProxy
+from analyzer.proxy.session import ProxyRequest, proxied
+from analyzer.safety.bounded_read import read_file
+from analyzer.safety.keys import read_keys
+from analyzer.safety.scrub import scrub
+
+FORWARDED = (signal.SIGTERM, signal.SIGHUP)
+
+
+@dataclass(frozen=True)
+class WrapRequest:
+    """A command to run on a pinned route, and where its log goes."""
+
+    command: list[str]
+    proxy: ProxyRequest
+    out: Path
+    harness_log: Path | None = None
+    """The harness's log when named (`--log`); else found from the command (Inspect, promptfoo)."""
+    cwd: Path | None = None
+
+
+@dataclass
+class WrapOutcome:
+    """What a wrapped run left behind."""
+
+    returncode: int
+    journal: Path
+    out: Path | None
+    harness: HarnessLog | None
+    join: JoinReport | None = None
+    lines: list[str] = field(default_factory=list)
+
+
+def child_env(proxy: RecordingProxy, key_envs: list[str], secrets: list[str]) -> dict[str, str]:
+    """The child's environment: ours, without the route's keys, pointed at the proxy."""
+    env = {
+        name: value
+        for name, value in os.environ.items()
+        if name not in key_envs and not (secrets and scrub(value, secrets) != value)
+    }
+    env.update(proxy.client_env())
+    return env
+
+
+def run_child(command: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
+    """Run the command to its end, forwarding SIGTERM and SIGHUP; its exit code."""
+    try:
+        child = subprocess.Popen(command, env=env, cwd=cwd)
+    except FileNotFoundError:
+        raise RerunLensError(f"wrap: {shlex.quote(command[0])}: command not found") from None
+    except PermissionError:
+        raise RerunLensError(f"wrap: {shlex.quote(command[0])}: not executable") from None
+    previous = {s: signal.getsignal(s) for s in (*FORWARDED, signal.SIGINT)}
+
+    def forward(signum: int, frame: object) -> None:
+        child.send_signal(signum)
+
+    try:
+        for s in FORWARDED:
+            signal.signal(s, forward)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal sends it to the child as well
+        return child.wait()
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+
+
+def wrap(request: WrapRequest, echo: Callable[[str], None]) -> WrapOutcome:
+    """Run the command through the proxy; write one log (joined, or the journal alone)."""
+    if not request.command:
+        raise RerunLensError("wrap: give the command to run after `--`")
+    if request.out.exists():
+        raise RerunLensError(f"{request.out}: already exists; choose another --out (nothing was run)")
+    profile = request.proxy.profile
+    secrets = read_keys(profile.key_envs()).secrets()
+    started = time.time()
+    with proxied(request.proxy, echo) as proxy:
+        env = child_env(proxy, profile.key_envs(), secrets)
+        code = run_child(request.command, env, request.cwd)
+        refused, attempts = proxy.refused, proxy.journal.attempts
+    harness = find_harness_log(request.command, request.harness_log, started, request.cwd)
+    outcome = WrapOutcome(code, request.proxy.journal, None, harness)
+    if refused:
+        outcome.lines.append(f"the proxy refused {refused} request(s) without the local token")
+    if harness is None and attempts == 0:
+        outcome.lines.append("no harness log found and no call reached the proxy: no log written")
+        return outcome
+    if harness is None:
+        outcome.lines.append("no harness log found: the journal alone is the log (one result per call)")
+        log = load_any(request.proxy.journal).log
+    else:
+        if harness.others:
+            outcome.lines.append(
+                f"{harness.others} other new log(s) beside {harness.path}; only it is joined"
+            )
+        outcome.join = JoinReport(harness.kind)
+        calls = harness_calls(harness.kind, harness.path)
+        log = join_log(
+            load_any(harness.path).log, calls, journal_records(request.proxy.journal), outcome.join
+        )
+        log = log.model_copy(update={"wrapped": _provenance(request, harness, outcome.join)})
+        outcome.lines += outcome.join.lines()
+    outcome.out = write_text_atomic(request.out, scrub(native_text(log), secrets))
+    return outcome
+
+
+def journal_records(path: Path) -> list[dict[str, Any]]:
+    """A journal's records, read through the bounded reader."""
+    data = read_file(path, MAX_LOG_BYTES, "proxy journal", LogError)
+    return parse_lines(data.decode("utf-8", "replace"), Source(str(path)))["records"]
+
+
+def _provenance(request: WrapRequest, harness: HarnessLog, report: JoinReport) -> dict[str, object]:
+    return {
+        "join": report.to_json(),
+        "command": shlex.join(request.command),
+        "harness": harness.kind,
+        "harness_log": str(harness.path),
+        "journal": str(request.proxy.journal),
+        "cwd": str(request.cwd or Path.cwd()),
+    }

@@ -1,0 +1,93 @@
+"""Hosts the user confirmed may receive a key variable taken from a log's route, remembered per host.
+
+A shared log names a base URL and a key variable; sending that variable's value to that host is the
+user's decision, never the file's. Once confirmed, the pair is remembered in a small JSON file under
+the user's config folder (`$XDG_CONFIG_HOME/rerunlens/trusted_hosts.json`, else
+`~/.config/rerunlens/...`) so the next re-run of the same colleague's logs does not ask again. The
+file holds origins (scheme, host and port: never a path, a query or user info) and variable names
+(checked to be names): never a key.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from analyzer.atomic import write_text_atomic
+from analyzer.errors import RerunLensError, RouteError
+from analyzer.safety.bounded_read import read_file
+
+__all__ = ["is_trusted", "origin_of", "remember", "trusted_hosts_path"]
+
+LIMIT = 1 << 20
+"""Largest trusted-hosts file read (it holds a few lines)."""
+
+_NAME = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+
+
+def trusted_hosts_path(env: Mapping[str, str] | None = None) -> Path:
+    """Where the confirmed hosts are kept: under `$XDG_CONFIG_HOME`, else `~/.config`."""
+    source = os.environ if env is None else env
+    root = source.get("XDG_CONFIG_HOME") or str(Path(source.get("HOME") or Path.home()) / ".config")
+    return Path(root) / "rerunlens" / "trusted_hosts.json"
+
+
+def origin_of(url: str) -> str:
+    """`https://gw.example.com:443`: scheme, lower-cased host and port (the default one filled in).
+
+    Raises:
+        RouteError: the URL has no http(s) scheme or no host.
+    """
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        raise RouteError("the base URL is not a URL (its port or host does not parse)") from None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        raise RouteError("the base URL needs an http:// or https:// scheme and a host")
+    return f"{scheme}://{parts.hostname.lower()}:{port or _DEFAULT_PORTS[scheme]}"
+
+
+def _load(path: Path) -> dict[str, list[str]]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(read_file(path, LIMIT, "trusted hosts", RouteError).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise RouteError(f"{path}: not a trusted-hosts file (not JSON); delete it to start over") from None
+    hosts = data.get("hosts") if isinstance(data, dict) else None
+    if not isinstance(hosts, dict):
+        raise RouteError(f"{path}: not a trusted-hosts file (no 'hosts' table); delete it to start over")
+    return {
+        str(origin): [v for v in names if isinstance(v, str) and _NAME.fullmatch(v)]
+        for origin, names in hosts.items()
+        if isinstance(names, list)
+    }
+
+
+def is_trusted(origin: str, variable: str, path: Path | None = None) -> bool:
+    """True when the user confirmed sending `variable` to `origin` before."""
+    return variable in _load(path or trusted_hosts_path()).get(origin, [])
+
+
+def remember(origin: str, variable: str, path: Path | None = None) -> Path:
+    """Remember that the user confirmed sending `variable` to `origin` (atomic, private file).
+
+    Raises:
+        RerunLensError: the variable is not a variable name (a key pasted there is never written).
+    """
+    if not _NAME.fullmatch(variable):
+        raise RerunLensError("a key variable must be a variable name in capitals; nothing was remembered")
+    target = path or trusted_hosts_path()
+    hosts = _load(target)
+    names = hosts.setdefault(origin, [])
+    if variable not in names:
+        names.append(variable)
+    text = json.dumps({"version": 1, "hosts": hosts}, indent=2, sort_keys=True) + "\n"
+    return write_text_atomic(target, text, mode=0o600)

@@ -1,0 +1,199 @@
+"""The recording proxy's cost: what it adds to a request, beside direct calls measured in the same run.
+
+    python scripts/bench_proxy.py [--requests 2000] [--memory-requests 20000]
+
+The simulator (`rerunlens simulate`, no added latency) and the proxy (`rerunlens proxy` in front of
+it) each run in their own process, as with a real harness; this process is the client (httpx2, kept
+alive connections). Direct and proxied batches alternate, so both see the same machine load.
+
+- added latency: median proxied minus median direct, at concurrency 1 and 50;
+- first streamed byte: a small SSE upstream (in this process's sibling) that sends its first event at
+  once and the rest 20 ms later, direct and through the proxy;
+- requests/s at concurrency 50, direct and proxied;
+- the proxy's resident memory after a warm-up and every quarter of `--memory-requests`.
+
+Targets (docs: BENCHMARKS.md): <= 2 ms added at the median, <= 5 ms to the first streamed byte,
+>= 500 requests/s, memory flat. Figures only, no assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx2
+
+ROOT = Path(__file__).resolve().parent.parent
+BODY = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "What is 2+2?"}]}
+KEY = "sim-bench-key"
+
+
+def _start(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """A `rerunlens` server process and the `export` lines it printed."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "analyzer.cli", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
+    )
+    assert proc.stdout is not None
+    exports: dict[str, str] = {}
+    deadline = time.time() + 30
+    while time.time() < deadline and "OPENAI_API_KEY" not in exports:
+        line = proc.stdout.readline()
+        exports |= dict(re.findall(r"export (\w+)=(\S+)", line))
+    threading.Thread(target=proc.stdout.read, daemon=True).start()  # keep its pipe drained
+    return proc, exports
+
+
+def _stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _sequential(url: str, token: str, n: int) -> list[float]:
+    """Latency (ms) of n requests one after another on one kept-alive connection."""
+    out = []
+    with httpx2.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+        for _ in range(n):
+            t0 = time.perf_counter()
+            client.post(url, json=BODY).raise_for_status()
+            out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+async def _concurrent(url: str, token: str, n: int, concurrency: int) -> tuple[list[float], float]:
+    """Latencies (ms) and requests/s of n requests, `concurrency` at a time."""
+    limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
+    headers = {"Authorization": f"Bearer {token}"}
+    latencies: list[float] = []
+    async with httpx2.AsyncClient(headers=headers, timeout=60, limits=limits) as client:
+        queue = iter(range(n))
+
+        async def worker() -> None:
+            for _ in queue:
+                t0 = time.perf_counter()
+                (await client.post(url, json=BODY)).raise_for_status()
+                latencies.append((time.perf_counter() - t0) * 1000)
+
+        t0 = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        wall = time.perf_counter() - t0
+    return latencies, n / wall
+
+
+class _Stream(BaseHTTPRequestHandler):
+    """An SSE upstream: the first event at once, the rest 20 ms later."""
+
+    protocol_version = "HTTP/1.0"
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        self.rfile.read(int(self.headers.get("content-length") or 0))
+        self.send_response(200)
+        self.send_header("content-type", "text/event-stream")
+        self.end_headers()
+        event = {"model": "m", "choices": [{"delta": {"content": "hi"}}]}
+        self.wfile.write(f"data: {json.dumps(event)}\n\n".encode())
+        self.wfile.flush()
+        time.sleep(0.02)
+        self.wfile.write(b"data: [DONE]\n\n")
+
+    def log_message(self, *_args: object) -> None:
+        pass
+
+
+def _first_byte(url: str, token: str, n: int) -> list[float]:
+    out = []
+    with httpx2.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+        for _ in range(n):
+            t0 = time.perf_counter()
+            with client.stream("POST", url, json={**BODY, "stream": True}) as response:
+                for i, _chunk in enumerate(response.iter_raw()):
+                    if i == 0:
+                        out.append((time.perf_counter() - t0) * 1000)
+    return out
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def _row(name: str, direct: float, proxied: float, unit: str = "ms") -> None:
+    print(f"  {name:<34} direct {direct:8.2f} {unit}   proxied {proxied:8.2f} {unit}   added {proxied - direct:+7.2f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000, help="requests per measurement (default 2000)")
+    parser.add_argument("--memory-requests", type=int, default=20000, help="requests for the memory check")
+    args = parser.parse_args()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ALTK_"))}
+    env |= {"PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY}
+    work = Path(tempfile.mkdtemp(prefix="bench-proxy-"))
+    (work / "scenario.json").write_text(json.dumps({"latency_ms": [0, 0]}))
+    stream_server = ThreadingHTTPServer(("127.0.0.1", 0), _Stream)
+    threading.Thread(target=stream_server.serve_forever, daemon=True).start()
+    stream_url = f"http://127.0.0.1:{stream_server.server_address[1]}/v1"
+    sim, sim_env = _start(["simulate", "--port", "0", "--scenario", str(work / "scenario.json")], env)
+    servers = [sim]
+    try:
+        sim_url = sim_env["OPENAI_BASE_URL"]
+        proxy, pe = _start(["proxy", "--base-url", sim_url, "--journal", str(work / "b.proxy.jsonl")], env)
+        servers.append(proxy)
+        sproxy, se = _start(["proxy", "--base-url", stream_url, "--journal", str(work / "s.proxy.jsonl")], env)
+        servers.append(sproxy)
+        _measure(args, (sim_url, KEY), (pe["OPENAI_BASE_URL"], pe["OPENAI_API_KEY"]), proxy.pid)
+        n = max(50, args.requests // 10)
+        direct_fb = _first_byte(f"{stream_url}/chat/completions", KEY, n)
+        proxied_fb = _first_byte(f"{se['OPENAI_BASE_URL']}/chat/completions", se["OPENAI_API_KEY"], n)
+        _row(f"first streamed byte, median of {n}", _median(direct_fb), _median(proxied_fb))
+    finally:
+        for proc in servers:
+            _stop(proc)
+        stream_server.shutdown()
+    print(f"  journals and scenario in {work}")
+
+
+def _measure(args: argparse.Namespace, direct: tuple[str, str], proxied: tuple[str, str], pid: int) -> None:
+    d_url, p_url = f"{direct[0]}/chat/completions", f"{proxied[0]}/chat/completions"
+    n = args.requests
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {n} requests per figure")
+    _sequential(d_url, direct[1], 100), _sequential(p_url, proxied[1], 100)  # warm up both
+    d1, p1 = [], []
+    for _ in range(4):  # alternate, so both see the same load
+        d1 += _sequential(d_url, direct[1], n // 4)
+        p1 += _sequential(p_url, proxied[1], n // 4)
+    _row("median latency, concurrency 1", _median(d1), _median(p1))
+    d50, d_rate = asyncio.run(_concurrent(d_url, direct[1], n, 50))
+    p50, p_rate = asyncio.run(_concurrent(p_url, proxied[1], n, 50))
+    _row("median latency, concurrency 50", _median(d50), _median(p50))
+    _row("requests/s, concurrency 50", d_rate, p_rate, unit="/s")
+    rss = [_rss_mib(pid)]
+    for _ in range(4):
+        asyncio.run(_concurrent(p_url, proxied[1], args.memory_requests // 4, 50))
+        rss.append(_rss_mib(pid))
+    shown = " -> ".join(f"{r:.1f}" for r in rss)
+    print(f"  proxy RSS MiB after warm-up and each {args.memory_requests // 4} requests: {shown}")
+
+
+if __name__ == "__main__":
+    main()

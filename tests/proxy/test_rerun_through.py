@@ -1,0 +1,76 @@
+"""A re-run of a wrapped Inspect log goes through Inspect itself, on the selected samples and epochs;
+a prompt-only re-run says what it measures."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from fake_keys import FAKE_KEY
+
+from analyzer.errors import RerunLensError
+from analyzer.importers import load_any
+from analyzer.log.model import RunLog
+from analyzer.proxy.harness_rerun import PROMPT_ONLY, harness_command
+
+ROOT = Path(__file__).resolve().parents[2]
+HARNESS = Path(__file__).resolve().parent / "harness"
+
+
+def _cli(tmp_path: Path, args: list[str]) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ALTK_", "INSPECT_"))}
+    env |= {"PYTHONPATH": str(ROOT), "OPENAI_API_KEY": FAKE_KEY}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    return subprocess.run(
+        [sys.executable, "-m", "analyzer.cli", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path: Path) -> None:
+    shutil.copy(HARNESS / "inspect_task.py", tmp_path / "inspect_task.py")
+    (tmp_path / "scenario.json").write_text(json.dumps({"latency_ms": [1, 3]}))
+    inspect = ["inspect", "eval", "inspect_task.py", "--model", "openai/gpt-4o-mini", "--epochs", "2"]
+    first = _cli(
+        tmp_path, ["wrap", "--scenario", "scenario.json", "--out", "p.altk_runs.json", "--", *inspect]
+    )
+    assert first.returncode == 0, first.stderr
+
+    ask = ["rerun", "p.altk_runs.json", "--only", "sum", "colour", "--repeat", "3", "--through", "harness"]
+    again = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "--sample-id sum,colour --epochs 3" in again.stderr  # the exact command, shown
+    child = load_any(tmp_path / "r.altk_runs.json").log
+    results = [r for rnd in child.runs for r in rnd]
+    assert sorted({str(r.task_id) for r in results}) == ["colour", "sum"] and len(results) == 6
+    assert all(r.attempts for r in results)  # joined: the re-run is wrapped too
+    assert (child.model_extra or {})["wrapped"]["harness"] == "inspect-ai"
+    assert "sum" in again.stdout and "colour" in again.stdout  # the before/after per task
+    for path in tmp_path.rglob("*"):
+        assert not path.is_file() or FAKE_KEY.encode() not in path.read_bytes(), path
+
+    ask = ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "2", "--through", "prompt"]
+    prompt = _cli(tmp_path, [*ask, "--out", "q.altk_runs.json"])
+    assert prompt.returncode == 0, prompt.stderr
+    assert PROMPT_ONLY in prompt.stderr
+
+
+def test_a_missing_task_file_is_one_line(tmp_path: Path) -> None:
+    log = RunLog.model_validate(
+        {
+            "runs": [[{"task_id": "a"}]],
+            "wrapped": {"harness": "inspect-ai", "harness_log": "x.eval", "cwd": str(tmp_path)},
+        }
+    )
+    with pytest.raises(RerunLensError) as err:
+        harness_command(log, ["a"], 1, tmp_path / "out")
+    assert str(err.value) == f"{tmp_path / 'x.eval'}: the inspect-ai log this run came from is not there"

