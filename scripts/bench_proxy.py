@@ -126,6 +126,12 @@ def _first_byte(url: str, token: str, n: int) -> list[float]:
     return out
 
 
+def _cpu_s(pid: int) -> float:
+    """User + system CPU seconds a process has used (from /proc, clock ticks)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -138,7 +144,8 @@ def _median(values: list[float]) -> float:
 
 
 def _row(name: str, direct: float, proxied: float, unit: str = "ms") -> None:
-    print(f"  {name:<34} direct {direct:8.2f} {unit}   proxied {proxied:8.2f} {unit}   added {proxied - direct:+7.2f}")
+    added = proxied - direct
+    print(f"  {name:<34} direct {direct:8.2f} {unit}   proxied {proxied:8.2f} {unit}   added {added:+7.2f}")
 
 
 def main() -> None:
@@ -159,9 +166,10 @@ def main() -> None:
         sim_url = sim_env["OPENAI_BASE_URL"]
         proxy, pe = _start(["proxy", "--base-url", sim_url, "--journal", str(work / "b.proxy.jsonl")], env)
         servers.append(proxy)
-        sproxy, se = _start(["proxy", "--base-url", stream_url, "--journal", str(work / "s.proxy.jsonl")], env)
+        stream_journal = str(work / "s.proxy.jsonl")
+        sproxy, se = _start(["proxy", "--base-url", stream_url, "--journal", stream_journal], env)
         servers.append(sproxy)
-        _measure(args, (sim_url, KEY), (pe["OPENAI_BASE_URL"], pe["OPENAI_API_KEY"]), proxy.pid)
+        _measure(args, (sim_url, KEY), (pe["OPENAI_BASE_URL"], pe["OPENAI_API_KEY"]), (sim.pid, proxy.pid))
         n = max(50, args.requests // 10)
         direct_fb = _first_byte(f"{stream_url}/chat/completions", KEY, n)
         proxied_fb = _first_byte(f"{se['OPENAI_BASE_URL']}/chat/completions", se["OPENAI_API_KEY"], n)
@@ -173,7 +181,9 @@ def main() -> None:
     print(f"  journals and scenario in {work}")
 
 
-def _measure(args: argparse.Namespace, direct: tuple[str, str], proxied: tuple[str, str], pid: int) -> None:
+def _measure(
+    args: argparse.Namespace, direct: tuple[str, str], proxied: tuple[str, str], pids: tuple[int, int]
+) -> None:
     d_url, p_url = f"{direct[0]}/chat/completions", f"{proxied[0]}/chat/completions"
     n = args.requests
     print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {n} requests per figure")
@@ -183,10 +193,20 @@ def _measure(args: argparse.Namespace, direct: tuple[str, str], proxied: tuple[s
         d1 += _sequential(d_url, direct[1], n // 4)
         p1 += _sequential(p_url, proxied[1], n // 4)
     _row("median latency, concurrency 1", _median(d1), _median(p1))
+    sim_pid, pid = pids
+    sim0 = _cpu_s(sim_pid)
     d50, d_rate = asyncio.run(_concurrent(d_url, direct[1], n, 50))
+    sim_cpu = (_cpu_s(sim_pid) - sim0) / n * 1000
+    cpu0, sim0 = _cpu_s(pid), _cpu_s(sim_pid)
     p50, p_rate = asyncio.run(_concurrent(p_url, proxied[1], n, 50))
+    proxy_cpu, sim_cpu_p = (_cpu_s(pid) - cpu0) / n * 1000, (_cpu_s(sim_pid) - sim0) / n * 1000
     _row("median latency, concurrency 50", _median(d50), _median(p50))
     _row("requests/s, concurrency 50", d_rate, p_rate, unit="/s")
+    print(
+        f"  CPU per request at concurrency 50: simulator {sim_cpu:.2f} ms (direct), {sim_cpu_p:.2f} ms "
+        f"(proxied); proxy {proxy_cpu:.2f} ms, so at most {1000 / max(proxy_cpu, 1e-9):.0f} requests/s "
+        "on one free core"
+    )
     rss = [_rss_mib(pid)]
     for _ in range(4):
         asyncio.run(_concurrent(p_url, proxied[1], args.memory_requests // 4, 50))

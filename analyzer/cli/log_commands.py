@@ -20,6 +20,7 @@ from analyzer.log.taskfile import load_tasks
 from analyzer.report.export import flagged_task_file, missing_prompts, missing_prompts_note, tasks_csv
 from analyzer.report.html import ReportEntry, render_report_html
 from analyzer.report.text import render_comparison, render_report
+from analyzer.safety.terminal_text import json_text
 from analyzer.verdicts.compare import compare as compare_groups
 from analyzer.verdicts.compare import comparison_report
 
@@ -30,7 +31,7 @@ def analyze(args: argparse.Namespace) -> int:
     if args.json:
         report = analysis.report()
         report["source"] = str(args.file)
-        print(json.dumps(report, indent=2, ensure_ascii=False))
+        print(json_text(report))
     else:
         print(render_report(analysis, str(args.file)))
     gap = analysis.headline.answer_gap_pp
@@ -48,7 +49,7 @@ def compare(args: argparse.Namespace) -> int:
         raise RerunLensError("compare needs at least two run logs (or one file of several experiment groups)")
     comparison = compare_groups([(label, analysis) for label, _, analysis in groups])
     if args.json:
-        print(json.dumps(comparison_report(comparison), indent=2, ensure_ascii=False))
+        print(json_text(comparison_report(comparison)))
     else:
         print(render_comparison(comparison))
     return 0

@@ -45,6 +45,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""
         print(f"rerunlens: error: {where}{exc.strerror or exc}", file=sys.stderr)
         return EXIT_BAD_INPUT
+    except RecursionError:  # a value nested deeper than any reader or metric handles
+        print("rerunlens: error: the input is nested too deeply to be read", file=sys.stderr)
+        return EXIT_BAD_INPUT
     except KeyboardInterrupt:
         print("rerunlens: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shlex
 import signal
@@ -44,7 +43,7 @@ from analyzer.runner.resample import ResampleRequest, default_resample_path, pin
 from analyzer.runner.resample import resample as resample_steps
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import read_keys
-from analyzer.safety.terminal_text import visible, visible_lines
+from analyzer.safety.terminal_text import json_text, visible, visible_lines
 from analyzer.simulator import Scenario, Simulator
 
 
@@ -113,7 +112,7 @@ def rerun(args: argparse.Namespace) -> int:
     if report.outcome.cancelled:
         return 130
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json_text(report.to_json()))
     else:
         print(visible_lines(report.lines()))
         print(f"\n{report.outcome.path}  run_id {report.outcome.run_id}  parent {report.parent_run_id}")
@@ -124,7 +123,7 @@ def check(args: argparse.Namespace) -> int:
     """`rerunlens check`: one minimal completion through the route, and a diagnosis."""
     diagnosis = check_route(profile_from_args(args), scenario=scenario_from_args(args))
     if args.json:
-        print(json.dumps(diagnosis.to_dict(), indent=2, default=str))
+        print(json_text(diagnosis.to_dict()))
     else:
         print("\n".join(diagnosis.lines()))
     return 0 if diagnosis.ok else 1
@@ -204,7 +203,7 @@ def resample(args: argparse.Namespace) -> int:
     report = resample_steps(request, profile, read_keys(profile.key_envs()), progress=_sample_progress)
     print(file=sys.stderr)
     if args.json:
-        print(json.dumps(report.to_json(), indent=2))
+        print(json_text(report.to_json()))
     else:
         for step in report.steps:
             mark = "  flagged" if step.step in report.flagged else ""

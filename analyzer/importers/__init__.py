@@ -85,7 +85,7 @@ def load_any(path: str | os.PathLike[str]) -> LoadedLog:
     if p.is_dir():
         return _appworld_folder(p)
     data = read_file(p, MAX_LOG_BYTES, "run log", LogError)
-    return _load(data, str(p), p)
+    return _bounded_depth(data, str(p), p)
 
 
 def load_any_bytes(data: bytes, name: str = "upload") -> LoadedLog:
@@ -96,7 +96,7 @@ def load_any_bytes(data: bytes, name: str = "upload") -> LoadedLog:
     """
     if len(data) > MAX_LOG_BYTES:
         raise LogError(f"{name}: {len(data) / 2**20:.0f} MiB is over the {MAX_LOG_BYTES // 2**20} MiB limit")
-    return _load(data, name, None)
+    return _bounded_depth(data, name, None)
 
 
 def detect_format(data: bytes, name: str = "upload") -> str:
@@ -138,6 +138,14 @@ def native_text(log: RunLog) -> str:
     """An (imported) log as the text of a format-2 file, as `import_to_file` writes it; for keeping an
     uploaded foreign file in the runs folder as a log the native loader reads."""
     return log.model_dump_json(exclude_none=True, indent=2) + "\n"
+
+
+def _bounded_depth(data: bytes, name: str, path: Path | None) -> LoadedLog:
+    """`_load`, with a value nested deeper than a reader or check can follow as one line naming the file."""
+    try:
+        return _load(data, name, path)
+    except RecursionError:
+        raise LogError(f"{name}: nested too deeply to be read (tool arguments or messages?)") from None
 
 
 def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, NoReturn
@@ -153,7 +154,43 @@ def parse_json(text: str | bytes, source: Source, place: str = "") -> Any:
         source.fail(place, "not valid JSON: nesting too deep")
     if isinstance(parsed, dict | list) and (repeated := duplicate_key(text)) is not None:
         source.fail(place, f"duplicate key {repeated}; a key may appear only once in an object")
+    spelled = (
+        _SURROGATE_ESCAPE.search(text) if isinstance(text, str) else _SURROGATE_ESCAPE_BYTES.search(text)
+    )
+    if spelled:
+        return without_lone_surrogates(parsed)
     return parsed
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
+"""A `\\uD800`-`\\uDFFF` escape: JSON may spell a lone surrogate, which no UTF-8 output can hold."""
+_SURROGATE_ESCAPE_BYTES = re.compile(rb"\\u[dD][89abcdefABCDEF]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _fix(text: str) -> str:
+    return _SURROGATE.sub("\ufffd", text)
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """`value` with every lone surrogate in its strings (keys included) replaced by U+FFFD: text that
+    leaves the program (a terminal, a CSV, Arrow strings, the imported log) must be valid UTF-8.
+    Walks without recursion (the parsed value may be nested deep)."""
+    root: list[Any] = [value]
+    stack: list[tuple[Any, Any]] = [(root, 0)]
+    while stack:
+        holder, key = stack.pop()
+        item = holder[key]
+        if isinstance(item, str):
+            holder[key] = _fix(item)
+        elif isinstance(item, list):
+            stack.extend((item, i) for i in range(len(item)))
+        elif isinstance(item, dict):
+            renamed = {_fix(k) if isinstance(k, str) else k: v for k, v in item.items()}
+            item.clear()
+            item.update(renamed)
+            stack.extend((item, k) for k in item)
+    return root[0]
 
 
 @dataclass(frozen=True)

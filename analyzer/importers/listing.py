@@ -17,12 +17,14 @@ from pathlib import Path
 from analyzer.errors import LogError
 from analyzer.importers.appworld_tree import looks_like_zip
 from analyzer.importers.inspect_archive import ZIP_MAGIC
+from analyzer.importers.proxy_journal import is_journal
 from analyzer.log.loader import MAX_LOG_BYTES, list_logs
 from analyzer.safety.bounded_read import read_file
 
 HEAD_BYTES = 64 * 1024
 """How much of a JSON file is read to recognise it."""
-FOREIGN_SUFFIXES = (".json", ".eval", ".zip")
+FOREIGN_SUFFIXES = (".json", ".eval", ".zip", ".jsonl")
+"""`.jsonl`: a RerunLens proxy journal (the runner's own `.journal.jsonl` checkpoints are not listed)."""
 
 _MARKS: tuple[tuple[bytes, ...], ...] = (
     (b'"eval"', b'"version"', b'"samples"'),  # Inspect .json
@@ -85,6 +87,8 @@ def looks_foreign(path: Path) -> bool:
     if head[:4] == ZIP_MAGIC:
         return _inspect_archive(path) or (path.suffix == ".zip" and _appworld_zip(path))
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if path.suffix == ".jsonl":
+        return is_journal(text)
     if text[:1] == b"[":  # tau-bench: a list of results
         return b'"task_id"' in text and b'"reward"' in text and (b'"traj"' in text or b'"trial"' in text)
     return text[:1] == b"{" and any(all(m in text for m in marks) for marks in _MARKS)

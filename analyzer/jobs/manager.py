@@ -25,7 +25,6 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar, cast
@@ -222,12 +221,13 @@ class JobManager:
             raise RouteError(
                 f"job {job_id}: its base URL held a secret that was not saved; start the job again"
             )
-        ask = ResumeRequest(session_key=api_key, scenario=scenario)
+        # The route the user chose on the page (kept in the state file), never the journal's own.
+        ask = ResumeRequest(profile=profile, session_key=api_key, scenario=scenario)
         request = None if status.kind == "run" else self._rerun_request(status)  # the parent read once
         if request is None:
             plan = plan_from_journal(status.out, ask)
         else:
-            plan = resume_rerun_plan(request, status.out, replace(ask, profile=profile))
+            plan = resume_rerun_plan(request, status.out, ask)
         status = status.model_copy(
             update={
                 "state": "running",

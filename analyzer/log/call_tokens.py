@@ -32,7 +32,7 @@ def canonical_json(value: Any) -> str:
     if isinstance(value, str):
         try:
             parsed = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deep: compared as text
             parsed = value
         if isinstance(parsed, dict | list):
             value = parsed

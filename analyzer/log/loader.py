@@ -68,8 +68,11 @@ def load_bytes(data: bytes, source: str = "upload") -> LoadedLog:
         LogError: the bytes are not a valid run log.
     """
     _check_size(len(data), source)
-    log = decode_log(data) or _read_slowly(data, source)
-    return LoadedLog(log=log, source=source, warnings=structural_warnings(log))
+    try:
+        log = decode_log(data) or _read_slowly(data, source)
+        return LoadedLog(log=log, source=source, warnings=structural_warnings(log))
+    except RecursionError:  # msgspec and the structural checks recurse; a hostile file nests deep
+        raise LogError(f"{source}: not valid JSON: nesting too deep for a run log") from None
 
 
 def _read_slowly(data: bytes, source: str) -> RunLog:

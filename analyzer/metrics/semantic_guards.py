@@ -26,37 +26,13 @@ from functools import lru_cache
 
 __all__ = ["Facts", "conflict", "facts"]
 
-_NEGATION_WORDS = frozenset(
-    [
-        "not",
-        "no",
-        "never",
-        "none",
-        "nobody",
-        "nothing",
-        "nowhere",
-        "neither",
-        "nor",
-        "cannot",
-        "cant",
-        "without",
-        "unable",
-        "isnt",
-        "arent",
-        "wasnt",
-        "werent",
-        "dont",
-        "doesnt",
-        "didnt",
-        "wont",
-        "wouldnt",
-        "shouldnt",
-        "couldnt",
-        "hasnt",
-        "havent",
-        "hadnt",
-    ]
-)
+# fmt: off
+_NEGATION_WORDS = frozenset([
+    "not", "no", "never", "none", "nobody", "nothing", "nowhere", "neither", "nor", "cannot", "cant",
+    "without", "unable", "isnt", "arent", "wasnt", "werent", "dont", "doesnt", "didnt", "wont", "wouldnt",
+    "shouldnt", "couldnt", "hasnt", "havent", "hadnt"
+])
+# fmt: on
 _NEGATION_PREFIXES = ("non-", "non ", "un-")
 _ZH_NEGATION = re.compile(r"[不没無无未非别否]")
 _ZH_NEGATION_IDIOMS = ("不错", "不客气", "不用谢", "不仅", "不但", "无论", "非常", "未读", "未接")

@@ -38,7 +38,7 @@ def semantic_members(results: pd.DataFrame, task_id: str, options: SemanticOptio
         PairJudge(cache, options.threshold, options.slot_threshold, options.across()),
     )
     counts = Counter(answers)
-    size = Counter()
+    size: Counter[str] = Counter()
     for m in members:
         size[m.representative] += counts[m.answer]
     order = {rep: i for i, rep in enumerate(sorted(size, key=lambda r: -size[r]))}

@@ -58,7 +58,8 @@ def _inspect_call(key: tuple[str, int], event: dict[str, Any], pool: list[Any], 
         request[field] = [pool[i] for start, end in refs for i in range(start, end) if i < len(pool)]
     path = "/v1/messages" if provider == "anthropic" else "/v1/responses" if field == "input" else "/chat"
     asked = conversation(path, request) if request.get(field) is not None else None
-    headers = request.get("extra_headers") if isinstance(request.get("extra_headers"), dict) else {}
+    extra = request.get("extra_headers")
+    headers: dict[str, Any] = extra if isinstance(extra, dict) else {}
     return HarnessCall(
         result=key,
         messages_hash=canonical_hash(asked) if asked is not None else None,

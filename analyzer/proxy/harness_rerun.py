@@ -48,6 +48,12 @@ class HarnessCommand:
     cwd: Path
     harness_log: Path | None = None
     """Where the harness writes its log when the command says so (promptfoo's `-o`)."""
+    files: tuple[tuple[Path, str], ...] = ()
+    """Files to write before it runs (promptfoo's filtered config); building the command writes none."""
+
+    def write_files(self) -> None:
+        for path, text in self.files:
+            write_text_atomic(path, text)
 
     def shown(self) -> str:
         """The command as a user would type it (every word quoted)."""
@@ -98,7 +104,7 @@ def _tool(name: str) -> str:
 
 def _inspect(parsed: dict[str, Any], ids: list[str], rounds: int, where: tuple[Path, Path]) -> HarnessCommand:
     cwd, out_dir = where
-    spec = parsed.get("eval") if isinstance(parsed.get("eval"), dict) else {}
+    spec: dict[str, Any] = parsed["eval"] if isinstance(parsed.get("eval"), dict) else {}
     task_file = spec.get("task_file")
     if not isinstance(task_file, str) or not (cwd / task_file).is_file():
         raise RerunLensError(f"{cwd / str(task_file)}: the Inspect task file is not there")
@@ -116,11 +122,12 @@ def _promptfoo(parsed: dict[str, Any], ids: list[str], rounds: int, out_dir: Pat
     config = parsed.get("config")
     if not isinstance(config, dict) or not config.get("tests"):
         raise RerunLensError("the promptfoo results hold no config with tests: cannot re-run through it")
-    out_dir.mkdir(parents=True, exist_ok=True)
+    out_dir = out_dir.resolve()  # promptfoo runs inside it: every path it is given is absolute
     config_path = out_dir / "rerun.promptfooconfig.json"
-    write_text_atomic(config_path, scrub(json.dumps(config, indent=2), []))  # key-like words masked
+    kept = {k: v for k, v in config.items() if k != "outputPath"}  # the output is ours (-o), not the parent's
+    text = scrub(json.dumps(kept, indent=2), [])  # key-like words masked
     output = out_dir / "rerun.promptfoo.json"
     names = "|".join(re.escape(i.split(" | ")[0]) for i in ids)
     command = [_tool("promptfoo"), "eval", "-c", str(config_path), "-o", str(output)]
     command += ["--filter-pattern", f"^({names})$", "--repeat", str(rounds), "--no-cache"]
-    return HarnessCommand(PROMPTFOO, command, out_dir, harness_log=output)
+    return HarnessCommand(PROMPTFOO, command, out_dir, harness_log=output, files=((config_path, text),))

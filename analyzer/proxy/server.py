@@ -135,6 +135,7 @@ class RecordingProxy:
             "OPENAI_API_KEY": self.token,
             "ANTHROPIC_BASE_URL": root,
             "ANTHROPIC_API_KEY": self.token,
+            "OPENAI_API_BASE": f"{root}/v1",  # what litellm (tau2-bench) reads
         }
 
     def start(self) -> RecordingProxy:

@@ -41,6 +41,7 @@ def rerun_through(request: ThroughRequest, echo: Callable[[str], None]) -> Throu
     folder = request.out.with_name(request.out.name.split(".")[0] + ".harness")
     command = harness_command(request.parent, request.ids, request.rounds, folder)
     echo(f"re-running through {command.kind}: {command.shown()}")
+    command.write_files()
     wrapped = WrapRequest(command.command, request.proxy, request.out, command.harness_log, command.cwd)
     outcome = wrap(wrapped, echo)
     frame = None

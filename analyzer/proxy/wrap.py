@@ -72,7 +72,8 @@ def child_env(proxy: RecordingProxy, key_envs: list[str], secrets: list[str]) ->
 
 
 def run_child(command: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
-    """Run the command to its end, forwarding SIGTERM and SIGHUP; its exit code."""
+    """Run the command to its end, forwarding SIGTERM and SIGHUP; its exit code (128 + N when a
+    signal N ended it, as a shell reports it)."""
     try:
         child = subprocess.Popen(command, env=env, cwd=cwd)
     except FileNotFoundError:
@@ -88,7 +89,8 @@ def run_child(command: list[str], env: dict[str, str], cwd: Path | None = None) 
         for s in FORWARDED:
             signal.signal(s, forward)
         signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal sends it to the child as well
-        return child.wait()
+        code = child.wait()
+        return 128 - code if code < 0 else code  # killed by a signal: the shell's 128 + N
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)

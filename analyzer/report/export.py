@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import TYPE_CHECKING, Any
 
 import analyzer.numbers as numbers
@@ -66,7 +67,26 @@ def flagged_task_json(analysis: Analysis, extra_tasks: list[TaskSpec] | None = N
     return json.dumps(flagged_task_file(analysis, extra_tasks), indent=2, ensure_ascii=False) + "\n"
 
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = frozenset("=+-@")
+_INVISIBLE = "\ufeff\u200b\u200c\u200d\u2060\u180e"
+"""Characters a spreadsheet shows as nothing (BOM, zero-width space and joiners): skipped before the test."""
+_LOOK_ALIKES = {"\u2212": "-", "\u2010": "-", "\u2011": "-", "\u2012": "-", "\u2013": "-", "\ufe63": "-"}
+"""Minus signs and dashes NFKC leaves alone (it already maps U+FF1D to `=`, U+FF0B to `+`, U+FE62...)."""
+
+
+def formula_risky(cell: str) -> bool:
+    """True when a spreadsheet might read the cell as a formula: it starts with `=`, `+`, `-`, `@`,
+    a tab or a CR, after any white space (NBSP included) and invisible characters, and with
+    look-alikes (fullwidth `＝`, small `﹢`, the minus sign) read as what they look like."""
+    if cell[:1] in ("\t", "\r"):
+        return True
+    head = cell.lstrip().lstrip(_INVISIBLE).lstrip()
+    while head[:1] and head[0] in _INVISIBLE:
+        head = head[1:].lstrip()
+    if not head:
+        return False
+    first = unicodedata.normalize("NFKC", head[0])[:1]
+    return _LOOK_ALIKES.get(first, first) in _FORMULA_START
 
 
 def tasks_csv(analysis: Analysis) -> str:
@@ -81,7 +101,9 @@ def tasks_csv(analysis: Analysis) -> str:
     for name in table.columns:
         if table[name].dtype == object or str(table[name].dtype) == "string":
             text = table[name].astype("string")
-            risky = text.str.startswith(_FORMULA_START).fillna(False)
+            risky = text.map(lambda cell: formula_risky(cell) if isinstance(cell, str) else False).astype(
+                bool
+            )
             table[name] = text.mask(risky, "'" + text)
     return table.to_csv(index=False, lineterminator="\r\n")
 

@@ -61,10 +61,7 @@ def render_report(analysis: Analysis, source: str) -> str:
     )
     lines.append("")
 
-    threshold = (
-        f", similarity threshold {h.semantic_threshold:.2f}" if h.semantic_threshold is not None else ""
-    )
-    lines.append(f"Answers (key: {h.answer_key}{threshold})")
+    lines.append(_answers_heading(h.answer_key, h.semantic_threshold))
     rate = h.answer_consistency_rate
     lines.append(
         f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
@@ -130,6 +127,12 @@ def render_report(analysis: Analysis, source: str) -> str:
     if len(h.flagged) > _LIST_AT_MOST:
         lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
     return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
+
+
+def _answers_heading(key: str, threshold: float | None) -> str:
+    """ "Answers (key: ...)", with the semantic key's threshold beside it."""
+    shown = f", similarity threshold {threshold:.2f}" if threshold is not None else ""
+    return f"Answers (key: {key}{shown})"
 
 
 def retry_lines(r: RetryFigures) -> list[str]:

@@ -4,11 +4,12 @@ A task id, answer, label or served model is text someone else wrote. Printed raw
 sequence in it can retitle the window or clear the screen, a carriage return or newline can forge a
 report line, and bidirectional overrides can make it read differently from what it is. `visible`
 writes each such character as its Python escape (`\\x1b`, `\\n`, `\\u202e`), so what is printed is
-exactly one line showing what the text holds.
+exactly one line showing what the text holds. `json_text` does the same for `--json` output.
 """
 
 from __future__ import annotations
 
+import json
 import unicodedata
 from collections.abc import Iterable
 
@@ -24,7 +25,7 @@ def _shown(ch: str) -> str:
     """One character as printed: itself, or its escape when a terminal would act on it."""
     if ch in _NAMED:
         return _NAMED[ch]
-    if unicodedata.category(ch) == "Cc" or ch in _BIDI_AND_SEPARATORS:
+    if unicodedata.category(ch) in ("Cc", "Cs") or ch in _BIDI_AND_SEPARATORS:
         code = ord(ch)
         return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
     return ch
@@ -44,4 +45,14 @@ def visible_lines(lines: Iterable[object]) -> str:
     return "\n".join(visible(line) for line in lines)
 
 
-__all__ = ["visible", "visible_lines"]
+def json_text(value: object, indent: int | None = 2) -> str:
+    """`value` as JSON for a terminal (`--json`): non-ASCII text kept readable, but every character
+    `visible` would escape (C1 controls such as 0x9b, DEL, bidi overrides, line separators, lone
+    surrogates) written as its `\\uXXXX` escape, so the JSON means the same and the terminal obeys none."""
+    text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
+    if text.isprintable() or all(ch == "\n" or ch.isprintable() for ch in text):
+        return text
+    return "".join(f"\\u{ord(ch):04x}" if ch != "\n" and _shown(ch) != ch else ch for ch in text)
+
+
+__all__ = ["json_text", "visible", "visible_lines"]

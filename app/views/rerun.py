@@ -31,7 +31,7 @@ from analyzer.verdicts.before_after import (
     verdict_phrase,
 )
 from app import data, fmt, log_folders
-from app.widgets import job_panel, log_route, route_editor, task_files
+from app.widgets import harness_runs, job_panel, log_route, route_editor, task_files
 from app.widgets.messages import one_line_error
 
 PICK_COLUMNS = {
@@ -105,6 +105,8 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Tasks to re-run")
     tasks_file, defined = _task_definitions(group, parent)
     picked, ids = _pick_tasks(group, sel.key, defined, disabled=running)
+    if harness_runs.through_choice(group.loaded.log, parent, ids, len(group.loaded.log.runs)):
+        return
 
     st.subheader("Route")
     inherited = parent_settings(group.loaded.log)

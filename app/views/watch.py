@@ -12,8 +12,9 @@ import streamlit as st
 
 from analyzer.errors import RerunLensError
 from analyzer.jobs.watch import RunProgress, running_journals, watch
+from analyzer.proxy.watch import proxy_journals
 from app import data, fmt
-from app.widgets import job_panel
+from app.widgets import harness_runs, job_panel
 
 POLL_S = 1.0
 PICK = "watch.journal"
@@ -40,7 +41,7 @@ def render(selection: data.Selection | None = None) -> None:
         "the page reads its journal every second, read-only, and never slows or locks the run."
     )
     folder = data.runs_dir()
-    journals = [str(p) for p in running_journals(folder)]
+    journals = [str(p) for p in running_journals(folder)] + [str(p) for p in proxy_journals(folder)]
     picked = st.selectbox(
         "Runs in your runs folder",
         journals,
@@ -55,6 +56,9 @@ def render(selection: data.Selection | None = None) -> None:
         placeholder="runs/mine.altk_runs.json",
         help="The --out of the run (its journal sits beside it as NAME.journal.jsonl until it finishes).",
     ).strip()
+    if typed.endswith(".proxy.jsonl") or (not typed and (picked or "").endswith(".proxy.jsonl")):
+        harness_runs.follow(typed or str(picked))  # a wrapped harness run: its proxy journal
+        return
     chosen = _journal_of(typed) if typed else picked
     if not chosen:
         st.info(f"No run is being written in {data.escape(folder)} right now. Start one, or give its path.")

@@ -208,3 +208,35 @@ def test_a_task_s_members_show_representative_similarity_and_guard(model: Semant
     refund = semantic_members(frame, "refund", model)
     assert refund["representative"].tolist() == ["the ticket is refundable", "the ticket is not refundable"]
     assert pd.isna(refund["kept_apart_by"][0]) and refund["kept_apart_by"][1] == "negation"
+
+
+class TrigramEmbedder:
+    """The simulator's character-trigram vectors, counting what it is asked for."""
+
+    name = "trigrams"
+
+    def __init__(self) -> None:
+        self.asked = 0
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        from analyzer.simulator.engine import text_embedding
+
+        self.asked += len(texts)
+        return np.asarray([text_embedding(t) for t in texts], dtype=np.float32)
+
+
+def test_a_log_analysed_again_in_a_new_process_embeds_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analyzer.metrics import semantic
+
+    monkeypatch.setenv("RERUNLENS_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(semantic, "_CACHES", {})
+    log = load_any(BILINGUAL).log
+    first = TrigramEmbedder()
+    analyze(log, "semantic", semantic=SemanticOptions(embedder=first))
+    assert first.asked >= 8  # the 8 distinct normalized answers, and any differing words
+    monkeypatch.setattr(semantic, "_CACHES", {})  # what a new process starts with
+    again = TrigramEmbedder()
+    analyze(log, "semantic", semantic=SemanticOptions(embedder=again))
+    assert again.asked == 0

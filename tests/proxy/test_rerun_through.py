@@ -74,3 +74,27 @@ def test_a_missing_task_file_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(RerunLensError) as err:
         harness_command(log, ["a"], 1, tmp_path / "out")
     assert str(err.value) == f"{tmp_path / 'x.eval'}: the inspect-ai log this run came from is not there"
+
+
+def test_a_promptfoo_log_is_re_run_through_promptfoo_on_the_chosen_tests(tmp_path: Path) -> None:
+    bin_dir = ROOT / ".cache" / "promptfoo" / "node_modules" / ".bin"
+    assert (bin_dir / "promptfoo").exists(), "promptfoo is not installed: bash scripts/test.sh installs it"
+    shutil.copy(HARNESS / "promptfooconfig.yaml", tmp_path / "promptfooconfig.yaml")
+    (tmp_path / "scenario.json").write_text(json.dumps({"latency_ms": [1, 3]}))
+    os.environ["PATH"] = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"  # undone below
+    try:
+        os.environ |= {"PROMPTFOO_CONFIG_DIR": str(tmp_path / ".pf"), "PROMPTFOO_DISABLE_TELEMETRY": "1"}
+        promptfoo = ["promptfoo", "eval", "-c", "promptfooconfig.yaml", "-o", "results.json", "--no-cache"]
+        wrap = ["wrap", "--scenario", "scenario.json", "--out", "p.altk_runs.json", "--"]
+        first = _cli(tmp_path, [*wrap, *promptfoo])
+        assert first.returncode in (0, 100), first.stderr
+        ask = ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "2", "--through", "harness"]
+        again = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
+    finally:
+        os.environ["PATH"] = os.environ["PATH"].split(os.pathsep, 1)[1]
+        for name in ("PROMPTFOO_CONFIG_DIR", "PROMPTFOO_DISABLE_TELEMETRY"):
+            os.environ.pop(name, None)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "--filter-pattern '^(sum)$' --repeat 2" in again.stderr
+    results = [r for rnd in load_any(tmp_path / "r.altk_runs.json").log.runs for r in rnd]
+    assert [str(r.task_id) for r in results] == ["sum", "sum"] and all(r.attempts for r in results)

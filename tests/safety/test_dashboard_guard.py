@@ -92,8 +92,11 @@ def test_plain_streamlit_run_from_another_folder_is_private_and_quiet(tmp_path: 
 
 
 def test_the_launchers_address_flag_is_the_switch(monkeypatch: pytest.MonkeyPatch) -> None:
+    from analyzer.cli import run_commands
+
     seen: dict[str, Any] = {}
-    monkeypatch.setattr(subprocess, "call", lambda command, env=None: seen.update(env=env) or 0)
+    monkeypatch.setattr(run_commands, "check_port", lambda *_args: None)
+    monkeypatch.setattr(run_commands, "run_forwarding", lambda command, env=None: seen.update(env=env) or 0)
     assert main(["dashboard", "--address", "0.0.0.0"]) == 0
     assert seen["env"][ALLOW_REMOTE_ENV] == "1"
     assert main(["dashboard"]) == 0

@@ -75,3 +75,35 @@ def test_a_journal_never_chooses_where_the_key_goes(
         monkeypatch.setenv("OPENAI_BASE_URL", ep.base_url)  # the user's own route: the same host
         assert main(["run", "--out", str(out), "--resume", "--quiet"]) == 0
         assert ep.received
+
+
+def test_a_dashboard_resume_keeps_the_route_the_page_chose(tmp_path: Path) -> None:
+    """A journal edited to send the key elsewhere is refused by the job's resume, nothing sent."""
+    import time as clock
+
+    from plan_kit import start_run
+
+    from analyzer.jobs.manager import get_manager
+    from analyzer.log.taskfile import load_tasks
+    from analyzer.routes.profile import RouteProfile
+    from analyzer.simulator.app_tasks import app_scenario
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    mgr = get_manager(runs)
+    tasks = load_tasks("sample_runs/tasks.json")[:4]
+    slow = app_scenario().model_copy(update={"latency_ms": (40.0, 40.0)})
+    job = start_run(mgr, tasks, RouteProfile(), rounds=3, scenario=slow)
+    while (mgr.status(job.job_id) or job).done < 2:
+        clock.sleep(0.01)
+    mgr.cancel(job.job_id)
+    cancelled = mgr.wait(job.job_id, 30)
+    journal = Path(cancelled.journal)
+    lines = journal.read_text().splitlines()
+    with HostileEndpoint(_ok) as ep:
+        header = json.loads(lines[0])
+        header["profile"] = {**header["profile"], "base_url": ep.base_url}
+        journal.write_text("\n".join([json.dumps(header), *lines[1:]]) + "\n")
+        with pytest.raises(Exception, match="different route"):
+            mgr.resume(job.job_id, scenario=app_scenario())
+        assert ep.received == []

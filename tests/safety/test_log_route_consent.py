@@ -133,3 +133,25 @@ def test_the_remembered_file_never_holds_a_key_and_refuses_a_broken_one(tmp_path
     with pytest.raises(RouteError) as broken:
         is_trusted("https://gw.example.com:443", "OPENAI_API_KEY", store)
     assert "\n" not in broken.value.message and str(store) in broken.value.message
+
+
+@pytest.mark.parametrize(("answer", "code"), [("y", 0), ("", 2), ("no", 2)])
+def test_a_terminal_is_asked_naming_host_and_variable(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    answer: str,
+    code: int,
+) -> None:
+    import sys
+
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    monkeypatch.setattr(sys.stdin, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    monkeypatch.setattr("builtins.input", lambda prompt: answer)
+    with HostileEndpoint(_ok) as ep:
+        log = _foreign_log(tmp_path, SAMPLE_A, ep.base_url, "OPENAI_API_KEY")
+        assert _rerun(log, tmp_path / "r.json") == code
+        assert bool(ep.received) == (code == 0)
+    asked = capsys.readouterr().err
+    assert "OPENAI_API_KEY" in asked and ep.origin in asked and FAKE_KEY not in asked
