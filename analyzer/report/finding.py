@@ -29,12 +29,14 @@ CAUSE_WORDS: dict[str, str] = {
     "both": "vary with the route and within it",
     "model": "vary within one route (the model)",
     "unclear": "cannot be told apart from this log",
-    "inconclusive": "are inconclusive",
+    "inconclusive": "are inconclusive: too few rounds to tell the route from the model",
     "unmeasured": "were not measured",
 }
 """What the sentence says of each cause's tasks; an unknown cause reads `read as <cause>`."""
 
 ORDER = ("route", "both", "model", "inconclusive", "unclear", "unmeasured")
+UNDECIDED = frozenset({"inconclusive", "unclear", "unmeasured"})
+"""Causes that are the absence of a finding: their p- or q-values are not counted as a test passed."""
 
 
 class CausePart(BaseModel):
@@ -114,8 +116,11 @@ def cause_parts(items: Sequence[Mapping[str, Any]]) -> list[CausePart]:
         group = by[cause]
         adjusted = any(i.get("q_value") is not None for i in group)
         values = [i.get("q_value") if adjusted else i.get("p_value") for i in group]
-        tested = any(v is not None for v in values)
-        passing = sum(1 for v in values if v is not None and float(v) < THRESHOLD)
+        tested = cause not in UNDECIDED and any(v is not None for v in values)
+        if any("passes" in i for i in group):  # the analysis says which pass its own threshold
+            passing = sum(1 for i in group if i.get("passes"))
+        else:
+            passing = sum(1 for v in values if v is not None and float(v) < THRESHOLD)
         ids = [str(i.get("task_id")) for i in group]
         out.append(
             CausePart(

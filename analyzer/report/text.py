@@ -44,22 +44,7 @@ def render_report(analysis: Analysis, source: str) -> str:
     """The report `rerunlens analyze` prints."""
     h = analysis.headline
     log = analysis.log
-    lines = [f"RerunLens report: {source}"]
-    if h.lead is not None:  # an agent log leads with what varies: its answers or its tool calls
-        lines.append(f"  {h.lead.sentence}")
-    ident = [f"format {log.version}"]
-    if log.label:
-        ident.append(f"label {log.label!r}")
-    if log.run_id:
-        ident.append(f"run {log.run_id}")
-    if log.parent_run_id:
-        ident.append(f"re-run of {log.parent_run_id}")
-    lines.append("  " + " · ".join(ident))
-    lines.append(
-        f"  {_n(h.tasks, 'task')} · {_n(h.rounds, 'round')} · {_n(h.results, 'result')}"
-        f" · {numbers.count(h.errors)} errored"
-    )
-    lines.append("")
+    lines = _identity_lines(analysis, source)
 
     lines.append(_answers_heading(h.answer_key, h.semantic_threshold))
     rate = h.answer_consistency_rate
@@ -86,13 +71,11 @@ def render_report(analysis: Analysis, source: str) -> str:
     lines += score_lines(h.score)
 
     t = h.tokens
-    lines.append("")
-    lines.append("Tokens")
+    lines += ["", "Tokens"]
     lines.append(
         f"  total {num(t.total)} · per task (mean) {num(t.per_task_mean)}"
         f" · unknown on {_n(t.unknown_results, 'result')}"
-        f" · {num(t.retry_tokens)} on results that needed a retry"
-        f" · {_n(t.outliers, 'outlier')}"
+        f" · {num(t.retry_tokens)} on results that needed a retry · {_n(t.outliers, 'outlier')}"
     )
 
     lines += ["", "Retries", *retry_lines(h.retries)]
@@ -127,6 +110,27 @@ def render_report(analysis: Analysis, source: str) -> str:
     if len(h.flagged) > _LIST_AT_MOST:
         lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
     return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
+
+
+def _identity_lines(analysis: Analysis, source: str) -> list[str]:
+    """The report's head: the source, an agent log's lead, what the log is and how large."""
+    h, log = analysis.headline, analysis.log
+    lines = [f"RerunLens report: {source}"]
+    if h.lead is not None:  # an agent log leads with what varies: its answers or its tool calls
+        lines.append(f"  {h.lead.sentence}")
+    ident = [f"format {log.version}"]
+    if log.label:
+        ident.append(f"label {log.label!r}")
+    if log.run_id:
+        ident.append(f"run {log.run_id}")
+    if log.parent_run_id:
+        ident.append(f"re-run of {log.parent_run_id}")
+    lines.append("  " + " · ".join(ident))
+    lines.append(
+        f"  {_n(h.tasks, 'task')} · {_n(h.rounds, 'round')} · {_n(h.results, 'result')}"
+        f" · {numbers.count(h.errors)} errored"
+    )
+    return [*lines, ""]
 
 
 def _answers_heading(key: str, threshold: float | None) -> str:

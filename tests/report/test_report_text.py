@@ -116,7 +116,7 @@ def test_no_answer_is_its_own_line() -> None:
     analysis = analyze(load_any(FOREIGN / "inspect_ai" / "versions_0.3.100.json").log)
     text = render_report(analysis, "old inspect")
     assert "  no answer          1 result in 1 task (left out of the clusters, never agreeing)" in text
-    assert "consistent tasks   1/2 (50.0%) · answer gap 50.0 pp" in text
+    assert "consistent tasks   1/2 (50.0 %) · answer gap 50.0 pp" in text
     assert "(reported apart): blank" in text
 
 
