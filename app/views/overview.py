@@ -33,7 +33,7 @@ def render(selection: data.Selection | None = None) -> None:
     fmt.group_caption(group, sel.key)
     if h.lead is not None:  # an agent log: what varies, its answers or its tool calls
         st.info(data.escape(h.lead.sentence[:1].upper() + h.lead.sentence[1:]), icon=":material/call_split:")
-    _first_screen(data.finding(group.analysis))
+    _first_screen(data.finding(group.analysis), getattr(h, "lead", None))
     _figures(h)
     _states(group)
 
@@ -63,9 +63,12 @@ def render(selection: data.Selection | None = None) -> None:
     _html_reports(sel, group)
 
 
-def _first_screen(found: Finding) -> None:
-    """The finding in one sentence (the analyzer's words, no log text), its chart, the evidence link."""
+def _first_screen(found: Finding, lead: object = None) -> None:
+    """The finding in one sentence (the analyzer's words, no log text), an agent log's lead (what
+    varies: answers or tool calls) under it when the analysis gives one, its chart, the evidence."""
     st.markdown(f"#### {data.escape(found.sentence)}")
+    if getattr(lead, "sentence", None):
+        st.caption(data.escape(str(lead.sentence)))  # type: ignore[attr-defined]
     if found.bars:
         st.plotly_chart(overview_charts.finding_bar(found.bars), key="overview.finding", config=PASS_K_CONFIG)
     if found.inconsistent:
