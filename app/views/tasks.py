@@ -38,10 +38,8 @@ TASK_COLUMNS = {
     "majority_share": st.column_config.ProgressColumn(
         "majority", help="Largest cluster / answers.", min_value=0.0, max_value=1.0, format="percent"
     ),
-    "entropy": st.column_config.NumberColumn("entropy", help="Normalized entropy, 0..1.", format="%.2f"),
     "success_rate": st.column_config.NumberColumn("success", format="percent"),
     "tokens_total": st.column_config.NumberColumn("tokens", format="localized"),
-    "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f"),
     "retries": st.column_config.NumberColumn("retries"),
     "n_errors": st.column_config.NumberColumn("errors"),
     "n_no_answer": st.column_config.NumberColumn(
