@@ -75,7 +75,7 @@ def test_overview_states_its_finding_above_the_fold(server: str, page: Any, widt
     heading = page.locator("h4").first
     assert heading.inner_text() == expected.sentence
     assert heading.inner_text().startswith(
-        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 27.4–60.8)."
+        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 25.5–62.6)."
     )
     chart = page.locator('[data-testid="stPlotlyChart"]').first
     for shown in (heading, chart):

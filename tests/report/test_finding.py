@@ -21,10 +21,12 @@ def test_sample_a_says_how_many_disagree_and_that_five_rounds_cannot_tell_why() 
     causes = [a["cause"] for a in report["attribution"]]
     assert causes == ["inconclusive"] * 13  # 5 rounds over two keys: no FDR-adjusted test can pass
     assert f.sentence == (
-        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 27.4–60.8). Of them, "
+        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 25.5–62.6). Of them, "
         "13 are inconclusive: too few rounds to tell the route from the model."
     )
     assert {b.label: b.tasks for b in f.bars} == {"consistent": 17, "inconclusive": 13}
+    low, high = report["answer_gap_ci"]  # the same interval as the answer gap's, wherever it is read
+    assert f.share_ci == [low / 100, high / 100]
 
 
 def test_a_p_value_alone_is_counted_against_the_threshold_and_said_unadjusted() -> None:
