@@ -383,6 +383,14 @@ def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None, key: A
             f"{len(single)} {word} fewer than 2 {what} and {'is' if len(single) == 1 else 'are'} "
             f"reported apart from the consistency rate ({shown})"
         )
+    lost = tasks.loc[tasks["n_errors"].gt(0), ["n_results", "n_errors"]]
+    if len(lost):
+        fewest = int((lost["n_results"] - lost["n_errors"]).min())
+        out.append(
+            f"{int(lost['n_errors'].sum())} errored result(s) took rounds from {len(lost)} task(s) "
+            f"(as few as {fewest} answer(s) left): their consistency is measured on fewer answers, and "
+            "fewer answers agree more easily, so they look more consistent than a full run would"
+        )
     if outcome is not None and outcome.uneven_n:
         out.append(
             f"tasks have different numbers of graded runs ({outcome.n_min} to {outcome.n}); "

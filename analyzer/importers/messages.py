@@ -103,8 +103,8 @@ def final_answer(messages: list[Any]) -> str | None:
     it never spoke. A stop token inside a message is dropped and the rest kept."""
     for message in reversed(messages):
         if is_agent(message):
-            content = text_of(message.get("content"))
-            kept = without_stop_tokens(content) if content else ""
+            content = text_of(message.get("content")) or ""
+            kept = without_stop_tokens(content)
             if kept:
                 return content if content.strip() == kept else kept
     return None

@@ -174,7 +174,8 @@ def _columns(
     """promptfoo's columns in its own order: (prompt key, provider, prompt label) from
     `results.prompts` (one per prompt and provider), then any the rows use that it does not list."""
     out: list[tuple[str, str, str]] = []
-    listed = inner.get("prompts") if isinstance(inner.get("prompts"), list) else []
+    prompts = inner.get("prompts")
+    listed: list[Any] = prompts if isinstance(prompts, list) else []
     by_label = {items[0]["provider_label"]: key[1] for key, items in groups.items()}
     for entry in listed:
         if not isinstance(entry, dict):

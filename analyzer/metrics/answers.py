@@ -191,9 +191,10 @@ def no_answer(results: pd.DataFrame) -> pd.Series:
     Args:
         results: Frame with `status` and `answer`.
     """
-    text = results["answer"].astype("string")
-    blank = text.isna() | (text.str.strip() == "").fillna(True)
-    return ((results["status"] == "ok") & blank).astype(bool)
+    codes, uniques = pd.factorize(results["answer"])  # each distinct answer checked once
+    empty = np.array([not str(u).strip() for u in uniques.tolist()] + [True], dtype=bool)
+    blank = empty[np.where(codes < 0, len(uniques), codes)]  # a missing answer (-1) is blank
+    return pd.Series((results["status"] == "ok").to_numpy(dtype=bool) & blank, index=results.index)
 
 
 def _actions_keys(results: pd.DataFrame, ok: pd.Series) -> pd.Series:

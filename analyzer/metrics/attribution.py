@@ -102,7 +102,7 @@ def verdict_counts(items: Sequence[Attribution]) -> dict[str, int]:
     """Tasks per cause (every cause of `CAUSES`, zeros kept). `route` and `both` count only calls
     that pass the false discovery rate, which is the only way they are made: one count for every
     view and report."""
-    out = dict.fromkeys(CAUSES, 0)
+    out: dict[str, int] = dict.fromkeys(CAUSES, 0)
     for a in items:
         if a.cause in ("route", "both") and not a.passes:
             continue
@@ -250,16 +250,27 @@ def _pattern(values: Sequence[Hashable]) -> tuple[int, ...]:
 def _rounds_needed(
     answers: tuple[int, ...], levels: tuple[tuple[int, ...], ...], names: tuple[str, ...]
 ) -> int | None:
+    """The smallest k that decides, by bisection over 2..ROUNDS_CAP: more agreeing rounds only make
+    the evidence stronger (the p-value falls with k, the selection's chance with it more slowly)."""
     majority = max(set(answers), key=answers.count)
-    new = -1
-    for k in range(2, ROUNDS_CAP + 1):
-        cols = [[*col, *[new] * k] for col in levels]
+
+    def decides(k: int) -> bool:
+        cols = [[*col, *[-1] * k] for col in levels]
         run = [*[0] * len(answers), *[1] * k]
         combined = [*answers, *[majority] * k]
         test = factor_test(combined, [*cols, run], [*names, "re-run"])
-        if reaches(selection_adjusted(test.p_value, combined, len(answers)), RERUN_FDR_Q):
-            return k
-    return None
+        return reaches(selection_adjusted(test.p_value, combined, len(answers)), RERUN_FDR_Q)
+
+    if not decides(ROUNDS_CAP):
+        return None
+    low, high = 2, ROUNDS_CAP
+    while low < high:
+        mid = (low + high) // 2
+        if decides(mid):
+            high = mid
+        else:
+            low = mid + 1
+    return high
 
 
 def _group(rounds: Sequence[Round]) -> dict[Hashable, list[Round]]:

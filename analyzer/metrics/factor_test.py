@@ -22,7 +22,7 @@ from collections.abc import Hashable, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
-from analyzer.metrics.stats import association_p, contingency
+from analyzer.metrics.stats import alignment_p_from_margins, association_p_from_margins
 
 
 class FactorTest(NamedTuple):
@@ -55,7 +55,8 @@ def factor_test(
         names: The factor names, one per sequence in `levels`.
     """
     answer_pattern = _pattern(answers)
-    patterns = tuple(_pattern(col) for col in levels)
+    flat = tuple(0 for _ in answers)  # a factor with one level: no need to relabel it
+    patterns = tuple(_pattern(col) if len(set(col)) > 1 else flat for col in levels)
     return _cached(answer_pattern, patterns, tuple(names))
 
 
@@ -97,11 +98,19 @@ def _cached(
     if not distinct or len(set(answers)) < 2:
         return FactorTest(1.0, (), False, split, 0.0, 0)
     m = len(distinct)
-    tested = [(association_p(pat, answers), pat, tuple(ns)) for pat, ns in distinct.items()]
+    cols = tuple(sorted(Counter(answers).values()))
+    tested = [(_pattern_p(pat, answers, cols), pat, tuple(ns)) for pat, ns in distinct.items()]
     p, pat, best = min(tested, key=lambda t: t[0])
     explains = not _split(pat, answers)
     best_case = min(1.0, min(_best_case(tuple(sorted(_sizes(q)))) for q in distinct) * m)
     return FactorTest(min(1.0, p * m), best, explains, split, best_case, m)
+
+
+def _pattern_p(levels: tuple[int, ...], answers: tuple[int, ...], cols: tuple[int, ...]) -> float:
+    """`stats.association_p` of two integer patterns, without building the table as lists."""
+    cells = Counter(zip(levels, answers, strict=True)).values()
+    rows = tuple(sorted(Counter(levels).values()))
+    return association_p_from_margins(rows, cols, sum(n * math.log(n) for n in cells if n > 1))
 
 
 def _split(groups: tuple[int, ...], answers: tuple[int, ...]) -> bool:
@@ -111,12 +120,12 @@ def _split(groups: tuple[int, ...], answers: tuple[int, ...]) -> bool:
 
 
 def _sizes(pattern: tuple[int, ...]) -> list[int]:
-    table = contingency(pattern, pattern)
-    return [sum(row) for row in table]
+    return list(Counter(pattern).values())
 
 
 @lru_cache(maxsize=4096)
 def _best_case(rows: tuple[int, ...]) -> float:
-    """The p-value if every level had given an answer of its own."""
-    pattern = [i for i, m in enumerate(rows) for _ in range(m)]
-    return association_p(pattern, pattern)
+    """The p-value if every level had given an answer of its own. With the margins fixed, T (and G) is
+    at its largest exactly on the tables where every level keeps one answer, so the p-value is the
+    share of such relabellings, which `stats.alignment_p_from_margins` counts directly."""
+    return alignment_p_from_margins(rows, rows, sum(rows))

@@ -13,6 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel
 
+import analyzer.numbers as numbers
 from analyzer.metrics.stats import wilson_interval
 from analyzer.metrics.trajectories import Trajectories
 
@@ -62,7 +63,7 @@ def agent_lead(answer_gap_pp: float | None, key: str, trajectories: Trajectories
         tool_call_gap_ci=ci,
         tool_call_tasks=measured,
         varies=varies,
-        sentence=_sentence(varies, answer_gap_pp, tool_gap, key),
+        sentence=_sentence(varies, answer_gap_pp, numbers.pp_ci(tool_gap, ci), key),
     )
 
 
@@ -76,8 +77,8 @@ def _varies(answer: float | None, tools: float | None) -> Varies:
     return "tool_calls" if tools > 0 else "neither"
 
 
-def _sentence(varies: Varies, answer: float | None, tools: float | None, key: str) -> str:
-    gaps = f"answer gap {_pp(answer)} (key {key}), tool-call gap {_pp(tools)}"
+def _sentence(varies: Varies, answer: float | None, tools: str, key: str) -> str:
+    gaps = f"answer gap {numbers.pp(answer)} (key {key}), tool-call gap {tools}"
     return {
         "tool_calls": f"answers agree but tool calls do not: {gaps}; `--key actions` clusters by tool calls",
         "answers": f"tool calls agree but answers do not: {gaps}",
@@ -85,7 +86,3 @@ def _sentence(varies: Varies, answer: float | None, tools: float | None, key: st
         "neither": f"answers and tool calls agree: {gaps}",
         "unmeasured": f"{gaps}: one of them has no task with two rounds to compare",
     }[varies]
-
-
-def _pp(value: float | None) -> str:
-    return "—" if value is None else f"{value:.1f} pp"

@@ -147,11 +147,15 @@ def association_p(routes: Sequence[Hashable], answers: Sequence[Hashable]) -> fl
     table = contingency(routes, answers)
     rows = tuple(sorted(sum(r) for r in table))
     cols = tuple(sorted(sum(r[j] for r in table) for j in range(len(table[0])))) if table else ()
+    return association_p_from_margins(rows, cols, association_statistic(table))
+
+
+def association_p_from_margins(rows: tuple[int, ...], cols: tuple[int, ...], statistic: float) -> float:
+    """`association_p` from the table's sorted margins and its statistic T (`association_statistic`)."""
     if len(rows) <= 1 or len(cols) <= 1:
         return 1.0
     values, tails = _association_null(rows, cols)
-    observed = association_statistic(table) - 1e-9
-    i = int(np.searchsorted(values, observed, side="left"))
+    i = int(np.searchsorted(values, statistic - 1e-9, side="left"))
     return float(tails[i]) if i < len(tails) else 0.0
 
 
@@ -571,6 +575,30 @@ def _paired_score_interval(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
     below = math.sqrt(max(0.0, (p2 - l2) ** 2 - 2 * r * (p2 - l2) * (u1 - p1) + (u1 - p1) ** 2))
     above = math.sqrt(max(0.0, (u2 - p2) ** 2 - 2 * r * (u2 - p2) * (p1 - l1) + (p1 - l1) ** 2))
     return max(-1.0, d - below), min(1.0, d + above)
+
+
+def fisher_exact(a: int, b: int, c: int, d: int) -> float:
+    """Two-sided exact Fisher test of the 2x2 table [[a, b], [c, d]]: the probability, with the margins
+    fixed, of every table no more likely than the observed one (hypergeometric, in logs)."""
+    row, col, n = a + b, a + c, a + b + c + d
+    if n == 0 or row in (0, n) or col in (0, n):
+        return 1.0
+    low, high = max(0, col - (n - row)), min(row, col)
+    x = np.arange(low, high + 1)
+    f = _log_factorials(n)
+    log_p = (
+        f[row]
+        + f[n - row]
+        + f[col]
+        + f[n - col]
+        - f[n]
+        - f[x]
+        - f[row - x]
+        - f[col - x]
+        - f[n - row - col + x]
+    )
+    observed = log_p[a - low]
+    return float(min(1.0, np.exp(log_p[log_p <= observed + 1e-7]).sum()))
 
 
 TASKS_CAP = 5000

@@ -76,6 +76,9 @@ class ProxyConfig:
     timeout_s: float = 120.0
     keep_bodies: bool = False
     label: str | None = None
+    rotation: list[str] = field(default_factory=list)
+    """Further API roots of the route (a base-URL rotation): requests go to `upstream` and these in
+    turn; the key goes to each of them and to no other host."""
 
 
 @dataclass
@@ -91,6 +94,8 @@ class _Hop:
     """The request id the client sent (Inspect's `x-irid`), which its log records too."""
     started_at: str = ""
     t0: float = 0.0
+    shown: str = ""
+    """The API root this request went to, as the journal shows it."""
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -104,8 +109,11 @@ class RecordingProxy:
         self._origin = origin_of(config.upstream)
         if self._origin is None:
             raise RerunLensError(f"{redact_url(config.upstream)}: the route's base URL has no host")
-        self._root = config.upstream.rstrip("/").removesuffix("/v1")
-        self._shown = redact_url(config.upstream)
+        upstreams = [config.upstream, *[u for u in config.rotation if u != config.upstream]]
+        self._roots = [(u.rstrip("/").removesuffix("/v1"), redact_url(u)) for u in upstreams]
+        """Each API root without its `/v1`, with how the journal shows it."""
+        self._origins = {origin_of(u) for u in upstreams}
+        self._root, self._shown = self._roots[0]
         self._secrets = config.keys.secrets()
         self._serial = 0
         self.refused = 0
@@ -220,7 +228,8 @@ class RecordingProxy:
         ids = [headers[h] for h in CLIENT_ID_HEADERS if h in headers]
         hop.client_id = ids[0][:200] if ids else None
         query = scope.get("query_string", b"").decode("latin-1")
-        url = self._root + path + (f"?{query}" if query else "")
+        root, hop.shown = self._roots[(self._serial - 1) % len(self._roots)]  # a rotation in turn
+        url = root + path + (f"?{query}" if query else "")
         await self._forward(hop, url, (headers, body), send)
 
     def _authorized(self, headers: dict[str, str]) -> bool:
@@ -233,10 +242,10 @@ class RecordingProxy:
         headers, body = request
         method = hop.method
         for _ in range(MAX_REDIRECTS + 1):
-            home = origin_of(url) == self._origin
+            home = origin_of(url) in self._origins
             out, key_fp = self._outgoing(headers, home)
             hop.started_at, hop.t0 = now_utc().isoformat(), time.perf_counter()
-            hop.extra = {"base_url": self._shown if home else _shown_origin(url), "key_fingerprint": key_fp}
+            hop.extra = {"base_url": hop.shown if home else _shown_origin(url), "key_fingerprint": key_fp}
             if self.config.keep_bodies:
                 hop.extra["request_body"] = scrub(body.decode("utf-8", "replace"), self._secrets)
             try:

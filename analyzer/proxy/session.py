@@ -11,6 +11,7 @@ from analyzer.proxy.server import ProxyConfig, RecordingProxy
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.embedded import key_ring, serving
 from analyzer.safety.keys import read_keys
+from analyzer.safety.url_secrets import secret_values
 from analyzer.simulator import Scenario
 
 PINNED = ("base_url", "key_env", "key_fingerprint", "key_fingerprints", "key_rotation", "simulator")
@@ -42,6 +43,8 @@ def proxied(request: ProxyRequest, echo: Callable[[str], None] | None = None) ->
         if served.notice and echo is not None:
             echo(served.notice)
         ring = key_ring(keys, served)
+        rotation = profile.base_urls()[1:] if served.base_url == profile.base_url else []
+        ring.also_secret([part for url in rotation for part in secret_values(url)])
         route = profile.to_route(base_url=served.shown_url, fingerprints=[f for f in ring.fingerprints if f])
         config = ProxyConfig(
             upstream=served.base_url,
@@ -52,6 +55,7 @@ def proxied(request: ProxyRequest, echo: Callable[[str], None] | None = None) ->
             timeout_s=profile.timeout_s,
             keep_bodies=request.keep_bodies,
             label=request.label,
+            rotation=rotation,
         )
         with RecordingProxy(config) as proxy:
             yield proxy

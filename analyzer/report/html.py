@@ -176,7 +176,7 @@ def _score_figure(score: Any) -> list[tuple[str, str, str]]:
     if not isinstance(score, dict):
         return []
     low, high = score["mean_ci"]
-    return [(f"Mean {score['name']}", f"{score['mean']:.3f}", f"95 % interval {low:.3f} – {high:.3f}")]
+    return [(f"Mean {score['name']}", f"{score['mean']:.3f}", f"95 % CI {low:.3f}{numbers.RANGE}{high:.3f}")]
 
 
 def _interval(report: dict[str, Any], name: str, unit: str) -> str:

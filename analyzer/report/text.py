@@ -13,7 +13,7 @@ from analyzer.metrics.step_uncertainty import step_report
 from analyzer.safety.terminal_text import visible, visible_lines
 
 if TYPE_CHECKING:
-    from analyzer.analysis import Analysis
+    from analyzer.analysis import Analysis, Headline
     from analyzer.metrics.attribution import Attribution
     from analyzer.metrics.outcome import OutcomeFigures
     from analyzer.metrics.retries import RetryFigures
@@ -44,77 +44,31 @@ def render_report(analysis: Analysis, source: str) -> str:
     """The report `rerunlens analyze` prints."""
     h = analysis.headline
     log = analysis.log
-    lines = _identity_lines(analysis, source)
-
-    lines.append(_answers_heading(h.answer_key, h.semantic_threshold))
-    rate = h.answer_consistency_rate
-    lines.append(
-        f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(rate)})"
-        f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
-    )
-    if h.no_answer:
-        lines.append(
-            f"  no answer          {_n(h.no_answer, 'result')} in {_n(h.no_answer_tasks, 'task')} "
-            "(left out of the clusters, never agreeing)"
-        )
-    if h.tasks_single:
-        lines.append(
-            f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
-            f"(reported apart): {', '.join(h.single_task_ids[:_LIST_AT_MOST])}"
-        )
-
+    lines = [*_identity_lines(analysis, source), ""]
+    lines += answer_lines(h)
     lines.append("")
-    if h.outcome is None and h.results and h.errors == h.results:
-        lines.append(f"Outcome: every result errored ({h.errors} of {h.results}); nothing was graded")
-    else:
-        lines += outcome_lines(h.outcome)
-    lines += score_lines(h.score)
-
-    t = h.tokens
-    lines += ["", "Tokens"]
-    lines.append(
-        f"  total {num(t.total)} · per task (mean) {num(t.per_task_mean)}"
-        f" · unknown on {_n(t.unknown_results, 'result')}"
-        f" · {num(t.retry_tokens)} on results that needed a retry · {_n(t.outliers, 'outlier')}"
-    )
-
+    lines += outcome_section(h)
+    lines += ["", "Tokens", _token_line(h)]
     lines += ["", "Retries", *retry_lines(h.retries)]
-
-    route = h.route
-    lines.append("")
-    lines.append("Route")
-    lines.append(f"  {route.verdict}")
-    if route.drifted_fields:
-        lines.append(f"  drifted: {', '.join(route.drifted_fields)}")
-
+    lines += ["", "Route", f"  {h.route.verdict}"]
+    if h.route.drifted_fields:
+        lines.append(f"  drifted: {', '.join(h.route.drifted_fields)}")
     lines += attribution_lines(h.attribution)
     if analysis.trajectories is not None:
         lines += trajectory_lines(analysis.trajectories.report())
     lines += step_lines(step_report(log))
-
     if h.summary_mismatches:
-        lines.append("")
-        lines.append("Stored summary disagrees")
-        lines += [f"  - {m.message}" for m in h.summary_mismatches]
+        lines += ["", "Stored summary disagrees", *[f"  - {m.message}" for m in h.summary_mismatches]]
     if h.warnings:
-        lines.append("")
-        lines.append("Warnings")
-        lines += [f"  - {w}" for w in h.warnings]
-
-    lines.append("")
-    lines.append(f"Flagged for a re-run: {_n(len(h.flagged), 'task')}, inconsistent ones first")
-    # Route drift alone flags every task of an unpinned run; the inconsistent ones are the news.
-    ordered = sorted(h.flagged, key=lambda f: "inconsistent" not in f.reasons)
-    for flag in ordered[:_LIST_AT_MOST]:
-        lines.append(f"  {flag.task_id}: {', '.join(flag.reasons)}")
-    if len(h.flagged) > _LIST_AT_MOST:
-        lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
+        lines += ["", "Warnings", *[f"  - {w}" for w in h.warnings]]
+    lines += ["", *_flagged_lines(h)]
     return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
 
 
 def _identity_lines(analysis: Analysis, source: str) -> list[str]:
-    """The report's head: the source, an agent log's lead, what the log is and how large."""
-    h, log = analysis.headline, analysis.log
+    """The report's head: the source, an agent log's lead, what the log is and how big."""
+    h = analysis.headline
+    log = analysis.log
     lines = [f"RerunLens report: {source}"]
     if h.lead is not None:  # an agent log leads with what varies: its answers or its tool calls
         lines.append(f"  {h.lead.sentence}")
@@ -130,7 +84,57 @@ def _identity_lines(analysis: Analysis, source: str) -> list[str]:
         f"  {_n(h.tasks, 'task')} · {_n(h.rounds, 'round')} · {_n(h.results, 'result')}"
         f" · {numbers.count(h.errors)} errored"
     )
-    return [*lines, ""]
+    return lines
+
+
+def _token_line(h: Headline) -> str:
+    t = h.tokens
+    return (
+        f"  total {num(t.total)} · per task (mean) {num(t.per_task_mean)}"
+        f" · unknown on {_n(t.unknown_results, 'result')}"
+        f" · {num(t.retry_tokens)} on results that needed a retry"
+        f" · {_n(t.outliers, 'outlier')}"
+    )
+
+
+def _flagged_lines(h: Headline) -> list[str]:
+    lines = [f"Flagged for a re-run: {_n(len(h.flagged), 'task')}, inconsistent ones first"]
+    # Route drift alone flags every task of an unpinned run; the inconsistent ones are the news.
+    ordered = sorted(h.flagged, key=lambda f: "inconsistent" not in f.reasons)
+    for flag in ordered[:_LIST_AT_MOST]:
+        lines.append(f"  {flag.task_id}: {', '.join(flag.reasons)}")
+    if len(h.flagged) > _LIST_AT_MOST:
+        lines.append(f"  ... and {len(h.flagged) - _LIST_AT_MOST} more (use --json for all)")
+    return lines
+
+
+def answer_lines(h: Headline) -> list[str]:
+    """The Answers section: consistency and the gap, no answers, tasks reported apart."""
+    lines = [_answers_heading(h.answer_key, h.semantic_threshold)]
+    lines.append(
+        f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(h.answer_consistency_rate)})"
+        f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
+    )
+    if h.no_answer:
+        lines.append(
+            f"  no answer          {_n(h.no_answer, 'result')} in {_n(h.no_answer_tasks, 'task')} "
+            "(left out of the clusters, never agreeing)"
+        )
+    if h.tasks_single:
+        lines.append(
+            f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
+            f"(reported apart): {', '.join(h.single_task_ids[:_LIST_AT_MOST])}"
+        )
+    return lines
+
+
+def outcome_section(h: Headline) -> list[str]:
+    """The outcome figures and the mean reward or score; says so when every result errored."""
+    if h.outcome is None and h.results and h.errors == h.results:
+        lines = [f"Outcome: every result errored ({h.errors} of {h.results}); nothing was graded"]
+    else:
+        lines = outcome_lines(h.outcome)
+    return lines + score_lines(h.score)
 
 
 def _answers_heading(key: str, threshold: float | None) -> str:
@@ -178,7 +182,7 @@ def score_lines(s: ScoreFigures | None) -> list[str]:
         return []
     scale = f", scale {s.scale[0]:g} to {s.scale[1]:g} as seen" if s.scale_seen else ""
     return [
-        f"  mean {s.name} {s.mean:.3f} (95 % interval {s.mean_ci[0]:.3f} to {s.mean_ci[1]:.3f})"
+        f"  mean {s.name} {s.mean:.3f} (95 % CI {s.mean_ci[0]:.3f}{numbers.RANGE}{s.mean_ci[1]:.3f})"
         f" over {_n(s.tasks, 'task')}, {_n(s.results, s.name)}, {s.fractional} partial{scale}"
     ]
 

@@ -11,8 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from analyzer.errors import RouteError
 from analyzer.log.model import Route
@@ -90,6 +91,10 @@ class RouteProfile(BaseModel):
     """Name of the environment variable that holds the key."""
     key_rotation: list[str] = Field(default_factory=list)
     """Further key variables; when set, attempts rotate over key_env plus these (a key-rotation setup)."""
+    base_url_rotation: list[str] = Field(default_factory=list)
+    """Further API roots; when set, attempts rotate over base_url plus these (several endpoints or
+    gateways behind one route, the base-URL twin of key_rotation). Each is a host the user chose: the
+    key goes to each of them, and never to any other."""
     model: Annotated[str, RouteKnob("--model", "Model", "model name")] = "gpt-4o-mini"
     """Model requested."""
     temperature: Annotated[
@@ -157,6 +162,21 @@ class RouteProfile(BaseModel):
             data["base_url"] = redact_url(data["base_url"])
         return data
 
+    @field_validator("base_url_rotation")
+    @classmethod
+    def _rotation_urls(cls, urls: list[str]) -> list[str]:
+        for url in urls:
+            parts = urlsplit(url.strip())
+            if parts.scheme not in ("http", "https") or not parts.hostname:
+                raise ValueError(f"base_url_rotation: {redact_url(url)[:60]!r} is not an http(s) URL")
+        return [u.strip() for u in urls]
+
+    def base_urls(self) -> list[str]:
+        """Every API root attempts go to, in rotation order (empty for the embedded simulator)."""
+        if not self.base_url:
+            return []
+        return [self.base_url, *[u for u in self.base_url_rotation if u != self.base_url]]
+
     def key_envs(self) -> list[str]:
         """Every key variable the profile reads, in rotation order."""
         return [self.key_env, *[k for k in self.key_rotation if k != self.key_env]]
@@ -168,6 +188,8 @@ class RouteProfile(BaseModel):
         if len(fps) > 1:
             extra["key_fingerprints"] = fps
             extra["key_rotation"] = self.key_envs()
+        if len(self.base_urls()) > 1 and base_url is None:
+            extra["base_url_rotation"] = [redact_url(u) for u in self.base_urls()]
         url = base_url if base_url is not None else self.base_url
         return Route(
             base_url=redact_url(url) if url else url,

@@ -13,6 +13,7 @@ import openai
 from analyzer.routes.profile import RouteProfile
 from analyzer.routes.url_lint import is_loopback, redact_url
 from analyzer.runner.transport import SDK_PLACEHOLDER_KEY, KeyRing, RecordingTransport
+from analyzer.safety.url_secrets import secret_values
 
 MAX_REDIRECTS = 3
 """Redirects followed per attempt; each is recorded, and the key never leaves the route's origin."""
@@ -47,7 +48,12 @@ def make_client(
         proxy=_proxy_for(base_url),
         limits=httpx2.Limits(max_connections=max(8, profile.concurrency * 2), max_keepalive_connections=None),
     )
-    transport = RecordingTransport(inner, redact_url(base_url), keys, origin_url=base_url)
+    roots = profile.base_urls() if profile.base_url and base_url == profile.base_url else []
+    if len(roots) > 1:
+        keys.also_secret([part for root in roots for part in secret_values(root)])
+    transport = RecordingTransport(
+        inner, redact_url(base_url), keys, origin_url=base_url, rotation=roots if len(roots) > 1 else None
+    )
     transport.deadline_s = timeout  # the whole attempt, not only each socket read
     http_client = httpx2.Client(  # redirects are followed, but the transport sends the key home only
         transport=transport,

@@ -64,7 +64,7 @@ def _content(content: Any) -> str | None:
     if content is None or isinstance(content, str):
         return content
     if isinstance(content, list):
-        parts = [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+        parts = [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
         return "\n".join(parts) if parts else None
     raise OddResponse(f"`choices[0].message.content` is {_shown(content)}, not text")
 

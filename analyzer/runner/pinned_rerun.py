@@ -141,6 +141,11 @@ def parent_id(log: RunLog, source: str | Path | None = None) -> str:
     return Path(source).name if source else "unknown"
 
 
+def pinned_profile(profile: RouteProfile) -> RouteProfile:
+    """The route a re-run pins: one key and one base URL (a rotation of either is dropped)."""
+    return profile.model_copy(update={"key_rotation": [], "base_url_rotation": []})
+
+
 def select_tasks(
     log: RunLog, only: Selection, key: AnswerKey = "exact", semantic: SemanticOptions | None = None
 ) -> list[str]:
@@ -206,7 +211,7 @@ def rerun_plan(
     if not ids:
         raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
     specs = task_specs(log, ids, request.tasks_file)
-    pinned = profile.model_copy(update={"key_rotation": []})
+    pinned = pinned_profile(profile)
     require_same_provider(log, pinned, request.allow_simulator)
     simulation = simulation or Simulation()
     if pinned.uses_simulator and simulation.scenario is None:

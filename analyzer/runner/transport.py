@@ -168,6 +168,10 @@ class KeyRing:
         digest = hashlib.blake2b(f"{rec.seq}/{len(rec.attempts)}".encode(), digest_size=4).digest()
         return self._keys[int.from_bytes(digest, "big") % len(self._keys)]
 
+    def also_secret(self, values: list[str]) -> None:
+        """More secrets to scrub but never send (the secret parts of a rotation's other base URLs)."""
+        self._also_secret += [v for v in values if v and v not in self._also_secret]
+
     def secrets(self) -> list[str]:
         """The keys themselves (and the base URL's secret parts), for scrubbing messages; never write
         these anywhere."""
@@ -178,13 +182,22 @@ class RecordingTransport(httpx2.BaseTransport):
     """Wraps a real transport: sets the key (route origin only), times the attempt, records its outcome."""
 
     def __init__(
-        self, inner: httpx2.BaseTransport, base_url: str, keys: KeyRing, origin_url: str | None = None
+        self,
+        inner: httpx2.BaseTransport,
+        base_url: str,
+        keys: KeyRing,
+        origin_url: str | None = None,
+        rotation: list[str] | None = None,
     ) -> None:
         self._inner = inner
         self._base_url = base_url
         self._keys = keys
         self._origin = origin_of(origin_url or base_url)
         """Where the key may go: the route's own scheme, host and port."""
+        self._roots = [u.rstrip("/") for u in rotation or []]
+        """The API roots attempts rotate over (the first is the SDK's own); empty: no rotation."""
+        self._origins = {self._origin, *(origin_of(u) for u in self._roots)} - {None}
+        """Every origin the user's route names: the key goes to these and nowhere else."""
         self._lock = threading.Lock()
         self.deadline_s: float | None = None
         """The whole attempt's deadline in seconds, body included (None: the socket timeout only)."""
@@ -196,13 +209,15 @@ class RecordingTransport(httpx2.BaseTransport):
 
     def handle_request(self, request: httpx2.Request) -> httpx2.Response:
         rec = _current.get()
-        home = self._origin is not None and origin_of(str(request.url)) == self._origin
+        root = self._rotate(request, rec)
+        home = origin_of(str(request.url)) in self._origins
         key = self._keys.pick(rec) if home else ""
         self._set_key(request, key, home)
         if rec is not None:
             request.headers[SEQ_HEADER] = str(rec.seq)
         request.headers["Accept-Encoding"] = "identity"  # the body is read (and scrubbed) here
-        where = self._base_url if home else scrub(_shown_origin(request.url), self._keys.secrets())
+        shown = redact_url(root) if root is not None else self._base_url
+        where = shown if home else scrub(_shown_origin(request.url), self._keys.secrets())
         retry = _retry_number(request)
         started = now_utc()
         fp = key_fingerprint(key) if home else None
@@ -232,6 +247,26 @@ class RecordingTransport(httpx2.BaseTransport):
             if status == 200:
                 _peek(rec, body)
         return clean
+
+    def _rotate(self, request: httpx2.Request, rec: AttemptRecorder | None) -> str | None:
+        """Send the attempt to one of the route's API roots (a base-URL rotation); the root used, or
+        None without a rotation. Which root is a fixed function of the result and the attempt number,
+        drawn apart from the key's pick so the two rotations do not move together."""
+        if len(self._roots) < 2:
+            return None
+        url = str(request.url)
+        primary = self._roots[0]
+        if not url.startswith(primary):
+            return None  # a redirect hop: it goes where the server sent it
+        if rec is None:
+            root = self._roots[0]
+        else:
+            digest = hashlib.blake2b(f"url/{rec.seq}/{len(rec.attempts)}".encode(), digest_size=4).digest()
+            root = self._roots[int.from_bytes(digest, "big") % len(self._roots)]
+        if root != primary:
+            request.url = httpx2.URL(root + url[len(primary) :])
+            request.headers["Host"] = request.url.netloc.decode("ascii")
+        return root
 
     def _read_body(self, response: httpx2.Response, started: datetime) -> bytes:
         """The body, read chunk by chunk within the attempt's deadline and the size cap (a body that

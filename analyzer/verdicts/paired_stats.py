@@ -17,7 +17,13 @@ from pydantic import BaseModel
 
 import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
-from analyzer.metrics.stats import ALPHA, mcnemar_exact, mcnemar_tasks_needed, paired_difference_ci
+from analyzer.metrics.stats import (
+    ALPHA,
+    fisher_exact,
+    mcnemar_exact,
+    mcnemar_tasks_needed,
+    paired_difference_ci,
+)
 
 Interval = list[float]
 """[low, high]."""
@@ -51,6 +57,9 @@ class Difference(BaseModel):
     tasks_to_resolve: int | None
     """Paired tasks the McNemar test needs to tell an answer gap difference of this size from noise
     (5 %, 80 % power); None when nothing flips one way more than the other."""
+    refused: str | None = None
+    """Why no difference may be called between these groups (they differ in rounds, or in errored
+    results beyond chance), or None."""
     sentence: str
     """The difference in one sentence, with its uncertainty."""
 
@@ -85,6 +94,7 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
         outcome_gap_diff_pp=outcome_diff,
         outcome_gap_diff_ci=_ci(oa, ob, outcome_upper),
         tasks_to_resolve=mcnemar_tasks_needed(turned_inconsistent, turned_consistent, len(a)),
+        refused=comparability(against, first, label, second),
         sentence="",
     )
     return diff.model_copy(update={"sentence": difference_sentence(diff)})
@@ -109,6 +119,8 @@ def difference_sentence(d: Difference) -> str:
         f"{numbers.counted(d.common_tasks, 'shared task')} "
         f"({ci + ', ' if ci else ''}{numbers.p_value(d.p_value)})"
     )
+    if d.refused:
+        return f"{head}; no difference is called: {d.refused}."
     if d.p_value is not None and d.p_value <= ALPHA:
         return head + "."
     need = (
@@ -117,6 +129,24 @@ def difference_sentence(d: Difference) -> str:
         else ""
     )
     return f"{head}: not distinguishable from noise with {numbers.counted(d.common_tasks, 'task')}{need}."
+
+
+def comparability(against: str, first: Analysis, label: str, second: Analysis) -> str | None:
+    """Why two groups' consistency may not be compared, or None: different numbers of rounds (the
+    rate depends on them), or errored results in shares that differ beyond chance (exact Fisher test,
+    two-sided, p <= 0.05: errors take rounds away, and fewer answers agree more easily)."""
+    a, b = first.headline, second.headline
+    if a.rounds != b.rounds:
+        rounds = f"{against} ran {a.rounds} rounds and {label} {b.rounds}"
+        return f"{rounds}; the consistency rate depends on the rounds"
+    p = fisher_exact(a.errors, a.results - a.errors, b.errors, b.results - b.errors)
+    if p <= ALPHA:
+        return (
+            f"errored results differ beyond chance ({against} {a.errors} of {a.results}, {label} "
+            f"{b.errors} of {b.results}, Fisher p = {p:.3g}); errors take rounds away and fewer answers "
+            "agree more easily"
+        )
+    return None
 
 
 def _inconsistent(analysis: Analysis) -> pd.Series:

@@ -144,7 +144,7 @@ def _levels(parent: Sequence[Round], rerun: Sequence[Round]) -> tuple[list[list[
     """Per factor, every round's level, and the `re-run` factor; route labels alone when a round
     carries no factors (a parent round with no route recorded counts as a route of its own)."""
     rounds = [*parent, *rerun]
-    run: list[Hashable] = [0] * len(parent) + [1] * len(rerun)
+    run: list[Hashable] = [*([0] * len(parent)), *([1] * len(rerun))]
     if all(r.factors and r.route is not None for r in rounds):
         return [*(list(col) for col in zip(*(r.factors for r in rounds), strict=True)), run], [
             *FACTORS,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+import analyzer.numbers as numbers
 from analyzer.analysis import Headline
 from analyzer.metrics.attribution import attribution_caption, attribution_frame, verdict_counts
 from analyzer.metrics.outcome import OutcomeFigures
@@ -187,7 +188,7 @@ def _score(score: ScoreFigures) -> None:
         help=f"Mean over tasks of each task's mean {score.name}; {score.fractional} partial.",
     )
     low, high = score.mean_ci
-    st.caption(f"Over {score.tasks} tasks: 95 % interval {low:.3f} to {high:.3f}")
+    st.caption(f"Over {numbers.counted(score.tasks, 'task')}: 95 % CI {low:.3f}{numbers.RANGE}{high:.3f}")
 
 
 def _outcome(outcome: OutcomeFigures) -> None:

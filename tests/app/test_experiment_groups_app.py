@@ -40,4 +40,4 @@ def test_compare_shows_the_two_providers() -> None:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     table = at.dataframe[0].value
-    assert len(table) == 2 and table["answer_gap_pp"].round(1).tolist() == [66.7, 0.0]
+    assert len(table) == 2 and table["answer gap (pp)"].round(1).tolist() == [66.7, 0.0]

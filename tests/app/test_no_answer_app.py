@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
 from analyzer.importers import load_any
+from analyzer.report.answer_grid import answer_grid
 from app import data
 
 OLD_INSPECT = Path(__file__).parents[1] / "fixtures" / "foreign" / "inspect_ai" / "versions_0.3.100.json"
@@ -27,9 +28,8 @@ def _script(sel: object) -> None:
 
 def test_grid_says_no_answer_not_error() -> None:
     sel = _selection()
-    results = sel.focus.analysis.results  # type: ignore[union-attr]
-    _, hover = data.cluster_grid(results, ["yesno", "sum", "blank"])
-    assert hover.loc["blank", 2] == "(no answer)" and hover.loc["blank", 1] == "Blue"
+    grid = answer_grid(sel.focus.analysis, ["yesno", "sum", "blank"])  # type: ignore[union-attr]
+    assert grid.answers.loc["blank", 2] == "(no answer)" and grid.answers.loc["blank", 1] == "Blue"
 
 
 def test_tasks_table_counts_no_answer_per_task() -> None:
@@ -57,7 +57,7 @@ def test_overview_shows_no_answer_and_mean_score() -> None:
     assert not at.exception, [e.value for e in at.exception]
     shown = {m.label: m.value for m in at.metric}
     assert shown["Mean score"] == "0.618" and shown["No answer"] == "0"
-    assert "Over 2 tasks: 95 % interval 0.139 to 0.942" in [c.value for c in at.caption]
+    assert "Over 2 tasks: 95 % CI 0.139–0.942" in [c.value for c in at.caption]
 
 
 def test_overview_of_an_agent_log_leads_with_both_gaps() -> None:

@@ -1,4 +1,4 @@
-"""Inspect AI logs from three Inspect versions, made by the real package with the same script.
+"""Inspect AI logs from four Inspect versions, made by the real package with the same script.
 
 Before inspect-ai 0.3.123 the log has no `output.completion`: the answer is only in
 `output.choices[0].message.content` (tests/fixtures/foreign/inspect_ai/SOURCE.md). Each log: `yesno`
@@ -13,10 +13,11 @@ from pathlib import Path
 import pytest
 
 from analyzer.analysis import analyze
+from analyzer.cli.main import main
 from analyzer.importers import load_any
 
 HERE = Path(__file__).parents[1] / "fixtures" / "foreign" / "inspect_ai"
-VERSIONS = ["0.3.100", "0.3.130", "0.3.285"]
+VERSIONS = ["0.3.42", "0.3.100", "0.3.130", "0.3.285"]
 
 
 def _path(version: str) -> Path:
@@ -24,9 +25,10 @@ def _path(version: str) -> Path:
 
 
 def test_the_old_log_really_has_no_completion_field() -> None:
-    old = json.loads(_path("0.3.100").read_text(encoding="utf-8"))
-    assert old["eval"]["packages"]["inspect_ai"] == "0.3.100"
-    assert all("completion" not in s["output"] for s in old["samples"])
+    for version in ("0.3.42", "0.3.100"):
+        old = json.loads(_path(version).read_text(encoding="utf-8"))
+        assert old["eval"]["packages"]["inspect_ai"] == version
+        assert all("completion" not in s["output"] for s in old["samples"])
     new = json.loads(_path("0.3.130").read_text(encoding="utf-8"))
     assert all("completion" in s["output"] for s in new["samples"])
 
@@ -52,3 +54,9 @@ def test_gap_is_the_truth_and_the_missing_answer_is_apart(version: str) -> None:
     # Mean@n = (1/2 + 2/2 + 1/2) / 3 = 2/3, Inspect's own accuracy
     accuracy = own["results"]["scores"][0]["metrics"]["accuracy"]["value"]
     assert h.outcome is not None and h.outcome.mean_at_n == pytest.approx(2 / 3) == accuracy
+
+
+def test_fail_above_sees_the_gap_of_an_old_log(capsys: pytest.CaptureFixture[str]) -> None:
+    # the gap was 0 pp (and the exit 0) when the old log's answers were read as ""
+    assert main(["analyze", str(_path("0.3.100")), "--fail-above", "20"]) == 1
+    assert "answer gap 50.0 pp" in capsys.readouterr().out

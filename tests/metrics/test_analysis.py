@@ -226,3 +226,19 @@ def test_frame_helpers_never_change_their_input(analysis: Analysis) -> None:
     flags.flag_tasks(tasks)
     pd.testing.assert_frame_equal(results, before_results)
     pd.testing.assert_frame_equal(tasks, before_tasks)
+
+
+def test_a_log_whose_tasks_lost_rounds_to_errors_says_how_many_and_what_that_does() -> None:
+
+    error = {"status": "error", "error": {"type": "RateLimitError"}}
+    runs = [
+        [{"task_id": "a", "answer": "x"}, {"task_id": "b", "answer": "x"}],
+        [{"task_id": "a", "answer": "x"}, {"task_id": "b", **error}],
+        [{"task_id": "a", "answer": "x"}, {"task_id": "b", **error}],
+    ]
+    warnings = analyze(RunLog.model_validate({"runs": runs})).headline.warnings
+    assert (
+        "2 errored result(s) took rounds from 1 task(s) (as few as 1 answer(s) left): their consistency is "
+        "measured on fewer answers, and fewer answers agree more easily, so they look more consistent than a "
+        "full run would"
+    ) in warnings

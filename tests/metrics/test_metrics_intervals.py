@@ -124,6 +124,6 @@ def test_union_takes_the_wider_end_on_each_side() -> None:
 def test_tau_bench_report_prints_no_point_interval(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["analyze", str(TAU)]) == 0
     text = capsys.readouterr().out
-    assert "answer gap 100.0 pp (95 % interval 47.8 to 100.0 pp)" in text
+    assert "answer gap 100.0 pp (95 % CI 47.8–100.0)" in text
     assert "100.0 to 100.0" not in text
     assert " 0.0 to 0.0" not in text

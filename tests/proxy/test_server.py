@@ -165,3 +165,19 @@ def test_keys_rotate_per_attempt_and_each_attempt_names_its_key(tmp_path: Path) 
     assert set(fps) == {key_fingerprint(FAKE_KEY), key_fingerprint(second)}
     text = (tmp_path / "j.proxy.jsonl").read_text()
     assert FAKE_KEY not in text and second not in text
+
+
+def test_base_urls_rotate_per_request_and_each_attempt_names_its_root(tmp_path: Path) -> None:
+    journal = tmp_path / "j.proxy.jsonl"
+    with Simulator() as first, Simulator() as second:
+        ring = KeyRing([FAKE_KEY])
+        config = ProxyConfig(first.base_url, ring, str(journal), rotation=[second.base_url])
+        with RecordingProxy(config) as proxy:
+            client = openai.OpenAI(base_url=proxy.base_url, api_key=proxy.token, max_retries=0)
+            for n in range(4):
+                client.chat.completions.create(model="m", messages=[{"role": "user", "content": f"q{n}"}])
+        served = (first.status_counts.get(200, 0), second.status_counts.get(200, 0))
+    roots = [a["base_url"] for a in _attempts(journal)]
+    assert roots == [first.base_url, second.base_url] * 2
+    assert served == (2, 2)  # each root answered its turns, with the key (a 401 would not count)
+    assert all(a["key_fingerprint"] == key_fingerprint(FAKE_KEY) for a in _attempts(journal))

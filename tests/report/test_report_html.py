@@ -99,7 +99,7 @@ def test_mean_score_is_a_figure_with_its_interval() -> None:
     path = ROOT / "tests" / "fixtures" / "foreign" / "inspect_ai" / "scores_0.3.285.json"
     page = render_report_html([ReportEntry("f1", str(path), analyze(load_any(path).log))])
     assert "<div class='l'>Mean score</div><div class='v'>0.618</div>" in page
-    assert "95 % interval 0.139 – 0.942" in page
+    assert "95 % CI 0.139–0.942" in page
 
 
 def test_the_route_or_model_section_carries_the_shared_counts_and_each_tasks_test() -> None:

@@ -125,6 +125,6 @@ def test_mean_score_line_and_comparison_column() -> None:
     # [0.139, 0.942]; partial (neither 0 nor 1): 0.67 and 0.8
     a = analyze(load_any(FOREIGN / "inspect_ai" / "scores_0.3.100.json").log)
     text = render_report(a, "f1")
-    assert "  mean score 0.618 (95 % interval 0.139 to 0.942) over 2 tasks, 4 scores, 2 partial" in text
+    assert "  mean score 0.618 (95 % CI 0.139–0.942) over 2 tasks, 4 scores, 2 partial" in text
     table = render_comparison(compare([("old", a), ("again", a)]))
     assert "mean score" in table and table.count("0.618") == 2

@@ -164,3 +164,38 @@ def test_the_outcome_gap_interval_is_bounded_by_the_largest_gap_the_rounds_allow
     assert diff.outcome_gap_diff_pp == pytest.approx(50 / 3)
     low, high = diff.outcome_gap_diff_ci  # type: ignore[misc]
     assert -50.0 <= low < 50 / 3 < high <= 50.0
+
+
+def test_groups_of_different_rounds_are_not_called_different() -> None:
+    # A: 6 of 10 tasks inconsistent over 3 rounds; C: none over 2 rounds. McNemar alone would say p = 0.031
+    a = analyze(_log({f"t{i}": ["x", "y", "x"] if i < 6 else ["x"] * 3 for i in range(10)}))
+    c = analyze(_log({f"t{i}": ["x", "x"] for i in range(10)}))
+    [diff] = compare([("A", a), ("C", c)]).differences
+    assert diff.p_value == pytest.approx(2 / 2**6)
+    assert diff.refused == "A ran 3 rounds and C 2; the consistency rate depends on the rounds"
+    assert diff.sentence.endswith("; no difference is called: " + diff.refused + ".")
+
+
+def test_errored_results_in_shares_that_differ_beyond_chance_refuse_the_call() -> None:
+    # 10 tasks x 5 rounds; C errors on 2 rounds of every task (20 of 50 results), A never
+    def log(bad: int, inconsistent: int) -> RunLog:
+        runs = [[] for _ in range(5)]
+        for i in range(10):
+            answers = ["x", "y", "x", "x", "x"] if i < inconsistent else ["x"] * 5
+            for r in range(5):
+                row: dict[str, Any] = {"task_id": f"t{i}", "answer": answers[r]}
+                if r < bad:
+                    row = {"task_id": f"t{i}", "status": "error", "error": {"type": "RateLimitError"}}
+                runs[r].append(row)
+        return RunLog.model_validate({"runs": runs})
+
+    a, c = analyze(log(0, 8)), analyze(log(2, 8))  # C's errors take the odd round 2 away
+    [diff] = compare([("A", a), ("C", c)]).differences
+    assert (diff.turned_consistent, diff.turned_inconsistent) == (8, 0)
+    # Fisher: 0 of 50 against 20 of 50 errored; the table's two extremes alone are 2 x C(50,20)^... < 1e-6
+    assert diff.refused is not None and diff.refused.startswith(
+        "errored results differ beyond chance (A 0 of 50, C 20 of 50"
+    )
+    assert "no difference is called" in diff.sentence
+    same = compare([("A", a), ("B", analyze(log(0, 0)))]).differences[0]
+    assert same.refused is None
