@@ -540,6 +540,7 @@ def result_json(log: RunLog, task_id: str) -> dict[int, str]:
         rnd: shown_text(
             json.dumps(result.model_dump(mode="json", exclude_none=True), indent=2, ensure_ascii=False)
         )
+        or ""
         for rnd, result in log.results()
         if str(result.task_id) == task_id
     }

@@ -21,6 +21,11 @@ measures each view:
    with the page (and its scripts) already loaded and the log cached.
 
 The targets (headless Chromium, quiet machine): new log within 2 s, cached within 1 s.
+
+`--samples` is the render-time check on the shipped sample logs instead: every view's first visit
+(a fresh browser context: no cached scripts) and warm visit (the same page loaded again), each
+taken in turns with the same visit of a bare Streamlit page (one title) in the same run, and the
+ratios set against their bounds: a warm page within 1.5x the bare one, a first visit within 2.5x.
 No assertions: this is a benchmark; every figure is printed beside the baseline and the load.
 
 Chromium's flags, the server start and the "fully drawn" check are the browser tests' own, from
@@ -326,6 +331,91 @@ def bench_browser(
     return out
 
 
+WARM_BOUND = 1.5
+FIRST_BOUND = 2.5
+SAMPLE_VIEWS = {
+    "Overview": "?log=A_baseline.altk_runs.json",
+    "Runs": "runs?log=A_baseline.altk_runs.json",
+    "Tasks": "tasks?log=A_baseline.altk_runs.json&task=shop-002",
+    "Tasks (agent)": "tasks?log=E_agent_tools.altk_runs.json&task=agent-refund-lamp",
+    "Routes": "routes?log=A_baseline.altk_runs.json",
+    "Compare": "compare?"
+    + "&".join(
+        f"log={x}_{y}.altk_runs.json"
+        for x, y in (("A", "baseline"), ("B", "one_key"), ("C", "pinned"), ("D", "key_rotation"))
+    ),
+}
+"""The views the render-time check opens on the samples, by name."""
+
+
+def _first_visit(browser: object, url: str) -> float:
+    """Seconds to a fully drawn page in a fresh browser context (nothing cached in the browser)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})  # type: ignore[attr-defined]
+    page = context.new_page()
+    page.set_default_timeout(120_000)
+    try:
+        return _drawn(page, url)
+    finally:
+        context.close()
+
+
+def bench_samples(chromium: str, repeat: int, against: Path | None = None) -> dict[str, list[float]]:
+    """First and warm visits of each sample view and of a bare page, `repeat` rounds in turns; with
+    `against`, the same views of that checkout's dashboard too (named `<view> (<checkout>)`)."""
+    from playwright.sync_api import sync_playwright
+
+    samples = ROOT / "sample_runs"
+    with (
+        tempfile.TemporaryDirectory(prefix="rerunlens-render-") as tmp,
+        ExitStack() as stack,
+        sync_playwright() as pw,
+    ):
+        runs = Path(tmp) / "runs"
+        runs.mkdir()
+        for path in samples.glob("*.json"):
+            shutil.copy(path, runs / path.name)
+        bare_dir = Path(tmp) / "bare"
+        bare_dir.mkdir()
+        (bare_dir / "bare.py").write_text(BASELINE_SCRIPT, encoding="utf-8")
+        bare = stack.enter_context(streamlit_server(bare_dir, script=bare_dir / "bare.py"))
+        base = stack.enter_context(streamlit_server(runs))
+        other = (
+            stack.enter_context(streamlit_server(runs, script=against / "app" / "main.py"))
+            if against
+            else None
+        )
+        browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
+        warm = browser.new_page(viewport={"width": 1400, "height": 1000})
+        warm.set_default_timeout(120_000)
+        urls = {"bare page": bare} | {name: f"{base}/{path}" for name, path in SAMPLE_VIEWS.items()}
+        if other and against:
+            urls |= {f"{name} ({against.name})": f"{other}/{path}" for name, path in SAMPLE_VIEWS.items()}
+        for url in urls.values():  # the servers' imports and each view's log read once, before timing
+            _drawn(warm, url)
+        measures: dict[str, Callable[[int], float]] = {}
+        for name, url in urls.items():
+            measures[f"{name} first"] = lambda r, url=url: _first_visit(browser, url)
+            measures[f"{name} warm"] = lambda r, url=url: _drawn(warm, url)
+        out = _rounds(measures, repeat)
+        browser.close()
+    return out
+
+
+def _print_samples(figures: dict[str, list[float]]) -> None:
+    """Each view's medians beside the bare page's, and whether the ratio is within its bound."""
+    floor = {kind: statistics.median(figures[f"bare page {kind}"]) for kind in ("first", "warm")}
+    print(f"  bare Streamlit page: first visit {floor['first']:.2f} s, warm {floor['warm']:.2f} s")
+    names = [n.removesuffix(" first") for n in figures if n.endswith(" first") and n != "bare page first"]
+    for name in names:
+        parts = []
+        for kind, bound in (("first", FIRST_BOUND), ("warm", WARM_BOUND)):
+            median = statistics.median(figures[f"{name} {kind}"])
+            ratio = median / floor[kind]
+            mark = "within" if ratio <= bound else "OVER"
+            parts.append(f"{kind} {median:.2f} s = {ratio:.2f}x ({mark} {bound}x)")
+        print(f"  {name:<14} " + " · ".join(parts))
+
+
 def _print_server(figures: dict[str, tuple[float, float]]) -> None:
     for view, (cold, warm) in figures.items():
         print(f"  {view:<9} new log {cold:5.2f} s   cached {warm:5.2f} s")
@@ -367,12 +457,25 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="browser rounds per measure (median shown)")
     parser.add_argument("--no-browser", action="store_true", help="only the server-side measure")
     parser.add_argument(
+        "--samples",
+        action="store_true",
+        help="the render-time check: each view on the shipped samples against a bare Streamlit page",
+    )
+    parser.add_argument(
         "--against",
         type=Path,
         metavar="CHECKOUT",
         help="also measure the dashboard of another checkout (e.g. /work/main), in the same rounds",
     )
     args = parser.parse_args()
+    if args.samples:
+        if CHROMIUM is None:
+            print("browser: skipped (Debian's chromium is not installed)")
+            return
+        print(f"render-time check on the samples, headless Chromium at 1400x1000, {load_average()} before:")
+        _print_samples(bench_samples(CHROMIUM, args.repeat, args.against))
+        print(f"  {load_average()} after (medians of {args.repeat} rounds taken in turns)")
+        return
 
     with tempfile.TemporaryDirectory(prefix="rerunlens-bench-") as tmp:
         runs_dir = Path(tmp)

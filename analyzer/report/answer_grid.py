@@ -14,14 +14,12 @@ from typing import TYPE_CHECKING, NamedTuple
 import pandas as pd
 
 from analyzer.metrics.attribution import result_routes
-from analyzer.metrics.route_factors import factor_columns
-from analyzer.report.route_tables import label
+from analyzer.metrics.route_factors import FACTORS, factor_columns
 
 if TYPE_CHECKING:
     from analyzer.analysis import Analysis
 
 ANSWER_CHARS = 80
-LEGEND_FIELDS = ("key_fingerprint", "base_url", "served_model", "system_fingerprint")
 
 
 class AnswerGrid(NamedTuple):
@@ -71,16 +69,15 @@ def route_columns(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame
     return factor_columns(results, attempts).drop(columns="recorded")
 
 
-def _legend(fields: pd.DataFrame, marks: pd.Series) -> list[tuple[str, str]]:
-    """Each mark shown, by the fields that differ between the marks shown."""
-    fields = fields.reset_index(drop=True).assign(mark=marks.reset_index(drop=True))
-    fields = fields[fields["mark"] != ""].drop_duplicates("mark")
-    if fields.empty:
+def _legend(factors: pd.DataFrame, marks: pd.Series) -> list[tuple[str, str]]:
+    """Each mark shown, by the route factors that differ between the marks shown."""
+    factors = factors.reset_index(drop=True).assign(mark=marks.reset_index(drop=True))
+    factors = factors[factors["mark"] != ""].drop_duplicates("mark")
+    if factors.empty:
         return []
-    varying = [f for f in LEGEND_FIELDS if f in fields and fields[f].astype(str).nunique() > 1]
-    shown = varying or [f for f in LEGEND_FIELDS[:1] if f in fields]
+    varying = [f for f in FACTORS if f in factors and factors[f].astype(str).nunique() > 1]
+    shown = varying or ["key"]
     out = []
-    for _, row in fields.sort_values("mark", key=lambda m: m.str[1:].astype(int)).iterrows():
-        parts = [f"{label(f)} {row[f]}" for f in shown if pd.notna(row[f])]
-        out.append((str(row["mark"]), ", ".join(parts) or "route recorded without a key or base URL"))
+    for _, row in factors.sort_values("mark", key=lambda m: m.str[1:].astype(int)).iterrows():
+        out.append((str(row["mark"]), ", ".join(f"{f} {row[f]}" for f in shown)))
     return out

@@ -6,8 +6,9 @@ analysis adjusts for many tasks, else a `p_value`) and, for agent logs, the `tra
 A cause it does not know by name is still counted, under its own word, so a wider verdict
 vocabulary needs no change here.
 
-Every count carries its uncertainty: the share of tasks that disagree comes with its 95 % Wilson
-interval, and a cause that is tested (a p- or q-value per task) says how many of its tasks pass the
+Every count carries its uncertainty: the share of tasks that disagree comes with the analysis' own
+95 % interval of the answer gap (the one every other figure of the page and the reports quotes),
+and a cause that is tested (a p- or q-value per task) says how many of its tasks pass the
 threshold. A cause without a test (answers that differ within one route) is a plain observation.
 """
 
@@ -19,7 +20,6 @@ from typing import Any
 from pydantic import BaseModel
 
 import analyzer.numbers as numbers
-from analyzer.metrics.stats import wilson_interval
 
 THRESHOLD = 0.05
 """The p- (or q-) value below which a tested cause counts as beyond chance."""
@@ -29,12 +29,14 @@ CAUSE_WORDS: dict[str, str] = {
     "both": "vary with the route and within it",
     "model": "vary within one route (the model)",
     "unclear": "cannot be told apart from this log",
-    "inconclusive": "are inconclusive",
+    "inconclusive": "are inconclusive: too few rounds to tell the route from the model",
     "unmeasured": "were not measured",
 }
 """What the sentence says of each cause's tasks; an unknown cause reads `read as <cause>`."""
 
 ORDER = ("route", "both", "model", "inconclusive", "unclear", "unmeasured")
+UNDECIDED = frozenset({"inconclusive", "unclear", "unmeasured"})
+"""Causes that are the absence of a finding: their p- or q-values are not counted as a test passed."""
 
 
 class CausePart(BaseModel):
@@ -81,8 +83,8 @@ def finding(report: Mapping[str, Any]) -> Finding:
     consistent = int(report.get("consistent_tasks") or 0)
     rounds = int(report.get("rounds") or 0)
     inconsistent = measured - consistent
-    low, high = wilson_interval(inconsistent, measured) if measured else (float("nan"),) * 2
-    share_ci = None if numbers.missing(low) else [low, high]
+    gap_ci = report.get("answer_gap_ci")  # the analysis' own interval, so no page says another
+    share_ci = [gap_ci[0] / 100.0, gap_ci[1] / 100.0] if measured and gap_ci else None
     parts = cause_parts(report.get("attribution") or [])
     calls = tool_call_sentence(report.get("trajectories"))
     sentence = _disagree(inconsistent, measured, rounds, share_ci) + "."
@@ -114,8 +116,11 @@ def cause_parts(items: Sequence[Mapping[str, Any]]) -> list[CausePart]:
         group = by[cause]
         adjusted = any(i.get("q_value") is not None for i in group)
         values = [i.get("q_value") if adjusted else i.get("p_value") for i in group]
-        tested = any(v is not None for v in values)
-        passing = sum(1 for v in values if v is not None and float(v) < THRESHOLD)
+        tested = cause not in UNDECIDED and any(v is not None for v in values)
+        if any("passes" in i for i in group):  # the analysis says which pass its own threshold
+            passing = sum(1 for i in group if i.get("passes"))
+        else:
+            passing = sum(1 for v in values if v is not None and float(v) < THRESHOLD)
         ids = [str(i.get("task_id")) for i in group]
         out.append(
             CausePart(

@@ -202,7 +202,7 @@ def attribution_lines(items: list[Attribution]) -> list[str]:
     shown = ", ".join(f"{counts[c]} {c}" for c in CAUSES)
     out = [
         "",
-        f"Route or model, from the log alone ({len(items)} inconsistent task(s)): {shown}",
+        f"Route or model, from the log alone ({_n(len(items), 'inconsistent task')}): {shown}",
         f"  route/both only where a route factor passes a false discovery rate of {FDR_Q:.0%} "
         "(exact permutation test per factor, Bonferroni within the task, Benjamini-Hochberg across tasks)",
     ]

@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import BaseModel
@@ -67,7 +67,7 @@ def turns(steps: Sequence[Any]) -> list[Turn]:
 
 
 def _arguments(arguments: Any) -> str:
-    return shown_text(json.dumps(arguments, indent=2, ensure_ascii=False, default=str))
+    return shown_text(json.dumps(arguments, indent=2, ensure_ascii=False, default=str)) or ""
 
 
 def call_sequence(steps: Sequence[Any]) -> list[str]:
@@ -96,7 +96,7 @@ def from_call(all_turns: list[Turn], number: int | None) -> list[Turn]:
     return all_turns[max(0, start - 1) :]
 
 
-def differing_round(rounds: dict[int, Sequence[Any]], first: int) -> int | None:
+def differing_round(rounds: Mapping[int, Sequence[Any]], first: int) -> int | None:
     """The first round whose calls differ from round `first`'s (a default to set beside it)."""
     for rnd, steps in rounds.items():
         if rnd != first and first_difference(rounds[first], steps) is not None:

@@ -19,17 +19,19 @@ TABLE_COLUMNS = {
     "group": st.column_config.TextColumn(
         "group", help="Short name; the full labels are listed under the table."
     ),
-    "answer gap (pp)": st.column_config.NumberColumn("answer gap (pp)", format="%.1f"),
-    "answer gap CI": st.column_config.TextColumn("answer gap CI", help=CI_HELP),
-    "outcome gap (pp)": st.column_config.NumberColumn("outcome gap (pp)", format="%.1f"),
-    "outcome gap CI": st.column_config.TextColumn("outcome gap CI", help=CI_HELP),
-    "Pass^n (%)": st.column_config.NumberColumn("Pass^n (%)", format="%.1f", help="Every round succeeds."),
-    "tokens per task": st.column_config.NumberColumn("tokens per task", format="localized"),
-    "retries": st.column_config.NumberColumn("retries", help="HTTP attempts beyond each result's first."),
+    "tasks x rounds": st.column_config.TextColumn("size", help="Tasks x rounds."),
+    "answer gap (pp)": st.column_config.NumberColumn("answer gap", format="%.1f pp"),
+    "answer gap CI": st.column_config.TextColumn("CI", help=CI_HELP),
+    "outcome gap (pp)": st.column_config.NumberColumn("outcome gap", format="%.1f pp"),
+    "outcome gap CI": st.column_config.TextColumn("CI ", help=CI_HELP),
+    "Pass^n (%)": st.column_config.NumberColumn("Pass^n", format="%.1f %%", help="Every round succeeds."),
     "mean reward/score": st.column_config.NumberColumn(
-        "mean reward/score", format="%.3f", help="Mean over tasks of each task's mean reward or score."
+        "score", format="%.3f", help="Mean over tasks of each task's mean reward or score."
     ),
-    "mean reward/score CI": st.column_config.TextColumn("mean reward/score CI", help=CI_HELP),
+    "mean reward/score CI": st.column_config.TextColumn("CI  ", help=CI_HELP),
+    "tokens per task": st.column_config.NumberColumn("tokens/task", format="localized"),
+    "retries": st.column_config.NumberColumn("retries", help="HTTP attempts beyond each result's first."),
+    "route pinned": st.column_config.CheckboxColumn("pinned", help="Route pinned: one route for every call."),
 }
 
 

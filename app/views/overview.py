@@ -34,7 +34,7 @@ def render(selection: data.Selection | None = None) -> None:
     fmt.group_caption(group, sel.key)
     if h.lead is not None:  # an agent log: what varies, its answers or its tool calls
         st.info(data.escape(h.lead.sentence[:1].upper() + h.lead.sentence[1:]), icon=":material/call_split:")
-    _first_screen(data.finding(group.analysis))
+    _first_screen(data.finding(group.analysis), getattr(h, "lead", None))
     _figures(h)
     _states(group)
 
@@ -64,9 +64,12 @@ def render(selection: data.Selection | None = None) -> None:
     _html_reports(sel, group)
 
 
-def _first_screen(found: Finding) -> None:
-    """The finding in one sentence (the analyzer's words, no log text), its chart, the evidence link."""
+def _first_screen(found: Finding, lead: object = None) -> None:
+    """The finding in one sentence (the analyzer's words, no log text), an agent log's lead (what
+    varies: answers or tool calls) under it when the analysis gives one, its chart, the evidence."""
     st.markdown(f"#### {data.escape(found.sentence)}")
+    if getattr(lead, "sentence", None):
+        st.caption(data.escape(str(lead.sentence)))  # type: ignore[attr-defined]
     if found.bars:
         st.plotly_chart(overview_charts.finding_bar(found.bars), key="overview.finding", config=PASS_K_CONFIG)
     if found.inconsistent:
@@ -109,18 +112,17 @@ def _figures(h: Headline) -> None:
 
 
 def _states(group: data.Group) -> None:
-    """Tasks, rounds, and the inconsistent, drifted and errored tasks apart, each a link to them."""
+    """The inconsistent, drifted and errored tasks apart, each a link to them; the log's size under."""
     h = group.analysis.headline
     counts = state_counts(group.analysis.tasks)
-    cols = st.columns(5)
-    cols[0].metric("Tasks", fmt.count(h.tasks))
-    cols[1].metric("Rounds", fmt.count(h.rounds))
-    for col, (state, label) in zip(cols[2:], STATES.items(), strict=True):
+    cols = st.columns(3)
+    for col, (state, label) in zip(cols, STATES.items(), strict=True):
         col.metric(label, fmt.count(counts[state]), help=STATE_HELP[state])
         if counts[state]:
             with col:
                 fmt.page_link(TASKS_VIEW, "Show them →", {"show": state})
     st.caption(
+        f"{fmt.counted(h.tasks, 'task')} x {fmt.counted(h.rounds, 'round')} · "
         f"{fmt.counted(h.errors, 'errored result')} · "
         f"{fmt.counted(h.retries.extra_attempts, 'retry', 'retries')} "
         "(HTTP attempts beyond each result's first) · "
@@ -173,7 +175,7 @@ ATTRIBUTION_COLUMNS = {
     ),
     "passes": st.column_config.CheckboxColumn("passes", help="q <= 0.05"),
     "rounds_needed": st.column_config.NumberColumn("rounds to decide", help="For inconclusive tasks."),
-    "evidence": st.column_config.TextColumn("evidence", width="large"),
+    "evidence": st.column_config.TextColumn("evidence", width="medium"),
 }
 """The cause table (Overview, Routes)."""
 

@@ -38,10 +38,8 @@ TASK_COLUMNS = {
     "majority_share": st.column_config.ProgressColumn(
         "majority", help="Largest cluster / answers.", min_value=0.0, max_value=1.0, format="percent"
     ),
-    "entropy": st.column_config.NumberColumn("entropy", help="Normalized entropy, 0..1.", format="%.2f"),
     "success_rate": st.column_config.NumberColumn("success", format="percent"),
     "tokens_total": st.column_config.NumberColumn("tokens", format="localized"),
-    "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f"),
     "retries": st.column_config.NumberColumn("retries"),
     "n_errors": st.column_config.NumberColumn("errors"),
     "n_no_answer": st.column_config.NumberColumn(
@@ -194,9 +192,7 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
     rounds = round_table(analysis.results, task_id)
     st.markdown("**Every round**")
     if rounds.shared:
-        st.caption(
-            "Same in every round: " + " · ".join(f"{k} {data.escape(v)}" for k, v in rounds.shared.items())
-        )
+        st.text("Same in every round: " + " · ".join(f"{k} {v}" for k, v in rounds.shared.items()))
     st.dataframe(
         rounds.rows,
         placeholder=fmt.NONE,

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
 from analyzer.log.loader import list_logs, load_path
+from analyzer.report.compare_view import sharing
 from app import data, fmt, log_folders
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,7 +68,7 @@ def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatc
     h = analyses[0].headline  # single-log views show the first log
     shown = {m.label: m.value for m in at.metric}
     if view == "overview":
-        assert shown["Tasks"] == fmt.count(h.tasks)
+        assert any(c.value.startswith(f"{fmt.counted(h.tasks, 'task')} x ") for c in at.caption)
         assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp)
         assert shown["Outcome gap"] == (fmt.pp(h.outcome.outcome_gap_pp) if h.outcome else "no grading")
         assert shown["Inconsistent tasks"] == fmt.count(h.tasks_measured - h.consistent_tasks)
@@ -92,9 +93,9 @@ def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatc
     elif view == "routes":
         assert shown["Pinned"] == {True: "yes", False: "no", None: "not recorded"}[h.route.pinned]
     elif view == "compare":
-        table = [df.value for df in at.dataframe if "answer_gap_pp" in df.value.columns][0]
-        gaps = [a.headline.answer_gap_pp for a in analyses]
-        assert table["answer_gap_pp"].tolist() == pytest.approx(gaps)
+        table = [df.value for df in at.dataframe if "answer gap (pp)" in df.value.columns][0]
+        gaps = [analyses[i].headline.answer_gap_pp for i in sharing(analyses, 0)]  # the logs sharing tasks
+        assert table["answer gap (pp)"].tolist() == pytest.approx(gaps)
 
 
 @pytest.mark.parametrize("view", VIEWS)
@@ -106,7 +107,8 @@ def test_a_bad_file_is_one_line_and_the_other_logs_keep_working(runs: Path, view
     assert "Traceback" not in errors[0]
     if view == "overview":
         shown = {m.label: m.value for m in at.metric}
-        assert shown["Tasks"] == "8" and shown["Answer gap"] == "75.0 pp"
+        assert any(c.value.startswith("8 tasks x 5 rounds") for c in at.caption)
+        assert shown["Answer gap"] == "75.0 pp"
     if view == "compare":
         assert any(df.value.shape[0] == 2 for df in at.dataframe)  # both good logs side by side
 
@@ -123,7 +125,7 @@ def test_the_url_seeds_the_selection_and_key_and_follows_changes(runs: Path) -> 
 
     at.selectbox(key=data.FOCUS).set_value("plain_v1").run()
     assert at.query_params["focus"] == "plain_v1"
-    assert {m.label: m.value for m in at.metric}["Tasks"] == "3"
+    assert any(c.value.startswith("3 tasks x ") for c in at.caption)
 
     at.multiselect(key=data.LOGS).set_value(["pinned_v2.json"]).run()
     assert at.query_params["log"] == "pinned_v2.json"
@@ -158,6 +160,10 @@ def test_uploads_open_as_groups_and_a_bad_upload_is_named(runs: Path) -> None:
     assert error.startswith("broken\\.json") and "runs" in error
     at.switch_page("views/compare.py").run()
     assert not at.exception
+    # the upload shares no task with the format-1 log: Compare asks rather than compare them
+    assert at.multiselect(key="compare.logs").value == ["B: pinned route (uploaded)"]
+    assert "Pick at least two logs to compare." in [i.value for i in at.info]
+    at.multiselect(key="compare.logs").set_value(["B: pinned route (uploaded)", "plain_v1"]).run()
     assert any(df.value.shape[0] == 2 for df in at.dataframe)
 
 
@@ -267,5 +273,6 @@ def test_a_group_can_be_relabelled(runs: Path) -> None:
     assert at.selectbox(key=data.FOCUS).options == ["A: shared proxy", "C: my pinned run"]
     at.switch_page("views/compare.py").run()
     assert not at.exception
-    table = [df.value for df in at.dataframe if "answer_gap_pp" in df.value.columns][0]
-    assert table["label"].tolist() == ["A: shared proxy", "C: my pinned run"]
+    table = [df.value for df in at.dataframe if "answer gap (pp)" in df.value.columns][0]
+    assert table["group"].tolist() == ["A", "C"]  # short names of the labels typed
+    assert "**C** = C: my pinned run" in "".join(c.value for c in at.caption).replace("\\", "")

@@ -155,10 +155,11 @@ def test_downloads_and_flagged_link(server: str, page: object, tmp_path: Path) -
     shared = Path(info.value.path()).read_text(encoding="utf-8")
     assert shared.startswith("<!DOCTYPE html>") and f"{expected.headline.answer_gap_pp:.1f} pp" in shared
     assert all(t["prompt"] for t in flagged)
-    page.get_by_text("flagged tasks →").click()  # type: ignore[attr-defined]
+    page.get_by_text("Show them →").first.click()  # type: ignore[attr-defined]  # the inconsistent tasks
     wait_rendered(page, "Tasks")
-    assert "flagged=1" in page.url  # type: ignore[attr-defined]
-    page.get_by_text("7 of 8 tasks").first.wait_for()  # type: ignore[attr-defined]
+    assert "show=inconsistent" in page.url  # type: ignore[attr-defined]
+    inconsistent = int(expected.tasks["consistent"].eq(False).sum())
+    page.get_by_text(f"{inconsistent} of 8 tasks").first.wait_for()  # type: ignore[attr-defined]
     assert_no_exception(page)
 
 
@@ -168,11 +169,11 @@ def test_the_lazy_sections_open_with_a_click_and_stay_open_in_the_url(server: st
     page.goto(f"{server}/?log=drift_v2.json")  # type: ignore[attr-defined]
     wait_rendered(page, "Overview")
     charts = page.locator('[data-testid="stPlotlyChart"]')  # type: ignore[attr-defined]
-    assert charts.count() == 1  # the trajectories histogram only: the curve is not drawn yet
+    assert charts.count() == 2  # the finding and the trajectories histogram: the curve is not drawn yet
     page.get_by_text("Pass^k and Pass@k for k = 1 to 5").click()  # type: ignore[attr-defined]
     page.get_by_text("Success as rounds are added").first.wait_for()  # type: ignore[attr-defined]
     wait_rendered(page, "Overview")
-    assert charts.count() == 2 and "overview.curve=" in page.url  # type: ignore[attr-defined]
+    assert charts.count() == 3 and "overview.curve=" in page.url  # type: ignore[attr-defined]
     page.get_by_text("The cause of each of the").click()  # type: ignore[attr-defined]
     page.locator('[data-testid="stDataFrame"]').first.wait_for()  # type: ignore[attr-defined]
     wait_rendered(page, "Overview")
@@ -180,7 +181,7 @@ def test_the_lazy_sections_open_with_a_click_and_stay_open_in_the_url(server: st
     shot(page, "overview-opened")
     page.reload()  # type: ignore[attr-defined]
     wait_rendered(page, "Overview")
-    assert charts.count() == 2 and page.locator('[data-testid="stDataFrame"]').count() == 1  # type: ignore[attr-defined]
+    assert charts.count() == 3 and page.locator('[data-testid="stDataFrame"]').count() == 1  # type: ignore[attr-defined]
 
     page.goto(f"{server}/tasks?log=drift_v2.json&task=flaky")  # type: ignore[attr-defined]
     wait_rendered(page, "Tasks")
@@ -203,7 +204,8 @@ def test_the_task_table_is_the_picker(server: str, page: object) -> None:
     expected = analyze(log).tasks
     first_unstable = expected.loc[expected["consistent"].eq(False), "task_id"].iloc[0]
     page.get_by_text(f"Task {first_unstable} · click another row", exact=False).wait_for()  # type: ignore[attr-defined]
-    assert page.locator('[data-testid="stSelectbox"]').count() == 0  # type: ignore[attr-defined]
+    boxes = page.locator('[data-testid="stSelectbox"]').all_inner_texts()  # type: ignore[attr-defined]
+    assert not [b for b in boxes if b.startswith("Task")]  # the filters' "Success" only: no task picker
     assert page.locator('[data-testid="stCode"]').count() == 0  # type: ignore[attr-defined]
 
     row = 0  # a consistent task, not the one open

@@ -16,6 +16,7 @@ pytestmark = browser_marks()
 SAMPLES = ROOT / "sample_runs"
 VIEWS = {
     "Overview": "",
+    "Runs": "runs",
     "Tasks": "tasks",
     "Tokens": "tokens",
     "Retries": "retries",

@@ -15,15 +15,45 @@ def _report(name: str) -> dict:
     return analyze(load_any(SAMPLES / name).log).report()
 
 
-def test_sample_a_says_how_many_disagree_and_that_no_route_task_passes_the_test() -> None:
-    f = finding(_report("A_baseline.altk_runs.json"))
+def test_sample_a_says_how_many_disagree_and_that_five_rounds_cannot_tell_why() -> None:
+    report = _report("A_baseline.altk_runs.json")
+    f = finding(report)
+    causes = [a["cause"] for a in report["attribution"]]
+    assert causes == ["inconclusive"] * 13  # 5 rounds over two keys: no FDR-adjusted test can pass
     assert f.sentence == (
-        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 27.4–60.8). Of them, "
-        "11 follow the route (key, base URL or backend), none beyond chance (p < 0.05, unadjusted); "
-        "2 vary within one route (the model)."
+        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 25.5–62.6). Of them, "
+        "13 are inconclusive: too few rounds to tell the route from the model."
     )
-    bars = {b.label: b.tasks for b in f.bars}
-    assert bars == {"consistent": 17, "route, not beyond chance": 11, "model": 2}
+    assert {b.label: b.tasks for b in f.bars} == {"consistent": 17, "inconclusive": 13}
+    low, high = report["answer_gap_ci"]  # the same interval as the answer gap's, wherever it is read
+    assert f.share_ci == [low / 100, high / 100]
+
+
+def test_a_p_value_alone_is_counted_against_the_threshold_and_said_unadjusted() -> None:
+    report = {
+        "tasks_measured": 30,
+        "consistent_tasks": 17,
+        "rounds": 5,
+        "attribution": [{"task_id": f"t{i}", "cause": "route", "p_value": 0.2} for i in range(11)]
+        + [{"task_id": "m1", "cause": "model", "p_value": None}, {"task_id": "m2", "cause": "model"}],
+    }
+    f = finding(report)
+    assert (
+        "Of them, 11 follow the route (key, base URL or backend), none beyond chance (p < 0.05, unadjusted); "
+        in f.sentence
+    )
+    assert f.sentence.endswith("2 vary within one route (the model).")
+    assert {b.label: b.tasks for b in f.bars} == {
+        "consistent": 17,
+        "route, not beyond chance": 11,
+        "model": 2,
+    }
+
+
+def test_the_analysis_own_passes_flag_wins() -> None:
+    items = [{"task_id": "a", "cause": "route", "q_value": 0.04, "passes": False}]
+    f = finding({"tasks_measured": 2, "consistent_tasks": 1, "rounds": 8, "attribution": items})
+    assert "none beyond chance (q < 0.05 after FDR)" in f.sentence
 
 
 def test_q_values_are_preferred_and_an_unknown_cause_is_still_counted() -> None:

@@ -29,7 +29,7 @@ def test_report_shows_intervals_and_attribution() -> None:
     assert f"pass^5 53.3 % (95 % CI {100 * low:.1f}–{100 * high:.1f})" in text
     counts = verdict_counts(h.attribution)
     shown = ", ".join(f"{counts[c]} {c}" for c in counts)
-    assert f"Route or model, from the log alone ({len(h.attribution)} inconsistent task(s)): {shown}" in text
+    assert f"Route or model, from the log alone ({len(h.attribution)} inconsistent tasks): {shown}" in text
     assert "false discovery rate of 5%" in text and "Benjamini-Hochberg across tasks" in text
     first = h.attribution[0]
     assert (
