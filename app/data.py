@@ -1,4 +1,7 @@
-"""Where the dashboard's data comes from: the runs folder, uploads, cached analyzer calls, the sidebar.
+"""Where the dashboard's data comes from: the runs folder, uploads, and the cached analyzer calls.
+
+The sidebar that picks them is `app.sidebar`, the URL mirroring `app.url_state`, markdown-safe text
+`app.widgets.messages`.
 
 Everything cached lives here; the analyzer never knows about caching. Logs and analyses are cached
 with `st.cache_resource`, not `st.cache_data`: they are large and read-only (the analyzer's frames
@@ -16,7 +19,6 @@ from __future__ import annotations
 import contextlib
 import json
 import weakref
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,18 +28,17 @@ import streamlit as st
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.errors import RerunLensError
-from analyzer.formats import format_list
 from analyzer.importers import load_any, load_any_bytes
 from analyzer.importers.experiments import experiment_groups
 from analyzer.importers.stamp import source_stamp
 from analyzer.log.frames import results_frame
-from analyzer.log.loader import MAX_UPLOAD_BYTES, LoadedLog
+from analyzer.log.loader import LoadedLog
 from analyzer.log.model import RunLog
 from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
-from analyzer.metrics.answer_keys import ANSWER_KEYS, AnswerKey, answer_key
+from analyzer.metrics.answer_keys import AnswerKey, answer_key
 from analyzer.metrics.answers import answer_keys
-from analyzer.metrics.semantic import CROSS_LANGUAGE_GAP, DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions
+from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions
 from analyzer.metrics.semantic_view import semantic_members
 from analyzer.report.finding import Finding
 from analyzer.report.finding import finding as finding_of
@@ -45,16 +46,9 @@ from analyzer.report.html import ReportEntry, render_report_html
 from analyzer.report.runs_table import ListedLog
 from analyzer.verdicts.before_after import compare_files
 from app import log_folders
-from app.log_folders import RUNS_DIR_ENV, runs_dir
+from app.log_folders import runs_dir
 
 ROOT = log_folders.ROOT
-KEY_HELP = (
-    "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
-    "white space and punctuation at either end ignored), fuzzy (normalized answers that are nearly "
-    "equal), actions (the same tool calls with the same arguments, for agent logs with trajectories), "
-    "semantic (the same meaning, in English, Chinese and other languages: sentence embeddings with "
-    "guards on negation, numbers, dates and units; needs pip install 'rerunlens[semantic]')."
-)
 
 # Session-state keys (ids and selections only).
 LOGS = "src.logs"
@@ -188,23 +182,6 @@ def semantic_threshold() -> float:
     return float(value) if isinstance(value, int | float) else DEFAULT_SEMANTIC_THRESHOLD
 
 
-def semantic_control() -> None:
-    """The semantic key's threshold, shown and changeable (only under that key)."""
-    if answer_key(st.session_state.get(KEY)) != "semantic":
-        return
-    st.session_state.setdefault(SEMANTIC_T, DEFAULT_SEMANTIC_THRESHOLD)
-    st.slider(
-        "Similarity threshold",
-        min_value=0.30,
-        max_value=0.95,
-        step=0.05,
-        key=SEMANTIC_T,
-        help="Two answers that agree on negation, numbers, dates and units are one when their "
-        f"similarity reaches this (default {DEFAULT_SEMANTIC_THRESHOLD:.2f}, chosen on labelled "
-        f"answers; {CROSS_LANGUAGE_GAP:.2f} lower between Chinese and English; see docs/metrics.md).",
-    )
-
-
 def _embed_first(token: str, loaded: LoadedLog, threshold: float) -> None:
     """A log's first semantic pass with a progress bar (its vectors are cached after it); once per
     log version and session, so later pages only read the cache."""
@@ -325,153 +302,6 @@ def trajectories(log: RunLog, task_id: str) -> dict[int, list[Any]]:
         if str(result.task_id) == task_id and result.trajectory:
             out[rnd] = list(result.trajectory)
     return out
-
-
-# --- URL mirroring -----------------------------------------------------------------------------
-
-
-def seed_from_url(state_key: str, param: str, default: Any, parse: Callable[[list[str]], Any]) -> None:
-    """Give a widget its value from the URL when the URL changed (a shared link), else keep it.
-
-    Call before creating the widget with `key=state_key`; call `mirror_to_url` after it.
-    """
-    raw = st.query_params.get_all(param)
-    seen = f"_url.{param}"
-    if state_key not in st.session_state or (raw and raw != st.session_state.get(seen)):
-        st.session_state[state_key] = parse(raw) if raw else default
-        st.session_state[seen] = raw
-
-
-def _unreadable_note(problems: list[str], shown: int = 3) -> None:
-    """Say which files in the runs folder look like logs but cannot be read (nothing when none)."""
-    if not problems:
-        return
-    lines = [f"- {escape(p)}" for p in problems[:shown]]
-    if len(problems) > shown:
-        lines.append(f"- and {len(problems) - shown} more")
-    one = len(problems) == 1
-    st.warning(
-        f"{len(problems)} file{'' if one else 's'} in your runs folder {'is' if one else 'are'} named like "
-        f"a log but cannot be read, so {'it is' if one else 'they are'} not listed:\n" + "\n".join(lines)
-    )
-
-
-def mirror_to_url(param: str, value: str | list[str] | None) -> None:
-    """Write a widget's value into the URL query (removing it when empty)."""
-    values = [] if value is None else [value] if isinstance(value, str) else list(value)
-    if st.query_params.get_all(param) != values:
-        if values:
-            st.query_params[param] = values
-        elif param in st.query_params:
-            del st.query_params[param]
-    st.session_state[f"_url.{param}"] = values
-
-
-# --- sidebar -----------------------------------------------------------------------------------
-
-
-def sidebar() -> Selection:
-    """Pick logs (runs folder and uploads), the answer key and the focused group; mirror to the URL."""
-    folder = runs_dir()
-    available = folder_logs(str(folder))
-    with st.sidebar:
-        st.subheader("Run logs")
-        seed_from_url(
-            LOGS,
-            "log",
-            log_folders.default_pick(available),
-            lambda raw: unique_logs([r for r in raw if r in available]) or available[:1],
-        )
-        st.session_state[LOGS] = unique_logs([r for r in st.session_state[LOGS] if r in available])
-        st.multiselect(
-            "Your runs and the samples",
-            available,
-            key=LOGS,
-            placeholder="No log picked" if available else "No logs yet",
-            help=f"Your runs folder: {escape(folder)} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}); "
-            "the shipped examples are listed as sample_runs/… and are never written.",
-        )
-        st.caption(
-            f"Your runs: `{_code(str(folder))}`"
-            + ("" if folder.is_dir() else " (created on the first save)")
-            + " · re-runs, new runs and copied uploads are saved there; `sample_runs/` are read-only."
-        )
-        _unreadable_note(folder_problems(str(folder)))
-        st.file_uploader(
-            "Upload logs",
-            type=["json", "eval", "zip"],
-            accept_multiple_files=True,
-            key=UPLOADS,
-            max_upload_size=MAX_UPLOAD_BYTES // 2**20,
-            help=f"Drop one or several altk_runs.json files (or logs of {format_list()}; AppWorld "
-            "rounds are one experiment folder each); each opens as its own experiment group.",
-        )
-        mirror_to_url("log", st.session_state[LOGS])
-
-        seed_from_url(KEY, "key", "exact", lambda raw: raw[-1] if raw[-1] in ANSWER_KEYS else "exact")
-        st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
-        mirror_to_url("key", st.session_state[KEY])
-        semantic_control()
-
-        fresh = _to_focus()
-        selection = current()
-        if selection.groups:
-            with st.expander("Group labels"):
-                for g in selection.groups:
-                    auto = g.loaded.log.display_label(Path(g.source).stem)
-                    st.text_input(escape(g.source), key=LABEL + g.source, placeholder=auto, max_chars=80)
-            selection = current()
-        labels = [g.label for g in selection.groups]
-        if len(labels) > 1:
-            seed_from_url(FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0])
-            if st.session_state[FOCUS] not in labels:
-                st.session_state[FOCUS] = labels[0]
-            fresh_label = next((g.label for g in reversed(selection.groups) if g.source in fresh), None)
-            if fresh_label:  # a new upload opens at once
-                st.session_state[FOCUS] = fresh_label
-            st.selectbox("Log shown in single-log views", labels, key=FOCUS)
-            mirror_to_url("focus", st.session_state[FOCUS])
-            selection = current()
-        else:
-            mirror_to_url("focus", None)
-    show_problems(selection)
-    return selection
-
-
-def _to_focus() -> list[str]:
-    """Sources asking for the focus: uploads not seen before, and a log just opened (the last wins)."""
-    asked = st.session_state.pop(FOCUS_SOURCE, None)
-    uploads = st.session_state.get(UPLOADS) or []
-    seen = set(st.session_state.get(SEEN_UPLOADS) or [])
-    sources = upload_sources([u.name for u in uploads])
-    fresh = [source for u, source in zip(uploads, sources, strict=True) if u.file_id not in seen]
-    st.session_state[SEEN_UPLOADS] = [u.file_id for u in uploads]
-    return fresh + ([asked] if asked else [])
-
-
-def show_problems(selection: Selection) -> None:
-    """One line per log that could not be opened; the other logs keep working."""
-    for problem in selection.problems:
-        st.error(escape(problem.message), icon=":material/warning:")
-
-
-# --- small formatting helpers ------------------------------------------------------------------
-
-_MARKDOWN_SPECIALS = "\\`*_{}[]()<>#+-.!|~$:@&="
-
-
-def escape(text: object) -> str:
-    """Text from a log (labels, file names, messages) made safe to put inside markdown: plain text.
-
-    Every markdown punctuation is backslash-escaped, including `:` (no `:material/...:` icons, no
-    `:red[...]` colours, no `https://` autolinks), `@` (no e-mail autolinks), `&` (no entities) and
-    `=` (no setext headings), so a file name or label never renders as a link, an image or markup.
-    """
-    return "".join("\\" + ch if ch in _MARKDOWN_SPECIALS else ch for ch in str(text))
-
-
-def _code(text: str) -> str:
-    return text.replace("`", "'")
 
 
 def files_stamp(*paths: str | None) -> str:

@@ -13,6 +13,7 @@ import analyzer.numbers as numbers
 from analyzer.metrics.answer_keys import AnswerKey
 from analyzer.report.export import flagged_task_json, tasks_csv
 from app import data, log_folders
+from app.widgets.messages import escape
 
 NONE = numbers.NONE
 """What a missing value reads, in a metric and in every table (`st.dataframe(placeholder=NONE)`),
@@ -39,10 +40,10 @@ def file_stem(label: str) -> str:
 def group_caption(group: data.Group, key: AnswerKey) -> None:
     """Which log the view shows and under which answer key (log text escaped, never markup)."""
     if group.source.endswith(data.UPLOAD_SUFFIX):
-        where = f"uploaded file {data.escape(group.source.removesuffix(data.UPLOAD_SUFFIX))}, not saved"
+        where = f"uploaded file {escape(group.source.removesuffix(data.UPLOAD_SUFFIX))}, not saved"
     else:
-        where = f"{data.escape(group.source)} ({log_folders.where(group.source)})"
-    st.caption(f"Showing log **{data.escape(group.label)}** · {where} · answer key **{key}**")
+        where = f"{escape(group.source)} ({log_folders.where(group.source)})"
+    st.caption(f"Showing log **{escape(group.label)}** · {where} · answer key **{key}**")
 
 
 Figure = tuple[str, str] | tuple[str, str, str]

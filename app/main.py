@@ -12,7 +12,8 @@ if str(HERE.parent) not in sys.path:  # so `app` and `analyzer` import from any 
 import streamlit as st  # noqa: E402
 
 from analyzer.jobs.exposure import request_refused, serving_refused  # noqa: E402
-from app import data  # noqa: E402
+from app import sidebar  # noqa: E402
+from app.widgets.messages import escape  # noqa: E402
 
 VIEWS = HERE / "views"
 
@@ -23,7 +24,7 @@ def refuse_unsafe_requests() -> None:
     address = st.get_option("server.address")
     refused = serving_refused(address) or request_refused(dict(st.context.headers or {}), address)
     if refused is not None:
-        st.error(data.escape(f"Refused: {refused}."), icon=":material/lock:")
+        st.error(escape(f"Refused: {refused}."), icon=":material/lock:")
         st.stop()
 
 
@@ -50,5 +51,5 @@ page = st.navigation(
         ],
     }
 )
-data.sidebar()
+sidebar.render()
 page.run()

@@ -20,6 +20,7 @@ from analyzer.runner.resample import ResampleRequest, default_resample_path, pin
 from analyzer.safety.keys import read_keys
 from app import data, fmt, log_folders, trajectory_charts
 from app.widgets import log_route
+from app.widgets.messages import escape
 
 SIDE_COLUMNS = {
     "round": st.column_config.NumberColumn("round"),
@@ -88,7 +89,7 @@ def _uncertainty(group: data.Group, task_id: str, last_step: int) -> None:
         _progress(str(written))
         return
     if job is not None and job.state == "failed":
-        st.error(data.escape(job.message or "resample failed"), icon=":material/warning:")
+        st.error(escape(job.message or "resample failed"), icon=":material/warning:")
     if shown.is_file():
         _strip(group, task_id, shown, last_step)
     else:
@@ -174,12 +175,12 @@ def _start_button(group: data.Group, task_id: str, path: Path) -> None:
         return
     refused = runs_refused(st.get_option("server.address"))
     if refused is not None:
-        st.caption(data.escape(f"Resampling is off: {refused}."))
+        st.caption(escape(f"Resampling is off: {refused}."))
         return
     try:
         profile = pinned_profile(group.loaded.log)
     except RerunLensError as exc:
-        st.error(data.escape(exc.message), icon=":material/warning:")
+        st.error(escape(exc.message), icon=":material/warning:")
         return
     if not log_route.confirmed(profile, "tasks.resample_confirm"):
         return
@@ -198,7 +199,7 @@ def _start_button(group: data.Group, task_id: str, path: Path) -> None:
     try:
         keys = read_keys(profile.key_envs())
     except RerunLensError as exc:
-        st.error(data.escape(exc.message), icon=":material/warning:")
+        st.error(escape(exc.message), icon=":material/warning:")
         return
     if again:
         path.unlink(missing_ok=True)

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from analyzer.analysis import analyze
+from analyzer.analysis import Analysis, analyze
 from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog, TaskSpec
 from analyzer.log.taskfile import load_tasks
@@ -76,6 +77,16 @@ class RerunRequest:
     """Re-run a provider's log on the built-in simulator on purpose (the verdict then compares the two)."""
     semantic: SemanticOptions | None = None
     """Threshold and embedder of the `semantic` key, when it is the answer key."""
+    analysis: Analysis | None = field(default=None, repr=False, compare=False)
+    """The parent's analysis under `answer_key`, when the caller has it already (the dashboard's page):
+    the selection, the rounds and the before/after all read it instead of analysing the parent again."""
+
+    @cached_property
+    def parent_analysis(self) -> Analysis:
+        """The parent's analysis under the request's key, computed once per request."""
+        if self.analysis is not None:
+            return self.analysis
+        return analyze(self.parent, self.answer_key, semantic=self.semantic)
 
 
 @dataclass
@@ -147,7 +158,11 @@ def pinned_profile(profile: RouteProfile) -> RouteProfile:
 
 
 def select_tasks(
-    log: RunLog, only: Selection, key: AnswerKey = "exact", semantic: SemanticOptions | None = None
+    log: RunLog,
+    only: Selection,
+    key: AnswerKey = "exact",
+    semantic: SemanticOptions | None = None,
+    analysis: Analysis | None = None,
 ) -> list[str]:
     """Task ids to re-run: `flagged` (inconsistent, drifted or errored), `inconsistent`, or given ids."""
     if not (isinstance(only, str) and only in ("flagged", "inconsistent")):
@@ -157,7 +172,7 @@ def select_tasks(
         if unknown:
             raise RerunLensError(f"task {unknown[0]!r} is not in the log")
         return ids
-    tasks = analyze(log, key, semantic=semantic).tasks
+    tasks = (analysis or analyze(log, key, semantic=semantic)).tasks
     if only == "flagged":
         mask = tasks["flagged"].astype(bool)
     else:
@@ -207,7 +222,7 @@ def rerun_plan(
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
     """
     log = request.parent
-    ids = select_tasks(log, request.selection, request.answer_key, request.semantic)
+    ids = _request_tasks(request)
     if not ids:
         raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
     specs = task_specs(log, ids, request.tasks_file)
@@ -230,7 +245,7 @@ def rerun_plan(
         pinned,
         out,
         keys=keys if keys is not None else read_keys(pinned.key_envs()),
-        rounds=rounds if rounds is not None else decisive_rounds(log, ids, request.answer_key),
+        rounds=rounds if rounds is not None else decisive_rounds(log, ids, analysis=request.parent_analysis),
         provenance=provenance,
         executor=executor,
         simulation=simulation,
@@ -239,9 +254,15 @@ def rerun_plan(
 
 def resume_rerun_plan(request: RerunRequest, out: str | Path, resume: ResumeRequest) -> RunPlan:
     """The plan that finishes an interrupted re-run: its journal's, for the same tasks of the parent."""
-    ids = select_tasks(request.parent, request.selection, request.answer_key, request.semantic)
-    specs = task_specs(request.parent, ids, request.tasks_file)
+    specs = task_specs(request.parent, _request_tasks(request), request.tasks_file)
     return plan_from_journal(out, replace(resume, tasks=specs))
+
+
+def _request_tasks(request: RerunRequest) -> list[str]:
+    """The request's tasks; a selection by name reads the parent's analysis (computed once)."""
+    named = isinstance(request.selection, str) and request.selection in ("flagged", "inconsistent")
+    analysis = request.parent_analysis if named else None
+    return select_tasks(request.parent, request.selection, request.answer_key, request.semantic, analysis)
 
 
 def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = None) -> RerunReport:
@@ -266,7 +287,9 @@ def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = N
     line = describe_route(plan.profile)
     if outcome.log is None:
         return RerunReport(outcome, pid, ids, pd.DataFrame(), line, warnings, pinned)
-    frame = compare_before_after(request.parent, outcome.log, ids, request.answer_key, request.semantic)
+    frame = compare_before_after(
+        request.parent, outcome.log, ids, request.answer_key, request.semantic, request.parent_analysis
+    )
     return RerunReport(outcome, pid, ids, frame, line, warnings, pinned)
 
 

@@ -85,11 +85,12 @@ def compare_before_after(
     ids: Sequence[str],
     key: AnswerKey = "exact",
     semantic: SemanticOptions | None = None,
+    parent_analysis: Analysis | None = None,
 ) -> pd.DataFrame:
     """Per task: clusters, consistency, mean tokens per result and retries, before and after; a verdict
     with `chance_p` (the chance that the re-run's agreeing rounds agree if nothing changed),
     `p_value`, `rounds_needed` and `reason` (`analyzer.verdicts.rerun_verdict`)."""
-    parent_analysis = analyze(parent, key, semantic=semantic)
+    parent_analysis = parent_analysis or analyze(parent, key, semantic=semantic)
     new_analysis = analyze(new, key, semantic=semantic)
     before = parent_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
     after = new_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
@@ -138,10 +139,12 @@ def rounds_to_decide(parent: Analysis, ids: Sequence[str], cap: int = ROUNDS_CAP
     return out
 
 
-def decisive_rounds(log: RunLog, ids: Sequence[str], key: AnswerKey = "exact") -> int:
+def decisive_rounds(
+    log: RunLog, ids: Sequence[str], key: AnswerKey = "exact", analysis: Analysis | None = None
+) -> int:
     """The rounds a re-run of `ids` should run by default, the CLI's and the dashboard's one rule:
-    `default_rounds` of `rounds_to_decide` over the parent's analysis."""
-    return default_rounds(rounds_to_decide(analyze(log, key), ids))
+    `default_rounds` of `rounds_to_decide` over the parent's analysis (`analysis` when given)."""
+    return default_rounds(rounds_to_decide(analysis or analyze(log, key), ids))
 
 
 def default_rounds(needed: dict[str, int | None], cap: int = ROUNDS_CAP) -> int:

@@ -9,7 +9,8 @@ import streamlit as st
 
 from analyzer.report.compare_view import flip_table, sharing, short_names, side_by_side
 from analyzer.verdicts.compare import Comparison, compare
-from app import compare_charts, data, fmt
+from app import compare_charts, data, fmt, url_state
+from app.widgets.messages import escape
 
 PICKED = "compare.logs"
 BASELINE = "compare.baseline"
@@ -52,8 +53,7 @@ def render(selection: data.Selection | None = None) -> None:
     names = short_names(labels)
     result = compare([(n, g.analysis) for n, g in zip(names, groups, strict=True)])
     st.caption(
-        f"Baseline **{data.escape(names[0])}** · {fmt.counted(len(groups), 'group')} · "
-        f"answer key **{sel.key}**"
+        f"Baseline **{escape(names[0])}** · {fmt.counted(len(groups), 'group')} · answer key **{sel.key}**"
     )
 
     st.subheader("Side by side")
@@ -66,14 +66,12 @@ def render(selection: data.Selection | None = None) -> None:
     )
 
     st.caption(
-        " · ".join(
-            f"**{data.escape(n)}** = {data.escape(label)}" for n, label in zip(names, labels, strict=True)
-        )
+        " · ".join(f"**{escape(n)}** = {escape(label)}" for n, label in zip(names, labels, strict=True))
     )
 
     st.subheader("Differences beyond noise?")
     st.caption(
-        f"Each group against {data.escape(names[0])}, paired over the tasks both measured: 95 % paired "
+        f"Each group against {escape(names[0])}, paired over the tasks both measured: 95 % paired "
         "interval (the wider of a bootstrap and Newcombe's score interval) and exact McNemar p-value over "
         "the tasks that flip."
     )
@@ -89,7 +87,9 @@ def _picked(sel: data.Selection) -> list[data.Group]:
     labels = [g.label for g in sel.groups]
     focus = labels.index(sel.focus.label) if sel.focus is not None else 0
     default = [labels[i] for i in sharing([g.analysis for g in sel.groups], focus)]
-    data.seed_from_url(PICKED, "compare", default, lambda raw: [r for r in raw if r in labels] or default)
+    url_state.seed_from_url(
+        PICKED, "compare", default, lambda raw: [r for r in raw if r in labels] or default
+    )
     st.session_state[PICKED] = [p for p in st.session_state[PICKED] if p in labels]
     left, right = st.columns([3, 1])
     left.multiselect(
@@ -99,7 +99,7 @@ def _picked(sel: data.Selection) -> list[data.Group]:
         help="By default the baseline and the open logs that share at least half of its tasks.",
     )
     picked = st.session_state[PICKED]
-    data.mirror_to_url("compare", picked if picked != default else None)
+    url_state.mirror_to_url("compare", picked if picked != default else None)
     if not picked:
         return []
     if st.session_state.get(BASELINE) not in picked:

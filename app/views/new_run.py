@@ -16,7 +16,7 @@ from analyzer.log.model import TaskSpec
 from analyzer.runner.plan import Provenance, new_plan
 from app import data, fmt
 from app.widgets import job_panel, route_editor, task_files
-from app.widgets.messages import one_line_error
+from app.widgets.messages import escape, one_line_error
 
 TASK_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
@@ -71,7 +71,7 @@ def render(selection: data.Selection | None = None) -> None:
     ):
         job = _start(tasks, rounds, label, choice) or job
     if job is None:
-        st.caption(f"No run started yet. Logs are written to {data.escape(data.runs_dir())}.")
+        st.caption(f"No run started yet. Logs are written to {escape(data.runs_dir())}.")
         return
     job = job_panel.job_panel(job, noun="run", api_key=choice.api_key if choice else None)
     if job.state == "done":
@@ -93,7 +93,7 @@ def _preview(path: Path | None, tasks: list[TaskSpec]) -> None:
     name = task_files.task_file_name(str(path)) if path else "the upload"
     if path is not None and ".rerunlens" in path.parts:
         name = f"the upload ({path.name})"
-    st.caption(f"{len(tasks)} tasks from {data.escape(name)} · {graded} with an expected answer (graded)")
+    st.caption(f"{len(tasks)} tasks from {escape(name)} · {graded} with an expected answer (graded)")
     frame = pd.DataFrame(
         {
             "task_id": [str(t.task_id) for t in tasks],
@@ -127,7 +127,7 @@ def _start(
         )
         job = mgr.start_run(plan)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
-        st.error(data.escape(f"Could not start the run: {one_line_error(exc)}"))
+        st.error(escape(f"Could not start the run: {one_line_error(exc)}"))
         return None
     st.session_state[JOB] = job.job_id
     job_panel.watch(job.job_id)
@@ -138,7 +138,7 @@ def _finished(job: JobStatus) -> None:
     """Where the log went, and a way into the dashboard's views of it."""
     name = job_panel.relative_to_runs(job.out) or Path(job.out).name
     st.success(
-        data.escape(f"Saved {name} ({job.done:,} results, {job.tokens:,} tokens, {job.retries:,} retries)."),
+        escape(f"Saved {name} ({job.done:,} results, {job.tokens:,} tokens, {job.retries:,} retries)."),
         icon=":material/task_alt:",
     )
     job_panel.open_when_finished(job, focus=True)

@@ -13,6 +13,7 @@ from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
 from analyzer.report.task_filter import STATES, state_counts
 from app import charts, data, fmt, overview_charts, trajectory_panel
+from app.widgets.messages import escape
 
 TASKS_VIEW = "views/tasks.py"
 CAUSES = "overview.causes"
@@ -33,16 +34,16 @@ def render(selection: data.Selection | None = None) -> None:
     h = group.analysis.headline
     fmt.group_caption(group, sel.key)
     if h.lead is not None:  # an agent log: what varies, its answers or its tool calls
-        st.info(data.escape(h.lead.sentence[:1].upper() + h.lead.sentence[1:]), icon=":material/call_split:")
+        st.info(escape(h.lead.sentence[:1].upper() + h.lead.sentence[1:]), icon=":material/call_split:")
     _first_screen(data.finding(group.analysis), getattr(h, "lead", None))
     _figures(h)
     _states(group)
 
     st.subheader("Route")
     if h.route.pinned:
-        st.success(data.escape(h.route.verdict), icon=":material/check_circle:")
+        st.success(escape(h.route.verdict), icon=":material/check_circle:")
     else:
-        st.warning(data.escape(h.route.verdict), icon=":material/alt_route:")
+        st.warning(escape(h.route.verdict), icon=":material/alt_route:")
 
     _attribution(h)
 
@@ -50,7 +51,7 @@ def render(selection: data.Selection | None = None) -> None:
     warnings = list(dict.fromkeys([*mismatches, *group.loaded.warnings, *h.warnings]))
     if warnings:
         st.subheader("Warnings")
-        st.warning("\n".join(f"- {data.escape(w)}" for w in warnings), icon=":material/warning:")
+        st.warning("\n".join(f"- {escape(w)}" for w in warnings), icon=":material/warning:")
 
     if h.outcome:
         _outcome(h.outcome)
@@ -67,9 +68,9 @@ def render(selection: data.Selection | None = None) -> None:
 def _first_screen(found: Finding, lead: object = None) -> None:
     """The finding in one sentence (the analyzer's words, no log text), an agent log's lead (what
     varies: answers or tool calls) under it when the analysis gives one, its chart, the evidence."""
-    st.markdown(f"#### {data.escape(found.sentence)}")
+    st.markdown(f"#### {escape(found.sentence)}")
     if getattr(lead, "sentence", None):
-        st.caption(data.escape(str(lead.sentence)))  # type: ignore[attr-defined]
+        st.caption(escape(str(lead.sentence)))  # type: ignore[attr-defined]
     if found.bars:
         st.plotly_chart(overview_charts.finding_bar(found.bars), key="overview.finding", config=PASS_K_CONFIG)
     if found.inconsistent:
@@ -248,7 +249,7 @@ def _attribution(h: Headline) -> None:
         help="Too few rounds to tell (rounds that would decide given).",
     )
     cols[4].metric("Unmeasured", counts["unmeasured"], help="No key or base URL recorded.")
-    st.caption(data.escape(attribution_caption(h.attribution)))
+    st.caption(escape(attribution_caption(h.attribution)))
     # Lazy: the table is built and drawn only while open (the URL keeps it open: `overview.causes`).
     causes_box = st.expander(
         f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence",

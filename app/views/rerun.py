@@ -32,7 +32,7 @@ from analyzer.verdicts.before_after import (
 )
 from app import data, fmt, log_folders
 from app.widgets import harness_runs, job_panel, log_route, route_editor, task_files
-from app.widgets.messages import one_line_error
+from app.widgets.messages import escape, one_line_error
 
 PICK_COLUMNS = {
     "rerun": st.column_config.CheckboxColumn("re-run", help="Untick a task to leave it out."),
@@ -118,8 +118,14 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Run")
     choice, allow_simulator, blocked = _simulator_switch(provider, choice, disabled=running)
-    request = RerunRequest(
-        group.loaded.log, picked, str(parent), tasks_file, sel.key, allow_simulator=allow_simulator
+    request = RerunRequest(  # the page's own analysis: the parent is not analysed again for the re-run
+        group.loaded.log,
+        picked,
+        str(parent),
+        tasks_file,
+        sel.key,
+        allow_simulator=allow_simulator,
+        analysis=group.analysis,
     )
     needed = rounds_to_decide(group.analysis, ids)
     rounds = default_rounds(needed) if needed else (choice.profile.rounds if choice else 5)
@@ -155,14 +161,14 @@ def _simulator_switch(
     )
     if on:
         st.caption(
-            data.escape(
+            escape(
                 f"The re-run goes to the built-in simulator, not {where}; its log is labelled (simulated)."
             )
         )
         return replace(choice, profile=choice.profile.model_copy(update={"base_url": None})), True, False
     if choice.profile.uses_simulator:
         st.warning(
-            data.escape(
+            escape(
                 f"This log came from {where}, but the route above has no base URL, so the re-run would go "
                 "to the built-in simulator. Give the same provider's base URL and key, or switch on the "
                 "simulator on purpose."
@@ -217,7 +223,7 @@ def _offer_copy(group: data.Group) -> None:
     """An uploaded log has no file a re-run could name as its parent: offer to keep a copy in the folder."""
     st.info(
         "This log was uploaded, so a re-run has no file to name as its parent. Keep a copy in your runs "
-        f"folder ({data.escape(data.runs_dir())}) to re-run its tasks; the copy opens in its place.",
+        f"folder ({escape(data.runs_dir())}) to re-run its tasks; the copy opens in its place.",
         icon=":material/upload_file:",
     )
     uploads = list(st.session_state.get(data.UPLOADS) or [])
@@ -229,7 +235,7 @@ def _offer_copy(group: data.Group) -> None:
         try:
             path = store_log_upload(data.runs_dir(), upload.name, upload.getvalue())
         except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
-            st.error(data.escape(f"Could not copy {upload.name}: {one_line_error(exc)}"))
+            st.error(escape(f"Could not copy {upload.name}: {one_line_error(exc)}"))
             return
         job_panel.open_log(path, focus=True)
 
@@ -257,7 +263,7 @@ def _task_definitions(group: data.Group, parent: Path) -> tuple[Path | None, set
         f"This log records answers but not the prompts that produced them ({kind}), so its tasks cannot "
         "be sent again on their own. Give the task file the run used: its prompts are matched to the log "
         "by task_id. A task file saved beside the log as "
-        f"`{data.escape(_task_file_stem(parent))}.tasks.json` is picked for you"
+        f"`{escape(_task_file_stem(parent))}.tasks.json` is picked for you"
         + (" (found: it is picked below)." if beside else "."),
         icon=":material/description:",
     )
@@ -323,7 +329,7 @@ def _with_prompts(chosen: pd.DataFrame, defined: set[str] | None) -> pd.DataFram
     if missing:
         shown = ", ".join(missing[:8]) + (" …" if len(missing) > 8 else "")
         st.warning(
-            data.escape(
+            escape(
                 f"{len(missing)} of {len(chosen)} tasks have no prompt in the task file and are left out: "
                 f"{shown}"
             )
@@ -383,7 +389,7 @@ def _start(request: RerunRequest, rounds: int, choice: route_editor.RouteChoice 
         plan = rerun_plan(request, choice.profile, out, rounds=rounds, keys=choice.keys())
         job = mgr.start_rerun(request, plan)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
-        st.error(data.escape(f"Could not start the re-run: {one_line_error(exc)}"))
+        st.error(escape(f"Could not start the re-run: {one_line_error(exc)}"))
         return None
     job_panel.watch(job.job_id)
     return job
@@ -396,13 +402,13 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
         threshold = data.semantic_threshold() if key == "semantic" else None
         frame = data.rerun_before_after(job.parent or "", job.out, tuple(job.task_ids), key, stamp, threshold)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
-        st.error(data.escape(f"Cannot compare before and after: {one_line_error(exc)}"))
+        st.error(escape(f"Cannot compare before and after: {one_line_error(exc)}"))
         return
     st.subheader("Before and after")
     new_log = job_panel.relative_to_runs(job.out) or Path(job.out).name
     where = "is open beside it in the sidebar" if job_panel.is_open(job.out) else "can be opened above"
     st.caption(
-        f"New log {data.escape(new_log)} names its parent ({data.escape(Path(job.parent or '').name)}) "
+        f"New log {escape(new_log)} names its parent ({escape(Path(job.parent or '').name)}) "
         f"and {where} · answer key **{key}**"
     )
     verdicts = frame["verdict"].value_counts()
@@ -420,8 +426,8 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
         ]
     )
     pinned = pinned_text(job.pinned[1:]) if job.pinned else "route pinned"
-    st.info(data.escape(f"{chance_headline(frame)} ({pinned}.)"), icon=":material/casino:")
-    st.caption(data.escape(RULE))
+    st.info(escape(f"{chance_headline(frame)} ({pinned}.)"), icon=":material/casino:")
+    st.caption(escape(RULE))
     _verdict_lines(route, model, tasks_with(frame, "inconclusive"), both)
     order = {v: i for i, v in enumerate(VERDICT_ORDER)}
     factors = frame["factor"] if "factor" in frame else pd.Series([None] * len(frame))
@@ -464,7 +470,7 @@ def _one(value: object, pattern: str) -> str:
 def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str], both: list[str]) -> None:
     if route:
         st.success(
-            data.escape(
+            escape(
                 f"{len(route)} agreed on the pinned route and their answers follow a route factor beyond "
                 f"chance (false discovery rate 2 %), so the route was the likely cause: {', '.join(route)}"
             ),
@@ -472,7 +478,7 @@ def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str], 
         )
     if both:
         st.warning(
-            data.escape(
+            escape(
                 f"{len(both)} follow a route factor beyond chance and still vary on the pinned route: the "
                 f"route and the model both play a part: {', '.join(both)}"
             ),
@@ -480,7 +486,7 @@ def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str], 
         )
     if inconclusive:
         st.info(
-            data.escape(
+            escape(
                 f"{len(inconclusive)} agreed on the pinned route, but not beyond chance with these rounds "
                 f"(the 'why' column says how many would decide): {', '.join(inconclusive)}"
             ),
@@ -488,7 +494,7 @@ def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str], 
         )
     if model:
         st.warning(
-            data.escape(
+            escape(
                 f"{len(model)} still inconsistent on the pinned route with no route factor explaining it, "
                 "so the model is to blame: "
                 f"{', '.join(model)}"

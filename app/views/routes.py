@@ -11,6 +11,7 @@ from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
 from app.views.overview import ATTRIBUTION_COLUMNS
 from app.widgets import coding_tools
+from app.widgets.messages import escape
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -26,9 +27,9 @@ def render(selection: data.Selection | None = None) -> None:
     route = analysis.headline.route
 
     if route.pinned:
-        st.success(data.escape(route.verdict), icon=":material/check_circle:")
+        st.success(escape(route.verdict), icon=":material/check_circle:")
     else:
-        st.warning(data.escape(route.verdict), icon=":material/alt_route:")
+        st.warning(escape(route.verdict), icon=":material/alt_route:")
     cols = st.columns(4)
     cols[0].metric("Pinned", {True: "yes", False: "no", None: "not recorded"}[route.pinned])
     cols[1].metric("Route tuples", fmt.count(route.tuples))
@@ -94,9 +95,9 @@ def _lint(routes: pd.DataFrame) -> None:
         for finding in report.findings:
             text = f"{finding.message} Fix: {finding.fix}"
             if finding.severity == "error":
-                st.error(data.escape(text))
+                st.error(escape(text))
             else:
-                st.warning(data.escape(text))
+                st.warning(escape(text))
         if report.suggested:
             st.text(f"Suggested base URL: {report.suggested}")
 

@@ -7,6 +7,7 @@ import streamlit as st
 
 from analyzer.report.runs_table import runs_table
 from app import data, fmt
+from app.widgets.messages import escape
 
 TABLE = "runs.table"
 COLUMNS = {
@@ -29,7 +30,7 @@ def render(selection: data.Selection | None = None) -> None:
     st.title("Runs")
     table = runs_table(data.listed_logs(sel.key))
     if table.empty:
-        st.info(f"No log yet in {data.escape(data.runs_dir())} and no sample found.")
+        st.info(f"No log yet in {escape(data.runs_dir())} and no sample found.")
         return
     opened = set(st.session_state.get(data.LOGS) or [])
     shown = table.assign(open=table["file"].isin(opened))

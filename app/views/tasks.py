@@ -16,8 +16,9 @@ import streamlit as st
 
 from analyzer.report.answer_grid import answer_grid
 from analyzer.report.task_rounds import round_table
-from app import charts, data, fmt, trajectory_panel
+from app import charts, data, fmt, trajectory_panel, url_state
 from app.widgets import semantic_clusters, task_extras, task_filters, trajectory_rounds
+from app.widgets.messages import escape
 
 TASK = "tasks.task"
 TABLE = "tasks.table"
@@ -115,7 +116,7 @@ def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
         st.session_state[CLICKED] = rows
         if rows and rows[0] < len(task_ids):
             st.session_state[TASK] = task_ids[rows[0]]
-            data.mirror_to_url("task", task_ids[rows[0]])  # so a task named in the URL does not win
+            url_state.mirror_to_url("task", task_ids[rows[0]])  # so a task named in the URL does not win
             st.session_state[SECTION] = ONE_TASK_TAB  # the clicked task opens, whichever tab was open
 
 
@@ -152,12 +153,12 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
     analysis = group.analysis
     unstable = shown.loc[shown["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str)
     first = unstable.iloc[0] if len(unstable) else task_ids[0]  # open on the first inconsistent task
-    data.seed_from_url(TASK, "task", first, lambda raw: raw[-1])
+    url_state.seed_from_url(TASK, "task", first, lambda raw: raw[-1])
     if st.session_state[TASK] not in task_ids:
         st.session_state[TASK] = first
     task_id = st.session_state[TASK]
-    data.mirror_to_url("task", task_id)
-    st.markdown(f"**Task {data.escape(task_id)}** · click another row in the table to open it")
+    url_state.mirror_to_url("task", task_id)
+    st.markdown(f"**Task {escape(task_id)}** · click another row in the table to open it")
     row = shown[shown["task_id"].astype(str) == task_id].iloc[0]
     if row.get("flag_reasons"):
         st.text(f"Flagged: {row['flag_reasons']}")

@@ -15,6 +15,7 @@ from analyzer.jobs.watch import RunProgress, running_journals, watch
 from analyzer.proxy.watch import proxy_journals
 from app import data, fmt
 from app.widgets import harness_runs, job_panel
+from app.widgets.messages import escape
 
 POLL_S = 1.0
 PICK = "watch.journal"
@@ -61,7 +62,7 @@ def render(selection: data.Selection | None = None) -> None:
         return
     chosen = _journal_of(typed) if typed else picked
     if not chosen:
-        st.info(f"No run is being written in {data.escape(folder)} right now. Start one, or give its path.")
+        st.info(f"No run is being written in {escape(folder)} right now. Start one, or give its path.")
         return
     _live(chosen, folder)
 
@@ -81,7 +82,7 @@ def _live(journal: str, folder: str | Path) -> None:
         try:
             state = watch(journal, within=folder)
         except RerunLensError as exc:
-            st.error(data.escape(exc.message), icon=":material/error:")
+            st.error(escape(exc.message), icon=":material/error:")
             return
         _show(state)
 
@@ -91,7 +92,7 @@ def _live(journal: str, folder: str | Path) -> None:
 def _show(state: RunProgress) -> None:
     done = f"{state.done:,} / {state.total:,}"
     status = "finished" if state.finished else "running (or stopped: its journal stays until it ends)"
-    st.progress(min(state.fraction, 1.0), text=f"{data.escape(state.label or state.run_id)} · {status}")
+    st.progress(min(state.fraction, 1.0), text=f"{escape(state.label or state.run_id)} · {status}")
     cols = st.columns(4)
     cols[0].metric("Results", done)
     cols[1].metric("Tokens", fmt.count(state.tokens))
@@ -100,7 +101,7 @@ def _show(state: RunProgress) -> None:
     answers = state.answers
     differ = int((answers["distinct_answers"] > 1).sum()) if len(answers) else 0
     st.caption(
-        f"Run {data.escape(state.run_id)} · {fmt.count(state.tasks)} tasks x {fmt.count(state.rounds)} "
+        f"Run {escape(state.run_id)} · {fmt.count(state.tasks)} tasks x {fmt.count(state.rounds)} "
         f"rounds · {fmt.count(differ)} of {fmt.counted(len(answers), 'task')} started have given "
         "different answers so far"
     )
@@ -113,7 +114,7 @@ def _show(state: RunProgress) -> None:
         key="watch.answers",
     )
     if state.finished:
-        st.success(data.escape(f"Finished: {state.out} is written."), icon=":material/check_circle:")
+        st.success(escape(f"Finished: {state.out} is written."), icon=":material/check_circle:")
         if job_panel.relative_to_runs(state.out) is not None:
             st.button(
                 "Open it in the dashboard",

@@ -13,7 +13,8 @@ from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog
 from analyzer.proxy.harness_rerun import PROMPT_ONLY, harness_command, harness_of
 from analyzer.proxy.watch import ProxyProgress, watch_proxy
-from app import data, fmt
+from app import fmt
+from app.widgets.messages import escape
 
 POLL_S = 1.0
 THROUGH = "rerun.through"
@@ -27,7 +28,7 @@ def follow(journal: str) -> None:
         try:
             state = watch_proxy(journal)
         except RerunLensError as exc:
-            st.error(data.escape(exc.message), icon=":material/error:")
+            st.error(escape(exc.message), icon=":material/error:")
             return
         _show(state)
 
@@ -36,7 +37,7 @@ def follow(journal: str) -> None:
 
 def _show(state: ProxyProgress) -> None:
     status = "stopped" if state.finished else "running"
-    st.caption(data.escape(f"{state.label or state.journal.name} · proxy {status} · {state.journal}"))
+    st.caption(escape(f"{state.label or state.journal.name} · proxy {status} · {state.journal}"))
     cols = st.columns(5)
     cols[0].metric("Requests", fmt.count(state.requests), help="HTTP attempts the proxy forwarded.")
     cols[1].metric("Calls", fmt.count(state.calls), help="Client calls: an attempt and its retries.")
@@ -62,7 +63,7 @@ def through_choice(log: RunLog, parent: Path, ids: list[str], rounds: int) -> bo
         "How to re-run", options, key=THROUGH, help="A prompt re-run sends each task's prompt once."
     )
     if picked == PROMPT_ONLY:
-        st.caption(data.escape(f"This log was made by {name}: a prompt re-run is {PROMPT_ONLY}."))
+        st.caption(escape(f"This log was made by {name}: a prompt re-run is {PROMPT_ONLY}."))
         return False
     ask = ["rerunlens", "rerun", str(parent), "--only", *ids, "--repeat", str(rounds), "--through", "harness"]
     st.markdown("Run this in a terminal (the route options as for `rerunlens run`):")
@@ -72,8 +73,8 @@ def through_choice(log: RunLog, parent: Path, ids: list[str], rounds: int) -> bo
             log, ids, rounds, parent.with_name(parent.name.split(".")[0] + ".rerun.harness")
         )
     except RerunLensError as exc:
-        st.warning(data.escape(exc.message), icon=":material/warning:")
+        st.warning(escape(exc.message), icon=":material/warning:")
         return True
-    st.markdown(f"It runs {data.escape(name)} under `rerunlens wrap` on the pinned route:")
+    st.markdown(f"It runs {escape(name)} under `rerunlens wrap` on the pinned route:")
     st.code(command.shown(), language="bash")
     return True

@@ -15,7 +15,7 @@ from analyzer.errors import RerunLensError
 from analyzer.jobs.eta import pace, pace_text
 from analyzer.jobs.manager import JobManager, JobStatus, get_manager
 from app import data, fmt
-from app.widgets.messages import safe
+from app.widgets.messages import escape, safe
 
 WATCHING = "jobs.watching"
 """Job ids this session saw running: their logs open in the sidebar when they finish."""
@@ -66,7 +66,7 @@ def job_panel(job: JobStatus, *, noun: str, api_key: str | None) -> JobStatus:
     if status.state in ("cancelled", "interrupted"):
         _resume(status, api_key)
     elif status.state == "failed":
-        st.error(data.escape(f"The {noun} failed: {status.error or 'no reason recorded'}"))
+        st.error(escape(f"The {noun} failed: {status.error or 'no reason recorded'}"))
     return status
 
 
@@ -117,7 +117,7 @@ def _resume(status: JobStatus, api_key: str | None) -> None:
         try:
             resumed = mgr.resume(status.job_id, api_key=api_key if status.key_source == "session" else None)
         except RerunLensError as exc:
-            st.error(data.escape(exc.message))
+            st.error(escape(exc.message))
             return
         watch(resumed.job_id)
         st.rerun()

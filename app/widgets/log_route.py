@@ -13,7 +13,7 @@ from analyzer.errors import RerunLensError
 from analyzer.routes.profile import RouteProfile, build_profile
 from analyzer.runner.rerun_route import route_question
 from analyzer.safety.trusted_hosts import remember
-from app import data
+from app.widgets.messages import escape
 
 
 def own_route() -> RouteProfile:
@@ -32,16 +32,16 @@ def confirmed(profile: RouteProfile, key: str) -> bool:
     try:
         question = route_question(profile, own_route())
     except RerunLensError as exc:
-        st.error(data.escape(exc.message), icon=":material/key_off:")
+        st.error(escape(exc.message), icon=":material/key_off:")
         return False
     if question is None:
         return True
-    st.warning(data.escape(f"{question.text()[0].upper()}{question.text()[1:]}."), icon=":material/key:")
-    if st.button(data.escape(f"Send {question.key_env} to {question.origin}"), key=key):
+    st.warning(escape(f"{question.text()[0].upper()}{question.text()[1:]}."), icon=":material/key:")
+    if st.button(escape(f"Send {question.key_env} to {question.origin}"), key=key):
         try:
             remember(question.origin, question.key_env)
         except RerunLensError as exc:
-            st.error(data.escape(exc.message), icon=":material/error:")
+            st.error(escape(exc.message), icon=":material/error:")
             return False
         st.rerun()
     return False

@@ -30,8 +30,7 @@ from analyzer.safety.keys import (
     key_problem,
     read_keys,
 )
-from app import data
-from app.widgets.messages import safe
+from app.widgets.messages import escape, safe
 
 ROUTE = "route."
 """Session-state prefix of the route editor (shared by both views, so a route set once carries over)."""
@@ -67,7 +66,7 @@ def _defaults() -> RouteProfile:
     try:
         return build_profile()
     except RerunLensError as exc:
-        st.warning(data.escape(f"Ignoring the environment's route settings: {exc.message}"))
+        st.warning(escape(f"Ignoring the environment's route settings: {exc.message}"))
         return build_profile(use_env=False)
 
 
@@ -206,7 +205,7 @@ def inherited_notice() -> None:
     if not source:
         return
     st.info(
-        data.escape(f"The route below holds the settings taken from the re-run of {Path(source).name}."),
+        escape(f"The route below holds the settings taken from the re-run of {Path(source).name}."),
         icon=":material/history:",
     )
     st.button("Start from this server's defaults", key=ROUTE + "reset", on_click=_reset)
@@ -232,7 +231,7 @@ def differences_from(settings: dict[str, Any], choice: RouteChoice | None) -> No
         st.caption("Model and sampling as in the parent log: only the route is pinned.")
         return
     st.warning(
-        data.escape(
+        escape(
             f"Differs from the parent log ({'; '.join(differs)}): the before/after would mix that change "
             "with pinning the route."
         ),
@@ -248,7 +247,7 @@ def route_editor() -> RouteChoice | None:
     """
     refused = runs_refused(st.get_option("server.address"))
     if refused is not None:
-        st.error(data.escape(f"Runs are off: {refused}."), icon=":material/lock:")
+        st.error(escape(f"Runs are off: {refused}."), icon=":material/lock:")
         return None
     defaults = _seed_widgets()
     _base_url_editor()
@@ -262,7 +261,7 @@ def route_editor() -> RouteChoice | None:
         check_key_variable(profile.key_env, allowed_key_variables(defaults.key_envs()))
     except RerunLensError as exc:
         profile = None
-        st.error(data.escape(_as_labels(exc.message)), icon=":material/error:")
+        st.error(escape(_as_labels(exc.message)), icon=":material/error:")
     _key_editor(profile)
     if profile is None:
         return None

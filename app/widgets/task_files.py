@@ -13,6 +13,7 @@ from analyzer.log.model import TaskSpec
 from analyzer.log.taskfile import load_tasks
 from app import data
 from app.widgets.job_panel import relative_to_runs
+from app.widgets.messages import escape
 
 SAMPLE_TASKS = data.ROOT / "sample_runs" / "tasks.json"
 TASK_FILE_MAX_BYTES = 2**20
@@ -63,7 +64,7 @@ def task_file_picker(
             path = store_task_upload(data.runs_dir(), upload.name, upload.getvalue())
             return path, read_task_file(str(path), path.stat().st_mtime_ns)
         except RerunLensError as exc:
-            st.error(data.escape(exc.message), icon=":material/error:")
+            st.error(escape(exc.message), icon=":material/error:")
             return None, []
     files = task_files(str(data.runs_dir()))
     if preferred is not None and str(preferred) not in files:
@@ -88,7 +89,7 @@ def task_file_picker(
         path = Path(chosen)
         return path, read_task_file(chosen, path.stat().st_mtime_ns)
     except (RerunLensError, OSError) as exc:
-        st.error(data.escape(getattr(exc, "message", f"{chosen}: cannot read")), icon=":material/error:")
+        st.error(escape(getattr(exc, "message", f"{chosen}: cannot read")), icon=":material/error:")
         return None, []
 
 

@@ -11,7 +11,7 @@ import streamlit as st
 
 from analyzer.analysis import Analysis
 from analyzer.report.task_filter import STATES, SUCCESS, TaskFilter, cause_names, filter_tasks
-from app import data
+from app import url_state
 
 SHOW = "tasks.show"
 CAUSE = "tasks.cause"
@@ -32,14 +32,14 @@ def _int(raw: list[str]) -> int:
 def filtered(analysis: Analysis) -> pd.DataFrame:
     """The filter widgets and the task-table rows they keep (with each task's `cause`)."""
     causes = cause_names(analysis)
-    data.seed_from_url(SHOW, "show", [], _states)
-    data.seed_from_url(CAUSE, "cause", [], lambda raw: [c for c in raw if c in causes])
-    data.seed_from_url(CLUSTERS, "clusters", 0, _int)
-    data.seed_from_url(
+    url_state.seed_from_url(SHOW, "show", [], _states)
+    url_state.seed_from_url(CAUSE, "cause", [], lambda raw: [c for c in raw if c in causes])
+    url_state.seed_from_url(CLUSTERS, "clusters", 0, _int)
+    url_state.seed_from_url(
         SUCCESS_KEY, "success", SUCCESS[0], lambda raw: raw[-1] if raw[-1] in SUCCESS else SUCCESS[0]
     )
-    data.seed_from_url(SEARCH, "q", "", lambda raw: raw[-1])
-    data.seed_from_url(ANSWER, "answer", "", lambda raw: raw[-1])
+    url_state.seed_from_url(SEARCH, "q", "", lambda raw: raw[-1])
+    url_state.seed_from_url(ANSWER, "answer", "", lambda raw: raw[-1])
     row = st.columns([3, 2, 1.4, 1.6])
     row[0].multiselect(
         "Show tasks that are",
@@ -68,10 +68,10 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
         id_contains=st.session_state[SEARCH],
         answer_contains=st.session_state[ANSWER],
     )
-    data.mirror_to_url("show", list(chosen.states) or None)
-    data.mirror_to_url("cause", list(chosen.causes) or None)
-    data.mirror_to_url("clusters", str(chosen.min_clusters) if chosen.min_clusters else None)
-    data.mirror_to_url("success", None if chosen.success == SUCCESS[0] else chosen.success)
-    data.mirror_to_url("q", chosen.id_contains or None)
-    data.mirror_to_url("answer", chosen.answer_contains or None)
+    url_state.mirror_to_url("show", list(chosen.states) or None)
+    url_state.mirror_to_url("cause", list(chosen.causes) or None)
+    url_state.mirror_to_url("clusters", str(chosen.min_clusters) if chosen.min_clusters else None)
+    url_state.mirror_to_url("success", None if chosen.success == SUCCESS[0] else chosen.success)
+    url_state.mirror_to_url("q", chosen.id_contains or None)
+    url_state.mirror_to_url("answer", chosen.answer_contains or None)
     return filter_tasks(analysis, chosen)

@@ -22,6 +22,7 @@ from analyzer.log.loader import load_path
 from analyzer.metrics.attribution import attribution_caption, verdict_counts
 from analyzer.verdicts.compare import compare
 from app import data, fmt
+from app.widgets.messages import escape
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "app"
 
@@ -144,7 +145,7 @@ def test_overview_shows_the_analyzers_headline() -> None:
     counts = verdict_counts(h.attribution)  # route and both only where they pass the FDR
     labels = ("Route", "Both", "Model", "Inconclusive", "Unmeasured")
     assert [shown[c] for c in labels] == [str(counts[c.lower()]) for c in labels]
-    assert data.escape(attribution_caption(h.attribution)) in all_text(at)
+    assert escape(attribution_caption(h.attribution)) in all_text(at)
     # the list and the Pass^k curve are one click away (lazy expanders): drawn only once opened
     assert [e.label for e in at.expander] == [
         f"The cause of each of the {len(causes)} inconsistent tasks, with its evidence",
@@ -440,7 +441,7 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
     sel = selection("drift_v2.json")
     route = sel.focus.analysis.headline.route  # type: ignore[union-attr]
     at = run_view("routes", sel)
-    assert data.escape(route.verdict) in [w.value for w in at.warning]
+    assert escape(route.verdict) in [w.value for w in at.warning]
     assert metrics(at)["Pinned"] == "no"
     # the cause of each inconsistent task, from the log: the analyzer's attribution, as a table
     attribution = sel.focus.analysis.headline.attribution  # type: ignore[union-attr]

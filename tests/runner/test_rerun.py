@@ -203,3 +203,28 @@ def test_a_rerun_without_rounds_runs_the_rounds_that_could_decide(tmp_path: Path
         RerunRequest(parent, "inconsistent", SAMPLE_A), RouteProfile(), tmp_path / "g.json", rounds=4
     )
     assert given.rounds == 4
+
+
+def test_a_request_that_carries_the_parents_analysis_never_analyses_the_parent_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import analyzer.runner.pinned_rerun as pinned_rerun
+    import analyzer.verdicts.before_after as before_after
+    from analyzer.runner.plan import RunControls
+
+    parent = load_path(SAMPLE_A).log
+    analysis = analyze(parent)  # what the page already holds
+    analysed: list[object] = []
+
+    def counting(log: object, *args: object, **kwargs: object) -> object:
+        analysed.append(log)
+        return analyze(log, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pinned_rerun, "analyze", counting)
+    monkeypatch.setattr(before_after, "analyze", counting)
+    request = RerunRequest(parent, "inconsistent", SAMPLE_A, analysis=analysis)
+    plan = rerun_plan(request, RouteProfile(), tmp_path / "r.json", rounds=2)
+    report = pinned_rerun.rerun(request, plan, RunControls())
+    assert parent not in analysed  # selection, rounds and the before/after all read the page's analysis
+    assert len(analysed) == 1  # the re-run's own log, once
+    assert list(report.before_after["task_id"]) == select_tasks(parent, "inconsistent")

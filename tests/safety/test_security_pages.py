@@ -16,6 +16,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from app import data
+from app.widgets.messages import escape
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = ROOT / "app" / "main.py"
@@ -130,7 +131,7 @@ def test_two_uploads_with_one_name_are_two_groups_labelled_apart(runs: Path) -> 
 
 def test_live_markup_detector_sees_what_it_must() -> None:
     assert live_markup("[a](https://x)") and live_markup("see www.x.org") and live_markup(":red[x]")
-    assert live_markup(data.escape(HOSTILE_LABEL)) == [] and live_markup(data.escape(HOSTILE_NAME)) == []
+    assert live_markup(escape(HOSTILE_LABEL)) == [] and live_markup(escape(HOSTILE_NAME)) == []
     assert live_markup("`https://x` and \\[a\\]\\(b\\)") == []
 
 

@@ -1,0 +1,160 @@
+"""The sidebar: which logs are open (runs folder and uploads), the answer key, the focused group; every
+choice mirrored into the URL. Reads and analyses through `app.data`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+
+from analyzer.formats import format_list
+from analyzer.log.loader import MAX_UPLOAD_BYTES
+from analyzer.metrics.answer_keys import ANSWER_KEYS, answer_key
+from analyzer.metrics.semantic import CROSS_LANGUAGE_GAP, DEFAULT_SEMANTIC_THRESHOLD
+from app import log_folders, url_state
+from app.data import (
+    FOCUS,
+    FOCUS_SOURCE,
+    KEY,
+    LABEL,
+    LOGS,
+    SEEN_UPLOADS,
+    SEMANTIC_T,
+    UPLOADS,
+    Selection,
+    current,
+    folder_logs,
+    folder_problems,
+    unique_logs,
+    upload_sources,
+)
+from app.log_folders import RUNS_DIR_ENV, runs_dir
+from app.widgets.messages import escape, inline_code
+
+KEY_HELP = (
+    "What counts as the same answer: exact (surrounding white space ignored), normalized (case, "
+    "white space and punctuation at either end ignored), fuzzy (normalized answers that are nearly "
+    "equal), actions (the same tool calls with the same arguments, for agent logs with trajectories), "
+    "semantic (the same meaning, in English, Chinese and other languages: sentence embeddings with "
+    "guards on negation, numbers, dates and units; needs pip install 'rerunlens[semantic]')."
+)
+
+
+def render() -> Selection:
+    """Pick logs (runs folder and uploads), the answer key and the focused group; mirror to the URL."""
+    folder = runs_dir()
+    available = folder_logs(str(folder))
+    with st.sidebar:
+        st.subheader("Run logs")
+        url_state.seed_from_url(
+            LOGS,
+            "log",
+            log_folders.default_pick(available),
+            lambda raw: unique_logs([r for r in raw if r in available]) or available[:1],
+        )
+        st.session_state[LOGS] = unique_logs([r for r in st.session_state[LOGS] if r in available])
+        st.multiselect(
+            "Your runs and the samples",
+            available,
+            key=LOGS,
+            placeholder="No log picked" if available else "No logs yet",
+            help=f"Your runs folder: {escape(folder)} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}); "
+            "the shipped examples are listed as sample_runs/… and are never written.",
+        )
+        st.caption(
+            f"Your runs: `{inline_code(str(folder))}`"
+            + ("" if folder.is_dir() else " (created on the first save)")
+            + " · re-runs, new runs and copied uploads are saved there; `sample_runs/` are read-only."
+        )
+        _unreadable_note(folder_problems(str(folder)))
+        st.file_uploader(
+            "Upload logs",
+            type=["json", "eval", "zip"],
+            accept_multiple_files=True,
+            key=UPLOADS,
+            max_upload_size=MAX_UPLOAD_BYTES // 2**20,
+            help=f"Drop one or several altk_runs.json files (or logs of {format_list()}; AppWorld "
+            "rounds are one experiment folder each); each opens as its own experiment group.",
+        )
+        url_state.mirror_to_url("log", st.session_state[LOGS])
+
+        url_state.seed_from_url(
+            KEY, "key", "exact", lambda raw: raw[-1] if raw[-1] in ANSWER_KEYS else "exact"
+        )
+        st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
+        url_state.mirror_to_url("key", st.session_state[KEY])
+        semantic_control()
+
+        fresh = _to_focus()
+        selection = current()
+        if selection.groups:
+            with st.expander("Group labels"):
+                for g in selection.groups:
+                    auto = g.loaded.log.display_label(Path(g.source).stem)
+                    st.text_input(escape(g.source), key=LABEL + g.source, placeholder=auto, max_chars=80)
+            selection = current()
+        labels = [g.label for g in selection.groups]
+        if len(labels) > 1:
+            url_state.seed_from_url(
+                FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0]
+            )
+            if st.session_state[FOCUS] not in labels:
+                st.session_state[FOCUS] = labels[0]
+            fresh_label = next((g.label for g in reversed(selection.groups) if g.source in fresh), None)
+            if fresh_label:  # a new upload opens at once
+                st.session_state[FOCUS] = fresh_label
+            st.selectbox("Log shown in single-log views", labels, key=FOCUS)
+            url_state.mirror_to_url("focus", st.session_state[FOCUS])
+            selection = current()
+        else:
+            url_state.mirror_to_url("focus", None)
+    show_problems(selection)
+    return selection
+
+
+def _to_focus() -> list[str]:
+    """Sources asking for the focus: uploads not seen before, and a log just opened (the last wins)."""
+    asked = st.session_state.pop(FOCUS_SOURCE, None)
+    uploads = st.session_state.get(UPLOADS) or []
+    seen = set(st.session_state.get(SEEN_UPLOADS) or [])
+    sources = upload_sources([u.name for u in uploads])
+    fresh = [source for u, source in zip(uploads, sources, strict=True) if u.file_id not in seen]
+    st.session_state[SEEN_UPLOADS] = [u.file_id for u in uploads]
+    return fresh + ([asked] if asked else [])
+
+
+def show_problems(selection: Selection) -> None:
+    """One line per log that could not be opened; the other logs keep working."""
+    for problem in selection.problems:
+        st.error(escape(problem.message), icon=":material/warning:")
+
+
+def _unreadable_note(problems: list[str], shown: int = 3) -> None:
+    """Say which files in the runs folder look like logs but cannot be read (nothing when none)."""
+    if not problems:
+        return
+    lines = [f"- {escape(p)}" for p in problems[:shown]]
+    if len(problems) > shown:
+        lines.append(f"- and {len(problems) - shown} more")
+    one = len(problems) == 1
+    st.warning(
+        f"{len(problems)} file{'' if one else 's'} in your runs folder {'is' if one else 'are'} named like "
+        f"a log but cannot be read, so {'it is' if one else 'they are'} not listed:\n" + "\n".join(lines)
+    )
+
+
+def semantic_control() -> None:
+    """The semantic key's threshold, shown and changeable (only under that key)."""
+    if answer_key(st.session_state.get(KEY)) != "semantic":
+        return
+    st.session_state.setdefault(SEMANTIC_T, DEFAULT_SEMANTIC_THRESHOLD)
+    st.slider(
+        "Similarity threshold",
+        min_value=0.30,
+        max_value=0.95,
+        step=0.05,
+        key=SEMANTIC_T,
+        help="Two answers that agree on negation, numbers, dates and units are one when their "
+        f"similarity reaches this (default {DEFAULT_SEMANTIC_THRESHOLD:.2f}, chosen on labelled "
+        f"answers; {CROSS_LANGUAGE_GAP:.2f} lower between Chinese and English; see docs/metrics.md).",
+    )

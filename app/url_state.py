@@ -1,0 +1,31 @@
+"""Widget values mirrored into the URL query, so a view can be shared and reloaded."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import streamlit as st
+
+
+def seed_from_url(state_key: str, param: str, default: Any, parse: Callable[[list[str]], Any]) -> None:
+    """Give a widget its value from the URL when the URL changed (a shared link), else keep it.
+
+    Call before creating the widget with `key=state_key`; call `mirror_to_url` after it.
+    """
+    raw = st.query_params.get_all(param)
+    seen = f"_url.{param}"
+    if state_key not in st.session_state or (raw and raw != st.session_state.get(seen)):
+        st.session_state[state_key] = parse(raw) if raw else default
+        st.session_state[seen] = raw
+
+
+def mirror_to_url(param: str, value: str | list[str] | None) -> None:
+    """Write a widget's value into the URL query (removing it when empty)."""
+    values = [] if value is None else [value] if isinstance(value, str) else list(value)
+    if st.query_params.get_all(param) != values:
+        if values:
+            st.query_params[param] = values
+        elif param in st.query_params:
+            del st.query_params[param]
+    st.session_state[f"_url.{param}"] = values
