@@ -18,7 +18,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from analyzer.log.loader import list_logs
-from app import data
+from app import log_folders
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = ROOT / "app" / "main.py"
@@ -35,7 +35,7 @@ def sample_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *, logs_only: b
             shutil.copy(path, folder / path.name)
     else:
         shutil.copytree(SAMPLES, folder)
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(folder))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(folder))
     return folder.resolve()
 
 

@@ -44,13 +44,15 @@ def short_names(labels: Sequence[str]) -> list[str]:
 
 
 def sharing(analyses: Sequence[Analysis], baseline: int) -> list[int]:
-    """Indices of the analyses (the baseline first) that share at least half the baseline's tasks."""
+    """Indices of the analyses (the baseline first) that share at least half the baseline's tasks, or
+    whose own tasks are at least half the baseline's (a re-run of some of its tasks)."""
     base = set(analyses[baseline].tasks["task_id"].astype(str))
     chosen = [baseline]
     for i, a in enumerate(analyses):
-        if i != baseline and base:
-            shared = len(base & set(a.tasks["task_id"].astype(str)))
-            if shared >= SHARED_AT_LEAST * len(base):
+        own = set(a.tasks["task_id"].astype(str))
+        if i != baseline and base and own:
+            shared = len(base & own)
+            if shared >= SHARED_AT_LEAST * min(len(base), len(own)):
                 chosen.append(i)
     return chosen
 

@@ -14,7 +14,7 @@ import streamlit as st
 from analyzer.jobs.manager import JobStatus
 from analyzer.log.model import TaskSpec
 from analyzer.runner.plan import Provenance, new_plan
-from app import data, fmt
+from app import data, fmt, log_folders
 from app.widgets import job_panel, route_editor, task_files
 from app.widgets.messages import escape, one_line_error
 
@@ -71,7 +71,7 @@ def render(selection: data.Selection | None = None) -> None:
     ):
         job = _start(tasks, rounds, label, choice) or job
     if job is None:
-        st.caption(f"No run started yet. Logs are written to {escape(data.runs_dir())}.")
+        st.caption(f"No run started yet. Logs are written to {escape(log_folders.runs_dir())}.")
         return
     job = job_panel.job_panel(job, noun="run", api_key=choice.api_key if choice else None)
     if job.state == "done":

@@ -13,7 +13,7 @@ import streamlit as st
 from analyzer.errors import RerunLensError
 from analyzer.jobs.watch import RunProgress, running_journals, watch
 from analyzer.proxy.watch import proxy_journals
-from app import data, fmt
+from app import data, fmt, log_folders
 from app.widgets import harness_runs, job_panel
 from app.widgets.messages import escape
 
@@ -41,7 +41,7 @@ def render(selection: data.Selection | None = None) -> None:
         "Follow a run while it runs, e.g. one started with `rerunlens run --out runs/NAME.altk_runs.json`: "
         "the page reads its journal every second, read-only, and never slows or locks the run."
     )
-    folder = data.runs_dir()
+    folder = log_folders.runs_dir()
     journals = [str(p) for p in running_journals(folder)] + [str(p) for p in proxy_journals(folder)]
     picked = st.selectbox(
         "Runs in your runs folder",

@@ -15,7 +15,7 @@ from fake_keys import FAKE_KEY
 from streamlit.testing.v1 import AppTest
 
 from analyzer.proxy.harness_rerun import PROMPT_ONLY
-from app import data
+from app import log_folders
 
 CLIENT = """
 import openai
@@ -30,7 +30,7 @@ def test_watch_follows_a_wrapped_run_from_its_proxy_journal(
 ) -> None:
     runs = tmp_path / "runs"
     runs.mkdir()
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(runs))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(runs))
     (tmp_path / "client.py").write_text(CLIENT)
     rule = {"match": "busy", "actions": ["429"], "retry_after_s": 0.1}
     (tmp_path / "scenario.json").write_text(json.dumps({"script": [rule], "latency_ms": [1, 2]}))
@@ -76,7 +76,7 @@ def test_rerun_offers_the_harness_with_its_command_or_prompt_only(
 ) -> None:
     runs = tmp_path / "runs"
     runs.mkdir()
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(runs))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(runs))
     at = open_view("views/rerun.py", _harness_log(runs), "Re-run")
     radio = at.radio(key="rerun.through")
     assert radio.options == ["through Inspect (the agent itself)", PROMPT_ONLY]

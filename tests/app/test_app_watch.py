@@ -11,7 +11,7 @@ from run_kit import journal_of, start_cli_run
 from streamlit.testing.v1 import AppTest
 
 from analyzer.log.loader import load_path
-from app import data
+from app import log_folders
 
 
 def metrics(at: AppTest) -> dict[str, str]:
@@ -21,7 +21,7 @@ def metrics(at: AppTest) -> dict[str, str]:
 def test_a_cli_run_is_followed_live_and_opens_when_it_ends(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path / "runs"))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(tmp_path / "runs"))
     proc, out = start_cli_run(tmp_path)
     try:
         deadline = time.monotonic() + 60

@@ -18,7 +18,7 @@ from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog
 from analyzer.metrics.divergence import divergence_tree, rounds_at_step
 from analyzer.metrics.trajectories import END_LABEL, call_frame
-from app import data, trajectory_charts
+from app import data, log_folders, trajectory_charts
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_runs" / "E_agent_tools.altk_runs.json"
 LAMP = "agent-refund-lamp"
@@ -186,7 +186,7 @@ def test_rounds_at_step_marks_rounds_that_ended() -> None:
 
 @pytest.fixture(autouse=True)
 def _no_runs_dir(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(data.RUNS_DIR_ENV, raising=False)
+    monkeypatch.delenv(log_folders.RUNS_DIR_ENV, raising=False)
 
 
 def test_tasks_page_shows_the_uncertainty_strip_of_the_shipped_resample() -> None:
@@ -229,7 +229,7 @@ def test_tasks_page_starts_a_resample_and_shows_its_strip(
     runs = tmp_path / "runs"
     runs.mkdir()
     shutil.copy(SAMPLE, runs / SAMPLE.name)
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(runs))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(runs))
     at = run_view("tasks", {"task": "agent-cancel"})
     at.number_input(key="tasks.resample_samples").set_value(3)
     at.button(key="tasks.resample_start").click().run()

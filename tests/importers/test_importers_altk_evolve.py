@@ -139,7 +139,8 @@ def test_tasks_page_shows_the_imported_step_scores_with_the_trajectory(tmp_path:
     )
     assert np.allclose(ys, [s["uncertainty"] for s in load_any(CARD).log.resample["steps"]])
     caption = next(c.value for c in at.caption if "ALTK-Evolve's own step uncertainty" in c.value)
-    assert "step 1: 0.20 (mixed)" in caption and "flagged (≥ 0.2, at most three): step 1, step 2" in caption
+    assert "tool call 2: 0.20 (mixed)" in caption  # tool calls counted from 1, as everywhere on the page
+    assert "flagged (≥ 0.2, at most three): tool call 2, tool call 3" in caption
     assert not [b for b in at.button if "resample" in (b.label or "").lower()]
     shutil.copy(CARD, tmp_path / CARD.name)  # alone: ALTK-Evolve's own scores, no interval
     caption = next(c.value for c in _tasks_page(tmp_path / CARD.name).caption if "ALTK-Evolve" in c.value)

@@ -116,6 +116,6 @@ def test_tau_bench_task_on_the_tasks_page(tmp_path: Path) -> None:
     at.query_params.update({"task": "30"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("first divergence at step 8" in c.value for c in at.caption)
+    assert any("first divergence at tool call 9" in c.value for c in at.caption)  # 1-based, as on the page
     sides = next(df.value for df in at.dataframe if "previous_result" in df.value.columns)
     assert sides["round"].tolist() == [1, 2, 3, 4] and sides["call"].nunique() > 1

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from app import data
+from app import data, log_folders
 from app.widgets.messages import escape
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,7 +79,7 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         shutil.copy(FIXTURES / name, tmp_path / name)
     hostile = json.loads((FIXTURES / "pinned_v2.json").read_text()) | {"label": HOSTILE_LABEL}
     (tmp_path / "hostile.json").write_text(json.dumps(hostile))
-    monkeypatch.setenv(data.RUNS_DIR_ENV, str(tmp_path))
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(tmp_path))
     return tmp_path
 
 
@@ -120,6 +120,8 @@ def test_two_uploads_with_one_name_are_two_groups_labelled_apart(runs: Path) -> 
     at.text_input(key=data.LABEL + "altk_runs.json #3 (upload)").set_value("third").run()
     assert clean(at).selectbox(key=data.FOCUS).options[-1] == "third"
     at.switch_page("views/compare.py").run()
+    labels = clean(at).selectbox(key=data.FOCUS).options
+    at.multiselect(key="compare.logs").set_value(labels).run()  # Compare opens on logs sharing tasks
     table = next(df.value for df in clean(at).dataframe if df.value.shape[0] == 4)
     assert len(set(table.iloc[:, 0])) == 4
     for view in VIEWS:
