@@ -93,7 +93,7 @@ def test_the_limits_see_what_they_check() -> None:
 
 
 LAYERS = (
-    ("analyzer.errors", "analyzer.atomic", "analyzer.formats", "analyzer.numbers"),
+    ("analyzer.errors", "analyzer.atomic", "analyzer.formats", "analyzer.child_process", "analyzer.numbers"),
     ("analyzer.safety",),
     ("analyzer.log",),
     ("analyzer.routes",),

@@ -11,6 +11,7 @@ import threading
 from pathlib import Path
 
 import analyzer.numbers as numbers
+from analyzer.child_process import run_forwarding
 from analyzer.cli.proxy_commands import rerun_through_harness
 from analyzer.cli.route_args import (
     flags_again,
@@ -22,7 +23,7 @@ from analyzer.cli.route_args import (
 from analyzer.cli.semantic_args import semantic_options
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
-from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command, run_forwarding
+from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command
 from analyzer.log.taskfile import load_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
 from analyzer.runner.pinned_rerun import rerun as rerun_request

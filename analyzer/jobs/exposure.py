@@ -10,18 +10,13 @@ and refuses to start runs (which send this server's keys) when it listens beyond
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
 import ipaddress
 import os
-import signal
 import socket
-import subprocess
 import sys
-import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from types import FrameType
 from urllib.parse import urlsplit
 
 from analyzer.errors import RerunLensError
@@ -213,61 +208,3 @@ def request_refused(
             f"this page was driven from another site ({origin[:80]!r}); open the dashboard at its own address"
         )
     return None
-
-
-FORWARDED = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
-"""Signals `rerunlens dashboard` passes on to Streamlit, so stopping the launcher stops the server."""
-
-STOP_GRACE_S = 10.0
-"""How long the server has to stop after a forwarded signal before it is killed."""
-
-
-def run_forwarding(
-    command: Sequence[str], grace_s: float = STOP_GRACE_S, env: Mapping[str, str] | None = None
-) -> int:
-    """Run `command` as a child and wait for it; SIGTERM, SIGINT and SIGHUP sent to this process are
-    passed on to it. Whatever happens, the child is not left running: if it has not stopped
-    `grace_s` after a signal (or when this process is interrupted), it is killed.
-
-    Returns:
-        The child's exit code; 128 + N when a forwarded signal N ended it.
-    """
-    children: list[subprocess.Popen[bytes]] = []
-    received: list[int] = []
-
-    def forward(signum: int, _frame: FrameType | None) -> None:
-        received.append(signum)
-        for child in children:
-            with contextlib.suppress(ProcessLookupError):
-                child.send_signal(signum)
-
-    # handlers first: a caught signal is reset to its default in the child, where an ignored one
-    # (SIGINT in a background job) would stay ignored and the forwarded signal would do nothing
-    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
-    try:
-        child = subprocess.Popen(list(command), env=env)
-    except BaseException:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        raise
-    children.append(child)
-    for signum in received:  # arrived while it was starting
-        child.send_signal(signum)
-    deadline: float | None = None
-    try:
-        while True:
-            try:
-                code = child.wait(timeout=0.2)  # short waits: a handler runs between them
-                break
-            except subprocess.TimeoutExpired:
-                if received and deadline is None:
-                    deadline = time.monotonic() + grace_s
-                if deadline is not None and time.monotonic() >= deadline:
-                    child.kill()  # the signal was passed on and ignored
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    return 128 - code if code < 0 else code

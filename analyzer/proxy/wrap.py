@@ -11,7 +11,6 @@ from __future__ import annotations
 import os
 import shlex
 import signal
-import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from analyzer.atomic import write_text_atomic
+from analyzer.child_process import run_forwarding
 from analyzer.errors import LogError, RerunLensError
 from analyzer.importers import load_any, native_text
 from analyzer.importers.common import Source
@@ -72,31 +72,14 @@ def child_env(proxy: RecordingProxy, key_envs: list[str], secrets: list[str]) ->
 
 
 def run_child(command: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
-    """Run the command to its end, forwarding SIGTERM and SIGHUP; its exit code (128 + N when a
-    signal N ended it, as a shell reports it)."""
+    """Run the command to its end, forwarding SIGTERM and SIGHUP (SIGINT reaches it from the
+    terminal); its exit code (128 + N when a signal N ended it, as a shell reports it)."""
     try:
-        child = subprocess.Popen(command, env=env, cwd=cwd)
+        return run_forwarding(command, None, env, cwd=cwd, forwarded=FORWARDED)
     except FileNotFoundError:
         raise RerunLensError(f"wrap: {shlex.quote(command[0])}: command not found") from None
     except PermissionError:
         raise RerunLensError(f"wrap: {shlex.quote(command[0])}: not executable") from None
-    previous = {s: signal.getsignal(s) for s in (*FORWARDED, signal.SIGINT)}
-
-    def forward(signum: int, frame: object) -> None:
-        child.send_signal(signum)
-
-    try:
-        for s in FORWARDED:
-            signal.signal(s, forward)
-        signal.signal(signal.SIGINT, signal.SIG_IGN)  # the terminal sends it to the child as well
-        code = child.wait()
-        return 128 - code if code < 0 else code  # killed by a signal: the shell's 128 + N
-    finally:
-        for s, handler in previous.items():
-            signal.signal(s, handler)
-        if child.poll() is None:
-            child.kill()
-            child.wait()
 
 
 def wrap(request: WrapRequest, echo: Callable[[str], None]) -> WrapOutcome:

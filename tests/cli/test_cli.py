@@ -10,6 +10,7 @@ The script stored 100 pp (it compared different tasks within a round).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -168,7 +169,7 @@ def test_the_readme_and_dashboard_help_agree_on_the_runs_folder_and_name_the_por
     assert "the app's" not in dashboard
     set_up = readme.split("## Set up", 1)[1].split("## The dashboard", 1)[0]
     assert "rerunlens dashboard --port 8502" in set_up and "a free one" in set_up and "--port" in dashboard
-    assert "7 to 9 minutes" in set_up  # how long `bash scripts/test.sh` takes
+    assert re.search(r"took \d+ min \d+ s", set_up)  # how long `bash scripts/test.sh` took, measured
 
 
 def test_report_lists_inconsistent_tasks_before_drift_only_ones(capsys: pytest.CaptureFixture[str]) -> None:

@@ -26,7 +26,7 @@ def _ignore_sigint() -> None:
 def _launcher(child: str, grace: float = 10.0, background: bool = False) -> subprocess.Popen[bytes]:
     """A process running `run_forwarding` over a Python child given as code."""
     code = (
-        "import sys; from analyzer.jobs.exposure import run_forwarding; "
+        "import sys; from analyzer.child_process import run_forwarding; "
         f"sys.exit(run_forwarding([sys.executable, '-c', {child!r}], grace_s={grace}))"
     )
     return subprocess.Popen(
