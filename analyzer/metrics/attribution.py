@@ -328,17 +328,8 @@ def task_attribution(results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.Da
     return [finished(task, finding, q.get(i), rounds) for i, (task, finding, rounds) in enumerate(findings)]
 
 
-def result_routes(results: pd.DataFrame, attempts: pd.DataFrame) -> np.ndarray:
-    """Per result, an integer route code (equal codes = equal factors); -1 where no route is recorded.
-
-    Args:
-        results: Result frame (`analyzer.log.frames.results_frame` columns).
-        attempts: Attempt frame with `result_row` and `attempt`.
-    """
-    return _codes(factor_columns(results, attempts))
-
-
-def _codes(factors: pd.DataFrame) -> np.ndarray:
+def route_codes(factors: pd.DataFrame) -> np.ndarray:
+    """Per row of `factor_columns`, an integer route code; -1 where no route is recorded."""
     if factors.empty:
         return np.zeros(0, dtype=np.int64)
     codes = tuple_codes(factors, list(FACTORS))
@@ -359,7 +350,7 @@ def answered_rounds(
         wanted: Task ids (strings).
     """
     fields = factor_columns(results, attempts)
-    codes = _codes(fields)
+    codes = route_codes(fields)
     answered = results["cluster"].notna().to_numpy(dtype=bool) & results["task_id"].isin(wanted).to_numpy()
     task_code, _ = pd.factorize(results["task_id"])
     cluster = results["cluster"].to_numpy(dtype=np.int64, na_value=-1)

@@ -2,9 +2,10 @@
 served it (its mark: R1, R2, ... numbered by first use in the log) and its answer for hovering,
 with a legend saying what each route mark stands for.
 
-A route is the route tuple of `metrics.attribution.result_routes` (key and base URL of the attempt
-that answered, every parameter, served model and backend), so the marks split cells exactly where
-the cause from the log does. The legend names only the fields that differ between the routes shown.
+A route is the tuple of route factors the attribution tests (`metrics.route_factors.factor_columns`:
+key and base URL of the attempt that answered, parameters, backend, retry state), so the marks split
+cells exactly where the cause from the log does. The legend names only the fields that differ
+between the routes shown.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 import pandas as pd
 
-from analyzer.metrics.attribution import result_routes
+from analyzer.metrics.attribution import route_codes
 from analyzer.metrics.route_factors import FACTORS, factor_columns
 
 if TYPE_CHECKING:
@@ -38,7 +39,8 @@ class AnswerGrid(NamedTuple):
 def answer_grid(analysis: Analysis, task_ids: list[str]) -> AnswerGrid:
     """The grid of `task_ids`' results (one cell per task and round)."""
     results = analysis.results.reset_index(drop=True)
-    codes = pd.Series(result_routes(results, analysis.attempts), index=results.index)
+    factors = factor_columns(results, analysis.attempts)  # once: the marks and their legend
+    codes = pd.Series(route_codes(factors), index=results.index)
     order = {c: i + 1 for i, c in enumerate(dict.fromkeys(codes[codes >= 0]))}  # first use, log-wide
     marks = codes.map(lambda c: f"R{order[c]}" if c in order else "")
     keep = results["task_id"].astype(str).isin(task_ids)
@@ -60,13 +62,8 @@ def answer_grid(analysis: Analysis, task_ids: list[str]) -> AnswerGrid:
         clusters=grid(rows["cluster"].astype("Float64")),
         routes=grid(rows["mark"], ""),
         answers=grid(answers.str.replace("\n", " ⏎ "), ""),
-        legend=_legend(route_columns(results, analysis.attempts)[keep.to_numpy()], rows["mark"]),
+        legend=_legend(factors.drop(columns="recorded")[keep.to_numpy()], rows["mark"]),
     )
-
-
-def route_columns(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
-    """Per result, the route factors the attribution tests (key, base URL after redirects, retry state...)."""
-    return factor_columns(results, attempts).drop(columns="recorded")
 
 
 def _legend(factors: pd.DataFrame, marks: pd.Series) -> list[tuple[str, str]]:
