@@ -72,12 +72,13 @@ def pct(share: float | None) -> str:
     return NONE if missing(share) else f"{100 * float(share):.1f} %"  # type: ignore[arg-type]
 
 
-def ci(bounds: Bounds, *, share: bool = False) -> str:
-    """`95 % CI 27.4–60.8` (ends of a 0..1 share in %), or an empty string without an interval."""
+def ci(bounds: Bounds, *, share: bool = False, digits: int = 1) -> str:
+    """`95 % CI 27.4–60.8` (ends of a 0..1 share in %; `digits` after the point, 3 for a mean
+    reward or score), or an empty string without an interval."""
     if not bounds or len(bounds) != 2 or missing(bounds[0]) or missing(bounds[1]):
         return ""
     scale = 100.0 if share else 1.0
-    return f"95 % CI {scale * bounds[0]:.1f}{RANGE}{scale * bounds[1]:.1f}"
+    return f"95 % CI {scale * bounds[0]:.{digits}f}{RANGE}{scale * bounds[1]:.{digits}f}"
 
 
 def pp_ci(value: float | None, bounds: Bounds) -> str:

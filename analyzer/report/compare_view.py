@@ -57,18 +57,12 @@ def sharing(analyses: Sequence[Analysis], baseline: int) -> list[int]:
     return chosen
 
 
-def _ci_text(low: float | None, high: float | None) -> str:
+def _ci_text(low: float | None, high: float | None, digits: int = 1) -> str:
     """`27.4–60.8` (the column header says `95 % CI`), or `—`."""
     if numbers.missing(low) or numbers.missing(high):
         return numbers.NONE
-    return numbers.ci([float(low), float(high)]).removeprefix("95 % CI ")  # type: ignore[arg-type]
-
-
-def _score_ci(low: float | None, high: float | None) -> str:
-    """`0.139–0.942` for a mean reward or score (0..1), or `—`."""
-    if numbers.missing(low) or numbers.missing(high):
-        return numbers.NONE
-    return f"{float(low):.3f}–{float(high):.3f}"  # type: ignore[arg-type]
+    bounds = [float(low), float(high)]  # type: ignore[arg-type]
+    return numbers.ci(bounds, digits=digits).removeprefix("95 % CI ")
 
 
 def side_by_side(comparison: Comparison) -> pd.DataFrame:
@@ -93,7 +87,7 @@ def side_by_side(comparison: Comparison) -> pd.DataFrame:
             "Pass^n (%)": t["pass_hat_n"] * 100,
             "mean reward/score": t["mean_score"],
             "mean reward/score CI": [
-                _score_ci(a, b) for a, b in zip(t["mean_score_low"], t["mean_score_high"], strict=True)
+                _ci_text(a, b, 3) for a, b in zip(t["mean_score_low"], t["mean_score_high"], strict=True)
             ],
             "tokens per task": t["tokens_per_task_mean"].round().astype("Int64"),
             "retries": t["extra_attempts"],

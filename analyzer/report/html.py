@@ -175,8 +175,7 @@ def _score_figure(score: Any) -> list[tuple[str, str, str]]:
     """`Mean reward` (or score) with its interval, when the results carry scores."""
     if not isinstance(score, dict):
         return []
-    low, high = score["mean_ci"]
-    return [(f"Mean {score['name']}", f"{score['mean']:.3f}", f"95 % CI {low:.3f}{numbers.RANGE}{high:.3f}")]
+    return [(f"Mean {score['name']}", f"{score['mean']:.3f}", numbers.ci(score["mean_ci"], digits=3))]
 
 
 def _interval(report: dict[str, Any], name: str, unit: str) -> str:

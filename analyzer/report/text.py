@@ -182,7 +182,7 @@ def score_lines(s: ScoreFigures | None) -> list[str]:
         return []
     scale = f", scale {s.scale[0]:g} to {s.scale[1]:g} as seen" if s.scale_seen else ""
     return [
-        f"  mean {s.name} {s.mean:.3f} (95 % CI {s.mean_ci[0]:.3f}{numbers.RANGE}{s.mean_ci[1]:.3f})"
+        f"  mean {s.name} {s.mean:.3f} ({numbers.ci(s.mean_ci, digits=3)})"
         f" over {_n(s.tasks, 'task')}, {_n(s.results, s.name)}, {s.fractional} partial{scale}"
     ]
 

@@ -188,8 +188,7 @@ def _score(score: ScoreFigures) -> None:
         f"{score.mean:.3f}",
         help=f"Mean over tasks of each task's mean {score.name}; {score.fractional} partial.",
     )
-    low, high = score.mean_ci
-    st.caption(f"Over {numbers.counted(score.tasks, 'task')}: 95 % CI {low:.3f}{numbers.RANGE}{high:.3f}")
+    st.caption(f"Over {numbers.counted(score.tasks, 'task')}: {numbers.ci(score.mean_ci, digits=3)}")
 
 
 def _outcome(outcome: OutcomeFigures) -> None:
