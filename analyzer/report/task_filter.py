@@ -65,7 +65,7 @@ def state_counts(tasks: pd.DataFrame) -> dict[str, int]:
 def causes_by_task(analysis: Analysis) -> pd.Series:
     """Each task's cause from the log (empty for a task without one), in task-table order."""
     causes = {a.task_id: a.cause for a in analysis.headline.attribution}
-    return analysis.tasks["task_id"].astype(str).map(causes).fillna("")
+    return analysis.tasks["task_id"].astype(str).map(lambda task: causes.get(task, ""))
 
 
 def cause_names(analysis: Analysis) -> list[str]:
