@@ -65,7 +65,6 @@ class JobManager:
     def __init__(self, runs_dir: str | os.PathLike[str]) -> None:
         self.runs_dir = Path(runs_dir).resolve()
         self.store = StateStore(self.runs_dir)
-        self.state_dir = self.store.state_dir
         self._live: dict[str, LiveJob] = {}
         self._lock = threading.Lock()
         self._start_lock = threading.RLock()
