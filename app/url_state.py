@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import urlencode
 
 import streamlit as st
 
@@ -29,3 +30,11 @@ def mirror_to_url(param: str, value: str | list[str] | None) -> None:
         elif param in st.query_params:
             del st.query_params[param]
     st.session_state[f"_url.{param}"] = values
+
+
+def view_link(url_path: str, **params: str) -> str:
+    """A relative link to another view that keeps this page's query (the open logs, the key, the
+    focus) with `params` set over it; every value is URL-quoted, so an id from a log stays data."""
+    query = {name: st.query_params.get_all(name) for name in st.query_params}
+    query |= {name: [value] for name, value in params.items()}
+    return f"{url_path}?{urlencode(query, doseq=True)}"

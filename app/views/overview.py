@@ -7,12 +7,13 @@ import streamlit as st
 
 import analyzer.numbers as numbers
 from analyzer.analysis import Headline
-from analyzer.metrics.attribution import attribution_caption, attribution_frame, verdict_counts
+from analyzer.metrics.attribution import attribution_caption, verdict_counts
 from analyzer.metrics.outcome import OutcomeFigures
 from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
 from analyzer.report.task_filter import STATES, state_counts
 from app import charts, data, fmt, overview_charts, trajectory_panel
+from app.widgets import cause_table
 from app.widgets.messages import escape
 
 TASKS_VIEW = "views/tasks.py"
@@ -72,7 +73,7 @@ def _first_screen(found: Finding, lead: object = None) -> None:
     if getattr(lead, "sentence", None):
         st.caption(escape(str(lead.sentence)))  # type: ignore[attr-defined]
     if found.bars:
-        st.plotly_chart(overview_charts.finding_bar(found.bars), key="overview.finding", config=PASS_K_CONFIG)
+        st.html(overview_charts.finding_bar(found.bars))
     if found.inconsistent:
         fmt.page_link(
             TASKS_VIEW,
@@ -162,25 +163,6 @@ def _html_reports(sel: data.Selection, group: data.Group) -> None:
         )
 
 
-ATTRIBUTION_COLUMNS = {
-    "task_id": st.column_config.TextColumn("task"),
-    "cause": st.column_config.TextColumn("cause"),
-    "factor": st.column_config.TextColumn("factor", help="The route factor tested best."),
-    "p_value": st.column_config.NumberColumn(
-        "p",
-        help="Chance of answers following that factor this well by chance (Bonferroni within the task).",
-        format="%.3g",
-    ),
-    "q_value": st.column_config.NumberColumn(
-        "q", help="Benjamini-Hochberg over the log's tasks.", format="%.3g"
-    ),
-    "passes": st.column_config.CheckboxColumn("passes", help="q <= 0.05"),
-    "rounds_needed": st.column_config.NumberColumn("rounds to decide", help="For inconclusive tasks."),
-    "evidence": st.column_config.TextColumn("evidence", width="medium"),
-}
-"""The cause table (Overview, Routes)."""
-
-
 def _score(score: ScoreFigures) -> None:
     """The mean reward or score over tasks, with its interval."""
     st.metric(
@@ -257,13 +239,7 @@ def _attribution(h: Headline) -> None:
     )
     if causes_box.open:
         with causes_box:
-            st.dataframe(
-                attribution_frame(h.attribution),
-                placeholder=fmt.NONE,
-                column_config=ATTRIBUTION_COLUMNS,
-                hide_index=True,
-                key="overview.attribution",
-            )
+            cause_table.render(h.attribution, key="overview.attribution")
 
 
 if __name__ == "__main__":

@@ -5,12 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analyzer.metrics.attribution import attribution_frame, verdict_counts
+from analyzer.metrics.attribution import verdict_counts
 from analyzer.report.route_tables import drift_by_field, label, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
-from app.views.overview import ATTRIBUTION_COLUMNS
-from app.widgets import coding_tools
+from app.widgets import cause_table, coding_tools
 from app.widgets.messages import escape
 
 
@@ -72,13 +71,7 @@ def render(selection: data.Selection | None = None) -> None:
     else:
         counts = verdict_counts(items)
         st.text(" · ".join(f"{n} {c}" for c, n in counts.items()))
-        st.dataframe(
-            attribution_frame(items),
-            column_config=ATTRIBUTION_COLUMNS,
-            hide_index=True,
-            placeholder=fmt.NONE,
-            key="routes.cause",
-        )
+        cause_table.render(items, key="routes.cause")
     coding_tools.render(group.loaded.log)
 
 

@@ -78,7 +78,10 @@ def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatc
         at.run()
         assert not at.exception
         assert len(at.dataframe) == (1 if h.attribution else 0)
-        assert len(at.get("plotly_chart")) >= (2 if h.outcome else 1)  # the finding, the curve
+        finding = [e.value for e in at.html if "Measured tasks, by what their answers did" in e.value]
+        assert len(finding) == 1  # drawn as HTML: no Plotly bundle on the first screen
+        assert f"{h.consistent_tasks:,}</div>" in finding[0] or not h.consistent_tasks
+        assert len(at.get("plotly_chart")) == (1 if h.outcome else 0)  # the curve, opened
     elif view == "tasks":
         table = at.dataframe[0].value
         assert table["task_id"].tolist() == analyses[0].tasks["task_id"].tolist()

@@ -106,6 +106,7 @@ def test_theme_dark_overview_and_tasks(server: str, dark_page: object) -> None:
 def test_upload_and_answer_key(server: str, page: object) -> None:
     page.goto(f"{server}/?log=plain_v1.json")  # type: ignore[attr-defined]
     wait_rendered(page, "Overview")
+    page.locator('[data-testid="stSidebar"]').get_by_role("button", name="Upload logs").click()  # type: ignore[attr-defined]
     page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files(  # type: ignore[attr-defined]
         [str(FIXTURES / "drift_v2.json"), str(FIXTURES / "bad.json")]
     )
