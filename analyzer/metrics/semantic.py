@@ -19,12 +19,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
 
 import numpy as np
 import pandas as pd
 
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
 from analyzer.metrics.semantic_guards import conflict, facts
+from analyzer.metrics.semantic_scope import scope_conflict
 
 __all__ = [
     "DEFAULT_SEMANTIC_THRESHOLD",
@@ -53,6 +55,8 @@ SYNONYM_COSINE = 0.80
 answer unless the two words are near-synonyms, which this cosine asks for."""
 
 _MAX_SLOT_WORDS = 4
+_ALIKE_RATIO = 0.75
+_ENDINGS = frozenset(["", "s", "es", "d", "ed", "ing", "ings", "ly", "er", "ers", "e", "y", "ies", "ied"])
 _EMBED_BATCH = 512
 _CACHES: dict[str, EmbeddingCache] = {}
 _WORD = re.compile(r"[\u4e00-\u9fff]|[^\W\d_\u4e00-\u9fff]+|\d+(?:[.,]\d+)*")
@@ -138,6 +142,9 @@ def differing_words(a: str, b: str) -> tuple[str, str] | None:
 def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJudge) -> list[Member]:
     """Leader clustering of one task's answers (see the module docstring), most frequent first.
 
+    An answer joins the most similar representative it passes with, provided no guard keeps it from
+    any member already in that cluster (so a cluster never holds two answers that deny each other).
+
     Args:
         answers: The task's normalized answers, one per result (repeats count towards frequency).
         vectors: One unit vector per distinct answer, in first-appearance order.
@@ -149,6 +156,7 @@ def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJu
     index = {a: i for i, a in enumerate(counts)}
     ordered = sorted(counts, key=lambda a: -counts[a])
     reps: list[str] = []
+    members: dict[str, list[str]] = {}
     out: list[Member] = []
     for a in ordered:
         best, best_score, nearest_block = None, -1.0, None
@@ -158,15 +166,34 @@ def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJu
                 score, reason = judge.score(a, rep, cos)
                 passes = score >= judge.needed(a, rep)
                 if reason is None and passes and score > best_score:
-                    best, best_score = rep, score
-                elif reason is not None and passes and nearest_block is None:
+                    reason = _member_conflict(a, members[rep], vectors, index, judge)
+                    if reason is None:
+                        best, best_score = rep, score
+                if reason is not None and passes and nearest_block is None:
                     nearest_block = reason
         if best is None:
             reps.append(a)
+            members[a] = [a]
             out.append(Member(a, a, 1.0, nearest_block))
         else:
+            members[best].append(a)
             out.append(Member(a, best, round(best_score, 4)))
     return out
+
+
+def _member_conflict(
+    answer: str, cluster: list[str], vectors: np.ndarray, index: dict[str, int], judge: PairJudge
+) -> str | None:
+    """The guard that keeps an answer from a cluster's other members (its representative passed)."""
+    others = cluster[1:]
+    if not others:
+        return None
+    cosines = vectors[[index[m] for m in others]] @ vectors[index[answer]]
+    for member, cos in zip(others, cosines.tolist(), strict=True):
+        reason = judge.guard(answer, member, cos)
+        if reason is not None:
+            return f"{reason} (with '{member}')"
+    return None
 
 
 class PairJudge:
@@ -215,16 +242,62 @@ class PairJudge:
             b: The other.
             cosine: Cosine of their embeddings.
         """
-        reason = conflict(facts(a), facts(b))
         score = 1.0 if _contained(a, b) else float(cosine)
-        if reason is None and score >= self.needed(a, b):
-            slot = differing_words(a, b)
-            if slot is not None:
-                va, vb = self.cache.vectors(list(slot))
-                single = " " not in slot[0] and " " not in slot[1]
-                if float(va @ vb) < (SYNONYM_COSINE if single else self.slot_threshold):
-                    reason = f"differ in '{slot[0]}' / '{slot[1]}'"
-        return score, reason
+        if score < self.needed(a, b):
+            reason = conflict(facts(a), facts(b))
+            return score, reason or ("negation" if scope_conflict(a, b) else None)
+        return score, self.guard(a, b, cosine)
+
+    def guard(self, a: str, b: str, cosine: float) -> str | None:
+        """Why two answers cannot be one, whatever their similarity: facts, a negated phrase the
+        other affirms, or (for a pair close enough to have been slot-checked) the differing words."""
+        reason = conflict(facts(a), facts(b))
+        if reason is not None:
+            return reason
+        if scope_conflict(a, b):
+            return "negation"
+        slot = differing_words(a, b)
+        if slot is None or cosine < min(self.threshold, self.cross_threshold):
+            return None
+        return self._slot_reason(slot)
+
+    def _slot_reason(self, slot: tuple[str, str]) -> str | None:
+        """The differing words must be synonyms: one word for one word at `SYNONYM_COSINE`, a longer
+        slot at the slot threshold; and no word of one side may be another spelling of a word of the
+        other (see `spelled_alike`)."""
+        words_a, words_b = slot[0].split(), slot[1].split()
+        alike = next(((x, y) for x in words_a for y in words_b if spelled_alike(x, y)), None)
+        if alike is not None:
+            return f"differ in '{alike[0]}' / '{alike[1]}'"
+        va, vb = self.cache.vectors(list(slot))
+        single = len(words_a) == 1 and len(words_b) == 1
+        if float(va @ vb) < (SYNONYM_COSINE if single else self.slot_threshold):
+            return f"differ in '{slot[0]}' / '{slot[1]}'"
+        return None
+
+
+def spelled_alike(x: str, y: str) -> bool:
+    """Two different words spelled nearly alike, not one word's inflection of the other.
+
+    "smith" / "smyth", "maria" / "mario", "austria" / "australia": a sentence embedding reads them
+    as one word, yet in a shared frame they name different things (names, places, codes). "earthworm"
+    / "earthworms" and "cancel" / "cancelled" are one word.
+    """
+    if x == y or min(len(x), len(y)) < 4 or not (x.isalpha() and y.isalpha()):
+        return False
+    if _inflected(x, y):
+        return False
+    return SequenceMatcher(None, x, y).ratio() >= _ALIKE_RATIO
+
+
+def _inflected(x: str, y: str) -> bool:
+    """One word is the other with an ending ("refund" / "refunded", "cancel" / "cancelled")."""
+    n = 0
+    while n < min(len(x), len(y)) and x[n] == y[n]:
+        n += 1
+    rests = [w[n:] for w in (x, y)]
+    rests = [r[1:] if r[:1] == x[n - 1 : n] and len(r) > 1 else r for r in rests]  # cancel-led
+    return n >= 3 and all(r in _ENDINGS for r in rests)
 
 
 def semantic_keys(task_ids: pd.Series, normalized: pd.Series, options: SemanticOptions) -> pd.Series:

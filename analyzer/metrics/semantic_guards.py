@@ -6,7 +6,8 @@ answers only when they also agree on these facts, read from the text in English 
 
 - **polarity**: whether the answer is negated (`not`, `no`, `never`, `cannot`, `n't`, `non-`,
   `不`, `没`, `无`, `未`, `非`, ...);
-- **numbers**: the set of numbers it states, digits or words (`3`, `three`, `三`, `十二`, `两`);
+- **numbers**: the set of numbers it states, digits or words (`3`, `three`, `三`, `十二`, `两`), a
+  scale word taken with its number (`86 billion`, `86,000,000,000` and `860亿` are one number);
 - **months**: month names and `N月`, so `March 3` and `3月3日` state the same date;
 - **units**: the set of units it names (km and 公里 are one unit; items and 件 too);
 - **weekdays**: `Monday` and `星期一` are one day.
@@ -43,8 +44,13 @@ _WORD_NUMBERS = {
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
     "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-    "hundred": 100, "thousand": 1000, "million": 1_000_000, "once": 1, "twice": 2,
+    "hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000,
+    "trillion": 1_000_000_000_000, "once": 1, "twice": 2,
 }  # fmt: skip
+_A_UNIT = re.compile(r"\b(?:a|an|one)\s+([a-z]+)")
+_SCALE = re.compile(r"\s*(hundred|thousand|million|billion|trillion|万|亿)")
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12,
+           "万": 10**4, "亿": 10**8}  # fmt: skip
 _MONTHS = {
     m: i + 1
     for i, names in enumerate(
@@ -121,12 +127,24 @@ def facts(text: str) -> Facts:
     folded = folded.replace("百分之", "%")  # 百分之十 is ten percent: 百 is not a hundred here
     numbers: set[float] = set()
     months = {_MONTHS[w] for w in words if _is_month(w, folded)}
+    scaled: set[int] = set()
     for d in _DIGITS.finditer(folded):
         is_month = folded[d.end() : d.end() + 1] == "月" and folded[d.end() + 1 : d.end() + 2] != "份"
-        months.add(int(_number(d[0]))) if is_month else numbers.add(_number(d[0]))
-    numbers |= {float(_WORD_NUMBERS[w]) for w in words if w in _WORD_NUMBERS}
+        scale = _SCALE.match(folded, d.end())
+        if scale is not None:  # 86 billion, 860亿: one number, not 86 and a billion
+            scaled.add(scale.start(1))
+        value = _number(d[0]) * (_SCALES[scale[1]] if scale is not None else 1)
+        months.add(int(value)) if is_month else numbers.add(value)
+    numbers |= {1.0 for m in _A_UNIT.finditer(folded) if _UNIT_OF.get(m[1], "person") != "person"}  # an hour
+    numbers |= {
+        float(_WORD_NUMBERS[m[0]])
+        for m in re.finditer(r"[a-z]+", folded)
+        if m[0] in _WORD_NUMBERS and m.start() not in scaled
+    }
     zh = _without_weekdays(folded)
     for run in _ZH_RUN.finditer(zh):
+        if run[0][0] in "万亿" and zh[: run.start()][-1:].isdigit():
+            continue  # the scale of a number in digits, read above
         if zh[run.end() : run.end() + 1] == "月" and zh[run.end() + 1 : run.end() + 2] != "份":
             months.add(_zh_number(run[0]))
         elif _counted(zh, run):
