@@ -26,7 +26,8 @@ import pandas as pd
 
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
 from analyzer.metrics.semantic_guards import conflict, facts
-from analyzer.metrics.semantic_scope import scope_conflict
+from analyzer.metrics.semantic_scope import restated_core, scope_conflict
+from analyzer.metrics.semantic_text import embedding_text
 
 __all__ = [
     "DEFAULT_SEMANTIC_THRESHOLD",
@@ -244,14 +245,14 @@ class PairJudge:
         """
         score = 1.0 if _contained(a, b) else float(cosine)
         if score < self.needed(a, b):
-            reason = conflict(facts(a), facts(b))
+            reason = _facts_conflict(a, b)
             return score, reason or ("negation" if scope_conflict(a, b) else None)
         return score, self.guard(a, b, cosine)
 
     def guard(self, a: str, b: str, cosine: float) -> str | None:
         """Why two answers cannot be one, whatever their similarity: facts, a negated phrase the
         other affirms, or (for a pair close enough to have been slot-checked) the differing words."""
-        reason = conflict(facts(a), facts(b))
+        reason = _facts_conflict(a, b)
         if reason is not None:
             return reason
         if scope_conflict(a, b):
@@ -274,6 +275,21 @@ class PairJudge:
         if float(va @ vb) < (SYNONYM_COSINE if single else self.slot_threshold):
             return f"differ in '{slot[0]}' / '{slot[1]}'"
         return None
+
+
+def _facts_conflict(a: str, b: str) -> str | None:
+    """The facts guard; a polarity difference is forgiven when the negated answer restates the
+    other whole and only adds a denial of something else (`restated_core`), whose facts then count
+    without the denied part ("not signed on July 4; signed on August 2" states August 2 only)."""
+    fa, fb = facts(a), facts(b)
+    reason = conflict(fa, fb)
+    if reason != "negation":
+        return reason
+    negated, plain = (a, b) if fa.negated else (b, a)
+    core = restated_core(negated, plain)
+    if core is None:
+        return reason
+    return conflict(facts(core), facts(plain))
 
 
 def spelled_alike(x: str, y: str) -> bool:
@@ -339,7 +355,7 @@ def _embed(texts: list[str], options: SemanticOptions) -> np.ndarray:
     cache = options.cache()
     parts = []
     for start in range(0, len(texts), _EMBED_BATCH):
-        parts.append(cache.vectors(texts[start : start + _EMBED_BATCH]))
+        parts.append(cache.vectors([embedding_text(t) for t in texts[start : start + _EMBED_BATCH]]))
         if options.progress is not None:
             options.progress(min(start + _EMBED_BATCH, len(texts)), len(texts))
     return np.vstack(parts)

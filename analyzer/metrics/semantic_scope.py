@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["negated_phrases", "scope_conflict"]
+__all__ = ["negated_phrases", "restated_core", "scope_conflict"]
 
 _SCOPE_WORDS = 3
 _ZH_SCOPE = 2
@@ -32,14 +32,15 @@ _NEGATORS = frozenset([
 _ZH_NEGATORS = frozenset("不没未无非别")
 _CLAUSE_ENDS = frozenset([
     ",", ".", ";", ":", "!", "?", "，", "。", "；", "：", "！", "？", "but", "because", "and", "or",
-    "instead", "however", "although", "though", "so", "while", "但", "而", "因", "却",
+    "instead", "however", "although", "though", "so", "while", "if", "when", "但", "而", "因", "却",
 ])
 _WEAK = frozenset([
     "the", "a", "an", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "will",
     "would", "it", "its", "this", "that", "of", "to", "in", "on", "at", "for", "by", "with", "from", "as",
     "i", "you", "your", "we", "our", "they", "their", "he", "she", "his", "her", "can", "could", "should",
     "may", "might", "must", "do", "does", "did", "any", "all", "really", "actually", "even", "yet",
-    "still", "only", "very", "just", "necessarily", "always", "ever", "更", "的", "了", "会", "能", "是",
+    "still", "only", "very", "just", "necessarily", "always", "ever", "instead", "rather", "更", "的",
+    "了", "会", "能", "是",
     "要", "可", "也", "都",
 ])
 # fmt: on
@@ -91,3 +92,25 @@ def scope_conflict(a: str, b: str) -> bool:
     neg_a, aff_a = _split(a)
     neg_b, aff_b = _split(b)
     return any(_affirms(aff_b, p) for p in neg_a) or any(_affirms(aff_a, p) for p in neg_b)
+
+
+_MIN_RESTATED = 2
+
+
+def restated_core(negated: str, plain: str) -> str | None:
+    """The negated answer's affirmed words, when they restate the whole plain answer.
+
+    "The declaration was not signed on July 4; it was signed on August 2" says "it was signed on
+    August 2" and denies something else: every content word of the plain answer is among its
+    affirmed words, and what it negates the plain answer does not affirm. Then the two differ in
+    polarity only by that added denial, and the plain answer is compared with this core (None
+    otherwise). "Nothing happens if you touch a baby bird" does not restate "if you touch a baby
+    bird, its mother will reject it": `mother` and `reject` are not among its affirmed words.
+    """
+    neg_n, aff_n = _split(negated)
+    neg_p, aff_p = _split(plain)
+    if neg_p or len(set(aff_p)) < _MIN_RESTATED or not set(aff_p) <= set(aff_n):
+        return None
+    if any(_affirms(aff_p, phrase) for phrase in neg_n):
+        return None
+    return " ".join(aff_n)
