@@ -59,6 +59,10 @@ _MONTHS = {
     )
     for m in names.split()
 }  # fmt: skip
+_MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december"]  # fmt: skip
+_KILO = ("千克", "千米")
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _WEEKDAYS = {
     **{
         d: i
@@ -90,6 +94,10 @@ _UNITS = {
     "bag": ("bag", "bags", "suitcase", "suitcases", "件行李", "行李"),
     "person": ("person", "people", "persons", "passenger", "passengers", "人", "位"),
 }
+_LARGER = {"minute": ("hour", 60), "second": ("hour", 3600), "g": ("kg", 1000), "m": ("km", 1000)}
+_SMALL_UNIT = re.compile(
+    r"(\d+(?:[.,]\d+)*)\s*(minutes?|mins?|seconds?|secs?|grams?|meters?|metres?|分钟|秒|克|米)(?![a-z])"
+)
 _UNIT_OF = {alias: unit for unit, aliases in _UNITS.items() for alias in aliases}
 _ZH_UNIT_ALIASES = sorted((a for a in _UNIT_OF if not a.isascii() and a not in "$€¥£"), key=len, reverse=True)
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
@@ -123,6 +131,7 @@ def facts(text: str) -> Facts:
         text: The answer (any case; NFKC is applied here).
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = _ISO_DATE.sub(_spelled_date, folded)  # 2024-06-01 is June 1, 2024
     words = _LATIN_WORD.findall(folded.replace("’", "'"))
     folded = folded.replace("百分之", "%")  # 百分之十 is ten percent: 百 is not a hundred here
     numbers: set[float] = set()
@@ -143,19 +152,41 @@ def facts(text: str) -> Facts:
     }
     zh = _without_weekdays(folded)
     for run in _ZH_RUN.finditer(zh):
-        if run[0][0] in "万亿" and zh[: run.start()][-1:].isdigit():
-            continue  # the scale of a number in digits, read above
+        if zh[: run.start()][-1:].isdigit() and (
+            run[0][0] in "万亿" or zh[run.start() : run.end() + 1] in _KILO
+        ):
+            continue  # the scale of a number in digits, read above, or the 千 of 千克 / 千米
         if zh[run.end() : run.end() + 1] == "月" and zh[run.end() + 1 : run.end() + 2] != "份":
             months.add(_zh_number(run[0]))
         elif _counted(zh, run):
             numbers.add(float(_zh_number(run[0])))
+    numbers, units = _in_larger_units(folded, numbers, _units(folded))
     return Facts(
         negated=_negated(folded, words),
         numbers=frozenset(float(n) for n in numbers),
         months=frozenset(months),
-        units=frozenset(_units(folded)),
+        units=frozenset(units),
         weekdays=frozenset(v for k, v in _WEEKDAYS.items() if k in folded),
     )
+
+
+def _spelled_date(m: re.Match[str]) -> str:
+    month = int(m[2])
+    return f"{_MONTH_NAMES[month - 1]} {int(m[3])}, {m[1]}" if 1 <= month <= 12 else m[0]
+
+
+def _in_larger_units(folded: str, numbers: set[float], units: set[str]) -> tuple[set[float], set[str]]:
+    """Minutes and seconds as hours, grams as kilograms, metres as kilometres, so "120 minutes" is
+    "2 hours" and "2000 grams" is "2 kg" (only these exact metric and clock conversions)."""
+    for m in _SMALL_UNIT.finditer(folded):
+        unit = _UNIT_OF[m[2]]
+        larger, factor = _LARGER[unit]
+        value = _number(m[1])
+        numbers.discard(value)
+        numbers.add(round(value / factor, 6))
+        units.discard(unit)
+        units.add(larger)
+    return numbers, units
 
 
 def conflict(a: Facts, b: Facts) -> str | None:
