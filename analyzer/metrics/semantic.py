@@ -26,6 +26,7 @@ import pandas as pd
 
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
 from analyzer.metrics.semantic_guards import conflict, facts
+from analyzer.metrics.semantic_marks import codes, prefix_antonym, verdict
 from analyzer.metrics.semantic_scope import restated_core, scope_conflict
 from analyzer.metrics.semantic_text import embedding_text
 
@@ -229,7 +230,7 @@ class PairJudge:
             cosines = vecs @ vecs.T
             lowest = min(self.threshold, self.cross_threshold)
             for i, j in zip(*np.nonzero(np.triu(cosines >= lowest, 1)), strict=True):
-                slot = differing_words(answers[i], answers[j])
+                slot = differing_words(embedding_text(answers[i]), embedding_text(answers[j]))
                 if slot is not None:
                     phrases.update(dict.fromkeys(slot))
         if phrases:
@@ -243,6 +244,7 @@ class PairJudge:
             b: The other.
             cosine: Cosine of their embeddings.
         """
+        a, b = embedding_text(a), embedding_text(b)
         score = 1.0 if _contained(a, b) else float(cosine)
         if score < self.needed(a, b):
             reason = _facts_conflict(a, b)
@@ -252,6 +254,7 @@ class PairJudge:
     def guard(self, a: str, b: str, cosine: float) -> str | None:
         """Why two answers cannot be one, whatever their similarity: facts, a negated phrase the
         other affirms, or (for a pair close enough to have been slot-checked) the differing words."""
+        a, b = embedding_text(a), embedding_text(b)
         reason = _facts_conflict(a, b)
         if reason is not None:
             return reason
@@ -281,7 +284,15 @@ def _facts_conflict(a: str, b: str) -> str | None:
     """The facts guard; a polarity difference is forgiven when the negated answer restates the
     other whole and only adds a denial of something else (`restated_core`), whose facts then count
     without the denied part ("not signed on July 4; signed on August 2" states August 2 only)."""
+    verdicts = (verdict(a), verdict(b))
+    if None not in verdicts and verdicts[0] != verdicts[1]:
+        return "negation"
     fa, fb = facts(a), facts(b)
+    if not (fa.negated or fb.negated) and prefix_antonym(a, b) is not None:
+        return "negation"
+    codes_a, codes_b = codes(a), codes(b)
+    if codes_a and codes_b and not (codes_a <= codes_b or codes_b <= codes_a):
+        return "codes"
     reason = conflict(fa, fb)
     if reason != "negation":
         return reason

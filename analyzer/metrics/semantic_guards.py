@@ -98,6 +98,9 @@ _LARGER = {"minute": ("hour", 60), "second": ("hour", 3600), "g": ("kg", 1000), 
 _SMALL_UNIT = re.compile(
     r"(\d+(?:[.,]\d+)*)\s*(minutes?|mins?|seconds?|secs?|grams?|meters?|metres?|分钟|秒|克|米)(?![a-z])"
 )
+_HOURS_MINUTES = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|小时)\s*(?:and\s+)?(\d+)\s*(?:minutes?|mins?|分钟|分)(?![a-z])"
+)
 _UNIT_OF = {alias: unit for unit, aliases in _UNITS.items() for alias in aliases}
 _ZH_UNIT_ALIASES = sorted((a for a in _UNIT_OF if not a.isascii() and a not in "$€¥£"), key=len, reverse=True)
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
@@ -178,6 +181,12 @@ def _spelled_date(m: re.Match[str]) -> str:
 def _in_larger_units(folded: str, numbers: set[float], units: set[str]) -> tuple[set[float], set[str]]:
     """Minutes and seconds as hours, grams as kilograms, metres as kilometres, so "120 minutes" is
     "2 hours" and "2000 grams" is "2 kg" (only these exact metric and clock conversions)."""
+    for m in _HOURS_MINUTES.finditer(folded):  # 2 hours 30 minutes is 2.5 hours
+        hours, minutes = _number(m[1]), _number(m[2])
+        numbers.difference_update((hours, minutes))
+        numbers.add(round(hours + minutes / 60, 6))
+        units.add("hour")
+    folded = _HOURS_MINUTES.sub(" ", folded)
     for m in _SMALL_UNIT.finditer(folded):
         unit = _UNIT_OF[m[2]]
         larger, factor = _LARGER[unit]
