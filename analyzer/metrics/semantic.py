@@ -26,7 +26,7 @@ import pandas as pd
 
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
 from analyzer.metrics.semantic_guards import conflict, facts
-from analyzer.metrics.semantic_marks import codes, prefix_antonym, verdict
+from analyzer.metrics.semantic_marks import codes, opposite_status, prefix_antonym, verdict
 from analyzer.metrics.semantic_scope import restated_core, scope_conflict
 from analyzer.metrics.semantic_text import embedding_text
 
@@ -288,7 +288,7 @@ def _facts_conflict(a: str, b: str) -> str | None:
     if None not in verdicts and verdicts[0] != verdicts[1]:
         return "negation"
     fa, fb = facts(a), facts(b)
-    if not (fa.negated or fb.negated) and prefix_antonym(a, b) is not None:
+    if not (fa.negated or fb.negated) and (prefix_antonym(a, b) is not None or opposite_status(a, b)):
         return "negation"
     codes_a, codes_b = codes(a), codes(b)
     if codes_a and codes_b and not (codes_a <= codes_b or codes_b <= codes_a):

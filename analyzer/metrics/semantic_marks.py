@@ -7,6 +7,10 @@
 - **verdict**: an answer that opens with yes (`yes`, `yeah`, `correct`, `是的`, `可以`) or with no
   (`no`, `nope`, `不是`, `没有`, `不可以`) has given its verdict before its reasons; two answers with opposite
   verdicts differ, whatever follows ("Yes, X is not prohibited" / "No, X is not allowed").
+- **opposite statuses**: an outcome said without a negation (`cancelled` / `as scheduled`,
+  `allowed` / `prohibited`, `open` / `closed`, `on time` / `delayed`, `approved` / `rejected`,
+  `available` / `sold out`, `succeeded` / `failed`, `paid` / `unpaid`), in English and Chinese:
+  two answers that each name one side of a pair, and not the other, differ.
 - **prefix antonyms**: `eligible` / `ineligible`, `legal` / `illegal`, `available` /
   `unavailable`: one answer has a word, the other that word with a negating prefix.
 """
@@ -16,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["codes", "prefix_antonym", "verdict"]
+__all__ = ["codes", "opposite_status", "prefix_antonym", "verdict"]
 
 _CODE = re.compile(r"(?<![\w.])(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{2,}(?![\w])")
 _NOT_CODE = re.compile(
@@ -59,3 +63,39 @@ def prefix_antonym(a: str, b: str) -> str | None:
                 if w.startswith(p) and len(w) - len(p) >= 5 and w[len(p) :] in words:
                     return f"{w[len(p) :]} / {w}"
     return None
+
+
+# fmt: off
+_STATUS_PAIRS = (
+    (("cancelled", "canceled", "取消"),
+     ("as scheduled", "as planned", "on schedule", "照常", "按计划", "按时起飞")),
+    (("allowed", "permitted", "welcome", "允许", "欢迎"),
+     ("forbidden", "prohibited", "banned", "禁止", "不准", "不允许")),
+    (("open", "opens", "开门", "营业"), ("closed", "closes", "关门", "停业", "不营业", "休息")),
+    (("on time", "punctual", "准时", "准点"), ("delayed", "late", "延误", "晚点", "推迟")),
+    (("approved", "accepted", "批准", "通过"), ("rejected", "denied", "declined", "拒绝", "驳回")),
+    (("available", "in stock", "有货"), ("unavailable", "sold out", "out of stock", "缺货", "售罄")),
+    (("succeeded", "successful", "successfully", "成功"), ("failed", "failure", "unsuccessful", "失败")),
+    (("paid", "已付款", "已支付"), ("unpaid", "未付款", "未支付")),
+)
+# fmt: on
+
+
+def _sides(text: str) -> tuple[int, ...]:
+    """For each status pair: 1 or 2 when the answer names only that side, else 0."""
+    out = []
+    for first, second in _STATUS_PAIRS:
+        rest, hits = text, []
+        for side, words in ((2, second), (1, first)):  # the longer, negated side first: 不营业 holds 营业
+            for w in sorted(words, key=len, reverse=True):
+                pattern = re.escape(w) if not w.isascii() else rf"(?<![a-z]){re.escape(w)}(?![a-z])"
+                if re.search(pattern, rest):
+                    hits.append(side)
+                    rest = re.sub(pattern, " ", rest)
+        out.append(hits[0] if hits and len(set(hits)) == 1 else 0)
+    return tuple(out)
+
+
+def opposite_status(a: str, b: str) -> bool:
+    """Each answer names one side of a status pair, and they name opposite sides."""
+    return any(x and y and x != y for x, y in zip(_sides(a), _sides(b), strict=True))
