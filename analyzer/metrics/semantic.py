@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
@@ -237,7 +238,8 @@ class PairJudge:
             self.cache.vectors(list(phrases))
 
     def score(self, a: str, b: str, cosine: float) -> tuple[float, str | None]:
-        """(similarity, None) when the pair may be joined at that similarity; else the reason.
+        """(similarity, None) when the pair may be joined at that similarity; else the reason (asked
+        only of a pair that reaches the threshold).
 
         Args:
             a: One normalized answer.
@@ -247,8 +249,7 @@ class PairJudge:
         a, b = embedding_text(a), embedding_text(b)
         score = 1.0 if _contained(a, b) else float(cosine)
         if score < self.needed(a, b):
-            reason = _facts_conflict(a, b)
-            return score, reason or ("negation" if scope_conflict(a, b) else None)
+            return score, None  # not joined whatever the guards say
         return score, self.guard(a, b, cosine)
 
     def guard(self, a: str, b: str, cosine: float) -> str | None:
@@ -372,6 +373,7 @@ def _embed(texts: list[str], options: SemanticOptions) -> np.ndarray:
     return np.vstack(parts)
 
 
+@lru_cache(maxsize=65536)
 def _cjk(text: str) -> bool:
     """Mostly Chinese or Japanese characters (among the answer's letters)."""
     letters = [c for c in text if c.isalpha()]

@@ -81,18 +81,25 @@ _STATUS_PAIRS = (
 # fmt: on
 
 
+def _side_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    parts = [
+        re.escape(w) if not w.isascii() else rf"(?<![a-z]){re.escape(w)}(?![a-z])"
+        for w in sorted(words, key=len, reverse=True)
+    ]
+    return re.compile("|".join(parts))
+
+
+_STATUS_PATTERNS = tuple((_side_pattern(first), _side_pattern(second)) for first, second in _STATUS_PAIRS)
+
+
+@lru_cache(maxsize=65536)
 def _sides(text: str) -> tuple[int, ...]:
     """For each status pair: 1 or 2 when the answer names only that side, else 0."""
     out = []
-    for first, second in _STATUS_PAIRS:
-        rest, hits = text, []
-        for side, words in ((2, second), (1, first)):  # the longer, negated side first: 不营业 holds 营业
-            for w in sorted(words, key=len, reverse=True):
-                pattern = re.escape(w) if not w.isascii() else rf"(?<![a-z]){re.escape(w)}(?![a-z])"
-                if re.search(pattern, rest):
-                    hits.append(side)
-                    rest = re.sub(pattern, " ", rest)
-        out.append(hits[0] if hits and len(set(hits)) == 1 else 0)
+    for first, second in _STATUS_PATTERNS:
+        rest = second.sub(" ", text)  # the second side first: 不营业 holds 营业
+        has_second, has_first = rest != text, first.search(rest) is not None
+        out.append(0 if has_first == has_second else (1 if has_first else 2))
     return tuple(out)
 
 
