@@ -7,10 +7,11 @@ pairs of answers that deny each other (`negation_of`) and were joined, and mean 
 
 `--sweep` also prints the semantic key's figures for each setting on the dev split, which is how
 the default thresholds were chosen: the most recall with precision >= 0.9 and no negation pair
-joined, on dev, ties to the stricter setting; the test split is not used for that.
+joined, on dev, ties to the stricter setting; the test and holdout splits are not used for that
+(holdout, in `holdout.json`, was labelled before the rule it measures was changed).
 `--per-task` prints each task's purity under each key.
 
-    python scripts/bench_semantic_quality.py [--sweep] [--per-task] [--split dev|test|all]
+    python scripts/bench_semantic_quality.py [--sweep] [--per-task] [--split dev|test|holdout|all]
 """
 
 from __future__ import annotations
@@ -30,12 +31,18 @@ from analyzer.metrics.answers import answer_keys  # noqa: E402
 from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions  # noqa: E402
 from analyzer.safety.bounded_read import read_file  # noqa: E402
 
-FIXTURE = ROOT / "tests" / "fixtures" / "semantic" / "answers.json"
+FIXTURES = ROOT / "tests" / "fixtures" / "semantic"
+SPLITS = ("dev", "test", "holdout")
 
 
 def load_tasks(split: str) -> list[dict]:
-    """The labelled tasks of one split (`dev`, `test` or `all`)."""
-    tasks = json.loads(read_file(FIXTURE, 2**22, "labelled set"))["tasks"]
+    """The labelled tasks of one split (`dev`, `test`, `holdout` or `all`).
+
+    `holdout.json` holds the blind split, labelled before the rule it measures was changed.
+    """
+    tasks = []
+    for name in ("answers.json", "holdout.json"):
+        tasks += json.loads(read_file(FIXTURES / name, 2**22, "labelled set"))["tasks"]
     return [t for t in tasks if split == "all" or t["split"] == split]
 
 
@@ -123,14 +130,14 @@ def sweep() -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--split", default="all", choices=("dev", "test", "all"))
+    parser.add_argument("--split", default="all", choices=(*SPLITS, "all"))
     parser.add_argument("--sweep", action="store_true", help="the semantic key over thresholds on dev")
     parser.add_argument("--per-task", action="store_true", help="each task's cluster purity under each key")
     args = parser.parse_args()
     options = SemanticOptions(persist=False)
     if args.sweep:
         sweep()
-    splits = ("dev", "test") if args.split == "all" else (args.split,)
+    splits = SPLITS if args.split == "all" else (args.split,)
     for split in splits:
         tasks = load_tasks(split)
         pairs = sum(len(t["answers"]) * (len(t["answers"]) - 1) // 2 for t in tasks)

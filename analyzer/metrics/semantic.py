@@ -19,12 +19,17 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
 from analyzer.metrics.semantic_guards import conflict, facts
+from analyzer.metrics.semantic_marks import codes, opposite_status, prefix_antonym, verdict
+from analyzer.metrics.semantic_scope import restated_core, scope_conflict
+from analyzer.metrics.semantic_text import embedding_text
 
 __all__ = [
     "DEFAULT_SEMANTIC_THRESHOLD",
@@ -53,6 +58,8 @@ SYNONYM_COSINE = 0.80
 answer unless the two words are near-synonyms, which this cosine asks for."""
 
 _MAX_SLOT_WORDS = 4
+_ALIKE_RATIO = 0.75
+_ENDINGS = frozenset(["", "s", "es", "d", "ed", "ing", "ings", "ly", "er", "ers", "e", "y", "ies", "ied"])
 _EMBED_BATCH = 512
 _CACHES: dict[str, EmbeddingCache] = {}
 _WORD = re.compile(r"[\u4e00-\u9fff]|[^\W\d_\u4e00-\u9fff]+|\d+(?:[.,]\d+)*")
@@ -138,6 +145,9 @@ def differing_words(a: str, b: str) -> tuple[str, str] | None:
 def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJudge) -> list[Member]:
     """Leader clustering of one task's answers (see the module docstring), most frequent first.
 
+    An answer joins the most similar representative it passes with, provided no guard keeps it from
+    any member already in that cluster (so a cluster never holds two answers that deny each other).
+
     Args:
         answers: The task's normalized answers, one per result (repeats count towards frequency).
         vectors: One unit vector per distinct answer, in first-appearance order.
@@ -149,6 +159,7 @@ def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJu
     index = {a: i for i, a in enumerate(counts)}
     ordered = sorted(counts, key=lambda a: -counts[a])
     reps: list[str] = []
+    members: dict[str, list[str]] = {}
     out: list[Member] = []
     for a in ordered:
         best, best_score, nearest_block = None, -1.0, None
@@ -158,15 +169,34 @@ def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJu
                 score, reason = judge.score(a, rep, cos)
                 passes = score >= judge.needed(a, rep)
                 if reason is None and passes and score > best_score:
-                    best, best_score = rep, score
-                elif reason is not None and passes and nearest_block is None:
+                    reason = _member_conflict(a, members[rep], vectors, index, judge)
+                    if reason is None:
+                        best, best_score = rep, score
+                if reason is not None and passes and nearest_block is None:
                     nearest_block = reason
         if best is None:
             reps.append(a)
+            members[a] = [a]
             out.append(Member(a, a, 1.0, nearest_block))
         else:
+            members[best].append(a)
             out.append(Member(a, best, round(best_score, 4)))
     return out
+
+
+def _member_conflict(
+    answer: str, cluster: list[str], vectors: np.ndarray, index: dict[str, int], judge: PairJudge
+) -> str | None:
+    """The guard that keeps an answer from a cluster's other members (its representative passed)."""
+    others = cluster[1:]
+    if not others:
+        return None
+    cosines = vectors[[index[m] for m in others]] @ vectors[index[answer]]
+    for member, cos in zip(others, cosines.tolist(), strict=True):
+        reason = judge.guard(answer, member, cos)
+        if reason is not None:
+            return f"{reason} (with '{member}')"
+    return None
 
 
 class PairJudge:
@@ -201,30 +231,101 @@ class PairJudge:
             cosines = vecs @ vecs.T
             lowest = min(self.threshold, self.cross_threshold)
             for i, j in zip(*np.nonzero(np.triu(cosines >= lowest, 1)), strict=True):
-                slot = differing_words(answers[i], answers[j])
+                slot = differing_words(embedding_text(answers[i]), embedding_text(answers[j]))
                 if slot is not None:
                     phrases.update(dict.fromkeys(slot))
         if phrases:
             self.cache.vectors(list(phrases))
 
     def score(self, a: str, b: str, cosine: float) -> tuple[float, str | None]:
-        """(similarity, None) when the pair may be joined at that similarity; else the reason.
+        """(similarity, None) when the pair may be joined at that similarity; else the reason (asked
+        only of a pair that reaches the threshold).
 
         Args:
             a: One normalized answer.
             b: The other.
             cosine: Cosine of their embeddings.
         """
-        reason = conflict(facts(a), facts(b))
+        a, b = embedding_text(a), embedding_text(b)
         score = 1.0 if _contained(a, b) else float(cosine)
-        if reason is None and score >= self.needed(a, b):
-            slot = differing_words(a, b)
-            if slot is not None:
-                va, vb = self.cache.vectors(list(slot))
-                single = " " not in slot[0] and " " not in slot[1]
-                if float(va @ vb) < (SYNONYM_COSINE if single else self.slot_threshold):
-                    reason = f"differ in '{slot[0]}' / '{slot[1]}'"
-        return score, reason
+        if score < self.needed(a, b):
+            return score, None  # not joined whatever the guards say
+        return score, self.guard(a, b, cosine)
+
+    def guard(self, a: str, b: str, cosine: float) -> str | None:
+        """Why two answers cannot be one, whatever their similarity: facts, a negated phrase the
+        other affirms, or (for a pair close enough to have been slot-checked) the differing words."""
+        a, b = embedding_text(a), embedding_text(b)
+        reason = _facts_conflict(a, b)
+        if reason is not None:
+            return reason
+        if scope_conflict(a, b):
+            return "negation"
+        slot = differing_words(a, b)
+        if slot is None or cosine < min(self.threshold, self.cross_threshold):
+            return None
+        return self._slot_reason(slot)
+
+    def _slot_reason(self, slot: tuple[str, str]) -> str | None:
+        """The differing words must be synonyms: one word for one word at `SYNONYM_COSINE`, a longer
+        slot at the slot threshold; and no word of one side may be another spelling of a word of the
+        other (see `spelled_alike`)."""
+        words_a, words_b = slot[0].split(), slot[1].split()
+        alike = next(((x, y) for x in words_a for y in words_b if spelled_alike(x, y)), None)
+        if alike is not None:
+            return f"differ in '{alike[0]}' / '{alike[1]}'"
+        va, vb = self.cache.vectors(list(slot))
+        single = len(words_a) == 1 and len(words_b) == 1
+        if float(va @ vb) < (SYNONYM_COSINE if single else self.slot_threshold):
+            return f"differ in '{slot[0]}' / '{slot[1]}'"
+        return None
+
+
+def _facts_conflict(a: str, b: str) -> str | None:
+    """The facts guard; a polarity difference is forgiven when the negated answer restates the
+    other whole and only adds a denial of something else (`restated_core`), whose facts then count
+    without the denied part ("not signed on July 4; signed on August 2" states August 2 only)."""
+    verdicts = (verdict(a), verdict(b))
+    if None not in verdicts and verdicts[0] != verdicts[1]:
+        return "negation"
+    fa, fb = facts(a), facts(b)
+    if not (fa.negated or fb.negated) and (prefix_antonym(a, b) is not None or opposite_status(a, b)):
+        return "negation"
+    codes_a, codes_b = codes(a), codes(b)
+    if codes_a and codes_b and not (codes_a <= codes_b or codes_b <= codes_a):
+        return "codes"
+    reason = conflict(fa, fb)
+    if reason != "negation":
+        return reason
+    negated, plain = (a, b) if fa.negated else (b, a)
+    core = restated_core(negated, plain)
+    if core is None:
+        return reason
+    return conflict(facts(core), facts(plain))
+
+
+def spelled_alike(x: str, y: str) -> bool:
+    """Two different words spelled nearly alike, not one word's inflection of the other.
+
+    "smith" / "smyth", "maria" / "mario", "austria" / "australia": a sentence embedding reads them
+    as one word, yet in a shared frame they name different things (names, places, codes). "earthworm"
+    / "earthworms" and "cancel" / "cancelled" are one word.
+    """
+    if x == y or min(len(x), len(y)) < 4 or not (x.isalpha() and y.isalpha()):
+        return False
+    if _inflected(x, y):
+        return False
+    return SequenceMatcher(None, x, y).ratio() >= _ALIKE_RATIO
+
+
+def _inflected(x: str, y: str) -> bool:
+    """One word is the other with an ending ("refund" / "refunded", "cancel" / "cancelled")."""
+    n = 0
+    while n < min(len(x), len(y)) and x[n] == y[n]:
+        n += 1
+    rests = [w[n:] for w in (x, y)]
+    rests = [r[1:] if r[:1] == x[n - 1 : n] and len(r) > 1 else r for r in rests]  # cancel-led
+    return n >= 3 and all(r in _ENDINGS for r in rests)
 
 
 def semantic_keys(task_ids: pd.Series, normalized: pd.Series, options: SemanticOptions) -> pd.Series:
@@ -266,12 +367,13 @@ def _embed(texts: list[str], options: SemanticOptions) -> np.ndarray:
     cache = options.cache()
     parts = []
     for start in range(0, len(texts), _EMBED_BATCH):
-        parts.append(cache.vectors(texts[start : start + _EMBED_BATCH]))
+        parts.append(cache.vectors([embedding_text(t) for t in texts[start : start + _EMBED_BATCH]]))
         if options.progress is not None:
             options.progress(min(start + _EMBED_BATCH, len(texts)), len(texts))
     return np.vstack(parts)
 
 
+@lru_cache(maxsize=65536)
 def _cjk(text: str) -> bool:
     """Mostly Chinese or Japanese characters (among the answer's letters)."""
     letters = [c for c in text if c.isalpha()]

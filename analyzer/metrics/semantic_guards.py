@@ -6,7 +6,8 @@ answers only when they also agree on these facts, read from the text in English 
 
 - **polarity**: whether the answer is negated (`not`, `no`, `never`, `cannot`, `n't`, `non-`,
   `不`, `没`, `无`, `未`, `非`, ...);
-- **numbers**: the set of numbers it states, digits or words (`3`, `three`, `三`, `十二`, `两`);
+- **numbers**: the set of numbers it states, digits or words (`3`, `three`, `三`, `十二`, `两`), a
+  scale word taken with its number (`86 billion`, `86,000,000,000` and `860亿` are one number);
 - **months**: month names and `N月`, so `March 3` and `3月3日` state the same date;
 - **units**: the set of units it names (km and 公里 are one unit; items and 件 too);
 - **weekdays**: `Monday` and `星期一` are one day.
@@ -43,8 +44,13 @@ _WORD_NUMBERS = {
     "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
     "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
     "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-    "hundred": 100, "thousand": 1000, "million": 1_000_000, "once": 1, "twice": 2,
+    "hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000,
+    "trillion": 1_000_000_000_000, "once": 1, "twice": 2,
 }  # fmt: skip
+_A_UNIT = re.compile(r"\b(?:a|an|one)\s+([a-z]+)")
+_SCALE = re.compile(r"\s*(hundred|thousand|million|billion|trillion|万|亿)")
+_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12,
+           "万": 10**4, "亿": 10**8}  # fmt: skip
 _MONTHS = {
     m: i + 1
     for i, names in enumerate(
@@ -53,6 +59,10 @@ _MONTHS = {
     )
     for m in names.split()
 }  # fmt: skip
+_MONTH_NAMES = ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+                "october", "november", "december"]  # fmt: skip
+_KILO = ("千克", "千米")
+_ISO_DATE = re.compile(r"\b(\d{4})-(\d{1,2})-(\d{1,2})\b")
 _WEEKDAYS = {
     **{
         d: i
@@ -84,6 +94,13 @@ _UNITS = {
     "bag": ("bag", "bags", "suitcase", "suitcases", "件行李", "行李"),
     "person": ("person", "people", "persons", "passenger", "passengers", "人", "位"),
 }
+_LARGER = {"minute": ("hour", 60), "second": ("hour", 3600), "g": ("kg", 1000), "m": ("km", 1000)}
+_SMALL_UNIT = re.compile(
+    r"(\d+(?:[.,]\d+)*)\s*(minutes?|mins?|seconds?|secs?|grams?|meters?|metres?|分钟|秒|克|米)(?![a-z])"
+)
+_HOURS_MINUTES = re.compile(
+    r"(\d+(?:\.\d+)?)\s*(?:hours?|hrs?|小时)\s*(?:and\s+)?(\d+)\s*(?:minutes?|mins?|分钟|分)(?![a-z])"
+)
 _UNIT_OF = {alias: unit for unit, aliases in _UNITS.items() for alias in aliases}
 _ZH_UNIT_ALIASES = sorted((a for a in _UNIT_OF if not a.isascii() and a not in "$€¥£"), key=len, reverse=True)
 _ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
@@ -117,27 +134,68 @@ def facts(text: str) -> Facts:
         text: The answer (any case; NFKC is applied here).
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
+    folded = _ISO_DATE.sub(_spelled_date, folded)  # 2024-06-01 is June 1, 2024
     words = _LATIN_WORD.findall(folded.replace("’", "'"))
     folded = folded.replace("百分之", "%")  # 百分之十 is ten percent: 百 is not a hundred here
     numbers: set[float] = set()
     months = {_MONTHS[w] for w in words if _is_month(w, folded)}
+    scaled: set[int] = set()
     for d in _DIGITS.finditer(folded):
         is_month = folded[d.end() : d.end() + 1] == "月" and folded[d.end() + 1 : d.end() + 2] != "份"
-        months.add(int(_number(d[0]))) if is_month else numbers.add(_number(d[0]))
-    numbers |= {float(_WORD_NUMBERS[w]) for w in words if w in _WORD_NUMBERS}
+        scale = _SCALE.match(folded, d.end())
+        if scale is not None:  # 86 billion, 860亿: one number, not 86 and a billion
+            scaled.add(scale.start(1))
+        value = _number(d[0]) * (_SCALES[scale[1]] if scale is not None else 1)
+        months.add(int(value)) if is_month else numbers.add(value)
+    numbers |= {1.0 for m in _A_UNIT.finditer(folded) if _UNIT_OF.get(m[1], "person") != "person"}  # an hour
+    numbers |= {
+        float(_WORD_NUMBERS[m[0]])
+        for m in re.finditer(r"[a-z]+", folded)
+        if m[0] in _WORD_NUMBERS and m.start() not in scaled
+    }
     zh = _without_weekdays(folded)
     for run in _ZH_RUN.finditer(zh):
+        if zh[: run.start()][-1:].isdigit() and (
+            run[0][0] in "万亿" or zh[run.start() : run.end() + 1] in _KILO
+        ):
+            continue  # the scale of a number in digits, read above, or the 千 of 千克 / 千米
         if zh[run.end() : run.end() + 1] == "月" and zh[run.end() + 1 : run.end() + 2] != "份":
             months.add(_zh_number(run[0]))
         elif _counted(zh, run):
             numbers.add(float(_zh_number(run[0])))
+    numbers, units = _in_larger_units(folded, numbers, _units(folded))
     return Facts(
         negated=_negated(folded, words),
         numbers=frozenset(float(n) for n in numbers),
         months=frozenset(months),
-        units=frozenset(_units(folded)),
+        units=frozenset(units),
         weekdays=frozenset(v for k, v in _WEEKDAYS.items() if k in folded),
     )
+
+
+def _spelled_date(m: re.Match[str]) -> str:
+    month = int(m[2])
+    return f"{_MONTH_NAMES[month - 1]} {int(m[3])}, {m[1]}" if 1 <= month <= 12 else m[0]
+
+
+def _in_larger_units(folded: str, numbers: set[float], units: set[str]) -> tuple[set[float], set[str]]:
+    """Minutes and seconds as hours, grams as kilograms, metres as kilometres, so "120 minutes" is
+    "2 hours" and "2000 grams" is "2 kg" (only these exact metric and clock conversions)."""
+    for m in _HOURS_MINUTES.finditer(folded):  # 2 hours 30 minutes is 2.5 hours
+        hours, minutes = _number(m[1]), _number(m[2])
+        numbers.difference_update((hours, minutes))
+        numbers.add(round(hours + minutes / 60, 6))
+        units.add("hour")
+    folded = _HOURS_MINUTES.sub(" ", folded)
+    for m in _SMALL_UNIT.finditer(folded):
+        unit = _UNIT_OF[m[2]]
+        larger, factor = _LARGER[unit]
+        value = _number(m[1])
+        numbers.discard(value)
+        numbers.add(round(value / factor, 6))
+        units.discard(unit)
+        units.add(larger)
+    return numbers, units
 
 
 def conflict(a: Facts, b: Facts) -> str | None:

@@ -8,6 +8,7 @@ import pandas as pd
 
 from analyzer.metrics.answers import normalized_key
 from analyzer.metrics.semantic import PairJudge, SemanticOptions, semantic_clusters
+from analyzer.metrics.semantic_text import embedding_text
 
 __all__ = ["MEMBER_COLUMNS", "semantic_members"]
 
@@ -34,7 +35,7 @@ def semantic_members(results: pd.DataFrame, task_id: str, options: SemanticOptio
     distinct = list(dict.fromkeys(answers))
     members = semantic_clusters(
         answers,
-        cache.vectors(distinct),
+        cache.vectors([embedding_text(a) for a in distinct]),
         PairJudge(cache, options.threshold, options.slot_threshold, options.across()),
     )
     counts = Counter(answers)

@@ -1,0 +1,108 @@
+"""Two more facts an answer states in few characters: the codes it names and its yes-or-no verdict.
+
+- **codes**: tokens mixing digits and letters (`14C`, `HAT088`, `M20IZO`): a seat, a flight, a
+  reservation. A sentence embedding reads `14C` and `14D` as one; two answers that both name codes
+  must name the same ones (or one answer's a subset of the other's, as for numbers). Ordinals
+  (`21st`), times (`7am`) and a number glued to a unit of two letters or more (`5km`) are not codes.
+- **verdict**: an answer that opens with yes (`yes`, `yeah`, `correct`, `是的`, `可以`) or with no
+  (`no`, `nope`, `不是`, `没有`, `不可以`) has given its verdict before its reasons; two answers with opposite
+  verdicts differ, whatever follows ("Yes, X is not prohibited" / "No, X is not allowed").
+- **opposite statuses**: an outcome said without a negation (`cancelled` / `as scheduled`,
+  `allowed` / `prohibited`, `open` / `closed`, `on time` / `delayed`, `approved` / `rejected`,
+  `available` / `sold out`, `succeeded` / `failed`, `paid` / `unpaid`), in English and Chinese:
+  two answers that each name one side of a pair, and not the other, differ.
+- **prefix antonyms**: `eligible` / `ineligible`, `legal` / `illegal`, `available` /
+  `unavailable`: one answer has a word, the other that word with a negating prefix.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+__all__ = ["codes", "opposite_status", "prefix_antonym", "verdict"]
+
+_CODE = re.compile(r"(?<![\w.])(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{2,}(?![\w])")
+_NOT_CODE = re.compile(
+    r"\d+(?:st|nd|rd|th|am|pm|hr|hrs|min|mins|km|kg|mm|cm|ml|lb|lbs|mph|kmh|gb|mb|kb|tb|bn)"
+)
+_YES = re.compile(r"(?:yes|yeah|yep|correct|that's right|是的|对的|对[,.!]|可以)(?![a-z])")
+_NO = re.compile(r"(?:no|nope|不是|不对|不可以|不行|没有|不[,.!])(?![a-z])")
+_PREFIXES = ("in", "im", "il", "ir", "un", "dis", "non-", "non")
+_WORD = re.compile(r"[a-z][a-z-]+")
+
+
+@lru_cache(maxsize=65536)
+def codes(text: str) -> frozenset[str]:
+    """The codes a normalized answer names (`14c`, `hat088`)."""
+    return frozenset(c for c in _CODE.findall(text) if not _NOT_CODE.fullmatch(c))
+
+
+def verdict(text: str) -> str | None:
+    """`yes` or `no` when the normalized answer opens with one, else None."""
+    head = text.lstrip(" \"'“(")
+    if _NO.match(head) and not head.startswith(("not ", "no one", "nobody", "nothing")):
+        return "no" if not head.startswith("no ") or _opens_clause(head) else None
+    return "yes" if _YES.match(head) else None
+
+
+def _opens_clause(head: str) -> bool:
+    """`no, ...` / `no.` is a verdict; "no refund is possible" is a claim, read by the polarity guard."""
+    return head[:3] in ("no,", "no.", "no!", "no;") or head == "no"
+
+
+def prefix_antonym(a: str, b: str) -> str | None:
+    """A word of one answer that the other has with a negating prefix (`eligible` / `ineligible`).
+
+    Asked only of two answers that hold no negation ("not refundable" and "non-refundable" agree).
+    """
+    wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
+    for words, others in ((wa, wb), (wb, wa)):
+        for w in others:
+            for p in _PREFIXES:
+                if w.startswith(p) and len(w) - len(p) >= 5 and w[len(p) :] in words:
+                    return f"{w[len(p) :]} / {w}"
+    return None
+
+
+# fmt: off
+_STATUS_PAIRS = (
+    (("cancelled", "canceled", "取消"),
+     ("as scheduled", "as planned", "on schedule", "照常", "按计划", "按时起飞")),
+    (("allowed", "permitted", "welcome", "允许", "欢迎"),
+     ("forbidden", "prohibited", "banned", "禁止", "不准", "不允许")),
+    (("open", "opens", "开门", "营业"), ("closed", "closes", "关门", "停业", "不营业", "休息")),
+    (("on time", "punctual", "准时", "准点"), ("delayed", "late", "延误", "晚点", "推迟")),
+    (("approved", "accepted", "批准", "通过"), ("rejected", "denied", "declined", "拒绝", "驳回")),
+    (("available", "in stock", "有货"), ("unavailable", "sold out", "out of stock", "缺货", "售罄")),
+    (("succeeded", "successful", "successfully", "成功"), ("failed", "failure", "unsuccessful", "失败")),
+    (("paid", "已付款", "已支付"), ("unpaid", "未付款", "未支付")),
+)
+# fmt: on
+
+
+def _side_pattern(words: tuple[str, ...]) -> re.Pattern[str]:
+    parts = [
+        re.escape(w) if not w.isascii() else rf"(?<![a-z]){re.escape(w)}(?![a-z])"
+        for w in sorted(words, key=len, reverse=True)
+    ]
+    return re.compile("|".join(parts))
+
+
+_STATUS_PATTERNS = tuple((_side_pattern(first), _side_pattern(second)) for first, second in _STATUS_PAIRS)
+
+
+@lru_cache(maxsize=65536)
+def _sides(text: str) -> tuple[int, ...]:
+    """For each status pair: 1 or 2 when the answer names only that side, else 0."""
+    out = []
+    for first, second in _STATUS_PATTERNS:
+        rest = second.sub(" ", text)  # the second side first: 不营业 holds 营业
+        has_second, has_first = rest != text, first.search(rest) is not None
+        out.append(0 if has_first == has_second else (1 if has_first else 2))
+    return tuple(out)
+
+
+def opposite_status(a: str, b: str) -> bool:
+    """Each answer names one side of a status pair, and they name opposite sides."""
+    return any(x and y and x != y for x, y in zip(_sides(a), _sides(b), strict=True))
