@@ -303,7 +303,8 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         default="auto",
         help="harness: re-run through the Inspect or promptfoo run that made the log (wrapped on the "
         "route); prompt: send each task's prompt once (prompt only: measures the model's answer to the "
-        "first prompt, not the agent); auto (default): the harness when it and its task file are here",
+        "first prompt, not the agent); auto (default): the harness when it and its task file are here "
+        "and you confirm running that code (--yes, or y on a terminal), else prompt only",
     )
     p.add_argument("log", help="the run log to re-run tasks from")
     p.add_argument(
@@ -335,8 +336,9 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
     p.add_argument(
         "--yes",
         action="store_true",
-        help="send the key to the log's host without asking, when the log's route names a host "
-        "other than your own route's (asked on a terminal, refused otherwise)",
+        help="without asking: send the key to the log's host, when the log's route names a host "
+        "other than your own route's, and run the harness code the log names (Inspect's task file, "
+        "promptfoo's config) with --through (asked on a terminal, refused otherwise)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     if route:

@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from analyzer.cli.route_args import profile_from_args, scenario_from_args
@@ -19,7 +20,7 @@ from analyzer.proxy.through import ThroughRequest, rerun_through
 from analyzer.proxy.wrap import WrapRequest
 from analyzer.proxy.wrap import wrap as wrap_command
 from analyzer.runner.pinned_rerun import Selection, select_tasks
-from analyzer.safety.terminal_text import visible_lines
+from analyzer.safety.terminal_text import visible, visible_lines
 from analyzer.verdicts.before_after import before_after_lines
 
 
@@ -80,6 +81,23 @@ def _echo(line: str) -> None:
     print(f"rerunlens: {line}", file=sys.stderr, flush=True)
 
 
+def _run_consent(args: argparse.Namespace) -> Callable[[str], bool] | None:
+    """`--yes`, else a question on an interactive terminal, else None (the harness does not run)."""
+    if getattr(args, "yes", False):
+        return lambda question: True
+    if not (sys.stdin.isatty() and sys.stderr.isatty()):
+        return None
+
+    def ask(question: str) -> bool:
+        print(f"{visible(question)}.", file=sys.stderr)
+        try:
+            return input("Run it? [y/N] ").strip().lower() in ("y", "yes")
+        except EOFError:
+            return False
+
+    return ask
+
+
 def rerun_through_harness(args: argparse.Namespace, parent: RunLog, only: Selection, out: Path) -> int | None:
     """`rerun --through`: the exit code of a re-run through the harness, or None when the re-run is
     prompt only (asked for, or `auto` with no harness here), which then says so in one line."""
@@ -91,7 +109,12 @@ def rerun_through_harness(args: argparse.Namespace, parent: RunLog, only: Select
         return None
     ids = select_tasks(parent, only)
     request = ThroughRequest(
-        parent, ids, args.rounds or len(parent.runs), _request(args, Path(f"{out}.proxy.jsonl")), out
+        parent,
+        ids,
+        args.rounds or len(parent.runs),
+        _request(args, Path(f"{out}.proxy.jsonl")),
+        out,
+        confirm=_run_consent(args),
     )
     try:
         report = rerun_through(request, _echo)

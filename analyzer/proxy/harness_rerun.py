@@ -50,6 +50,13 @@ class HarnessCommand:
     """Where the harness writes its log when the command says so (promptfoo's `-o`)."""
     files: tuple[tuple[Path, str], ...] = ()
     """Files to write before it runs (promptfoo's filtered config); building the command writes none."""
+    runs_code: str = ""
+    """The code a log chose that the command runs (Inspect's task file; promptfoo's config, whose
+    providers and assertions may run scripts): what the user must confirm before it runs."""
+
+    def question(self) -> str:
+        """What the user is asked before the command runs: it runs code that a log named."""
+        return f"the re-run through {self.kind} runs {self.runs_code}, named by the log"
 
     def write_files(self) -> None:
         for path, text in self.files:
@@ -115,7 +122,7 @@ def _inspect(parsed: dict[str, Any], ids: list[str], rounds: int, where: tuple[P
         if name in GENERATE_FLAGS and value is not None:
             command += [GENERATE_FLAGS[name], str(value)]
     command += ["--sample-id", ",".join(ids), "--epochs", str(rounds), "--log-dir", str(out_dir.resolve())]
-    return HarnessCommand(INSPECT, command, cwd)
+    return HarnessCommand(INSPECT, command, cwd, runs_code=f"the task file {cwd / task_file}")
 
 
 def _promptfoo(parsed: dict[str, Any], ids: list[str], rounds: int, out_dir: Path) -> HarnessCommand:
@@ -130,4 +137,7 @@ def _promptfoo(parsed: dict[str, Any], ids: list[str], rounds: int, out_dir: Pat
     names = "|".join(re.escape(i.split(" | ")[0]) for i in ids)
     command = [_tool("promptfoo"), "eval", "-c", str(config_path), "-o", str(output)]
     command += ["--filter-pattern", f"^({names})$", "--repeat", str(rounds), "--no-cache"]
-    return HarnessCommand(PROMPTFOO, command, out_dir, harness_log=output, files=((config_path, text),))
+    code = "the promptfoo config stored in its results (providers and assertions it names may run scripts)"
+    return HarnessCommand(
+        PROMPTFOO, command, out_dir, harness_log=output, files=((config_path, text),), runs_code=code
+    )

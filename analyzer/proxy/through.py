@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from analyzer.errors import RerunLensError
 from analyzer.importers import load_any
 from analyzer.log.model import RunLog
 from analyzer.proxy.harness_rerun import harness_command
@@ -26,6 +27,8 @@ class ThroughRequest:
     rounds: int
     proxy: ProxyRequest
     out: Path
+    confirm: Callable[[str], bool] | None = None
+    """Asked the command's `question()` before it runs; None or a no: nothing runs."""
 
 
 @dataclass
@@ -40,6 +43,9 @@ def rerun_through(request: ThroughRequest, echo: Callable[[str], None]) -> Throu
     """Run the parent's harness on the selected tasks, wrapped; compare before and after."""
     folder = request.out.with_name(request.out.name.split(".")[0] + ".harness")
     command = harness_command(request.parent, request.ids, request.rounds, folder)
+    question = command.question()
+    if request.confirm is None or not request.confirm(question):
+        raise RerunLensError(f"{question}: not run (confirm with --yes, or answer y on a terminal)")
     echo(f"re-running through {command.kind}: {command.shown()}")
     command.write_files()
     wrapped = WrapRequest(command.command, request.proxy, request.out, command.harness_log, command.cwd)

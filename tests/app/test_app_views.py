@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -110,10 +111,14 @@ def test_overview_shows_the_analyzers_headline() -> None:
     heading = at.markdown[0].value.replace("\\", "")
     assert heading == f"#### {found.sentence}"
     assert heading.startswith("#### 6 of 8 tasks disagree across 5 rounds: 75.0 % (95 % CI ")
-    (bar,) = [f for f in figures(at) if f["layout"].get("barmode") == "stack"]
-    assert {t["name"]: int(decode(t["x"])[0]) for t in bar["data"]} == {
-        f"{b.label} ({b.tasks})": b.tasks for b in found.bars
-    }
+    (bar,) = [h.value for h in at.html if "Measured tasks, by what their answers did" in h.value]
+    segments = re.findall(r'<div title="([^"]+): (\d+) tasks"[^>]*>(\d+)</div>', bar)
+    assert [(label, int(n)) for label, n, _ in segments] == [
+        (b.label, b.tasks) for b in found.bars if b.tasks
+    ]
+    assert all(n == shown_n for _, n, shown_n in segments)  # each count written on its segment
+    assert all(f"{b.label} ({b.tasks})" in bar for b in found.bars if b.tasks)  # the legend
+    assert not [f for f in figures(at) if f["layout"].get("barmode") == "stack"]  # the finding is not Plotly
     assert sum(b.tasks for b in found.bars) == h.tasks_measured
     assert "The evidence for each of the 6 inconsistent tasks →" in all_text(at)
     assert "8 tasks x 5 rounds · " in all_text(at)
@@ -177,7 +182,8 @@ def test_overview_of_a_format1_log_says_there_is_no_grading() -> None:
     sel = selection("plain_v1.json")
     at = run_view("overview", sel)
     assert metrics(at)["Outcome gap"] == "no grading"
-    assert [f["layout"].get("barmode") for f in figures(at)] == ["stack"]  # the finding only: no curve
+    assert not figures(at)  # the finding is HTML and the curve is for graded logs only
+    assert any("Measured tasks, by what their answers did" in h.value for h in at.html)
     assert any("round 3 (task 2)" in w.value or "round 3 misses task 2" in w.value for w in at.warning)
 
 

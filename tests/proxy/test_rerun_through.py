@@ -46,6 +46,22 @@ def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path
     assert first.returncode == 0, first.stderr
 
     ask = ["rerun", "p.altk_runs.json", "--only", "sum", "colour", "--repeat", "3", "--through", "harness"]
+    refused = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
+    assert refused.returncode != 0 and not (tmp_path / "r.altk_runs.json").exists()  # no terminal, no --yes
+    line = (
+        f"the re-run through inspect-ai runs the task file {tmp_path / 'inspect_task.py'}, named by the log"
+    )
+    assert refused.stderr.strip().splitlines() == [
+        f"rerunlens: error: {line}: not run (confirm with --yes, or answer y on a terminal)"
+    ]
+    assert not list(tmp_path.glob("*.harness"))  # Inspect never started
+    auto = _cli(
+        tmp_path, ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "1", "--out", "a.altk_runs.json"]
+    )
+    assert (
+        auto.returncode == 0 and PROMPT_ONLY in auto.stderr and "not run" in auto.stderr
+    )  # auto: prompt only
+    ask.append("--yes")
     again = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
     assert again.returncode == 0, again.stdout + again.stderr
     assert "--sample-id sum,colour --epochs 3" in again.stderr  # the exact command, shown
@@ -88,7 +104,7 @@ def test_a_promptfoo_log_is_re_run_through_promptfoo_on_the_chosen_tests(tmp_pat
         wrap = ["wrap", "--scenario", "scenario.json", "--out", "p.altk_runs.json", "--"]
         first = _cli(tmp_path, [*wrap, *promptfoo])
         assert first.returncode in (0, 100), first.stderr
-        ask = ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "2", "--through", "harness"]
+        ask = ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "2", "--through", "harness", "--yes"]
         again = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
     finally:
         os.environ["PATH"] = os.environ["PATH"].split(os.pathsep, 1)[1]
