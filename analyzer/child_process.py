@@ -25,11 +25,13 @@ def run_forwarding(
     *,
     cwd: Path | None = None,
     forwarded: tuple[signal.Signals, ...] = FORWARDED,
+    stdout: int | None = None,
 ) -> int:
     """Run `command` as a child and wait for it; the `forwarded` signals sent to this process are
     passed on to it, and SIGINT, when not forwarded, is ignored here (a terminal sends it to the
     child as well). Whatever happens, the child is not left running: if it has not stopped `grace_s`
     after a signal (None: wait for it), or when this process is interrupted, it is killed.
+    `stdout`: a file descriptor for the child's output (None: this process's stdout).
 
     Returns:
         The child's exit code; 128 + N when a forwarded signal N ended it.
@@ -47,7 +49,7 @@ def run_forwarding(
     # (SIGINT in a background job) would stay ignored and the forwarded signal would do nothing
     previous = {sig: signal.signal(sig, forward) for sig in forwarded}
     try:
-        child = subprocess.Popen(list(command), env=env, cwd=cwd)
+        child = subprocess.Popen(list(command), env=env, cwd=cwd, stdout=stdout)
     except BaseException:
         for sig, handler in previous.items():
             signal.signal(sig, handler)

@@ -20,7 +20,7 @@ from analyzer.proxy.through import ThroughRequest, rerun_through
 from analyzer.proxy.wrap import WrapRequest
 from analyzer.proxy.wrap import wrap as wrap_command
 from analyzer.runner.pinned_rerun import Selection, select_tasks
-from analyzer.safety.terminal_text import visible, visible_lines
+from analyzer.safety.terminal_text import json_text, visible, visible_lines
 from analyzer.verdicts.before_after import before_after_lines
 
 
@@ -115,6 +115,7 @@ def rerun_through_harness(args: argparse.Namespace, parent: RunLog, only: Select
         _request(args, Path(f"{out}.proxy.jsonl")),
         out,
         confirm=_run_consent(args),
+        output_to_stderr=bool(getattr(args, "json", False)),
     )
     try:
         report = rerun_through(request, _echo)
@@ -125,7 +126,10 @@ def rerun_through_harness(args: argparse.Namespace, parent: RunLog, only: Select
         return None
     for line in report.outcome.lines:
         _echo(line)
-    if report.frame is not None:
-        print(visible_lines(before_after_lines(report.frame)))
-    print(f"\n{report.outcome.out}  through {made_by[0]}  exit {report.outcome.returncode}")
+    if getattr(args, "json", False):
+        print(json_text(report.to_json()))
+    else:
+        if report.frame is not None:
+            print(visible_lines(before_after_lines(report.frame)))
+        print(f"\n{report.outcome.out}  through {made_by[0]}  exit {report.outcome.returncode}")
     return 0 if report.outcome.out is not None else 1

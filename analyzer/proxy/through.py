@@ -3,9 +3,11 @@ route (under `wrap`), then the before/after verdict of the agent against itself.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -29,14 +31,29 @@ class ThroughRequest:
     out: Path
     confirm: Callable[[str], bool] | None = None
     """Asked the command's `question()` before it runs; None or a no: nothing runs."""
+    output_to_stderr: bool = False
+    """The harness's own output goes to stderr (`--json` keeps stdout for the report)."""
 
 
 @dataclass
 class ThroughReport:
+    harness: str
     command: str
     """The exact harness command run (quoted), as the dashboard shows it."""
     outcome: WrapOutcome
     frame: pd.DataFrame | None
+
+    def to_json(self) -> dict[str, Any]:
+        """The report as `rerun --through harness --json` prints it (`tasks` as a prompt re-run's)."""
+        out = self.outcome.out
+        return {
+            "through": self.harness,
+            "command": self.command,
+            "returncode": self.outcome.returncode,
+            "path": str(out) if out is not None else None,
+            "lines": self.outcome.lines,
+            "tasks": json.loads(self.frame.to_json(orient="records")) if self.frame is not None else [],
+        }
 
 
 def rerun_through(request: ThroughRequest, echo: Callable[[str], None]) -> ThroughReport:
@@ -48,9 +65,16 @@ def rerun_through(request: ThroughRequest, echo: Callable[[str], None]) -> Throu
         raise RerunLensError(f"{question}: not run (confirm with --yes, or answer y on a terminal)")
     echo(f"re-running through {command.kind}: {command.shown()}")
     command.write_files()
-    wrapped = WrapRequest(command.command, request.proxy, request.out, command.harness_log, command.cwd)
+    wrapped = WrapRequest(
+        command.command,
+        request.proxy,
+        request.out,
+        command.harness_log,
+        command.cwd,
+        request.output_to_stderr,
+    )
     outcome = wrap(wrapped, echo)
     frame = None
     if outcome.out is not None:
         frame = compare_before_after(request.parent, load_any(outcome.out).log, request.ids)
-    return ThroughReport(command.shown(), outcome, frame)
+    return ThroughReport(command.kind, command.shown(), outcome, frame)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shlex
 import signal
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -46,6 +47,8 @@ class WrapRequest:
     harness_log: Path | None = None
     """The harness's log when named (`--log`); else found from the command (Inspect, promptfoo)."""
     cwd: Path | None = None
+    output_to_stderr: bool = False
+    """The child's output goes to stderr, so stdout holds only what we print (`--json`)."""
 
 
 @dataclass
@@ -71,11 +74,14 @@ def child_env(proxy: RecordingProxy, key_envs: list[str], secrets: list[str]) ->
     return env
 
 
-def run_child(command: list[str], env: dict[str, str], cwd: Path | None = None) -> int:
+def run_child(
+    command: list[str], env: dict[str, str], cwd: Path | None = None, to_stderr: bool = False
+) -> int:
     """Run the command to its end, forwarding SIGTERM and SIGHUP (SIGINT reaches it from the
     terminal); its exit code (128 + N when a signal N ended it, as a shell reports it)."""
     try:
-        return run_forwarding(command, None, env, cwd=cwd, forwarded=FORWARDED)
+        stdout = sys.stderr.fileno() if to_stderr else None
+        return run_forwarding(command, None, env, cwd=cwd, forwarded=FORWARDED, stdout=stdout)
     except FileNotFoundError:
         raise RerunLensError(f"wrap: {shlex.quote(command[0])}: command not found") from None
     except PermissionError:
@@ -93,7 +99,7 @@ def wrap(request: WrapRequest, echo: Callable[[str], None]) -> WrapOutcome:
     started = time.time()
     with proxied(request.proxy, echo) as proxy:
         env = child_env(proxy, profile.key_envs(), secrets)
-        code = run_child(request.command, env, request.cwd)
+        code = run_child(request.command, env, request.cwd, to_stderr=request.output_to_stderr)
         refused, attempts = proxy.refused, proxy.journal.attempts
     harness = find_harness_log(request.command, request.harness_log, started, request.cwd)
     outcome = WrapOutcome(code, request.proxy.journal, None, harness)

@@ -61,7 +61,7 @@ def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path
     assert (
         auto.returncode == 0 and PROMPT_ONLY in auto.stderr and "not run" in auto.stderr
     )  # auto: prompt only
-    ask.append("--yes")
+    ask += ["--yes", "--json"]
     again = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
     assert again.returncode == 0, again.stdout + again.stderr
     assert "--sample-id sum,colour --epochs 3" in again.stderr  # the exact command, shown
@@ -70,7 +70,10 @@ def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path
     assert sorted({str(r.task_id) for r in results}) == ["colour", "sum"] and len(results) == 6
     assert all(r.attempts for r in results)  # joined: the re-run is wrapped too
     assert (child.model_extra or {})["wrapped"]["harness"] == "inspect-ai"
-    assert "sum" in again.stdout and "colour" in again.stdout  # the before/after per task
+    shown = json.loads(again.stdout)  # --json: the before/after as JSON, nothing else on stdout
+    assert shown["through"] == "inspect-ai" and shown["returncode"] == 0
+    assert shown["path"] == "r.altk_runs.json" and "--sample-id sum,colour" in shown["command"]
+    assert sorted(row["task_id"] for row in shown["tasks"]) == ["colour", "sum"]
     for path in tmp_path.rglob("*"):
         assert not path.is_file() or FAKE_KEY.encode() not in path.read_bytes(), path
 
