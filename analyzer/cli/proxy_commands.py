@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from analyzer.cli.consent import terminal_question
 from analyzer.cli.route_args import profile_from_args, scenario_from_args
 from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog
@@ -20,7 +21,7 @@ from analyzer.proxy.through import ThroughRequest, rerun_through
 from analyzer.proxy.wrap import WrapRequest
 from analyzer.proxy.wrap import wrap as wrap_command
 from analyzer.runner.pinned_rerun import Selection, select_tasks
-from analyzer.safety.terminal_text import json_text, visible, visible_lines
+from analyzer.safety.terminal_text import json_text, visible_lines
 from analyzer.verdicts.before_after import before_after_lines
 
 
@@ -85,17 +86,7 @@ def _run_consent(args: argparse.Namespace) -> Callable[[str], bool] | None:
     """`--yes`, else a question on an interactive terminal, else None (the harness does not run)."""
     if getattr(args, "yes", False):
         return lambda question: True
-    if not (sys.stdin.isatty() and sys.stderr.isatty()):
-        return None
-
-    def ask(question: str) -> bool:
-        print(f"{visible(question)}.", file=sys.stderr)
-        try:
-            return input("Run it? [y/N] ").strip().lower() in ("y", "yes")
-        except EOFError:
-            return False
-
-    return ask
+    return terminal_question("Run it?")
 
 
 def rerun_through_harness(args: argparse.Namespace, parent: RunLog, only: Selection, out: Path) -> int | None:
@@ -108,6 +99,7 @@ def rerun_through_harness(args: argparse.Namespace, parent: RunLog, only: Select
             _echo(f"{PROMPT_ONLY} (the log was made by {made_by[0]}; --through harness re-runs the agent)")
         return None
     ids = select_tasks(parent, only)
+    as_json = bool(getattr(args, "json", False))
     request = ThroughRequest(
         parent,
         ids,
@@ -115,7 +107,7 @@ def rerun_through_harness(args: argparse.Namespace, parent: RunLog, only: Select
         _request(args, Path(f"{out}.proxy.jsonl")),
         out,
         confirm=_run_consent(args),
-        output_to_stderr=bool(getattr(args, "json", False)),
+        output_to_stderr=as_json,
     )
     try:
         report = rerun_through(request, _echo)
@@ -126,7 +118,7 @@ def rerun_through_harness(args: argparse.Namespace, parent: RunLog, only: Select
         return None
     for line in report.outcome.lines:
         _echo(line)
-    if getattr(args, "json", False):
+    if as_json:
         print(json_text(report.to_json()))
     else:
         if report.frame is not None:

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import analyzer.numbers as numbers
 from analyzer.child_process import run_forwarding
+from analyzer.cli.consent import terminal_question
 from analyzer.cli.proxy_commands import rerun_through_harness
 from analyzer.cli.route_args import (
     flags_again,
@@ -44,7 +45,7 @@ from analyzer.runner.resample import ResampleRequest, default_resample_path, pin
 from analyzer.runner.resample import resample as resample_steps
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import read_keys
-from analyzer.safety.terminal_text import json_text, visible, visible_lines
+from analyzer.safety.terminal_text import json_text, visible_lines
 from analyzer.simulator import Scenario, Simulator
 
 
@@ -219,17 +220,7 @@ def resample(args: argparse.Namespace) -> int:
 
 def log_consent(args: argparse.Namespace) -> Consent:
     """`--yes`, else a question on an interactive terminal, else no way to confirm (refused)."""
-    interactive = sys.stdin.isatty() and sys.stderr.isatty()
-    return Consent(yes=bool(getattr(args, "yes", False)), ask=_ask if interactive else None)
-
-
-def _ask(question: str) -> bool:
-    print(f"{visible(question)}.", file=sys.stderr)
-    try:
-        answer = input("Send it there? [y/N] ")
-    except EOFError:
-        return False
-    return answer.strip().lower() in ("y", "yes")
+    return Consent(yes=bool(getattr(args, "yes", False)), ask=terminal_question("Send it there?"))
 
 
 def _two(value: float | None) -> str:

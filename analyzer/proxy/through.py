@@ -69,9 +69,9 @@ def rerun_through(request: ThroughRequest, echo: Callable[[str], None]) -> Throu
         command.command,
         request.proxy,
         request.out,
-        command.harness_log,
-        command.cwd,
-        request.output_to_stderr,
+        harness_log=command.harness_log,
+        cwd=command.cwd,
+        output_to_stderr=request.output_to_stderr,
     )
     outcome = wrap(wrapped, echo)
     frame = None
