@@ -1,6 +1,7 @@
-"""Overview's first-screen chart: a log's tasks as one bar, split by what their answers did.
+"""Overview's first-screen chart: a log's tasks as one bar, split by what their answers did (or, on an
+agent log whose answers agree, by whether their rounds made the same tool calls).
 
-It draws the analyzer's `report.finding.Bar`s (labels and counts); it computes nothing. The bar is
+It draws the analyzer's `report.finding.Chart`s (title, labels and counts); it computes nothing. The bar is
 plain HTML, not a Plotly figure: one Plotly chart on a page makes every load run Plotly's 4.7 MB
 bundle (measured: a first visit about 2x a bare Streamlit page, a reload about 1.4x), and this
 chart needs no axis, zoom or hover beyond a tooltip.
@@ -11,19 +12,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from html import escape
 
-from analyzer.report.finding import Bar
+from analyzer.report.finding import Bar, Chart
 
 KIND_COLORS: dict[str, str] = {
     "consistent": "#54a24b",
     "passing": "#e45756",
     "weak": "#f2a65a",
     "untested": "#4c78a8",
+    "calls": "#e45756",
 }
 """Consistent green; a cause beyond chance red; a cause not beyond chance light orange; a cause
-that is observed, not tested, blue."""
+that is observed, not tested, blue; tool calls that differ between rounds red."""
 
 UNTESTED_MORE = ("#4c78a8", "#b279a2", "#9d755d", "#72b7b2", "#bab0ac")
-TITLE = "Measured tasks, by what their answers did"
 
 
 def bar_colors(bars: Sequence[Bar]) -> list[str]:
@@ -38,9 +39,10 @@ def bar_colors(bars: Sequence[Bar]) -> list[str]:
     return colors
 
 
-def finding_bar(bars: Sequence[Bar]) -> str:
+def finding_bar(chart: Chart) -> str:
     """One horizontal bar of every measured task, a segment per state with its count on it (and in
     its tooltip), a legend under it. Every label is escaped; the markup carries no script."""
+    bars = chart.bars
     shown = [(bar, color) for bar, color in zip(bars, bar_colors(bars), strict=True) if bar.tasks > 0]
     segments = "".join(
         f'<div title="{escape(bar.label)}: {bar.tasks:,} tasks" style="flex:{bar.tasks} 1 0;'
@@ -55,8 +57,8 @@ def finding_bar(bars: Sequence[Bar]) -> str:
         for bar, color in shown
     )
     return (
-        f'<figure role="img" aria-label="{escape(TITLE)}" style="margin:0 0 0.5rem 0">'
-        f'<figcaption style="font-weight:600;margin-bottom:0.4rem">{escape(TITLE)}</figcaption>'
+        f'<figure role="img" aria-label="{escape(chart.title)}" style="margin:0 0 0.5rem 0">'
+        f'<figcaption style="font-weight:600;margin-bottom:0.4rem">{escape(chart.title)}</figcaption>'
         f'<div style="display:flex;width:100%;border-radius:4px;overflow:hidden">{segments}</div>'
         f'<div style="margin-top:0.5rem;font-size:0.85rem;line-height:1.8">{legend}</div></figure>'
     )

@@ -59,7 +59,19 @@ class Bar(BaseModel):
     label: str
     tasks: int
     kind: str
-    """`consistent`, `passing`, `weak` (tested, not beyond chance), `untested`."""
+    """`consistent`, `passing`, `weak` (tested, not beyond chance), `untested`; `calls` (tool calls
+    that differ between rounds) on an agent log's calls bar."""
+
+
+class Chart(BaseModel):
+    """One bar of the first screen: a title and its segments."""
+
+    title: str
+    bars: list[Bar]
+
+
+ANSWERS_TITLE = "Measured tasks, by what their answers did"
+CALLS_TITLE = "Agent tasks, by the tool calls of their rounds"
 
 
 class Finding(BaseModel):
@@ -75,6 +87,20 @@ class Finding(BaseModel):
     bars: list[Bar]
     tool_calls: str | None = None
     """For agent logs: where the rounds' tool calls part, when answers agree more than calls do."""
+    call_bars: list[Bar] = []
+    """For agent logs: tasks whose rounds made the same tool calls, and those whose calls differ."""
+
+    def charts(self) -> list[Chart]:
+        """What the first screen draws: the answers' bar, unless every answer agrees while the tool
+        calls differ (then the calls are the finding, and their bar is drawn instead); the calls' bar
+        beside it when both vary."""
+        calls_differ = any(b.kind == "calls" for b in self.call_bars)
+        out = []
+        if self.bars and (self.inconsistent or not calls_differ):
+            out.append(Chart(title=ANSWERS_TITLE, bars=self.bars))
+        if calls_differ:
+            out.append(Chart(title=CALLS_TITLE, bars=self.call_bars))
+        return out
 
 
 def finding(report: Mapping[str, Any]) -> Finding:
@@ -102,6 +128,7 @@ def finding(report: Mapping[str, Any]) -> Finding:
         parts=parts,
         bars=_bars(consistent, inconsistent, parts),
         tool_calls=calls,
+        call_bars=_call_bars(report.get("trajectories")),
     )
 
 
@@ -174,8 +201,19 @@ def _bars(consistent: int, inconsistent: int, parts: list[CausePart]) -> list[Ba
     return [b for b in bars if b.tasks > 0]
 
 
+def _call_bars(traj: Mapping[str, Any] | None) -> list[Bar]:
+    if not traj or not traj.get("tasks_measured"):
+        return []
+    same = int(traj.get("identical") or 0)
+    bars = [
+        Bar(label="same tool calls", tasks=same, kind="consistent"),
+        Bar(label="tool calls differ", tasks=int(traj["tasks_measured"]) - same, kind="calls"),
+    ]
+    return [b for b in bars if b.tasks > 0]
+
+
 def tool_call_sentence(traj: Mapping[str, Any] | None) -> str | None:
-    """`Tool calls differ in 3 of 6 tasks (50.0 % (95 % CI 18.8–81.2)), first at tool call 2.`"""
+    """`Tool calls differ in 3 of 6 tasks: 50.0 % (95 % CI 18.8–81.2), first at tool call 2.`"""
     if not traj or not traj.get("tasks_measured"):
         return None
     measured = int(traj["tasks_measured"])
@@ -187,6 +225,6 @@ def tool_call_sentence(traj: Mapping[str, Any] | None) -> str | None:
     steps = [int(k) for k in (traj.get("divergence_histogram") or {}) if str(k).isdigit()]
     first = f", first at {numbers.call_step(min(steps))}" if steps else ""
     return (
-        f"Tool calls differ in {numbers.count(differ)} of {numbers.counted(measured, 'task')} "
-        f"({numbers.pct_ci(differ / measured, bounds)}){first}."
+        f"Tool calls differ in {numbers.count(differ)} of {numbers.counted(measured, 'task')}: "
+        f"{numbers.pct_ci(differ / measured, bounds)}{first}."
     )

@@ -8,6 +8,7 @@ import streamlit as st
 import analyzer.numbers as numbers
 from analyzer.analysis import Headline
 from analyzer.metrics.attribution import attribution_caption, verdict_counts
+from analyzer.metrics.lead import Lead
 from analyzer.metrics.outcome import OutcomeFigures
 from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
@@ -17,6 +18,10 @@ from app.widgets import cause_table
 from app.widgets.messages import escape
 
 TASKS_VIEW = "views/tasks.py"
+ACTIONS_HINT = (
+    "The answers agree while the tool calls do not: the answer key **actions** (in the sidebar) "
+    "clusters the rounds by the tool calls they made."
+)
 CAUSES = "overview.causes"
 CURVE = "overview.curve"
 PASS_K_CONFIG = {"displayModeBar": False}
@@ -34,9 +39,7 @@ def render(selection: data.Selection | None = None) -> None:
         return
     h = group.analysis.headline
     fmt.group_caption(group, sel.key)
-    if h.lead is not None:  # an agent log: what varies, its answers or its tool calls
-        st.info(escape(h.lead.sentence[:1].upper() + h.lead.sentence[1:]), icon=":material/call_split:")
-    _first_screen(data.finding(group.analysis), getattr(h, "lead", None))
+    _first_screen(data.finding(group.analysis), h.lead, sel.key)
     _figures(h)
     _states(group)
 
@@ -66,14 +69,16 @@ def render(selection: data.Selection | None = None) -> None:
     _html_reports(sel, group)
 
 
-def _first_screen(found: Finding, lead: object = None) -> None:
+def _first_screen(found: Finding, lead: Lead | None, key: str) -> None:
     """The finding in one sentence (the analyzer's words, no log text), an agent log's lead (what
     varies: answers or tool calls) under it when the analysis gives one, its chart, the evidence."""
     st.markdown(f"#### {escape(found.sentence)}")
-    if getattr(lead, "sentence", None):
-        st.caption(escape(str(lead.sentence)))  # type: ignore[attr-defined]
-    if found.bars:
-        st.html(overview_charts.finding_bar(found.bars))
+    if lead is not None and lead.varies == "tool_calls" and key != "actions":
+        st.caption(ACTIONS_HINT)
+    elif lead is not None:
+        st.caption(escape(lead.sentence[:1].upper() + lead.sentence[1:]))
+    for chart in found.charts():
+        st.html(overview_charts.finding_bar(chart))
     if found.inconsistent:
         fmt.page_link(
             TASKS_VIEW,

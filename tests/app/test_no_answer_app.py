@@ -69,6 +69,9 @@ def test_overview_of_an_agent_log_leads_with_both_gaps() -> None:
     )
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert "Answers agree but tool calls do not" in at.info[0].value
+    captions = [c.value for c in at.caption]
+    assert not at.info and "the answer key **actions** (in the sidebar) clusters the rounds" in captions[1]
+    (bar,) = [h.value for h in at.html if "Agent tasks, by the tool calls of their rounds" in h.value]
+    assert "same tool calls (3)" in bar and "tool calls differ (3)" in bar
     shown = {m.label: m.value for m in at.metric}
     assert shown["Answer gap"] == "0.0 pp" and shown["Tool-call gap"] == "50.0 pp"

@@ -126,11 +126,13 @@ def test_overview_histogram_counts_tasks_by_first_divergence() -> None:
     share = report["identical_share"]
     low, high = 100 * share["low"], 100 * share["high"]
     assert any(f"(95 % CI {low:.1f}–{high:.1f}) of them" in c.value for c in at.caption)
-    # the first screen: answers agree, the tool calls are the finding; the analysis' lead under it
+    # the first screen: answers agree, the tool calls are the finding, said once; the key that shows them
     heading = at.markdown[0].value.replace("\\", "")
     assert heading.startswith("#### All 6 tasks give one answer across 8 rounds. Tool calls differ in 3 of 6")
     lead = analyze(load_path(SAMPLE).log).headline.lead
-    assert lead is not None and any(c.value.replace("\\", "") == lead.sentence for c in at.caption)
+    assert lead is not None and lead.varies == "tool_calls"
+    assert not at.info and not [c for c in at.caption if "tool-call gap 50.0 pp" in c.value]
+    assert any("the answer key **actions** (in the sidebar)" in c.value for c in at.caption)
 
 
 def trajectory_charts_values(values: Any) -> list[int]:

@@ -88,9 +88,26 @@ def test_agent_log_states_the_tool_call_finding() -> None:
     f = finding(_report("E_agent_tools.altk_runs.json"))
     assert f.sentence.startswith("All 6 tasks give one answer across 8 rounds.")
     assert (
-        f.tool_calls
-        == "Tool calls differ in 3 of 6 tasks (50.0 % (95 % CI 18.8–81.2)), first at tool call 2."
+        f.tool_calls == "Tool calls differ in 3 of 6 tasks: 50.0 % (95 % CI 18.8–81.2), first at tool call 2."
     )
+    # every answer agrees: the chart is the tool calls', not a bar of six consistent answers
+    (chart,) = f.charts()
+    assert chart.title == "Agent tasks, by the tool calls of their rounds"
+    assert [(b.label, b.tasks) for b in chart.bars] == [("same tool calls", 3), ("tool calls differ", 3)]
+
+
+def test_the_answers_bar_stays_when_answers_vary_and_both_bars_when_calls_vary_too() -> None:
+    calls = {"tasks_measured": 4, "identical": 1, "divergence_histogram": {"1": 3, "none": 1}}
+    report = {"tasks_measured": 4, "consistent_tasks": 2, "rounds": 3, "trajectories": calls}
+    titles = [c.title for c in finding(report).charts()]
+    assert titles == [
+        "Measured tasks, by what their answers did",
+        "Agent tasks, by the tool calls of their rounds",
+    ]
+    same_calls = {**calls, "identical": 4, "divergence_histogram": {"none": 4}}
+    (only,) = finding({**report, "trajectories": same_calls}).charts()
+    assert only.title == "Measured tasks, by what their answers did"
+    assert [c.title for c in finding({**report, "trajectories": None}).charts()] == [only.title]
 
 
 def test_nothing_measured() -> None:
