@@ -14,6 +14,7 @@ from app.widgets.messages import escape
 
 PICKED = "compare.logs"
 BASELINE = "compare.baseline"
+CHARTS = "compare.charts"
 
 CI_HELP = "95 % interval over tasks (bootstrap)."
 TABLE_COLUMNS = {
@@ -110,7 +111,21 @@ def _picked(sel: data.Selection) -> list[data.Group]:
 
 
 def _charts(table: pd.DataFrame, labels: list[str]) -> None:
-    st.subheader("Charts")
+    """The table's figures as bars with their intervals, in a lazy expander: four Plotly charts would
+    make every visit load and draw Plotly (measured: about 1.4x a bare page each on a reload), for
+    values the table above already gives. The URL keeps it open (`compare.charts`)."""
+    box = st.expander(
+        "Charts: answer gap, outcome gap, tokens and retries of each group",
+        key=CHARTS,
+        icon=":material/bar_chart:",
+        bind="query-params",
+    )
+    if box.open:
+        with box:
+            _draw_charts(table, labels)
+
+
+def _draw_charts(table: pd.DataFrame, labels: list[str]) -> None:
     left, right = st.columns(2)
     left.plotly_chart(
         compare_charts.group_bars(table, "answer_gap_pp", labels, "Answer gap", "pp"),

@@ -501,6 +501,15 @@ def test_compare_shows_the_analyzers_comparison() -> None:
     assert diff.sentence in all_text(at)
     assert diff.sentence.startswith("B's answer gap is ") and "than A's over " in diff.sentence
     assert "95 % CI " in diff.sentence and "p = " in diff.sentence
+    # the charts are one click away (a lazy expander): no Plotly on the page until it is opened
+    assert [e.label for e in at.expander] == [
+        "Charts: answer gap, outcome gap, tokens and retries of each group"
+    ]
+    assert not figures(at)
+    at.session_state["compare.charts"] = True
+    at.run()
+    titles = [f["layout"]["title"]["text"] for f in figures(at)]
+    assert titles == ["Answer gap", "Outcome gap", "Tokens per task", "Retries"]
     gap = [f for f in figures(at) if f["layout"]["title"]["text"] == "Answer gap"][0]
     assert [float(decode(tr["x"])[0]) for tr in gap["data"]] == expected.table["answer_gap_pp"].tolist()
     # each value and interval is written in its group's axis label (never under an error bar), and

@@ -57,8 +57,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 @pytest.mark.parametrize("title", VIEWS)
 def test_each_view_fits_the_width(server: str, page: object, title: str, width: int) -> None:
     page.set_viewport_size({"width": width, "height": 1000})  # type: ignore[attr-defined]
-    page.goto(f"{server}/{VIEWS[title]}{QUERY}")  # type: ignore[attr-defined]
+    opened = "&compare.charts=true" if title == "Compare" else ""  # its charts are in a lazy expander
+    page.goto(f"{server}/{VIEWS[title]}{QUERY}{opened}")  # type: ignore[attr-defined]
     wait_rendered(page, title)
+    if opened:
+        assert page.locator('[data-testid="stPlotlyChart"]').count() == 4  # type: ignore[attr-defined]
     if title == "Re-run":
         page.get_by_role("button", name="Check route").click()  # type: ignore[attr-defined]
         page.get_by_text("Route works", exact=False).first.wait_for()  # type: ignore[attr-defined]
