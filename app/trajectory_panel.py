@@ -22,6 +22,9 @@ from app import data, fmt, log_folders, trajectory_charts
 from app.widgets import log_route
 from app.widgets.messages import escape
 
+TREE = "tasks.tree"
+"""The URL parameter that keeps the divergence tree open."""
+
 SIDE_COLUMNS = {
     "round": st.column_config.NumberColumn("round"),
     "call": st.column_config.TextColumn("call at this tool call", width="large"),
@@ -52,7 +55,17 @@ def task_section(group: data.Group, task_id: str) -> None:
         f"highest step entropy {row['entropy_max']:.2f} (0 = all rounds alike, 1 = all different)"
     )
     tree = divergence_tree(traj.calls, traj.sequences, task_id)
-    st.plotly_chart(trajectory_charts.divergence_tree(tree, fd, rounds), key="tasks.divergence_tree")
+    # Lazy: the tree is the page's only Plotly chart, and drawing it made every visit load Plotly
+    # (a first visit near 3x a bare page); the caption above and the table below say where they part.
+    box = st.expander(
+        "Divergence tree: the rounds merged while they made the same calls",
+        key=TREE,
+        icon=":material/account_tree:",
+        bind="query-params",
+    )
+    if box.open:
+        with box:
+            st.plotly_chart(trajectory_charts.divergence_tree(tree, fd, rounds), key="tasks.divergence_tree")
     _uncertainty(group, task_id, int(tree["step"].max()))
     if fd is not None:
         st.markdown(f"**The rounds at {fmt.call_step(fd)}**")

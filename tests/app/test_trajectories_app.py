@@ -70,6 +70,13 @@ def test_tasks_page_shows_the_tree_and_the_rounds_where_they_part() -> None:
     assert set(sides["call"]) == {'get_order {"order_id":"O-5002"}', 'get_order {"order_id":"O-5001"}'}
     assert sides["previous_call"].str.startswith("find_customer").all()
     assert sides["previous_result"].str.contains('"customer_id": "C-101"').all()
+    # the tree is one click away (a lazy expander): no Plotly on the page until it is opened
+    assert [e.label for e in at.expander][
+        0
+    ] == "Divergence tree: the rounds merged while they made the same calls"
+    assert not at.get("plotly_chart")
+    at.session_state["tasks.tree"] = True
+    at.run()
     tree = chart(at, "Divergence tree")
     shapes = tree["layout"].get("shapes", [])
     assert [s["x0"] for s in shapes] == [fd - 0.5]
