@@ -24,19 +24,27 @@ import analyzer.numbers as numbers
 THRESHOLD = 0.05
 """The p- (or q-) value below which a tested cause counts as beyond chance."""
 
-CAUSE_WORDS: dict[str, str] = {
-    "route": "follow the route (key, base URL or backend)",
-    "both": "vary with the route and within it",
-    "model": "vary within one route (the model)",
-    "unclear": "cannot be told apart from this log",
-    "inconclusive": "are inconclusive: too few rounds to tell the route from the model",
-    "unmeasured": "were not measured",
+CAUSE_WORDS: dict[str, tuple[str, str]] = {
+    "route": ("follows the route (key, base URL or backend)", "follow the route (key, base URL or backend)"),
+    "both": ("varies with the route and within it", "vary with the route and within it"),
+    "model": ("varies within one route (the model)", "vary within one route (the model)"),
+    "unclear": ("cannot be told apart from this log", "cannot be told apart from this log"),
+    "inconclusive": (
+        "is inconclusive: too few rounds to tell the route from the model",
+        "are inconclusive: too few rounds to tell the route from the model",
+    ),
+    "unmeasured": ("was not measured", "were not measured"),
 }
-"""What the sentence says of each cause's tasks; an unknown cause reads `read as <cause>`."""
+"""What the sentence says of one task of each cause, and of several; an unknown cause reads
+`read as <cause>`."""
 
 ORDER = ("route", "both", "model", "inconclusive", "unclear", "unmeasured")
 UNDECIDED = frozenset({"inconclusive", "unclear", "unmeasured"})
 """Causes that are the absence of a finding: their p- or q-values are not counted as a test passed."""
+UNTESTED = UNDECIDED | {"model"}
+"""Causes said without a test of their own. A `model` task carries the p- or q-value of the route
+factor that failed to explain it; "none beyond chance" beside it would read as a doubt about the
+model, while the answers differing within one route is an observation."""
 
 
 class CausePart(BaseModel):
@@ -143,7 +151,7 @@ def cause_parts(items: Sequence[Mapping[str, Any]]) -> list[CausePart]:
         group = by[cause]
         adjusted = any(i.get("q_value") is not None for i in group)
         values = [i.get("q_value") if adjusted else i.get("p_value") for i in group]
-        tested = cause not in UNDECIDED and any(v is not None for v in values)
+        tested = cause not in UNTESTED and any(v is not None for v in values)
         if any("passes" in i for i in group):  # the analysis says which pass its own threshold
             passing = sum(1 for i in group if i.get("passes"))
         else:
@@ -168,17 +176,19 @@ def _disagree(inconsistent: int, measured: int, rounds: int, share_ci: list[floa
 
 
 def _part_phrase(part: CausePart) -> str:
-    words = CAUSE_WORDS.get(part.cause, f"read as {part.cause}")
+    one, many = CAUSE_WORDS.get(part.cause, (f"read as {part.cause}",) * 2)
+    words = one if part.tasks == 1 else many
     phrase = f"{numbers.count(part.tasks)} {words}"
     if part.tested:
         name = "q" if part.adjusted else "p"
         after = " after FDR" if part.adjusted else ", unadjusted"
-        beyond = (
-            "none"
-            if not part.passing
-            else ("all" if part.passing == part.tasks else numbers.count(part.passing))
-        )
-        phrase += f", {beyond} beyond chance ({name} < {THRESHOLD:g}{after})"
+        if part.tasks == 1:
+            beyond = "beyond chance" if part.passing else "not beyond chance"
+        elif not part.passing:
+            beyond = "none beyond chance"
+        else:
+            beyond = f"{'all' if part.passing == part.tasks else numbers.count(part.passing)} beyond chance"
+        phrase += f", {beyond} ({name} < {THRESHOLD:g}{after})"
     return phrase
 
 

@@ -50,10 +50,30 @@ def test_a_p_value_alone_is_counted_against_the_threshold_and_said_unadjusted() 
     }
 
 
+def test_a_model_task_is_an_observation_not_a_failed_test() -> None:
+    # a `model` task carries the q-value of the route factor that did not explain it
+    items = [{"task_id": "r", "cause": "route", "q_value": 0.01, "passes": True}] + [
+        {"task_id": f"m{i}", "cause": "model", "p_value": 0.4, "q_value": 0.6, "passes": False}
+        for i in range(3)
+    ]
+    f = finding({"tasks_measured": 10, "consistent_tasks": 6, "rounds": 10, "attribution": items})
+    assert f.sentence.endswith(
+        "Of them, 1 follows the route (key, base URL or backend), beyond chance (q < 0.05 after FDR); "
+        "3 vary within one route (the model)."
+    )
+    assert [(b.label, b.kind) for b in f.bars] == [
+        ("consistent", "consistent"),
+        ("route, q < 0.05", "passing"),
+        ("model", "untested"),
+    ]
+
+
 def test_the_analysis_own_passes_flag_wins() -> None:
     items = [{"task_id": "a", "cause": "route", "q_value": 0.04, "passes": False}]
     f = finding({"tasks_measured": 2, "consistent_tasks": 1, "rounds": 8, "attribution": items})
-    assert "none beyond chance (q < 0.05 after FDR)" in f.sentence
+    assert (
+        "1 follows the route (key, base URL or backend), not beyond chance (q < 0.05 after FDR)" in f.sentence
+    )
 
 
 def test_q_values_are_preferred_and_an_unknown_cause_is_still_counted() -> None:
@@ -73,7 +93,7 @@ def test_q_values_are_preferred_and_an_unknown_cause_is_still_counted() -> None:
         "Of them, 2 follow the route (key, base URL or backend), 1 beyond chance (q < 0.05 after FDR)"
         in f.sentence
     )
-    assert "1 vary with the route and within it" in f.sentence
+    assert "1 varies with the route and within it" in f.sentence
     assert "1 read as novel" in f.sentence
     assert [(b.label, b.tasks) for b in f.bars] == [
         ("consistent", 6),
