@@ -19,7 +19,7 @@ from analyzer.metrics.trajectories import divergence_counts
 from analyzer.runner.resample import ResampleRequest, default_resample_path, pinned_profile
 from analyzer.safety.keys import read_keys
 from app import data, fmt, log_folders, trajectory_charts
-from app.widgets import log_route
+from app.widgets import lazy, log_route
 from app.widgets.messages import escape
 
 TREE = "tasks.tree"
@@ -57,13 +57,12 @@ def task_section(group: data.Group, task_id: str) -> None:
     tree = divergence_tree(traj.calls, traj.sequences, task_id)
     # Lazy: the tree is the page's only Plotly chart, and drawing it made every visit load Plotly
     # (a first visit near 3x a bare page); the caption above and the table below say where they part.
-    box = st.expander(
+    box = lazy.section(
         "Divergence tree: the rounds merged while they made the same calls",
-        key=TREE,
+        TREE,
         icon=":material/account_tree:",
-        bind="query-params",
     )
-    if box.open:
+    if box is not None:
         with box:
             st.plotly_chart(trajectory_charts.divergence_tree(tree, fd, rounds), key="tasks.divergence_tree")
     _uncertainty(group, task_id, int(tree["step"].max()))

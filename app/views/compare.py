@@ -10,6 +10,7 @@ import streamlit as st
 from analyzer.report.compare_view import flip_table, sharing, short_names, side_by_side
 from analyzer.verdicts.compare import Comparison, compare
 from app import compare_charts, data, fmt, url_state
+from app.widgets import lazy
 from app.widgets.messages import escape
 
 PICKED = "compare.logs"
@@ -114,13 +115,12 @@ def _charts(table: pd.DataFrame, labels: list[str]) -> None:
     """The table's figures as bars with their intervals, in a lazy expander: four Plotly charts would
     make every visit load and draw Plotly (measured: about 1.4x a bare page each on a reload), for
     values the table above already gives. The URL keeps it open (`compare.charts`)."""
-    box = st.expander(
+    box = lazy.section(
         "Charts: answer gap, outcome gap, tokens and retries of each group",
-        key=CHARTS,
+        CHARTS,
         icon=":material/bar_chart:",
-        bind="query-params",
     )
-    if box.open:
+    if box is not None:
         with box:
             _draw_charts(table, labels)
 

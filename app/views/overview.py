@@ -14,7 +14,7 @@ from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
 from analyzer.report.task_filter import STATES, state_counts
 from app import charts, data, fmt, overview_charts, trajectory_panel
-from app.widgets import cause_table
+from app.widgets import cause_table, lazy
 from app.widgets.messages import escape
 
 TASKS_VIEW = "views/tasks.py"
@@ -197,13 +197,12 @@ def _outcome(outcome: OutcomeFigures) -> None:
         )
     # Lazy: Plotly is the heaviest drawing of the page; the curve is drawn once opened (the URL
     # keeps it open: `overview.curve`), the figures it ends on are the metrics above.
-    box = st.expander(
+    box = lazy.section(
         f"Pass^k and Pass@k for k = 1 to {outcome.n}: how success falls as rounds are added",
-        key=CURVE,
+        CURVE,
         icon=":material/show_chart:",
-        bind="query-params",
     )
-    if box.open:
+    if box is not None:
         curve = pd.DataFrame(
             {
                 "k": list(outcome.pass_hat_k),
@@ -236,14 +235,11 @@ def _attribution(h: Headline) -> None:
     )
     cols[4].metric("Unmeasured", counts["unmeasured"], help="No key or base URL recorded.")
     st.caption(escape(attribution_caption(h.attribution)))
-    # Lazy: the table is built and drawn only while open (the URL keeps it open: `overview.causes`).
-    causes_box = st.expander(
-        f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence",
-        key=CAUSES,
-        bind="query-params",
+    box = lazy.section(
+        f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence", CAUSES
     )
-    if causes_box.open:
-        with causes_box:
+    if box is not None:
+        with box:
             cause_table.render(h.attribution, key="overview.attribution")
 
 

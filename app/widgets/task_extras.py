@@ -10,6 +10,7 @@ import streamlit as st
 
 from analyzer.report.task_history import task_history
 from app import data, fmt
+from app.widgets import lazy
 
 HISTORY = "tasks.history"
 RAW = "tasks.raw"
@@ -24,10 +25,8 @@ def history(sel: data.Selection, task_id: str) -> None:
     """The task in each open log that holds it (with two or more logs open)."""
     if len(sel.groups) < 2:
         return
-    box = st.expander(
-        f"This task across the {fmt.counted(len(sel.groups), 'open log')}", key=HISTORY, bind="query-params"
-    )
-    if box.open:
+    box = lazy.section(f"This task across the {fmt.counted(len(sel.groups), 'open log')}", HISTORY)
+    if box is not None:
         with box:
             table = task_history([(g.label, g.analysis) for g in sel.groups], task_id)
             st.caption(
@@ -44,8 +43,8 @@ def history(sel: data.Selection, task_id: str) -> None:
 
 def raw_json(group: data.Group, task_id: str) -> None:
     """One result of the task exactly as the log records it (secret-shaped values masked)."""
-    box = st.expander("Raw JSON of a result", key=RAW, bind="query-params", icon=":material/data_object:")
-    if not box.open:
+    box = lazy.section("Raw JSON of a result", RAW, icon=":material/data_object:")
+    if box is None:
         return
     with box:
         by_round = data.result_json(group.loaded.log, task_id)
