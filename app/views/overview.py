@@ -18,6 +18,7 @@ from app.widgets import cause_table, lazy
 from app.widgets.messages import escape
 
 TASKS_VIEW = "views/tasks.py"
+RERUN_VIEW = "views/rerun.py"
 ACTIONS_HINT = (
     "The answers agree while the tool calls do not: the answer key **actions** (in the sidebar) "
     "clusters the rounds by the tool calls they made."
@@ -84,6 +85,12 @@ def _first_screen(found: Finding, lead: Lead | None, key: str) -> None:
             TASKS_VIEW,
             f"The evidence for each of the {fmt.counted(found.inconsistent, 'inconsistent task')} →",
             {"show": "inconsistent"},
+        )
+    undecided = sum(p.tasks for p in found.parts if p.cause == "inconclusive")
+    if undecided:  # the log alone cannot tell: the re-run on one pinned route is what decides
+        fmt.page_link(
+            RERUN_VIEW,
+            f"Re-run the {fmt.counted(undecided, 'inconclusive task')} on one pinned route to decide them →",
         )
 
 

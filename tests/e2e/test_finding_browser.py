@@ -86,6 +86,12 @@ def test_overview_states_its_finding_above_the_fold(server: str, page: Any, widt
     bars = {f"{b.label} ({b.tasks})" for b in expected.bars}
     assert bars == {"consistent (17)", "inconclusive (13)"} and all(b in text for b in bars)  # the legend
     assert "The evidence for each of the 13 inconsistent tasks →" in text
+    # five rounds cannot tell the route from the model: the first screen points to what would
+    decide = page.get_by_role(
+        "link", name="Re-run the 13 inconclusive tasks on one pinned route to decide them →"
+    )
+    box = decide.bounding_box()
+    assert box is not None and box["y"] + box["height"] <= height
     assert "Flagged tasks\n" not in text and "Answer consistency" not in text  # the download keeps its name
     view_shot(page, f"finding-overview-fold-{width}")
 
@@ -208,3 +214,15 @@ def test_each_cause_row_opens_its_evidence(server: str, page: Any) -> None:
     assert "key=normalized" in evidence.url and f"task={task}" in evidence.url
     shot(evidence, "finding-cause-link-1400")
     evidence.close()
+
+
+def test_the_inconclusive_finding_leads_to_the_re_run_that_decides(server: str, page: Any) -> None:
+    page.goto(f"{server}/?log={A}")
+    wait_rendered(page, "Overview")
+    page.get_by_role(
+        "link", name="Re-run the 13 inconclusive tasks on one pinned route to decide them →"
+    ).click()
+    wait_rendered(page, "Re-run")
+    text = body_text(page)
+    assert "13 inconsistent tasks under the exact answer key" in text  # the same log, its unstable tasks
+    assert_no_exception(page)
