@@ -20,9 +20,11 @@ from typing import Any
 from pydantic import BaseModel
 
 import analyzer.numbers as numbers
+from analyzer.metrics.stats import FDR_Q, reaches
 
-THRESHOLD = 0.05
-"""The p- (or q-) value below which a tested cause counts as beyond chance."""
+THRESHOLD = FDR_Q
+"""The p- (or q-) value at or below which a tested cause counts as beyond chance: the analysis' own
+rule (`stats.reaches`: a route call passes at q <= 0.05)."""
 
 CAUSE_WORDS: dict[str, tuple[str, str]] = {
     "route": ("follows the route (key, base URL or backend)", "follow the route (key, base URL or backend)"),
@@ -57,7 +59,7 @@ class CausePart(BaseModel):
     adjusted: bool
     """Those values are q-values (adjusted for testing many tasks at once)."""
     passing: int
-    """Tasks whose value is below `THRESHOLD` (0 when untested)."""
+    """Tasks whose value reaches `THRESHOLD` (0 when untested)."""
     task_ids: list[str]
 
 
@@ -155,7 +157,7 @@ def cause_parts(items: Sequence[Mapping[str, Any]]) -> list[CausePart]:
         if any("passes" in i for i in group):  # the analysis says which pass its own threshold
             passing = sum(1 for i in group if i.get("passes"))
         else:
-            passing = sum(1 for v in values if v is not None and float(v) < THRESHOLD)
+            passing = sum(1 for v in values if v is not None and reaches(float(v), THRESHOLD))
         ids = [str(i.get("task_id")) for i in group]
         out.append(
             CausePart(
@@ -188,7 +190,7 @@ def _part_phrase(part: CausePart) -> str:
             beyond = "none beyond chance"
         else:
             beyond = f"{'all' if part.passing == part.tasks else numbers.count(part.passing)} beyond chance"
-        phrase += f", {beyond} ({name} < {THRESHOLD:g}{after})"
+        phrase += f", {beyond} ({name} ≤ {THRESHOLD:g}{after})"
     return phrase
 
 
@@ -198,7 +200,7 @@ def _bars(consistent: int, inconsistent: int, parts: list[CausePart]) -> list[Ba
         if part.tested:
             name = "q" if part.adjusted else "p"
             bars.append(
-                Bar(label=f"{part.cause}, {name} < {THRESHOLD:g}", tasks=part.passing, kind="passing")
+                Bar(label=f"{part.cause}, {name} ≤ {THRESHOLD:g}", tasks=part.passing, kind="passing")
             )
             bars.append(
                 Bar(label=f"{part.cause}, not beyond chance", tasks=part.tasks - part.passing, kind="weak")

@@ -39,7 +39,7 @@ def test_a_p_value_alone_is_counted_against_the_threshold_and_said_unadjusted() 
     }
     f = finding(report)
     assert (
-        "Of them, 11 follow the route (key, base URL or backend), none beyond chance (p < 0.05, unadjusted); "
+        "Of them, 11 follow the route (key, base URL or backend), none beyond chance (p ≤ 0.05, unadjusted); "
         in f.sentence
     )
     assert f.sentence.endswith("2 vary within one route (the model).")
@@ -58,12 +58,12 @@ def test_a_model_task_is_an_observation_not_a_failed_test() -> None:
     ]
     f = finding({"tasks_measured": 10, "consistent_tasks": 6, "rounds": 10, "attribution": items})
     assert f.sentence.endswith(
-        "Of them, 1 follows the route (key, base URL or backend), beyond chance (q < 0.05 after FDR); "
+        "Of them, 1 follows the route (key, base URL or backend), beyond chance (q ≤ 0.05 after FDR); "
         "3 vary within one route (the model)."
     )
     assert [(b.label, b.kind) for b in f.bars] == [
         ("consistent", "consistent"),
-        ("route, q < 0.05", "passing"),
+        ("route, q ≤ 0.05", "passing"),
         ("model", "untested"),
     ]
 
@@ -72,7 +72,7 @@ def test_the_analysis_own_passes_flag_wins() -> None:
     items = [{"task_id": "a", "cause": "route", "q_value": 0.04, "passes": False}]
     f = finding({"tasks_measured": 2, "consistent_tasks": 1, "rounds": 8, "attribution": items})
     assert (
-        "1 follows the route (key, base URL or backend), not beyond chance (q < 0.05 after FDR)" in f.sentence
+        "1 follows the route (key, base URL or backend), not beyond chance (q ≤ 0.05 after FDR)" in f.sentence
     )
 
 
@@ -90,14 +90,14 @@ def test_q_values_are_preferred_and_an_unknown_cause_is_still_counted() -> None:
     }
     f = finding(report)
     assert (
-        "Of them, 2 follow the route (key, base URL or backend), 1 beyond chance (q < 0.05 after FDR)"
+        "Of them, 2 follow the route (key, base URL or backend), 1 beyond chance (q ≤ 0.05 after FDR)"
         in f.sentence
     )
     assert "1 varies with the route and within it" in f.sentence
     assert "1 read as novel" in f.sentence
     assert [(b.label, b.tasks) for b in f.bars] == [
         ("consistent", 6),
-        ("route, q < 0.05", 1),
+        ("route, q ≤ 0.05", 1),
         ("route, not beyond chance", 1),
         ("both", 1),
         ("novel", 1),
@@ -132,3 +132,13 @@ def test_the_answers_bar_stays_when_answers_vary_and_both_bars_when_calls_vary_t
 
 def test_nothing_measured() -> None:
     assert finding({"tasks_measured": 0}).sentence == "No task has two answers to compare."
+
+
+def test_a_value_at_the_threshold_passes_as_the_analysis_rule_does() -> None:
+    # the analysis passes a call at q <= 0.05 (stats.reaches); the sentence says the same rule
+    items = [
+        {"task_id": "a", "cause": "route", "q_value": 0.05},
+        {"task_id": "b", "cause": "route", "q_value": 0.0501},
+    ]
+    f = finding({"tasks_measured": 4, "consistent_tasks": 2, "rounds": 10, "attribution": items})
+    assert "2 follow the route (key, base URL or backend), 1 beyond chance (q ≤ 0.05 after FDR)" in f.sentence
