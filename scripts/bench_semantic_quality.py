@@ -11,7 +11,7 @@ joined, on dev, ties to the stricter setting; the test and holdout splits are no
 (holdout, in `holdout.json`, was labelled before the rule it measures was changed).
 `--per-task` prints each task's purity under each key.
 
-    python scripts/bench_semantic_quality.py [--sweep] [--per-task] [--split dev|test|holdout|all]
+    python scripts/bench_semantic_quality.py [--sweep] [--per-task] [--split dev|test|holdout|holdout2|all]
 """
 
 from __future__ import annotations
@@ -32,16 +32,17 @@ from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOption
 from analyzer.safety.bounded_read import read_file  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "semantic"
-SPLITS = ("dev", "test", "holdout")
+SPLITS = ("dev", "test", "holdout", "holdout2")
 
 
 def load_tasks(split: str) -> list[dict]:
-    """The labelled tasks of one split (`dev`, `test`, `holdout` or `all`).
+    """The labelled tasks of one split (`dev`, `test`, `holdout`, `holdout2` or `all`).
 
-    `holdout.json` holds the blind split, labelled before the rule it measures was changed.
+    `holdout.json` was labelled before the rule it measures was changed, and has been read since;
+    `holdout2.json` was labelled before any candidate model was run on it (tests/fixtures/semantic/SOURCE.md).
     """
     tasks = []
-    for name in ("answers.json", "holdout.json"):
+    for name in ("answers.json", "holdout.json", "holdout2.json"):
         tasks += json.loads(read_file(FIXTURES / name, 2**22, "labelled set"))["tasks"]
     return [t for t in tasks if split == "all" or t["split"] == split]
 
