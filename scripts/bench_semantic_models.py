@@ -14,9 +14,11 @@ measured on the splits asked for. The designs:
 - `band`: USE decides, except a pair whose USE cosine is within `delta` of the threshold it must
   reach, which e5 decides (so only those pairs' answers are embedded twice).
 
-`--speed N` times both models on N distinct answers of `bench_semantic.make_log`.
+`--speed N` times both models on N distinct answers of `bench_semantic.make_log`; `--auc` prints
+each model's raw separation: the area under the ROC curve of its cosine for "the same answer", on the
+pairs the fact guards let through (not contained in one another), within one script and across.
 
-    python scripts/bench_semantic_models.py [--designs use,e5,...] [--split test,holdout] [--speed N]
+    python scripts/bench_semantic_models.py [--designs use,e5,...] [--split test,holdout] [--speed N] [--auc]
 """
 
 from __future__ import annotations
@@ -38,8 +40,10 @@ sys.path.insert(0, str(ROOT / "scripts"))
 from bench_semantic_quality import clustered, figures, load_tasks  # noqa: E402
 
 from analyzer.metrics import semantic  # noqa: E402
-from analyzer.metrics.semantic import PairJudge, SemanticOptions, _contained  # noqa: E402
+from analyzer.metrics.answers import normalized_key  # noqa: E402
+from analyzer.metrics.semantic import PairJudge, SemanticOptions, _cjk, _contained, _facts_conflict  # noqa: E402
 from analyzer.metrics.semantic_embed import LocalEmbedder  # noqa: E402
+from analyzer.metrics.semantic_scope import scope_conflict  # noqa: E402
 from analyzer.metrics.semantic_text import embedding_text  # noqa: E402
 
 Setting = tuple[float, ...]
@@ -208,17 +212,56 @@ def speed(count: int) -> None:
         print(f"  {name:<22} {len(answers):,} answers in {took:6.2f} s ({each:.1f} ms each)")
 
 
+def _auc(scores: np.ndarray, same: np.ndarray) -> float:
+    """Mann-Whitney: the chance a same-answer pair scores above a different-answer pair."""
+    ranks = np.empty(len(scores))
+    ranks[np.argsort(scores, kind="stable")] = np.arange(1, len(scores) + 1)
+    positive, negative = int(same.sum()), int((~same).sum())
+    if not positive or not negative:
+        return float("nan")
+    return float((ranks[same].sum() - positive * (positive + 1) / 2) / (positive * negative))
+
+
+def separation(models: dict[str, Any], splits: list[str]) -> None:
+    """Raw AUC of each model's cosine on the pairs the fact guards let through, per split."""
+    for split in splits:
+        pairs = []
+        for task in load_tasks(split):
+            texts = [(embedding_text(normalized_key(a)), label) for a, label in task["answers"]]
+            for i, (a, la) in enumerate(texts):
+                for b, lb in texts[i + 1 :]:
+                    if a != b and not (_facts_conflict(a, b) or scope_conflict(a, b) or _contained(a, b)):
+                        pairs.append((a, b, la == lb, _cjk(a) != _cjk(b)))
+        same = np.array([p[2] for p in pairs])
+        cross = np.array([p[3] for p in pairs])
+        cells = []
+        for name in ("use", "e5"):
+            va, vb = models[name].embed([p[0] for p in pairs]), models[name].embed([p[1] for p in pairs])
+            cos = (va * vb).sum(axis=1)
+            cells.append(
+                f"{name} {_auc(cos[~cross], same[~cross]):.3f} / {_auc(cos[cross], same[cross]):.3f}"
+            )
+        print(
+            f"  {split:<9} {len(pairs)} pairs ({int(same.sum())} same); AUC within / across: "
+            + ", ".join(cells)
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--designs", default="use,e5,mix0.5,mix0.8,band")
     parser.add_argument("--split", default="test,holdout", help="splits measured after the dev choice")
     parser.add_argument("--speed", type=int, default=0, help="time both models on this many answers")
+    parser.add_argument("--auc", action="store_true", help="each model's raw separation, per split")
     args = parser.parse_args()
     if args.speed:
         speed(args.speed)
         return
     use, e5 = Memo(LocalEmbedder()), Memo(E5Embedder())
     models = {"use": use, "e5": e5, "mix0.5": Mix(use, e5, 0.5), "mix0.8": Mix(use, e5, 0.8)}
+    if args.auc:
+        separation(models, ["dev", *args.split.split(",")])
+        return
     dev = load_tasks("dev")
     for design in args.designs.split(","):
         t0 = time.perf_counter()
