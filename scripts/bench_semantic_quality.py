@@ -8,7 +8,9 @@ pairs of answers that deny each other (`negation_of`) and were joined, and mean 
 `--sweep` also prints the semantic key's figures for each setting on the dev split, which is how
 the default thresholds were chosen: the most recall with precision >= 0.9 and no negation pair
 joined, on dev, ties to the stricter setting; the test and holdout splits are not used for that
-(holdout, in `holdout.json`, was labelled before the rule it measures was changed).
+(holdout, in `holdout.json`, was labelled before the rule it measures was changed; holdout2, in
+`holdout2.json`, before any rule or model was run on it: record a new rule's first figure there as
+its blind one before reading that split's errors).
 `--per-task` prints each task's purity under each key.
 
     python scripts/bench_semantic_quality.py [--sweep] [--per-task] [--split dev|test|holdout|holdout2|all]
