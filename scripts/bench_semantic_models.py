@@ -11,6 +11,8 @@ measured on the splits asked for. The designs:
   score about 0.8), so it has its own grid;
 - `mix0.5`, `mix0.8`: the weighted mean of the two cosines (weight on e5), as one embedder whose
   vector is both unit vectors scaled by the square roots of the weights, side by side;
+- `e5-useslot`: e5 for the whole answers, USE for the few differing words of the slot check (whose
+  single-word cosines are where e5's compressed scale has least room);
 - `band`: USE decides, except a pair whose USE cosine is within `delta` of the threshold it must
   reach, which e5 decides (so only those pairs' answers are embedded twice).
 
@@ -117,6 +119,9 @@ GRIDS: dict[str, Callable[[], Iterator[Setting]]] = {
         _steps(0.60, 0.95, 0.025), 0.50, 0.05, [0.6, 0.7, 0.8, 0.9], [0.80, 0.85, 0.90, 0.95]
     ),
     "mix0.8": lambda: _grid(_steps(0.70, 0.96, 0.02), 0.64, 0.04, [0.70, 0.80, 0.90], [0.85, 0.90, 0.94]),
+    "e5-useslot": lambda: _grid(
+        _steps(0.82, 0.98, 0.01), 0.76, 0.02, _steps(0.30, 0.80, 0.10), [0.70, 0.80, 0.90]
+    ),
     "band": lambda: (
         (d, te, tc)
         for d in (0.05, 0.10, 0.15)
@@ -162,6 +167,30 @@ def _banded(e5: Memo, delta: float, within: float, across: float) -> Iterator[se
         PairJudge.score = plain  # type: ignore[method-assign]
 
 
+@contextmanager
+def _slot_model(model: Memo) -> Iterator[None]:
+    """PairJudge's slot check reads its word vectors from `model` instead of the options' embedder."""
+    plain_slot, plain_prefetch = PairJudge._slot_reason, PairJudge.prefetch
+
+    class _Words:
+        def vectors(self, texts: Sequence[str]) -> np.ndarray:
+            return model.embed(list(texts))
+
+    def slot_reason(self: PairJudge, slot: tuple[str, str]) -> str | None:
+        saved, self.cache = self.cache, _Words()  # type: ignore[assignment]
+        try:
+            return plain_slot(self, slot)
+        finally:
+            self.cache = saved
+
+    PairJudge._slot_reason = slot_reason  # type: ignore[method-assign]
+    PairJudge.prefetch = lambda self, tasks, vectors: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        PairJudge._slot_reason, PairJudge.prefetch = plain_slot, plain_prefetch  # type: ignore[method-assign]
+
+
 def measure(design: str, setting: Setting, models: dict[str, Any], tasks: list[dict]) -> dict[str, Any]:
     """The rule's figures on `tasks` for one design at one setting (plus texts e5 embedded, for band)."""
     if design == "band":
@@ -169,9 +198,13 @@ def measure(design: str, setting: Setting, models: dict[str, Any], tasks: list[d
             result = figures(clustered(tasks, "semantic", SemanticOptions(persist=False)))
         return {**result, "e5_texts": len(asked)}
     t, cross, slot, synonym = setting
+    sentences = models["e5"] if design == "e5-useslot" else models[design]
     options = SemanticOptions(
-        threshold=t, cross_threshold=cross, slot_threshold=slot, embedder=models[design], persist=False
+        threshold=t, cross_threshold=cross, slot_threshold=slot, embedder=sentences, persist=False
     )
+    if design == "e5-useslot":
+        with _synonym(synonym), _slot_model(models["use"]):
+            return figures(clustered(tasks, "semantic", options))
     with _synonym(synonym):
         return figures(clustered(tasks, "semantic", options))
 
@@ -249,7 +282,7 @@ def separation(models: dict[str, Any], splits: list[str]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--designs", default="use,e5,mix0.5,mix0.8,band")
+    parser.add_argument("--designs", default="use,e5,mix0.5,mix0.8,e5-useslot,band")
     parser.add_argument("--split", default="test,holdout", help="splits measured after the dev choice")
     parser.add_argument("--speed", type=int, default=0, help="time both models on this many answers")
     parser.add_argument("--auc", action="store_true", help="each model's raw separation, per split")
