@@ -11,6 +11,10 @@ Writes, under sample_runs/:
 - C_pinned.altk_runs.json        fully pinned: one key, one base URL, concurrency 1, max_retries 1, seed 42
 - D_key_rotation.altk_runs.json  rotation over three keys, SDK default retries, concurrency 4, no seed
 
+Each log has 10 rounds: enough for answers that follow one of two keys to pass the route test after
+the false discovery rate (at 5 rounds split 3/2 the exact test's smallest p-value is 1/C(5,2) = 0.1,
+so every such task read `inconclusive` and the samples could not show a route finding).
+
 Every answer, attempt and outcome is deterministic (the simulator's draws hang on its seed and each
 request's position in the run); only timestamps and latencies differ between regenerations. The keys
 are simulator keys, not secrets; the logs carry only their fingerprints.
@@ -37,7 +41,8 @@ from analyzer.safety.keys import read_keys  # noqa: E402
 from analyzer.simulator.app_tasks import SAMPLE_KEYS, app_scenario, app_task_specs  # noqa: E402
 
 OUT = ROOT / "sample_runs"
-ROUNDS = 5
+ROUNDS = 10
+"""Rounds per sample log (see above)."""
 PORT = 8765
 KEYS = SAMPLE_KEYS
 

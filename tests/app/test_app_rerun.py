@@ -134,7 +134,7 @@ def test_a_second_tab_finds_the_running_rerun_and_cancel_leaves_a_journal_and_no
 
     other = open_view()  # another tab, its own session
     assert start_button(other).disabled, "a running re-run must not be started twice"
-    assert start_button(other).label == "Re-running 13 tasks x 40 rounds on this route…"
+    assert start_button(other).label == "Re-running 14 tasks x 40 rounds on this route…"
     [cancel] = [b for b in other.button if b.label == "Cancel"]
     cancel.click().run()
     wait_for(other, lambda a: any(b.label == "Resume" for b in a.button), timeout=60)

@@ -18,7 +18,7 @@ def test_every_cause_row_links_to_its_task(tmp_path, monkeypatch: pytest.MonkeyP
     sample_runs(tmp_path, monkeypatch, logs_only=True)
     at = open_view("views/routes.py", A, "Routes")
     [table] = [d.value for d in at.dataframe if LINK in d.value.columns]
-    assert len(table) == 13 and table.columns[0] == LINK
+    assert len(table) == 14 and table.columns[0] == LINK
     for task_id, link in zip(table["task_id"], table[LINK], strict=True):
         parts = urlsplit(link)
         assert parts.path == "tasks"

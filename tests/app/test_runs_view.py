@@ -29,8 +29,8 @@ def test_the_runs_table_lists_every_log_and_opens_the_ticked_ones(
     ]
     a = analyze(load_path(runs / "A_baseline.altk_runs.json").log)
     row = table.set_index("file").loc["A_baseline.altk_runs.json"]
-    assert row["log"] == a.log.label and row["tasks x rounds"] == "30 x 5"
-    assert row["headline"] == headline(a) == "13 of 30 tasks disagree · gap 43.3 pp"
+    assert row["log"] == a.log.label and row["tasks x rounds"] == "30 x 10"
+    assert row["headline"] == headline(a) == "14 of 30 tasks disagree · gap 46.7 pp"
     assert bool(row["open"]) is True
     resample = table.set_index("file").loc["E_agent_tools.resample-agent-cheapest-monitor.altk_runs.json"]
     assert resample["parent"] == "resample of E"  # the parent by its short name

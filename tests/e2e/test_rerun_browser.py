@@ -161,12 +161,12 @@ def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: objec
     page.get_by_text("built-in simulator serves", exact=False).first.wait_for()  # type: ignore[attr-defined]
 
     set_rounds(page, 60)
-    page.get_by_role("button", name="Re-run 6 tasks x 60 rounds on this route").click()  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Re-run 9 tasks x 60 rounds on this route").click()  # type: ignore[attr-defined]
     page.get_by_text("Re-run running", exact=False).first.wait_for()  # type: ignore[attr-defined]
     page.reload()  # type: ignore[attr-defined]
     settle(page, "Re-run")
     page.get_by_text("Re-run running", exact=False).first.wait_for()  # type: ignore[attr-defined]
-    assert page.get_by_role("button", name="Re-running 6 tasks x 60 rounds on this route…").is_disabled()  # type: ignore[attr-defined]
+    assert page.get_by_role("button", name="Re-running 9 tasks x 60 rounds on this route…").is_disabled()  # type: ignore[attr-defined]
     shot(page, "rerun-running")
     page.get_by_role("button", name="Cancel").click()  # type: ignore[attr-defined]
     page.get_by_role("button", name="Resume").wait_for()  # type: ignore[attr-defined]

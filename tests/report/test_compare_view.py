@@ -37,7 +37,7 @@ def test_side_by_side_rows_and_flips_read_as_shown() -> None:
     result = compare([("A", a), ("C", c)])
     table = side_by_side(result)
     assert table["group"].tolist() == ["A", "C"]
-    assert table["tasks x rounds"].tolist() == ["30 x 5", "30 x 5"]
+    assert table["tasks x rounds"].tolist() == ["30 x 10", "30 x 10"]
     low, high = a.headline.answer_gap_ci  # type: ignore[misc]
     assert table["answer gap CI"].iloc[0] == f"{low:.1f}–{high:.1f}"
     assert table["tokens per task"].iloc[0] == round(a.headline.tokens.per_task_mean)  # type: ignore[arg-type]

@@ -15,16 +15,23 @@ def _report(name: str) -> dict:
     return analyze(load_any(SAMPLES / name).log).report()
 
 
-def test_sample_a_says_how_many_disagree_and_that_five_rounds_cannot_tell_why() -> None:
+def test_sample_a_says_how_many_disagree_and_which_follow_the_route() -> None:
     report = _report("A_baseline.altk_runs.json")
     f = finding(report)
-    causes = [a["cause"] for a in report["attribution"]]
-    assert causes == ["inconclusive"] * 13  # 5 rounds over two keys: no FDR-adjusted test can pass
+    causes = sorted(a["cause"] for a in report["attribution"])
+    assert causes == ["inconclusive"] * 2 + ["model"] * 5 + ["route"] * 7  # 10 rounds over two keys
     assert f.sentence == (
-        "13 of 30 tasks disagree across 5 rounds: 43.3 % (95 % CI 25.5–62.6). Of them, "
-        "13 are inconclusive: too few rounds to tell the route from the model."
+        "14 of 30 tasks disagree across 10 rounds: 46.7 % (95 % CI 28.3–65.7). Of them, "
+        "7 follow the route (key, base URL or backend), all beyond chance (q ≤ 0.05 after FDR); "
+        "5 vary within one route (the model); 2 are inconclusive: too few rounds to tell the route "
+        "from the model."
     )
-    assert {b.label: b.tasks for b in f.bars} == {"consistent": 17, "inconclusive": 13}
+    assert {b.label: b.tasks for b in f.bars} == {
+        "consistent": 16,
+        "route, q ≤ 0.05": 7,
+        "model": 5,
+        "inconclusive": 2,
+    }
     low, high = report["answer_gap_ci"]  # the same interval as the answer gap's, wherever it is read
     assert f.share_ci == [low / 100, high / 100]
 

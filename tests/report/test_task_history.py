@@ -23,7 +23,7 @@ def test_a_task_reads_across_the_logs_that_hold_it() -> None:
     assert table["log"].tolist() == ["A", "C"]  # E does not hold it
     a = logs[0][1]
     row = table.iloc[0]
-    assert row["rounds"] == 5 and row["clusters"] == 2 and not row["consistent"]
+    assert row["rounds"] == 10 and row["clusters"] == 2 and not row["consistent"]
     assert row["cause"] == next(x.cause for x in a.headline.attribution if x.task_id == "shop-002")
     top = a.clusters[a.clusters["task_id"] == "shop-002"].sort_values("size", ascending=False).iloc[0]
-    assert row["most common answer"] == top["representative"] and row["its share"] == 0.6
+    assert row["most common answer"] == top["representative"] and row["its share"] == 0.5

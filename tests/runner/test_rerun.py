@@ -64,7 +64,7 @@ def test_selection_by_ids_and_errors(tmp_path: Path) -> None:
     assert select_tasks(parent, ["shop-001", "cal-003"]) == ["shop-001", "cal-003"]
     with pytest.raises(RerunLensError, match="not in the log"):
         select_tasks(parent, ["nope"])
-    report = rerun(parent, ["shop-001"], profile=RouteProfile(), out=tmp_path / "one.json", rounds=2)
+    report = rerun(parent, ["shop-003"], profile=RouteProfile(), out=tmp_path / "one.json", rounds=2)
     assert report.before_after["verdict"].tolist() == ["stable"]
 
 
