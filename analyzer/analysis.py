@@ -11,6 +11,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel
 
+import analyzer.numbers as numbers
 from analyzer.importers.experiments import experiments_of
 from analyzer.log.frames import attempts_frame, results_frame
 from analyzer.log.model import RunLog
@@ -387,8 +388,10 @@ def _metric_warnings(tasks: pd.DataFrame, outcome: OutcomeFigures | None, key: A
     if len(lost):
         fewest = int((lost["n_results"] - lost["n_errors"]).min())
         out.append(
-            f"{int(lost['n_errors'].sum())} errored result(s) took rounds from {len(lost)} task(s) "
-            f"(as few as {fewest} answer(s) left): their consistency is measured on fewer answers, and "
+            f"{numbers.counted(int(lost['n_errors'].sum()), 'errored result')} took rounds from "
+            f"{numbers.counted(len(lost), 'task')} "
+            f"(as few as {numbers.counted(int(fewest), 'answer')} left): "
+            "their consistency is measured on fewer answers, and "
             "fewer answers agree more easily, so they look more consistent than a full run would"
         )
     if outcome is not None and outcome.uneven_n:

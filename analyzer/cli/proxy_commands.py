@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import analyzer.numbers as numbers
 from analyzer.cli.consent import terminal_question
 from analyzer.cli.route_args import profile_from_args, scenario_from_args
 from analyzer.errors import RerunLensError
@@ -53,7 +54,7 @@ def proxy(args: argparse.Namespace) -> int:
         print(f"RerunLens proxy on {server.base_url}, journal {journal}; Ctrl-C stops it.", flush=True)
         print("\n".join(shell_lines(server)), flush=True)
         stop.wait()
-    print(f"{journal}  {server.journal.attempts} attempt(s)", flush=True)
+    print(f"{journal}  {numbers.counted(server.journal.attempts, 'attempt')}", flush=True)
     return 0
 
 

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+import analyzer.numbers as numbers
 from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
 from analyzer.metrics.grouping import tuple_codes
 from analyzer.metrics.route_factors import FACTORS, factor_columns
@@ -162,7 +163,9 @@ def attribute_rounds(rounds: Sequence[Round], describe: dict[Hashable, str] | No
         return Finding(None, "fewer than two answered rounds record a key or base URL", None)
     if len({r.answer for r in known}) == 1:
         n = len(rounds) - len(known)
-        return Finding(None, f"answers differ only on the {n} round(s) with no route recorded", None)
+        return Finding(
+            None, f"answers differ only on the {numbers.counted(n, 'round')} with no route recorded", None
+        )
     levels, factor_names = _levels(known)
     test = factor_test([r.answer for r in known], levels, factor_names)
     by_route = _group(known)

@@ -57,8 +57,8 @@ class JoinReport:
         )
         return [
             f"joined {self.joined_results} of {plural(self.results, 'result')} of the {self.harness} log to "
-            f"their proxy attempts ({self.exact} call(s) by request id, {self.by_hash} by content hash "
-            "and time)",
+            f"their proxy attempts ({plural(self.exact, 'call')} by request id, {self.by_hash} by content "
+            "hash and time)",
             f"unmatched calls: {self.unmatched_calls} of {self.calls} proxy calls belong to no result",
             f"unmatched results: {len(self.unmatched_results)}" + (f" ({unmatched})" if unmatched else ""),
         ]

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import analyzer.numbers as numbers
 from analyzer.atomic import write_text_atomic
 from analyzer.child_process import run_forwarding
 from analyzer.errors import LogError, RerunLensError
@@ -104,7 +105,9 @@ def wrap(request: WrapRequest, echo: Callable[[str], None]) -> WrapOutcome:
     harness = find_harness_log(request.command, request.harness_log, started, request.cwd)
     outcome = WrapOutcome(code, request.proxy.journal, None, harness)
     if refused:
-        outcome.lines.append(f"the proxy refused {refused} request(s) without the local token")
+        outcome.lines.append(
+            f"the proxy refused {numbers.counted(refused, 'request')} without the local token"
+        )
     if harness is None and attempts == 0:
         outcome.lines.append("no harness log found and no call reached the proxy: no log written")
         return outcome
@@ -114,7 +117,7 @@ def wrap(request: WrapRequest, echo: Callable[[str], None]) -> WrapOutcome:
     else:
         if harness.others:
             outcome.lines.append(
-                f"{harness.others} other new log(s) beside {harness.path}; only it is joined"
+                f"{numbers.counted(harness.others, 'other new log')} beside {harness.path}; only it is joined"
             )
         outcome.join = JoinReport(harness.kind)
         calls = harness_calls(harness.kind, harness.path)

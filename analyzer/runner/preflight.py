@@ -13,6 +13,7 @@ import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessage
 from openai.types.chat.chat_completion import Choice
 
+import analyzer.numbers as numbers
 from analyzer.log.model import Attempt
 from analyzer.routes.profile import RouteProfile
 from analyzer.routes.url_lint import Finding, chat_url, lint_base_url, redact_url, url_problem
@@ -212,7 +213,10 @@ def _redirected(d: Diagnosis) -> bool:
     else:
         d.fix = "Use the API root the endpoint redirects to as the base URL; a pinned route never redirects."
     final = d.attempts[-1]
-    d.details.append(f"after {len(d.attempts) - 1} redirect(s) the last answer was HTTP {final.status_code}")
+    d.details.append(
+        f"after {numbers.counted(len(d.attempts) - 1, 'redirect')} "
+        f"the last answer was HTTP {final.status_code}"
+    )
     return True
 
 

@@ -36,6 +36,7 @@ from collections import Counter
 from collections.abc import Hashable, Sequence
 from typing import Literal, NamedTuple
 
+import analyzer.numbers as numbers
 from analyzer.metrics.attribution import Round, rounds_to_decide_rounds
 from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
 from analyzer.metrics.route_factors import FACTORS
@@ -115,7 +116,7 @@ def settle(e: Evidence, q: float | None) -> TaskVerdict:
     if e.early is not None or e.test is None or q is None:
         return e.early or TaskVerdict("unmeasured", None, None, None, "no test")
     test, factor = e.test, " and ".join(e.test.factors) or None
-    left_out = f"; {e.spilled} round(s) served by another route" if e.spilled else ""
+    left_out = f"; {numbers.counted(e.spilled, 'round')} served by another route" if e.spilled else ""
     odds = f"p = {test.p_value:.3g}" + (f", q = {q:.3g}" if q != test.p_value else "")
 
     def made(verdict: Verdict, reason: str, need: int | None = None) -> TaskVerdict:

@@ -238,7 +238,7 @@ def test_a_log_whose_tasks_lost_rounds_to_errors_says_how_many_and_what_that_doe
     ]
     warnings = analyze(RunLog.model_validate({"runs": runs})).headline.warnings
     assert (
-        "2 errored result(s) took rounds from 1 task(s) (as few as 1 answer(s) left): their consistency is "
+        "2 errored results took rounds from 1 task (as few as 1 answer left): their consistency is "
         "measured on fewer answers, and fewer answers agree more easily, so they look more consistent than a "
         "full run would"
     ) in warnings

@@ -29,7 +29,7 @@ def test_each_cell_has_its_cluster_and_the_route_that_served_it() -> None:
         ("R3", f"key sha256:fb926fb9def9, {backend}fp_sim_e4a1"),
         (
             "R9",
-            "key sha256:fb926fb9def9, backend served_model=gpt-4o-mini-2026-03-02 system_fingerprint=fp_sim_c9c3",
+            f"key sha256:fb926fb9def9, {backend.replace('2026-01-15', '2026-03-02')}fp_sim_c9c3",
         ),
     ]
     assert grid.answers.loc["shop-002", 2] == rows["answer"].iloc[1]

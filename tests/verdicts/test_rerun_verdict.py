@@ -108,7 +108,7 @@ def test_a_round_spilled_to_another_route_is_named_and_counts_as_that_route() ->
     assert v.p_value == pytest.approx(2 * 2 / 120 / (1 - 21 / 252))
     assert v.verdict == "inconclusive"
     assert v.chance_p == pytest.approx(chance_agreement([3, 2], 4))  # K counts the pinned route only
-    assert "1 round(s) served by another route" in v.reason
+    assert "1 round served by another route" in v.reason
 
 
 def test_without_route_evidence_in_the_parent_only_the_rerun_counts() -> None:
