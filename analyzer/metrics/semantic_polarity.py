@@ -87,12 +87,18 @@ def polarity(text: str) -> frozenset[str]:
     return frozenset(kinds)
 
 
+@lru_cache(maxsize=65536)
+def _words(text: str) -> frozenset[str]:
+    return frozenset(_WORD.findall(text.casefold()))
+
+
 def _prefixed(a: str, b: str) -> bool:
     """`a` has a word that is a word of `b` with a negating prefix (`nonrefundable` / `refundable`)."""
-    wa, wb = set(_WORD.findall(a.casefold())), set(_WORD.findall(b.casefold()))
+    wa, wb = _words(a), _words(b)
     return any(
-        w.startswith(p) and len(w) - len(p) >= 5 and w[len(p) :] in wb and w not in wb
+        w.startswith(p) and len(w) - len(p) >= 5 and w[len(p) :] in wb
         for w in wa - wb
+        if len(w) >= 7
         for p in _PREFIXES
     )
 
