@@ -60,7 +60,10 @@ _ZH_A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1|[不没]有?[?？]|可不
 _ZH_QUESTION = re.compile(r"[^。！？!?.]*吗[?？]?")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _PREFIXES = ("non-", "non", "dis", "un", "in", "im", "il", "ir")
-_CLAUSE = re.compile(r"[.;:!?。；：！？\n]|\bbut\b|\binstead\b|\brather\b|但是|而是|但")
+_CLAUSE_WITH_END = re.compile(
+    r"((?:(?!\bbut\b|\binstead\b|\brather\b|但是|而是|但)[^.;:!?。；：！？\n])*)"
+    r"([.;:!?。；：！？\n]|\bbut\b|\binstead\b|\brather\b|但是|而是|但|$)"
+)
 
 
 @lru_cache(maxsize=65536)
@@ -115,19 +118,33 @@ def pair_polarity(a: str, b: str) -> tuple[frozenset[str], frozenset[str]]:
 
 def restated_clause(negated: str, plain: str) -> str | None:
     """The clause of `negated` that holds no denial and states every content word of `plain`, when
-    `plain` holds no denial and affirms nothing `negated` denies; else None."""
+    `plain` holds no denial and affirms nothing `negated` denies; else None.
+
+    The restating clause must be a statement (not a question: "Is it refundable? No." restates
+    nothing), and every other clause that holds a denial must deny something named, a plain
+    `deny` with a scope of its own ("not signed on July 4"), so "It is refundable. Actually, it
+    isn't." is no exception."""
     plain_words = set(affirmed_words(plain))
     if polarity(plain) or len(plain_words) < 2:
         return None
-    denied = negated_phrases(negated)
     affirmed_plain = affirmed_words(plain)
     if any(
         any(affirmed_plain[i : i + len(p)] == p for i in range(len(affirmed_plain) - len(p) + 1))
-        for p in denied
+        for p in negated_phrases(negated)
     ):
         return None
-    for clause in _CLAUSE.split(negated):
+    restating = None
+    for m in _CLAUSE_WITH_END.finditer(negated):
+        clause, end = m[1].strip(), m[2]
+        if not clause:
+            continue
+        kinds = polarity(clause)
+        if kinds:
+            if kinds != {"deny"} or not negated_phrases(clause):
+                return None
+            continue
+        question = end in ("?", "？") or "吗" in clause
         restates = plain_words <= set(affirmed_words(clause))
-        if clause.strip() and restates and not polarity(clause) and not _prefixed(clause, plain):
-            return clause.strip()
-    return None
+        if restating is None and restates and not question and not _prefixed(clause, plain):
+            restating = clause
+    return restating

@@ -111,6 +111,10 @@ def test_the_one_exception_a_clause_that_restates_the_other_whole() -> None:
     assert restated_clause(negated, "the declaration was signed on august 2") is None
     # No clause of its own: the denial and the restatement share one clause.
     assert restated_clause("the declaration was signed, not on july 4", "the declaration was signed") is None
+    # A question restates nothing, and a bare denial with no scope of its own is no exception.
+    assert restated_clause("is the ticket refundable? no.", "the ticket is refundable") is None
+    retracted = "the ticket is refundable. actually, it isn't."
+    assert restated_clause(retracted, "the ticket is refundable") is None
     # The plain answer affirms what the other denies.
     assert restated_clause("it is not refundable; it is credit", "it is refundable credit") is None
 
