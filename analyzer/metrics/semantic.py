@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
 from functools import lru_cache
 
@@ -26,9 +26,10 @@ import numpy as np
 import pandas as pd
 
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
-from analyzer.metrics.semantic_guards import conflict, facts
-from analyzer.metrics.semantic_marks import codes, opposite_status, prefix_antonym, verdict
-from analyzer.metrics.semantic_scope import restated_core, scope_conflict
+from analyzer.metrics.semantic_guards import Facts, conflict, facts
+from analyzer.metrics.semantic_marks import codes, opposite_status, verdict
+from analyzer.metrics.semantic_polarity import pair_polarity, restated_clause
+from analyzer.metrics.semantic_scope import scope_conflict
 from analyzer.metrics.semantic_text import embedding_text
 
 __all__ = [
@@ -282,26 +283,35 @@ class PairJudge:
 
 
 def _facts_conflict(a: str, b: str) -> str | None:
-    """The facts guard; a polarity difference is forgiven when the negated answer restates the
-    other whole and only adds a denial of something else (`restated_core`), whose facts then count
-    without the denied part ("not signed on July 4; signed on August 2" states August 2 only)."""
+    """The facts guard, polarity first (`semantic_polarity`): two answers whose polarity differs are
+    `negation` unless the denying one states the other whole in a clause holding no denial
+    (`restated_clause`); that clause's facts are then compared instead ("not signed on July 4; it
+    was signed on August 2" states August 2 only)."""
     verdicts = (verdict(a), verdict(b))
     if None not in verdicts and verdicts[0] != verdicts[1]:
-        return "negation"
-    fa, fb = facts(a), facts(b)
-    if not (fa.negated or fb.negated) and (prefix_antonym(a, b) is not None or opposite_status(a, b)):
         return "negation"
     codes_a, codes_b = codes(a), codes(b)
     if codes_a and codes_b and not (codes_a <= codes_b or codes_b <= codes_a):
         return "codes"
-    reason = conflict(fa, fb)
-    if reason != "negation":
-        return reason
-    negated, plain = (a, b) if fa.negated else (b, a)
-    core = restated_core(negated, plain)
-    if core is None:
-        return reason
-    return conflict(facts(core), facts(plain))
+    pa, pb = pair_polarity(a, b)
+    if pa == pb:
+        if not pa and opposite_status(a, b):
+            return "negation"
+        return conflict(_asserted(facts(a)), _asserted(facts(b)))
+    if pa and not pb:
+        clause, plain = restated_clause(a, b), b
+    elif pb and not pa:
+        clause, plain = restated_clause(b, a), a
+    else:
+        return "negation"
+    if clause is None or opposite_status(clause, plain):
+        return "negation"
+    return conflict(_asserted(facts(clause)), _asserted(facts(plain)))
+
+
+def _asserted(f: Facts) -> Facts:
+    """The facts without their polarity, which `pair_polarity` has compared already."""
+    return replace(f, negated=False)
 
 
 def spelled_alike(x: str, y: str) -> bool:

@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["negated_phrases", "restated_core", "scope_conflict"]
+__all__ = ["affirmed_words", "negated_phrases", "restated_core", "scope_conflict"]
 
 _SCOPE_WORDS = 3
 _ZH_SCOPE = 2
@@ -29,7 +29,7 @@ _NEGATORS = frozenset([
     "werent", "dont", "doesnt", "didnt", "wont", "wouldnt", "shouldnt", "couldnt", "hasnt", "havent",
     "hadnt", "nothing", "nobody", "non",
 ])
-_ZH_NEGATORS = frozenset("不没未无非别")
+_ZH_NEGATORS = frozenset("不没未无非别勿否")
 _CLAUSE_ENDS = frozenset([
     ",", ".", ";", ":", "!", "?", "，", "。", "；", "：", "！", "？", "but", "because", "and", "or",
     "instead", "however", "although", "though", "so", "while", "if", "when", "但", "而", "因", "却",
@@ -79,6 +79,11 @@ def _is_negator(token: str) -> bool:
 def negated_phrases(text: str) -> frozenset[tuple[str, ...]]:
     """The phrases an answer's negations govern: ("refundable",) for "the ticket is not refundable"."""
     return _split(text)[0]
+
+
+def affirmed_words(text: str) -> tuple[str, ...]:
+    """The content words an answer affirms (outside every negation's scope), in order."""
+    return _split(text)[1]
 
 
 def _affirms(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:

@@ -2,8 +2,12 @@
 dev and test.
 
 The floors are what the present rule reaches on dev (where the thresholds are chosen) and on test,
-rounded down, so a rule that loses a pair of precision or recall there fails. The blind split
-(`holdout2.json`) is measured by `scripts/bench_semantic_quality.py --split holdout2` and reported
+rounded down, so a rule that loses a pair of precision or recall there fails. Dev's recall floor
+fell from 0.83 to 0.78 with the polarity rule (`semantic_polarity`) because dev gained twelve
+hand-written polarity tasks, whose same-meaning pairs across two denial kinds ("not always
+punctual" / "sometimes late") the rule keeps apart by design; on the 26 earlier dev tasks it is
+unchanged (0.943 / 0.835). The blind split (`holdout2.json`) is measured by
+`scripts/bench_semantic_quality.py --split holdout2` and reported
 in BENCHMARKS.md, never pinned here, so that no rule is fitted to it.
 """
 
@@ -46,8 +50,8 @@ def test_the_quality_floor_on_dev(bench: ModuleType) -> None:
     figures = bench.figures(
         bench.clustered(bench.load_tasks("dev"), "semantic", SemanticOptions(persist=False))
     )
-    assert figures["precision"] >= 0.94
-    assert figures["recall"] >= 0.83
+    assert figures["precision"] >= 0.96
+    assert figures["recall"] >= 0.78
 
 
 def test_the_quality_floor_on_test(bench: ModuleType) -> None:
