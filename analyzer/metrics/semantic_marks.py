@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["codes", "opposite_status", "prefix_antonym", "verdict"]
+__all__ = ["codes", "opposite_status", "verdict"]
 
 _CODE = re.compile(r"(?<![\w.])(?=[a-z]*\d)(?=\d*[a-z])[a-z\d]{2,}(?![\w])")
 _NOT_CODE = re.compile(
@@ -28,8 +28,6 @@ _NOT_CODE = re.compile(
 )
 _YES = re.compile(r"(?:yes|yeah|yep|correct|that's right|是的|对的|对[,.!]|可以)(?![a-z])")
 _NO = re.compile(r"(?:no|nope|不是|不对|不可以|不行|没有|不[,.!])(?![a-z])")
-_PREFIXES = ("in", "im", "il", "ir", "un", "dis", "non-", "non")
-_WORD = re.compile(r"[a-z][a-z-]+")
 
 
 @lru_cache(maxsize=65536)
@@ -49,20 +47,6 @@ def verdict(text: str) -> str | None:
 def _opens_clause(head: str) -> bool:
     """`no, ...` / `no.` is a verdict; "no refund is possible" is a claim, read by the polarity guard."""
     return head[:3] in ("no,", "no.", "no!", "no;") or head == "no"
-
-
-def prefix_antonym(a: str, b: str) -> str | None:
-    """A word of one answer that the other has with a negating prefix (`eligible` / `ineligible`).
-
-    Asked only of two answers that hold no negation ("not refundable" and "non-refundable" agree).
-    """
-    wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
-    for words, others in ((wa, wb), (wb, wa)):
-        for w in others:
-            for p in _PREFIXES:
-                if w.startswith(p) and len(w) - len(p) >= 5 and w[len(p) :] in words:
-                    return f"{w[len(p) :]} / {w}"
-    return None
 
 
 # fmt: off

@@ -11,8 +11,8 @@ import pytest
 from analyzer.metrics.semantic import PairJudge, semantic_clusters, spelled_alike
 from analyzer.metrics.semantic_embed import EmbeddingCache
 from analyzer.metrics.semantic_guards import conflict, facts
-from analyzer.metrics.semantic_marks import codes, opposite_status, prefix_antonym, verdict
-from analyzer.metrics.semantic_scope import negated_phrases, restated_core, scope_conflict
+from analyzer.metrics.semantic_marks import codes, opposite_status, verdict
+from analyzer.metrics.semantic_scope import negated_phrases, scope_conflict
 from analyzer.metrics.semantic_text import embedding_text
 
 
@@ -84,20 +84,7 @@ def test_negation_scope_tells_two_negated_answers_apart() -> None:
     assert scope_conflict("订单未发货", "订单已发货")
 
 
-def test_a_negated_answer_that_restates_the_other_only_adds_a_denial() -> None:
-    negated = "the declaration was not signed on july 4. instead, it was signed on august 2, 1776"
-    plain = "the declaration was signed on august 2, 1776"
-    assert restated_core(negated, plain) is not None
-    assert (
-        restated_core(
-            "nothing happens if you touch a baby bird", "if you touch a baby bird, its mother will reject it"
-        )
-        is None
-    )
-    assert restated_core("the ticket is not refundable", "the ticket is refundable") is None
-
-
-def test_codes_verdicts_statuses_and_prefix_antonyms() -> None:
+def test_codes_verdicts_and_statuses() -> None:
     assert codes("your seat is 14c") == {"14c"} and codes("flight hat088 on may 21st at 7am") == {"hat088"}
     assert codes("it weighs 5km") == frozenset()
     assert (verdict("yes, natural pesticides are not prohibited"), verdict("no, they are not allowed")) == (
@@ -109,8 +96,6 @@ def test_codes_verdicts_statuses_and_prefix_antonyms() -> None:
     assert opposite_status("your flight has been cancelled", "your flight will operate as scheduled")
     assert opposite_status("宠物禁止入内", "pets are welcome")
     assert not opposite_status("the flight is delayed", "the flight is late")
-    assert prefix_antonym("you are eligible", "you are ineligible") == "eligible / ineligible"
-    assert prefix_antonym("inside the box", "the side of the box") is None
 
 
 def test_names_spelled_alike_are_different_names() -> None:
