@@ -17,6 +17,7 @@ from typing import Any, NoReturn
 
 from pydantic import ValidationError
 
+import analyzer.numbers as numbers
 from analyzer.errors import LogError
 from analyzer.log.fast_decode import duplicate_key
 from analyzer.log.loader import json_type
@@ -300,5 +301,5 @@ def parse_time(value: Any) -> datetime | None:
 
 
 def plural(n: int, word: str) -> str:
-    """`1 result`, `3 results`."""
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    """`1 result`, `3 results`: the one number style (`numbers.counted`)."""
+    return numbers.counted(n, word)

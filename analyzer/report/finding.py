@@ -100,6 +100,10 @@ class Finding(BaseModel):
     call_bars: list[Bar] = []
     """For agent logs: tasks whose rounds made the same tool calls, and those whose calls differ."""
 
+    def undecided(self) -> int:
+        """Inconsistent tasks the log alone cannot decide (`inconclusive`): a pinned re-run would."""
+        return sum(p.tasks for p in self.parts if p.cause == "inconclusive")
+
     def charts(self) -> list[Chart]:
         """What the first screen draws: the answers' bar, unless every answer agrees while the tool
         calls differ (then the calls are the finding, and their bar is drawn instead); the calls' bar

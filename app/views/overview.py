@@ -86,7 +86,7 @@ def _first_screen(found: Finding, lead: Lead | None, key: str) -> None:
             f"The evidence for each of the {fmt.counted(found.inconsistent, 'inconsistent task')} →",
             {"show": "inconsistent"},
         )
-    undecided = sum(p.tasks for p in found.parts if p.cause == "inconclusive")
+    undecided = found.undecided()
     if undecided:  # the log alone cannot tell: the re-run on one pinned route is what decides
         fmt.page_link(
             RERUN_VIEW,
