@@ -4,6 +4,7 @@
 - a count with its noun agrees in number: `1 log`, `2 logs` (never `log(s)`);
 - shares read `66.7 %`, differences of shares `43.3 pp`;
 - an interval follows its value: `43.3 pp (95 % CI 27.4–60.8)`, the unit once, after the value;
+  with a negative end the ends are joined by "to": `-22.5 pp (95 % CI -40.0 to -5.1)`;
 - p-values read `p = 0.032` or `p < 0.001`;
 - a tool-call step reads `tool call 1` for the first call (the analyzer's indices are 0-based);
 - durations read `45 s`, `3 min 05 s`, `1 h 02 min`.
@@ -20,7 +21,9 @@ NONE = "—"
 """What a missing value reads."""
 
 RANGE = "–"
-"""The dash between an interval's ends (an en dash, so a negative end stays readable: `-40.0–-5.1`)."""
+"""The dash between an interval's ends (an en dash)."""
+SIGNED_RANGE = " to "
+"""Between an interval's ends when either is negative: `-40.0 to -5.1`, never `-40.0–-5.1`."""
 
 Bounds = Sequence[float] | None
 """An interval as [low, high], or None."""
@@ -78,7 +81,15 @@ def ci(bounds: Bounds, *, share: bool = False, digits: int = 1) -> str:
     if not bounds or len(bounds) != 2 or missing(bounds[0]) or missing(bounds[1]):
         return ""
     scale = 100.0 if share else 1.0
-    return f"95 % CI {scale * bounds[0]:.{digits}f}{RANGE}{scale * bounds[1]:.{digits}f}"
+    low, high = (_fixed(scale * end, digits) for end in bounds)
+    joint = SIGNED_RANGE if low.startswith("-") or high.startswith("-") else RANGE
+    return f"95 % CI {low}{joint}{high}"
+
+
+def _fixed(value: float, digits: int) -> str:
+    """`value` with `digits` decimals, and no sign on a value that rounds to zero (`0.0`, not `-0.0`)."""
+    text = f"{value:.{digits}f}"
+    return text[1:] if text.startswith("-") and not text.strip("-0.") else text
 
 
 def pp_ci(value: float | None, bounds: Bounds) -> str:

@@ -26,7 +26,9 @@ def test_counted_agrees_in_number_never_parenthesised() -> None:
 def test_intervals_follow_their_value_in_one_form() -> None:
     assert numbers.pp_ci(43.33, [27.377, 60.8027]) == "43.3 pp (95 % CI 27.4–60.8)"
     assert numbers.pct_ci(0.6667, [0.542, 0.848]) == "66.7 % (95 % CI 54.2–84.8)"
-    assert numbers.pp_ci(-22.5, [-40.0, -5.1]) == "-22.5 pp (95 % CI -40.0–-5.1)"
+    assert numbers.pp_ci(-22.5, [-40.0, -5.1]) == "-22.5 pp (95 % CI -40.0 to -5.1)"
+    assert numbers.pp_ci(-16.7, [-33.3, 0.0]) == "-16.7 pp (95 % CI -33.3 to 0.0)"
+    assert numbers.ci([-0.04, 5.0]) == "95 % CI 0.0–5.0"  # no "-0.0" end
     assert numbers.pp_ci(12.0, None) == "12.0 pp"
     assert numbers.pp_ci(None, [1.0, 2.0]) == "—"
     assert numbers.ci([math.nan, math.nan]) == ""

@@ -43,6 +43,18 @@ def short_names(labels: Sequence[str]) -> list[str]:
     return out
 
 
+def name_legend(names: Sequence[str], labels: Sequence[str]) -> list[tuple[str, str]]:
+    """Each short name with what the legend adds to it: the label's rest after `A:` when the name is
+    that prefix (`A`, `baseline (...)`: never `A = A: baseline`), else the whole label ("" when the
+    name is the whole label)."""
+    out = []
+    for name, label in zip(names, labels, strict=True):
+        match = _PREFIX.match(label)
+        rest = label[match.end() :].strip() if match and match.group(1).strip() == name else label
+        out.append((name, "" if rest.strip() == name else rest))
+    return out
+
+
 def sharing(analyses: Sequence[Analysis], baseline: int) -> list[int]:
     """Indices of the analyses (the baseline first) that share at least half the baseline's tasks, or
     whose own tasks are at least half the baseline's (a re-run of some of its tasks)."""

@@ -101,7 +101,7 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
 
 
 def difference_sentence(d: Difference) -> str:
-    """E.g. "C's answer gap is 30.0 pp lower than A's over 30 shared tasks (95 % CI -47.3–-10.0,
+    """E.g. "C's answer gap is 30.0 pp lower than A's over 30 shared tasks (95 % CI -47.3 to -10.0,
     p = 0.012)": each group named once, the interval and p-value in the one number style."""
     if d.common_tasks == 0 or d.answer_gap_diff_pp is None:
         return f"{d.label} shares no task with two answers with {d.against}: no paired comparison."

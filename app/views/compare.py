@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analyzer.report.compare_view import flip_table, sharing, short_names, side_by_side
+from analyzer.report.compare_view import flip_table, name_legend, sharing, short_names, side_by_side
 from analyzer.verdicts.compare import Comparison, compare
 from app import compare_charts, data, fmt, url_state
 from app.widgets import lazy
@@ -68,7 +68,10 @@ def render(selection: data.Selection | None = None) -> None:
     )
 
     st.caption(
-        " · ".join(f"**{escape(n)}** = {escape(label)}" for n, label in zip(names, labels, strict=True))
+        " · ".join(
+            f"**{escape(n)}**: {escape(rest)}" if rest else f"**{escape(n)}**"
+            for n, rest in name_legend(names, labels)
+        )
     )
 
     st.subheader("Differences beyond noise?")

@@ -488,7 +488,7 @@ def test_compare_shows_the_analyzers_comparison() -> None:
     table = frame_with(at, "group", "answer gap (pp)")
     # short names, each full label once, under the table
     assert table["group"].tolist() == ["A", "B"]
-    assert "**A** = A: shared proxy · **B** = B: pinned route" in all_text(at).replace("\\", "")
+    assert "**A**: shared proxy · **B**: pinned route" in all_text(at).replace("\\", "")
     assert table["answer gap (pp)"].tolist() == expected.table["answer_gap_pp"].tolist()
     low, high = expected.table.loc[0, ["answer_gap_low", "answer_gap_high"]]
     assert table["answer gap CI"].iloc[0] == f"{low:.1f}–{high:.1f}"

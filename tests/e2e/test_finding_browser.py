@@ -127,7 +127,7 @@ def test_compare_opens_on_the_logs_sharing_tasks(server: str, page: Any) -> None
     ]  # not E, nor its resample
     text = body_text(page)
     assert (
-        "B's answer gap is 16.7 pp lower than A's over 30 shared tasks (95 % CI -33.3–0.0, p = 0.125): "
+        "B's answer gap is 16.7 pp lower than A's over 30 shared tasks (95 % CI -33.3 to 0.0, p = 0.125): "
         "not distinguishable from noise with 30 tasks" in text
     )
     assert page.evaluate(SCROLLS_JS) == 0

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from analyzer.analysis import analyze
 from analyzer.log.loader import load_path
-from analyzer.report.compare_view import flip_table, sharing, short_names, side_by_side
+from analyzer.report.compare_view import flip_table, name_legend, sharing, short_names, side_by_side
 from analyzer.verdicts.compare import compare
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
@@ -21,6 +21,17 @@ def test_short_names_take_the_prefix_or_cut_and_stay_unique() -> None:
         "run-20261201-16…",
     ]
     assert short_names(["same", "same", "x: a", "x: b"]) == ["same", "same 2", "x", "x 2"]
+
+
+def test_the_legend_names_each_group_once() -> None:
+    labels = ["A: baseline (two keys)", "run-20261201-162456-fb221b", "same", "x: a", "x: b"]
+    assert name_legend(short_names(labels), labels) == [
+        ("A", "baseline (two keys)"),
+        ("run-20261201-16…", "run-20261201-162456-fb221b"),
+        ("same", ""),
+        ("x", "a"),
+        ("x 2", "x: b"),
+    ]
 
 
 def test_sharing_leaves_out_logs_of_another_task_set() -> None:
