@@ -81,6 +81,20 @@ navigation drawn). Streamlit's client looks for its server under a page's path b
 (a /runs/_stcore/health request, then /_stcore/health), about 0.1 s that any Streamlit page below
 the root pays; this baseline pays it too, so the ratio is what the view itself adds."""
 
+BARE_SWITCH_SCRIPT = """import streamlit as st
+
+
+def page(title):
+    return st.Page(lambda: st.title(title), title=title, url_path=title.lower(), default=title == "Baseline")
+
+
+st.navigation([page("Baseline"), page("Other")]).run()
+"""
+"""The baseline of a switch: two one-title pages in the sidebar's navigation, and a click from one to
+the other (page and scripts already loaded, as when a user moves between the dashboard's views)."""
+SWITCH_FROM = {"Runs": "Overview"}
+"""The view a switch to each sample view starts from (Runs, unless named here), with the same logs."""
+
 
 def _iso(t: datetime) -> str:
     return t.isoformat().replace("+00:00", "Z")
@@ -275,6 +289,12 @@ def _switched(page: object, title: str) -> float:
     return time.perf_counter() - t
 
 
+def _switch(page: object, start_url: str, title: str) -> float:
+    """Seconds of a switch to the view `title` from the page at `start_url` (loaded, not timed)."""
+    _drawn(page, start_url)
+    return _switched(page, title)
+
+
 def _rounds(measures: dict[str, Callable[[int], float]], repeat: int) -> dict[str, list[float]]:
     """Each measure `repeat` times, in turns, so a change of load touches all of them alike."""
     out: dict[str, list[float]] = {name: [] for name in measures}
@@ -405,6 +425,8 @@ def bench_samples(chromium: str, repeat: int, against: Path | None = None) -> di
         (bare_dir / "bare_paths.py").write_text(BARE_PATHS_SCRIPT, encoding="utf-8")
         bare = stack.enter_context(streamlit_server(bare_dir, script=bare_dir / "bare.py"))
         bare_paths = stack.enter_context(streamlit_server(bare_dir, script=bare_dir / "bare_paths.py"))
+        (bare_dir / "bare_switch.py").write_text(BARE_SWITCH_SCRIPT, encoding="utf-8")
+        bare_switch = stack.enter_context(streamlit_server(bare_dir, script=bare_dir / "bare_switch.py"))
         base = stack.enter_context(streamlit_server(runs))
         other = (
             stack.enter_context(streamlit_server(runs, script=against / "app" / "main.py"))
@@ -428,6 +450,15 @@ def bench_samples(chromium: str, repeat: int, against: Path | None = None) -> di
         for name, url in urls.items():
             measures[f"{name} first"] = lambda r, url=url: _first_visit(browser, url)
             measures[f"{name} warm"] = lambda r, url=url: _drawn(warm, url)
+        measures["bare page switch"] = lambda r: _switch(warm, f"{bare_switch}/", "Other")
+        for name, path in SAMPLE_VIEWS.items():
+            start = _path(SAMPLE_VIEWS[SWITCH_FROM.get(name, "Runs")]) + path.removeprefix(_path(path))
+            title = name.split(" (")[0]
+            measures[f"{name} switch"] = lambda r, u=f"{base}/{start}", t=title: _switch(warm, u, t)
+            if other and against:
+                measures[f"{name} ({against.name}) switch"] = lambda r, u=f"{other}/{start}", t=title: (
+                    _switch(warm, u, t)
+                )
         out = _rounds(measures, repeat)
         browser.close()
     return out
@@ -443,6 +474,7 @@ def _print_samples(figures: dict[str, list[float]]) -> None:
     bares = [n.removesuffix(" first") for n in figures if n.startswith("bare page") and n.endswith(" first")]
     for bare in bares:
         print(f"  {bare:<22} first visit {median(bare, 'first'):.2f} s, warm {median(bare, 'warm'):.2f} s")
+    print(f"  {'bare page switch':<22} {median('bare page', 'switch'):.2f} s (a click in its navigation)")
     views = [
         n.removesuffix(" first") for n in figures if n.endswith(" first") and not n.startswith("bare page")
     ]
@@ -457,6 +489,12 @@ def _print_samples(figures: dict[str, list[float]]) -> None:
             parts.append(
                 f"{kind} {median(name, kind):.2f} s = {ratio:.2f}x ({mark} {bound}x, root {root:.2f}x)"
             )
+        switch = median(name, "switch")
+        ratio = switch / median("bare page", "switch")
+        parts.append(
+            f"switch {switch:.2f} s = {ratio:.2f}x ({'within' if ratio <= WARM_BOUND else 'OVER'} "
+            f"{WARM_BOUND}x)"
+        )
         print(f"  {name:<14} " + " · ".join(parts))
 
 
