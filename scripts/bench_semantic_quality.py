@@ -9,12 +9,13 @@ pairs of answers that deny each other (`negation_of`) and were joined, and mean 
 the default thresholds were chosen: the most recall with precision >= 0.9 and no negation pair
 joined, on dev, ties to the stricter setting; the test and holdout splits are not used for that
 (holdout, in `holdout.json`, was labelled before the rule it measures was changed; holdout2, in
-`holdout2.json`, and holdout3, in `holdout3.json`, before any rule or model was run on them: record
-a new rule's first figure there as its blind one before reading that split's errors).
+`holdout2.json`, holdout3, in `holdout3.json`, and holdout4, in `holdout4.json`, before any rule or
+model was run on them: record a new rule's first figure there as its blind one before reading that
+split's errors).
 `--per-task` prints each task's purity under each key.
 
     python scripts/bench_semantic_quality.py [--sweep] [--per-task]
-        [--split dev|test|holdout|holdout2|holdout3|all]
+        [--split dev|test|holdout|holdout2|holdout3|holdout4|all]
 """
 
 from __future__ import annotations
@@ -35,18 +36,19 @@ from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOption
 from analyzer.safety.bounded_read import read_file  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "semantic"
-SPLITS = ("dev", "test", "holdout", "holdout2", "holdout3")
+SPLITS = ("dev", "test", "holdout", "holdout2", "holdout3", "holdout4")
 
 
 def load_tasks(split: str) -> list[dict]:
-    """The labelled tasks of one split (`dev`, `test`, `holdout`, `holdout2`, `holdout3` or `all`).
+    """The labelled tasks of one split (`dev`, `test`, `holdout`, `holdout2`, `holdout3`, `holdout4` or
+    `all`).
 
     `holdout.json` was labelled before the rule it measures was changed, and has been read since;
-    `holdout2.json` was labelled before any candidate model was run on it, `holdout3.json` before
-    any rule or model was run on it (tests/fixtures/semantic/SOURCE.md).
+    `holdout2.json` was labelled before any candidate model was run on it, `holdout3.json` and
+    `holdout4.json` before any rule or model was run on them (tests/fixtures/semantic/SOURCE.md).
     """
     tasks = []
-    for name in ("answers.json", "holdout.json", "holdout2.json", "holdout3.json"):
+    for name in ("answers.json", "holdout.json", "holdout2.json", "holdout3.json", "holdout4.json"):
         tasks += json.loads(read_file(FIXTURES / name, 2**22, "labelled set"))["tasks"]
     return [t for t in tasks if split == "all" or t["split"] == split]
 
