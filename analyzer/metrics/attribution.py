@@ -205,7 +205,7 @@ def _sentence(cause: Cause, finding: Finding, q: float | None, factor: str | Non
     test = finding.test
     if test is None:
         return finding.evidence
-    odds = f"p = {test.p_value:.3g}, q = {q:.3g}" if q is not None else f"p = {test.p_value:.3g}"
+    odds = numbers.p_value(test.p_value) + (f", {numbers.p_value(q, 'q')}" if q is not None else "")
     if cause == "route":
         return f"answers follow the {factor} ({odds}, passes q <= {FDR_Q}): {finding.evidence}"
     if cause == "both":

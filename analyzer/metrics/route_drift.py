@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+from analyzer.log.field_labels import field_label
 from analyzer.log.frames import ROUTE_FIELDS
 from analyzer.metrics.grouping import (
     any_recorded,
@@ -136,7 +137,8 @@ def task_settings(usage: pd.DataFrame) -> list[str]:
 
 
 def task_drift(results: pd.DataFrame, usage: pd.DataFrame) -> pd.DataFrame:
-    """Per task (first-appearance order): `drifted` and `drift`, e.g. "base_url: https://a, https://b".
+    """Per task (first-appearance order): `drifted`, `drift` (e.g. "base URL: https://a, https://b")
+    and `drift_fields`, the fields alone ("base URL, backend": what fits a table's cell).
 
     Counting distinct values per task is done on integer codes (factorize + unique pairs), so only
     the drifted tasks cost any Python work.
@@ -148,18 +150,19 @@ def task_drift(results: pd.DataFrame, usage: pd.DataFrame) -> pd.DataFrame:
     order, result_tasks = task_codes(results)
     usage_codes, usage_ids = pd.factorize(usage["task_id"])  # look up each task once, not each row
     usage_tasks = order.get_indexer(usage_ids)[usage_codes] if len(usage_codes) else usage_codes
-    texts: dict[int, list[str]] = {}
+    texts: dict[int, list[tuple[str, str]]] = {}
     sources = [(name, usage_tasks, usage[name]) for name in ROUTE_FIELDS]
     sources += [(name, result_tasks, results[name]) for name in BACKEND_FIELDS]
     for name, tasks, values in sources:
         for task, shown in _drifted_values(tasks, values, len(order)):
-            texts.setdefault(task, []).append(f"{name}: {shown}")
-    drift = [("; ".join(texts[i]) if i in texts else "") for i in range(len(order))]
+            texts.setdefault(task, []).append((field_label(name), shown))
+    parts = [texts.get(i, []) for i in range(len(order))]
     return pd.DataFrame(
         {
             "task_id": pd.array(order, dtype="string"),
-            "drifted": np.array([bool(t) for t in drift], dtype=bool),
-            "drift": pd.array(drift, dtype="string"),
+            "drifted": np.array([bool(p) for p in parts], dtype=bool),
+            "drift": pd.array(["; ".join(f"{f}: {v}" for f, v in p) for p in parts], dtype="string"),
+            "drift_fields": pd.array([", ".join(f for f, _ in p) for p in parts], dtype="string"),
         }
     )
 
@@ -292,13 +295,17 @@ def _pinned_parts(figures: RouteFigures) -> list[str]:
     elif figures.pinned:
         parts = ["Route pinned: every result and attempt went through one route."]
     else:
-        changed = f"{', '.join(route_fields)} changed" if route_fields else "some leave route fields unset"
+        changed = (
+            f"{', '.join(field_label(f) for f in route_fields)} changed"
+            if route_fields
+            else "some leave route fields unset"
+        )
         parts = [f"Route not pinned: {figures.tuples} different routes ({changed})."]
     if figures.unrecorded_results and figures.pinned is not None:
         n = figures.unrecorded_results
         parts.append(f"{n} result{'s' if n != 1 else ''} did not record a key or base URL.")
     if backend:
-        what = " and ".join(f.replace("_", " ") for f in backend)
+        what = " and ".join(field_label(f) for f in backend)
         parts.append(f"The provider reported a different {what} during the run.")
     return parts
 

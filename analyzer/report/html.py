@@ -21,6 +21,7 @@ from plotly.offline import get_plotlyjs
 
 import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
+from analyzer.log.field_labels import field_label
 from analyzer.report.cause_html import cause_section
 from analyzer.verdicts.compare import compare
 
@@ -281,7 +282,7 @@ def _drift(a: Analysis) -> str:
     routes = a.routes
     cols = list(routes.columns)
     rows = [[esc(_fmt_cell(v)) for v in r] for r in routes.itertuples(index=False)]
-    fields = ", ".join(route.drifted_fields) or "none"
+    fields = ", ".join(field_label(f) for f in route.drifted_fields) or "none"
     drifted = a.tasks[a.tasks["drifted"].astype(bool)]
     text = (
         f"<p>{numbers.counted(route.tuples, 'route tuple')}; fields that changed: {esc(fields)}; "
@@ -289,7 +290,7 @@ def _drift(a: Analysis) -> str:
     )
     if route.pinned is None:  # nothing recorded cannot be said to have not changed
         text = f"<p>{esc(route.verdict.split('. ')[0])}.</p>"
-    table = f"<div class='scroll'>{_table([c.replace('_', ' ') for c in cols], rows)}</div>" if rows else ""
+    table = f"<div class='scroll'>{_table([field_label(c) for c in cols], rows)}</div>" if rows else ""
     return "<h3>Route drift</h3>" + text + table
 
 

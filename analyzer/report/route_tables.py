@@ -9,34 +9,17 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+from analyzer.log.field_labels import field_label
 from analyzer.report.task_rounds import RoundTable
 
 if TYPE_CHECKING:
     from analyzer.analysis import Analysis
 
-FIELD_LABELS: dict[str, str] = {
-    "base_url": "base URL",
-    "key_fingerprint": "key",
-    "model": "model",
-    "temperature": "temperature",
-    "top_p": "top p",
-    "seed": "seed",
-    "max_tokens": "max tokens",
-    "timeout_s": "timeout (s)",
-    "max_retries": "max retries",
-    "served_model": "served model",
-    "system_fingerprint": "backend",
-    "results": "results",
-    "attempts": "HTTP attempts",
-}
-"""Every route field as a person reads it."""
-
 COUNTS = ("results", "attempts")
 
 
-def label(field: str) -> str:
-    """`key_fingerprint` -> `key`; an unknown field with its underscores as spaces."""
-    return FIELD_LABELS.get(field, field.replace("_", " "))
+label = field_label
+"""`key_fingerprint` -> `key` (the log's one vocabulary, `analyzer.log.field_labels`)."""
 
 
 def route_tuples(routes: pd.DataFrame) -> RoundTable:

@@ -11,6 +11,8 @@ from typing import NamedTuple
 
 import pandas as pd
 
+from analyzer.log.field_labels import field_label
+
 ALWAYS = ("round", "cluster", "status", "answer")
 """Shown whatever they hold."""
 
@@ -25,14 +27,6 @@ WHEN_THEY_VARY = (
 
 WHEN_RECORDED = ("total_tokens", "success", "latency_ms", "error_message")
 """Shown as a column when any round recorded a value."""
-
-LABELS = {
-    "key_fingerprint": "key",
-    "base_url": "base URL",
-    "served_model": "served model",
-    "system_fingerprint": "backend",
-    "n_attempts": "HTTP attempts",
-}
 
 
 class RoundTable(NamedTuple):
@@ -55,6 +49,6 @@ def round_table(results: pd.DataFrame, task_id: str) -> RoundTable:
         if len(values) > 1 or (len(values) == 1 and rows[name].isna().any()):
             columns.append(name)
         elif len(values) == 1:
-            shared[LABELS[name]] = str(values[0])
+            shared[field_label(name)] = str(values[0])
     columns += [c for c in WHEN_RECORDED if c in rows.columns and rows[c].notna().any()]
     return RoundTable(rows[columns].reset_index(drop=True), shared)

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 import analyzer.numbers as numbers
+from analyzer.log.field_labels import field_label
 from analyzer.metrics.attribution import CAUSES, verdict_counts
 from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
@@ -52,7 +53,7 @@ def render_report(analysis: Analysis, source: str) -> str:
     lines += ["", "Retries", *retry_lines(h.retries)]
     lines += ["", "Route", f"  {h.route.verdict}"]
     if h.route.drifted_fields:
-        lines.append(f"  drifted: {', '.join(h.route.drifted_fields)}")
+        lines.append(f"  drifted: {', '.join(field_label(f) for f in h.route.drifted_fields)}")
     lines += attribution_lines(h.attribution)
     if analysis.trajectories is not None:
         lines += trajectory_lines(analysis.trajectories.report())
@@ -207,8 +208,11 @@ def attribution_lines(items: list[Attribution]) -> list[str]:
         "(exact permutation test per factor, Bonferroni within the task, Benjamini-Hochberg across tasks)",
     ]
     for a in items[:_LIST_AT_MOST]:
-        figures = [f"{a.factor}" if a.factor else "", f"p = {a.p_value:.3g}" if a.p_value is not None else ""]
-        figures.append(f"q = {a.q_value:.3g}" if a.q_value is not None else "")
+        figures = [
+            f"{a.factor}" if a.factor else "",
+            numbers.p_value(a.p_value) if a.p_value is not None else "",
+        ]
+        figures.append(numbers.p_value(a.q_value, "q") if a.q_value is not None else "")
         told = ", ".join(f for f in figures if f)
         out.append(f"  {a.task_id}: {a.cause}{f' ({told})' if told else ''}: {a.evidence}")
     if len(items) > _LIST_AT_MOST:

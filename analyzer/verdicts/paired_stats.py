@@ -143,8 +143,8 @@ def comparability(against: str, first: Analysis, label: str, second: Analysis) -
     if p <= ALPHA:
         return (
             f"errored results differ beyond chance ({against} {a.errors} of {a.results}, {label} "
-            f"{b.errors} of {b.results}, Fisher p = {p:.3g}); errors take rounds away and fewer answers "
-            "agree more easily"
+            f"{b.errors} of {b.results}, Fisher {numbers.p_value(p)}); errors take rounds away and fewer "
+            "answers agree more easily"
         )
     return None
 

@@ -117,7 +117,7 @@ def settle(e: Evidence, q: float | None) -> TaskVerdict:
         return e.early or TaskVerdict("unmeasured", None, None, None, "no test")
     test, factor = e.test, " and ".join(e.test.factors) or None
     left_out = f"; {numbers.counted(e.spilled, 'round')} served by another route" if e.spilled else ""
-    odds = f"p = {test.p_value:.3g}" + (f", q = {q:.3g}" if q != test.p_value else "")
+    odds = numbers.p_value(test.p_value) + (f", {numbers.p_value(q, 'q')}" if q != test.p_value else "")
 
     def made(verdict: Verdict, reason: str, need: int | None = None) -> TaskVerdict:
         return TaskVerdict(verdict, e.chance, test.p_value, need, reason + left_out, factor, q)

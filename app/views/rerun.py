@@ -44,7 +44,11 @@ PICK_COLUMNS = {
     ),
     "n_errors": st.column_config.NumberColumn("errors"),
     "retries": st.column_config.NumberColumn("retries"),
-    "drift": st.column_config.TextColumn("route drift", width="large"),
+    "drift": st.column_config.TextColumn(
+        "route drift",
+        width="medium",
+        help="The route fields that changed within the task (Routes lists the values).",
+    ),
 }
 AFTER_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
@@ -358,7 +362,7 @@ def _ticked(group: data.Group, rows: pd.DataFrame, mode: str, key: AnswerKey, *,
             "task_id": rows["task_id"].astype(str),
             "reasons": rows["flag_reasons"].astype("string").fillna(fmt.NONE).replace("", fmt.NONE),
             **{c: rows[c] for c in ("n_clusters", "majority_share", "n_errors", "retries")},
-            "drift": rows["drift"].astype("string").fillna(fmt.NONE).replace("", fmt.NONE),
+            "drift": rows["drift_fields"].astype("string").fillna(fmt.NONE).replace("", fmt.NONE),
         }
     )
     picked = st.data_editor(

@@ -166,8 +166,8 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
         st.text(f"Route drift: {row['drift']}")
     cause = next((a for a in analysis.headline.attribution if a.task_id == task_id), None)
     if cause is not None:
-        figures = [f"p = {cause.p_value:.3g}"] if cause.p_value is not None else []
-        figures += [f"q = {cause.q_value:.3g}"] if cause.q_value is not None else []
+        figures = [fmt.p_value(cause.p_value)] if cause.p_value is not None else []
+        figures += [fmt.p_value(cause.q_value, "q")] if cause.q_value is not None else []
         p = f" ({', '.join(figures)})" if figures else ""
         st.text(f"Cause from the log: {cause.cause}{p}: {cause.evidence}")
 

@@ -278,4 +278,4 @@ def test_a_group_can_be_relabelled(runs: Path) -> None:
     assert not at.exception
     table = [df.value for df in at.dataframe if "answer gap (pp)" in df.value.columns][0]
     assert table["group"].tolist() == ["A", "C"]  # short names of the labels typed
-    assert "**C** = C: my pinned run" in "".join(c.value for c in at.caption).replace("\\", "")
+    assert "**C**: my pinned run" in "".join(c.value for c in at.caption).replace("\\", "")

@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 from analyzer.analysis import Analysis, analyze
 from analyzer.log.loader import load_path
 from analyzer.metrics.attribution import attribution_caption, verdict_counts
+from analyzer.numbers import p_value
 from analyzer.verdicts.compare import compare
 from app import data, fmt
 from app.widgets.messages import escape
@@ -288,7 +289,7 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
         assert (column in varying.columns) == (refund[column].astype(str).nunique() > 1)
     [cause] = [a for a in analysis.headline.attribution if a.task_id == "html"]
     assert (
-        f"Cause from the log: {cause.cause} (p = {cause.p_value:.3g}, q = {cause.q_value:.3g}): "
+        f"Cause from the log: {cause.cause} ({p_value(cause.p_value)}, {p_value(cause.q_value, 'q')}): "
         in all_text(at)
     )
     assert cause.evidence in all_text(at)

@@ -87,14 +87,14 @@ def test_a_failover_seen_only_in_the_attempts_is_drift() -> None:
     assert route.drifted_fields == ["base_url"]
     assert route.drifted_tasks == ["1"]
     tasks = a.tasks.set_index("task_id")
-    assert tasks.loc["1", "drift"] == f"base_url: {A}, {B}"
+    assert tasks.loc["1", "drift"] == f"base URL: {A}, {B}"
     assert not tasks.loc["2", "drifted"]
     # task 1 is inconsistent and drifted, yet both its answers came from A: drift alone is no evidence
     # that the route explains it; but the answer "w" came after a timeout, so the retry state differs
     # between the two rounds, and one round per retry state cannot tell route from model
     assert route.inconsistent_drifted_or_retried == ["1"]
     assert route.inconsistent_clean == []
-    assert "Route not pinned: 2 different routes (base_url changed)" in route.verdict
+    assert "Route not pinned: 2 different routes (base URL changed)" in route.verdict
     assert "1 cannot be told apart from this log alone (inconclusive" in route.verdict
     routes = a.routes.set_index("base_url")
     assert routes.loc[A, "results"] == 4 and routes.loc[A, "attempts"] == 4
@@ -109,8 +109,9 @@ def test_key_and_parameter_drift_across_results() -> None:
         )
     )
     tasks = a.tasks.set_index("task_id")
-    assert tasks.loc["1", "drift"] == f"key_fingerprint: {KEY1}, {KEY2}"
+    assert tasks.loc["1", "drift"] == f"key: {KEY1}, {KEY2}"
     assert tasks.loc["2", "drift"] == "temperature: 0.0, 0.7"
+    assert tasks.loc["1", "drift_fields"] == "key"
     assert a.headline.route.drifted_fields == ["key_fingerprint", "temperature"]
     assert a.headline.route.tuples == 3
     # both drifted but both consistent: nothing to split
@@ -122,8 +123,8 @@ def test_a_backend_change_drifts_the_task_but_not_the_pin() -> None:
     route = a.headline.route
     assert route.pinned is True
     assert route.drifted_tasks == ["1"]
-    assert a.tasks.loc[0, "drift"] == "system_fingerprint: fp_1, fp_2"
-    assert "different system fingerprint" in route.verdict
+    assert a.tasks.loc[0, "drift"] == "backend: fp_1, fp_2"
+    assert "different backend" in route.verdict
     assert route.inconsistent_drifted_or_retried == ["1"]
 
 

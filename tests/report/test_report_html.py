@@ -41,7 +41,7 @@ def test_figures_flagged_tasks_clusters_retries_and_drift_are_shown() -> None:
     assert f"Flagged tasks ({len(h.flagged)})" in page
     assert "Answer clusters of the 14 inconsistent tasks" in page
     assert f"{h.retries.attempts_total} HTTP attempts; {h.retries.extra_attempts} retries" in page
-    assert "Route drift" in page and "key_fingerprint" in page
+    assert "Route drift" in page and "fields that changed: key" in page and "key_fingerprint" not in page
 
 
 def test_every_label_and_answer_is_escaped() -> None:

@@ -9,6 +9,7 @@ from analyzer.importers import load_any
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog
 from analyzer.metrics.attribution import verdict_counts
+from analyzer.numbers import p_value
 from analyzer.report.text import render_comparison, render_report
 from analyzer.verdicts.compare import compare
 
@@ -32,10 +33,8 @@ def test_report_shows_intervals_and_attribution() -> None:
     assert f"Route or model, from the log alone ({len(h.attribution)} inconsistent tasks): {shown}" in text
     assert "false discovery rate of 5%" in text and "Benjamini-Hochberg across tasks" in text
     first = h.attribution[0]
-    assert (
-        f"  {first.task_id}: {first.cause} ({first.factor}, p = {first.p_value:.3g}, q = {first.q_value:.3g})"
-        in text
-    )
+    odds = f"{p_value(first.p_value)}, {p_value(first.q_value, 'q')}"
+    assert f"  {first.task_id}: {first.cause} ({first.factor}, {odds})" in text
 
 
 def test_comparison_says_each_difference_in_a_sentence() -> None:
