@@ -27,7 +27,9 @@ The targets (headless Chromium, quiet machine): new log within 2 s, cached withi
 taken in turns with the same visit of a bare Streamlit page (one title) in the same run, and the
 ratios set against their bounds: a warm page within 1.5x the bare one, a first visit within 2.5x.
 The bare page is served at the view's own path (/runs, /tasks...: see BARE_PATHS_SCRIPT), and the
-ratio to the bare page at the root is printed beside it.
+ratio to the bare page at the root is printed beside it. A third figure, "switch", is a click in the
+navigation to the view from a loaded one (Runs, or Overview for Runs) with the same logs, against a
+click between the two one-title pages of a bare app (BARE_SWITCH_SCRIPT), held to the warm bound.
 No assertions: this is a benchmark; every figure is printed beside the baseline and the load.
 
 Chromium's flags, the server start and the "fully drawn" check are the browser tests' own, from
