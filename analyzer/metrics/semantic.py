@@ -25,9 +25,11 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from analyzer.metrics.semantic_antonyms import price_conflict
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
 from analyzer.metrics.semantic_guards import Facts, conflict, facts
 from analyzer.metrics.semantic_marks import codes, opposite_status, verdict
+from analyzer.metrics.semantic_mood import mood_conflict
 from analyzer.metrics.semantic_polarity import pair_polarity, restated_clause
 from analyzer.metrics.semantic_scope import scope_conflict
 from analyzer.metrics.semantic_text import embedding_text
@@ -293,6 +295,10 @@ def _facts_conflict(a: str, b: str) -> str | None:
     codes_a, codes_b = codes(a), codes(b)
     if codes_a and codes_b and not (codes_a <= codes_b or codes_b <= codes_a):
         return "codes"
+    if price_conflict(a, b):
+        return "price"
+    if mood_conflict(a, b):
+        return "offer / act"
     pa, pb = pair_polarity(a, b)
     if pa == pb:
         if not pa and opposite_status(a, b):

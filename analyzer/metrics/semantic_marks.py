@@ -9,7 +9,8 @@
   verdicts differ, whatever follows ("Yes, X is not prohibited" / "No, X is not allowed").
 - **opposite statuses**: an outcome said without a negation (`cancelled` / `as scheduled`,
   `allowed` / `prohibited`, `open` / `closed`, `on time` / `delayed`, `approved` / `rejected`,
-  `available` / `sold out`, `succeeded` / `failed`, `paid` / `unpaid`), in English and Chinese:
+  `available` / `sold out`, `succeeded` / `failed`, `paid` / `unpaid`, `postponed` / `went ahead`,
+  `rose` / `fell`, `增长` / `下降`), in English and Chinese:
   two answers that each name one side of a pair, and not the other, differ.
 - **prefix antonyms**: `eligible` / `ineligible`, `legal` / `illegal`, `available` /
   `unavailable`: one answer has a word, the other that word with a negating prefix.
@@ -51,8 +52,13 @@ def _opens_clause(head: str) -> bool:
 
 # fmt: off
 _STATUS_PAIRS = (
-    (("cancelled", "canceled", "取消"),
-     ("as scheduled", "as planned", "on schedule", "照常", "按计划", "按时起飞")),
+    (("cancelled", "canceled", "called off", "取消"),
+     ("as scheduled", "as planned", "on schedule", "went ahead", "照常", "按计划", "按时起飞", "如期")),
+    (("postponed", "pushed back", "rescheduled", "推迟", "延期", "改期"),
+     ("as scheduled", "as planned", "on schedule", "went ahead", "照常", "按计划", "如期")),
+    (("rose", "risen", "grew", "grown", "increased", "went up", "gone up", "增长", "上升", "上涨", "增加"),
+     ("fell", "fallen", "dropped", "declined", "decreased", "went down", "gone down", "下降", "下跌",
+      "减少")),
     (("allowed", "permitted", "welcome", "允许", "欢迎"),
      ("forbidden", "prohibited", "banned", "禁止", "不准", "不允许")),
     (("open", "opens", "开门", "营业"), ("closed", "closes", "关门", "停业", "不营业", "休息")),
