@@ -27,7 +27,7 @@ import pandas as pd
 
 from analyzer.metrics.semantic_antonyms import price_conflict
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
-from analyzer.metrics.semantic_guards import Facts, conflict, facts
+from analyzer.metrics.semantic_guards import Facts, conflict, facts, quantity_word
 from analyzer.metrics.semantic_marks import codes, opposite_status, verdict
 from analyzer.metrics.semantic_mood import mood_conflict
 from analyzer.metrics.semantic_polarity import pair_polarity, restated_clause
@@ -249,15 +249,18 @@ class PairJudge:
             b: The other.
             cosine: Cosine of their embeddings.
         """
-        a, b = embedding_text(a), embedding_text(b)
-        score = 1.0 if _contained(a, b) else float(cosine)
-        if score < self.needed(a, b):
+        ta, tb = embedding_text(a), embedding_text(b)
+        score = 1.0 if _contained(ta, tb) else float(cosine)
+        if score < self.needed(ta, tb):
             return score, None  # not joined whatever the guards say
         return score, self.guard(a, b, cosine)
 
     def guard(self, a: str, b: str, cosine: float) -> str | None:
         """Why two answers cannot be one, whatever their similarity: facts, a negated phrase the
-        other affirms, or (for a pair close enough to have been slot-checked) the differing words."""
+        other affirms, an offer against an act (read on the whole answers: an offer is often worded
+        as a courtesy), or (for a pair close enough to have been slot-checked) the differing words."""
+        if mood_conflict(a, b):
+            return "offer / act"
         a, b = embedding_text(a), embedding_text(b)
         reason = _facts_conflict(a, b)
         if reason is not None:
@@ -272,8 +275,12 @@ class PairJudge:
     def _slot_reason(self, slot: tuple[str, str]) -> str | None:
         """The differing words must be synonyms: one word for one word at `SYNONYM_COSINE`, a longer
         slot at the slot threshold; and no word of one side may be another spelling of a word of the
-        other (see `spelled_alike`)."""
+        other (see `spelled_alike`). Slots of numbers and units alone are the facts guard's."""
         words_a, words_b = slot[0].split(), slot[1].split()
+        if all(quantity_word(w) for w in words_a + words_b) and all(
+            any(w[0].isdigit() for w in side) for side in (words_a, words_b)
+        ):
+            return None  # numbers, units and times: the facts guard has compared them
         alike = next(((x, y) for x in words_a for y in words_b if spelled_alike(x, y)), None)
         if alike is not None:
             return f"differ in '{alike[0]}' / '{alike[1]}'"
@@ -297,8 +304,6 @@ def _facts_conflict(a: str, b: str) -> str | None:
         return "codes"
     if price_conflict(a, b):
         return "price"
-    if mood_conflict(a, b):
-        return "offer / act"
     pa, pb = pair_polarity(a, b)
     if pa == pb:
         if not pa and opposite_status(a, b):

@@ -28,7 +28,7 @@ from functools import lru_cache
 from analyzer.metrics.semantic_quantities import spelled_numbers, temperatures
 from analyzer.metrics.semantic_times import ClockTime, clock_times, times_conflict
 
-__all__ = ["Facts", "conflict", "facts"]
+__all__ = ["Facts", "conflict", "facts", "quantity_word"]
 
 # fmt: off
 _NEGATION_WORDS = frozenset([
@@ -177,6 +177,22 @@ def facts(text: str) -> Facts:
         units=frozenset(units),
         weekdays=frozenset(v for k, v in _WEEKDAYS.items() if k in folded),
         times=times,
+    )
+
+
+_QUANTITY_WORDS = frozenset(
+    ["am", "pm", "o'clock", "degree", "degrees", "celsius", "fahrenheit", "c", "f", "cent", "cents", "and"]
+)
+
+
+def quantity_word(word: str) -> bool:
+    """A word that only states a quantity (a number, a unit, am / pm): the facts guard compares
+    those, so two answers that differ only in such words are left to it ("7:30 pm" / "19:30")."""
+    return (
+        _is_number(word)
+        or word in _UNIT_OF
+        or word in _QUANTITY_WORDS
+        or all(c in _ZH_DIGITS or c in _ZH_SCALES for c in word)
     )
 
 

@@ -19,11 +19,12 @@ __all__ = ["mood_conflict"]
 _OFFERS = re.compile(
     r"\b(?:would you like (?:me )?to|do you want me to|shall i|should i|would you prefer (?:me )?to"
     r"|if you(?:'d| would)? like,? i can|i can [^.?!]*\bif you(?:'d| would)? like)\b"
+    r"(?!\s+(?:help|assist|know|be)\b)"
     r"|需要我[^。！？]*[吗？?]|要不要|是否需要|是否希望|您希望我"
 )
 _ACTS = re.compile(
     r"(?<!if )\b(?:i will|i'll|i am going to|i'm going to|i am now|i'm now|please hold|hold on"
-    r"|proceed(?:ing)? with the \w+ now)\b"
+    r"|proceed(?:ing)? with the \w+ now)\b(?!\s+(?:be|not|need|help|assist)\b)"
     r"|我将|我会为您|正在为您|马上为您|请稍候|请稍等"
 )
 
