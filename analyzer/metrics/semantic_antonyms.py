@@ -4,7 +4,10 @@
   "失败", "驳回", "缺货", "禁止" say "not open", "not done", "not approved", "not in stock", "not
   allowed". The polarity rule (`semantic_polarity`) reads them as a denial, so "The pharmacy is
   closed" agrees with "药店不营业" and "Your password could not be reset" with "密码重置失败", while
-  "Your password has been reset" and "密码重置失败" differ in polarity. Words that also state a
+  "Your password has been reset" and "密码重置失败" differ in polarity. So do the prefixed words
+  that Chinese says with a negation character ("illegal" 非法, "ineligible" 没有资格, "invalid"
+  无效, "impossible" 不可能, "unlimited" 无限): read against an answer in another language, the
+  prefix rule of `semantic_polarity` has no stem to find. Words that also state a
   direction or a plain event ("declined" of sales, "cancelled") are left to `opposite_status`.
 - **free against a price**: an answer that says something is free ("free of charge", "at no cost",
   "免费") and one that states an amount of money other than zero ("costs $20", "门票20美元") differ,
@@ -22,7 +25,8 @@ __all__ = ["NEGATIVE_STATUS", "price_conflict"]
 
 NEGATIVE_STATUS = re.compile(
     r"(?<![a-z-])(?:closed|failed|failure|unsuccessful|rejected|refused|banned|forbidden|prohibited"
-    r"|sold out|out of stock|unpaid)(?![a-z-])"
+    r"|sold out|out of stock|unpaid|illegal|unlawful|ineligible|invalid|impossible|nonrefundable"
+    r"|unauthori[sz]ed|inaccessible|unavailable|unknown|unlimited|unsafe)(?![a-z-])"
     r"|失败|驳回|缺货|售罄|禁止|停业|关门"
 )
 """Words that state a negative outcome (see the module docstring)."""

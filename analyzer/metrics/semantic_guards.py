@@ -39,7 +39,8 @@ _NEGATION_WORDS = frozenset([
 # fmt: on
 _NEGATION_PREFIXES = ("non-", "non ", "un-")
 _ZH_NEGATION = re.compile(r"[不没無无未非别否]")
-_ZH_NEGATION_IDIOMS = ("不错", "不客气", "不用谢", "不仅", "不但", "无论", "非常", "未读", "未接")
+_ZH_NEGATION_IDIOMS = ("不错", "不客气", "不用谢", "不仅", "不但", "无论", "非常", "未读", "未接", "无人机",
+                       "无人驾驶", "无线", "非洲", "不丹", "否则", "不断", "不久", "不少")  # fmt: skip
 """Chinese words that contain a negation character but do not negate the answer."""
 
 _WORD_NUMBERS = {

@@ -19,7 +19,8 @@ Two answers must hold the same set. A word one answer has with a negating prefix
 dis non`) whose stem the other has (`refundable` / `nonrefundable`, `eligible` / `ineligible`) is a
 denial of that pair's answer, so "not eligible" and "ineligible" agree and "eligible" and
 "ineligible" do not. A few words that hold a negation character or word but deny nothing do not
-count (`不客气`, `不错`, `非常`, `未来`, `no problem`, `not only`).
+count (`不客气`, `不错`, `非常`, `未来`, the nouns `无人机` drone, `无线` wireless, `非洲` Africa,
+`no problem`, `not only`).
 
 The one exception: a denying answer that also states the other answer whole in a clause of its own
 holding no denial ("It was not signed on July 4; it was signed on August 2" / "signed on August 2"),
@@ -57,6 +58,7 @@ _PARTIAL = re.compile(
 _NOT_DENIALS = re.compile(
     r"\bnot\s+only\b|\bno\s+problem\b|\bno\s+worries\b|\bno\s+doubt\b|\bnothing\s+else\b"
     r"|不客气|不用谢|不错|不仅|不但|不过|不好意思|没关系|无论|非常|未读|未接|未来"
+    r"|无人机|无人驾驶|无线|非洲|不丹|否则|不断|不久|不少"
 )
 _ZH_DENY = re.compile(r"[不没無无未非别勿否]|拒绝|除了")
 _ZH_A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1|[不没]有?[?？]|可不可以")
