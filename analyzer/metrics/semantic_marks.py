@@ -10,7 +10,8 @@
 - **opposite statuses**: an outcome said without a negation (`cancelled` / `as scheduled`,
   `allowed` / `prohibited`, `open` / `closed`, `on time` / `delayed`, `approved` / `rejected`,
   `available` / `sold out`, `succeeded` / `failed`, `paid` / `unpaid`, `postponed` / `went ahead`,
-  `rose` / `fell`, `增长` / `下降`), in English and Chinese:
+  `rose` / `fell`, `增长` / `下降`, and a flight's `cancelled` against `on time` or `delayed`), in
+  English and Chinese:
   two answers that each name one side of a pair, and not the other, differ.
 - **prefix antonyms**: `eligible` / `ineligible`, `legal` / `illegal`, `available` /
   `unavailable`: one answer has a word, the other that word with a negating prefix.
@@ -54,6 +55,8 @@ def _opens_clause(head: str) -> bool:
 _STATUS_PAIRS = (
     (("cancelled", "canceled", "called off", "取消"),
      ("as scheduled", "as planned", "on schedule", "went ahead", "照常", "按计划", "按时起飞", "如期")),
+    (("cancelled", "canceled", "called off", "取消"),
+     ("on time", "punctual", "准时", "准点", "delayed", "late", "延误", "晚点")),
     (("postponed", "pushed back", "rescheduled", "推迟", "延期", "改期"),
      ("as scheduled", "as planned", "on schedule", "went ahead", "照常", "按计划", "如期")),
     (("rose", "risen", "grew", "grown", "increased", "went up", "gone up", "增长", "上升", "上涨", "增加"),
