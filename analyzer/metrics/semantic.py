@@ -62,7 +62,9 @@ answer unless the two words are near-synonyms, which this cosine asks for."""
 
 _MAX_SLOT_WORDS = 4
 _ALIKE_RATIO = 0.75
-_ENDINGS = frozenset(["", "s", "es", "d", "ed", "ing", "ings", "ly", "er", "ers", "e", "y", "ies", "ied"])
+_ENDINGS = frozenset(
+    ["", "s", "es", "d", "ed", "ing", "ings", "ly", "er", "ers", "e", "y", "ies", "ied", "ive", "ier", "iest"]
+)
 _EMBED_BATCH = 512
 _CACHES: dict[str, EmbeddingCache] = {}
 _WORD = re.compile(r"[\u4e00-\u9fff]|[^\W\d_\u4e00-\u9fff]+|\d+(?:[.,]\d+)*")
@@ -330,7 +332,7 @@ def spelled_alike(x: str, y: str) -> bool:
 
     "smith" / "smyth", "maria" / "mario", "austria" / "australia": a sentence embedding reads them
     as one word, yet in a shared frame they name different things (names, places, codes). "earthworm"
-    / "earthworms" and "cancel" / "cancelled" are one word.
+    / "earthworms", "cancel" / "cancelled" and "digest" / "digestive" are one word.
     """
     if x == y or min(len(x), len(y)) < 4 or not (x.isalpha() and y.isalpha()):
         return False
