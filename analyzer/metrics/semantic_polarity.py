@@ -5,10 +5,10 @@ An answer's polarity is the set of denial kinds it holds, read from its words in
 
 - **deny**: a negation (`not`, `no`, `never`, `none`, `neither` / `nor`, `cannot`, `n't`, `without`,
   `unable`, `no longer`, `non-`, `un-`), a refusal or failure (`refuse(d) to`, `fail(ed) to`), a
-  negative status said without a negation word (`closed`, `failed`, `rejected`, `失败`, `缺货`:
-  `semantic_antonyms`), a
-  near-negation (`hardly`, `barely`, `rarely`, `seldom`), an exception (`except`, `excluding`,
-  `other than`, `apart from`), and in Chinese `不 没 没有 无 無 非 未 别 勿 否`, `拒绝`, `除了`;
+  negative status said without a negation word (`closed`, `failed`, `rejected`, `illegal`, `失败`,
+  `缺货`: `semantic_antonyms`), a near-negation (`hardly`, `barely`, `rarely`, `seldom`), an
+  exception (`except`, `excluding`, `other than`, `apart from`), and in Chinese
+  `不 没 没有 无 無 非 未 别 勿 否`, `拒绝`, `除了`;
 - **partial**: a negated quantifier (`not always`, `not all`, `not every`, `not necessarily`,
   `不一定`, `未必`, `不都`, `不总是`, `并非所有`): "not always punctual" says neither "punctual" nor
   "never punctual";
