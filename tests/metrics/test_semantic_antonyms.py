@@ -105,6 +105,12 @@ def test_negative_statuses_read_like_negations() -> None:
         ("会议推迟了", "会议如期举行", False),
         ("your flight is on time", "your flight was cancelled this morning", False),
         ("您的航班准时起飞", "您的航班今天上午被取消了", False),
+        ("the bag was delivered", "the bag is still in chicago", False),
+        ("包裹已送达", "包裹仍在运输中", False),
+        ("you would survive the fall", "you would die from the fall", False),
+        ("your passport is valid", "your passport has expired", False),
+        ("您的护照有效", "您的护照已过期", False),
+        ("the bag was delivered yesterday", "包裹昨天送达", True),
     ],
 )
 def test_directions_and_statuses_that_exclude_each_other(a: str, b: str, same: bool) -> None:
