@@ -25,7 +25,10 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-__all__ = ["Facts", "conflict", "facts"]
+from analyzer.metrics.semantic_quantities import spelled_numbers, temperatures
+from analyzer.metrics.semantic_times import ClockTime, clock_times, times_conflict
+
+__all__ = ["Facts", "conflict", "facts", "quantity_word"]
 
 # fmt: off
 _NEGATION_WORDS = frozenset([
@@ -36,7 +39,8 @@ _NEGATION_WORDS = frozenset([
 # fmt: on
 _NEGATION_PREFIXES = ("non-", "non ", "un-")
 _ZH_NEGATION = re.compile(r"[不没無无未非别否]")
-_ZH_NEGATION_IDIOMS = ("不错", "不客气", "不用谢", "不仅", "不但", "无论", "非常", "未读", "未接")
+_ZH_NEGATION_IDIOMS = ("不错", "不客气", "不用谢", "不仅", "不但", "无论", "非常", "未读", "未接", "无人机",
+                       "无人驾驶", "无线", "非洲", "不丹", "否则", "不断", "不久", "不少")  # fmt: skip
 """Chinese words that contain a negation character but do not negate the answer."""
 
 _WORD_NUMBERS = {
@@ -124,6 +128,8 @@ class Facts:
     months: frozenset[int]
     units: frozenset[str]
     weekdays: frozenset[int]
+    times: frozenset[ClockTime] = frozenset()
+    """Clock times (`semantic_times`): their digits are not in `numbers`."""
 
 
 @lru_cache(maxsize=65536)
@@ -135,6 +141,7 @@ def facts(text: str) -> Facts:
     """
     folded = unicodedata.normalize("NFKC", text).casefold()
     folded = _ISO_DATE.sub(_spelled_date, folded)  # 2024-06-01 is June 1, 2024
+    times, folded = clock_times(spelled_numbers(folded))
     words = _LATIN_WORD.findall(folded.replace("’", "'"))
     folded = folded.replace("百分之", "%")  # 百分之十 is ten percent: 百 is not a hundred here
     numbers: set[float] = set()
@@ -163,13 +170,30 @@ def facts(text: str) -> Facts:
             months.add(_zh_number(run[0]))
         elif _counted(zh, run):
             numbers.add(float(_zh_number(run[0])))
-    numbers, units = _in_larger_units(folded, numbers, _units(folded))
+    numbers, units = temperatures(folded, *_in_larger_units(folded, numbers, _units(folded)))
     return Facts(
         negated=_negated(folded, words),
         numbers=frozenset(float(n) for n in numbers),
         months=frozenset(months),
         units=frozenset(units),
         weekdays=frozenset(v for k, v in _WEEKDAYS.items() if k in folded),
+        times=times,
+    )
+
+
+_QUANTITY_WORDS = frozenset(
+    ["am", "pm", "o'clock", "degree", "degrees", "celsius", "fahrenheit", "c", "f", "cent", "cents", "and"]
+)
+
+
+def quantity_word(word: str) -> bool:
+    """A word that only states a quantity (a number, a unit, am / pm): the facts guard compares
+    those, so two answers that differ only in such words are left to it ("7:30 pm" / "19:30")."""
+    return (
+        _is_number(word)
+        or word in _UNIT_OF
+        or word in _QUANTITY_WORDS
+        or all(c in _ZH_DIGITS or c in _ZH_SCALES for c in word)
     )
 
 
@@ -199,7 +223,8 @@ def _in_larger_units(folded: str, numbers: set[float], units: set[str]) -> tuple
 
 
 def conflict(a: Facts, b: Facts) -> str | None:
-    """Why two answers cannot mean the same (`negation`, `numbers`, `dates`, `units`, `weekdays`).
+    """Why two answers cannot mean the same (`negation`, `numbers`, `dates`, `units`, `weekdays`,
+    `times`).
 
     None when nothing conflicts. Months and weekdays conflict only when both answers state some and
     the sets differ; numbers and units only when neither answer's set holds the other's (a longer
@@ -215,6 +240,8 @@ def conflict(a: Facts, b: Facts) -> str | None:
         return "units"
     if a.weekdays and b.weekdays and a.weekdays != b.weekdays:
         return "weekdays"
+    if times_conflict(a.times, b.times):
+        return "times"
     return None
 
 

@@ -9,7 +9,10 @@
   verdicts differ, whatever follows ("Yes, X is not prohibited" / "No, X is not allowed").
 - **opposite statuses**: an outcome said without a negation (`cancelled` / `as scheduled`,
   `allowed` / `prohibited`, `open` / `closed`, `on time` / `delayed`, `approved` / `rejected`,
-  `available` / `sold out`, `succeeded` / `failed`, `paid` / `unpaid`), in English and Chinese:
+  `available` / `sold out`, `succeeded` / `failed`, `paid` / `unpaid`, `postponed` / `went ahead`,
+  `rose` / `fell`, `增长` / `下降`, a flight's `cancelled` against `on time` or `delayed`,
+  `delivered` / `in transit` / `still in`, `survived` / `died`, `valid` / `expired`, `confirmed` /
+  `pending`, `upgraded` / `downgraded`), in English and Chinese:
   two answers that each name one side of a pair, and not the other, differ.
 - **prefix antonyms**: `eligible` / `ineligible`, `legal` / `illegal`, `available` /
   `unavailable`: one answer has a word, the other that word with a negating prefix.
@@ -51,8 +54,23 @@ def _opens_clause(head: str) -> bool:
 
 # fmt: off
 _STATUS_PAIRS = (
-    (("cancelled", "canceled", "取消"),
-     ("as scheduled", "as planned", "on schedule", "照常", "按计划", "按时起飞")),
+    (("cancelled", "canceled", "called off", "取消"),
+     ("as scheduled", "as planned", "on schedule", "went ahead", "照常", "按计划", "按时起飞", "如期")),
+    (("cancelled", "canceled", "called off", "取消"),
+     ("on time", "punctual", "准时", "准点", "delayed", "late", "延误", "晚点")),
+    (("postponed", "pushed back", "rescheduled", "推迟", "延期", "改期"),
+     ("as scheduled", "as planned", "on schedule", "went ahead", "照常", "按计划", "如期")),
+    (("rose", "risen", "grew", "grown", "increased", "went up", "gone up", "增长", "上升", "上涨", "增加"),
+     ("fell", "fallen", "dropped", "declined", "decreased", "went down", "gone down", "下降", "下跌",
+      "减少")),
+    (("delivered", "arrived", "送达", "已送到", "已到达"),
+     ("in transit", "on its way", "on the way", "still in", "still at", "lost", "运输中", "途中", "仍在",
+      "丢失")),
+    (("survive", "survives", "survived", "alive", "unharmed", "be fine", "活着", "幸存", "没事"),
+     ("die", "dies", "died", "dead", "killed", "fatal", "死亡", "会死", "死了", "丧命")),
+    (("valid", "有效"), ("expired", "过期", "失效")),
+    (("confirmed", "已确认"), ("pending", "待确认", "待处理")),
+    (("upgraded", "升舱", "升级"), ("downgraded", "降舱", "降级")),
     (("allowed", "permitted", "welcome", "允许", "欢迎"),
      ("forbidden", "prohibited", "banned", "禁止", "不准", "不允许")),
     (("open", "opens", "开门", "营业"), ("closed", "closes", "关门", "停业", "不营业", "休息")),

@@ -5,8 +5,10 @@ An answer's polarity is the set of denial kinds it holds, read from its words in
 
 - **deny**: a negation (`not`, `no`, `never`, `none`, `neither` / `nor`, `cannot`, `n't`, `without`,
   `unable`, `no longer`, `non-`, `un-`), a refusal or failure (`refuse(d) to`, `fail(ed) to`), a
-  near-negation (`hardly`, `barely`, `rarely`, `seldom`), an exception (`except`, `excluding`,
-  `other than`, `apart from`), and in Chinese `不 没 没有 无 無 非 未 别 勿 否`, `拒绝`, `除了`;
+  negative status said without a negation word (`closed`, `failed`, `rejected`, `illegal`, `失败`,
+  `缺货`: `semantic_antonyms`), a near-negation (`hardly`, `barely`, `rarely`, `seldom`), an
+  exception (`except`, `excluding`, `other than`, `apart from`), and in Chinese
+  `不 没 没有 无 無 非 未 别 勿 否`, `拒绝`, `除了`;
 - **partial**: a negated quantifier (`not always`, `not all`, `not every`, `not necessarily`,
   `不一定`, `未必`, `不都`, `不总是`, `并非所有`): "not always punctual" says neither "punctual" nor
   "never punctual";
@@ -17,7 +19,8 @@ Two answers must hold the same set. A word one answer has with a negating prefix
 dis non`) whose stem the other has (`refundable` / `nonrefundable`, `eligible` / `ineligible`) is a
 denial of that pair's answer, so "not eligible" and "ineligible" agree and "eligible" and
 "ineligible" do not. A few words that hold a negation character or word but deny nothing do not
-count (`不客气`, `不错`, `非常`, `未来`, `no problem`, `not only`).
+count (`不客气`, `不错`, `非常`, `未来`, the nouns `无人机` drone, `无线` wireless, `非洲` Africa,
+`no problem`, `not only`).
 
 The one exception: a denying answer that also states the other answer whole in a clause of its own
 holding no denial ("It was not signed on July 4; it was signed on August 2" / "signed on August 2"),
@@ -30,6 +33,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from analyzer.metrics.semantic_antonyms import NEGATIVE_STATUS
 from analyzer.metrics.semantic_scope import affirmed_words, negated_phrases
 
 __all__ = ["pair_polarity", "polarity", "restated_clause"]
@@ -54,6 +58,7 @@ _PARTIAL = re.compile(
 _NOT_DENIALS = re.compile(
     r"\bnot\s+only\b|\bno\s+problem\b|\bno\s+worries\b|\bno\s+doubt\b|\bnothing\s+else\b"
     r"|不客气|不用谢|不错|不仅|不但|不过|不好意思|没关系|无论|非常|未读|未接|未来"
+    r"|无人机|无人驾驶|无线|非洲|不丹|否则|不断|不久|不少"
 )
 _ZH_DENY = re.compile(r"[不没無无未非别勿否]|拒绝|除了")
 _ZH_A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1|[不没]有?[?？]|可不可以")
@@ -85,6 +90,7 @@ def polarity(text: str) -> frozenset[str]:
         any(w.replace("'", "") in _DENY_WORDS or w.endswith("n't") for w in words)
         or _DENY_PHRASES.search(text)
         or _ZH_DENY.search(text)
+        or NEGATIVE_STATUS.search(text)
     ):
         kinds.add("deny")
     return frozenset(kinds)

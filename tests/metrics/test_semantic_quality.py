@@ -5,10 +5,12 @@ The floors are what the present rule reaches on dev (where the thresholds are ch
 rounded down, so a rule that loses a pair of precision or recall there fails. Dev's recall floor
 fell from 0.83 to 0.78 with the polarity rule (`semantic_polarity`) because dev gained twelve
 hand-written polarity tasks, whose same-meaning pairs across two denial kinds ("not always
-punctual" / "sometimes late") the rule keeps apart by design; on the 26 earlier dev tasks it is
-unchanged (0.943 / 0.835). The blind splits (`holdout2.json`, `holdout3.json`, `holdout4.json`) are
-measured by `scripts/bench_semantic_quality.py --split holdout2` (or `holdout3`, `holdout4`) and reported
-in BENCHMARKS.md, never pinned here, so that no rule is fitted to them.
+punctual" / "sometimes late") the rule keeps apart by design. With the guards of
+`semantic_antonyms`, `semantic_times`, `semantic_quantities` and `semantic_mood` the sweep chose
+0.60 (precision 0.935, recall 0.852 on dev); test's precision is 0.917 there (0.957 at 0.65, same
+recall). The held-out splits (`holdout2.json`, `holdout3.json`, `holdout4.json`) are measured by
+`scripts/bench_semantic_quality.py --split holdout2` (or `holdout3`, `holdout4`) and reported in
+BENCHMARKS.md, never pinned here, so that no rule is fitted to them.
 """
 
 from __future__ import annotations
@@ -50,15 +52,15 @@ def test_the_quality_floor_on_dev(bench: ModuleType) -> None:
     figures = bench.figures(
         bench.clustered(bench.load_tasks("dev"), "semantic", SemanticOptions(persist=False))
     )
-    assert figures["precision"] >= 0.96
-    assert figures["recall"] >= 0.78
+    assert figures["precision"] >= 0.93
+    assert figures["recall"] >= 0.85
 
 
 def test_the_quality_floor_on_test(bench: ModuleType) -> None:
     figures = bench.figures(
         bench.clustered(bench.load_tasks("test"), "semantic", SemanticOptions(persist=False))
     )
-    assert figures["precision"] >= 0.95
+    assert figures["precision"] >= 0.91
     assert figures["recall"] >= 0.77
 
 
@@ -87,10 +89,10 @@ def test_the_held_out_splits_are_apart_from_the_others(bench: ModuleType) -> Non
 
 
 def test_thresholds_are_the_documented_ones() -> None:
-    assert semantic.DEFAULT_SEMANTIC_THRESHOLD == 0.65
+    assert semantic.DEFAULT_SEMANTIC_THRESHOLD == 0.60
     assert SemanticOptions().across() == 0.45
     assert semantic.DEFAULT_SLOT_THRESHOLD == 0.50
     assert semantic.SYNONYM_COSINE == 0.80
     doc = (ROOT / "docs" / "metrics.md").read_text(encoding="utf-8")
-    for value in ("0.65", "0.45", "0.50", "0.80"):
+    for value in ("0.60", "0.45", "0.50", "0.80"):
         assert re.search(rf"\b{re.escape(value)}\b", doc), value
