@@ -82,7 +82,8 @@ def render() -> Selection:
         fresh = _to_focus()
         selection = current()
         if selection.groups:
-            with st.expander("Group labels"):
+            # A popover, like the uploader: its text boxes (one per open log) are drawn only when opened.
+            with st.popover("Group labels", icon=":material/label:", width="stretch"):
                 for g in selection.groups:
                     auto = g.loaded.log.display_label(Path(g.source).stem)
                     st.text_input(escape(g.source), key=LABEL + g.source, placeholder=auto, max_chars=80)
