@@ -126,6 +126,45 @@ def _attempts(
     return attempts, t
 
 
+def _result(
+    rng: random.Random, i: int, rnd: int, unstable: bool, routes: tuple[dict, dict], clock: datetime
+) -> tuple[dict, datetime]:
+    """Task `i`'s result of round `rnd` at `clock` (an unstable task's through the second of `routes`
+    now and then), and the next task's start."""
+    answer = (
+        f"answer {i}" if not unstable or rng.random() < 0.6 else f"answer {i} variant {rng.randint(1, 3)}"
+    )
+    route = routes[1] if (unstable and rng.random() < 0.2) else routes[0]
+    plan = ["ok"]
+    if rng.random() < 0.05:
+        plan = ["rate_limited", "ok"]
+    elif rng.random() < 0.01:
+        plan = ["timeout", "ok"]
+    attempts, t = _attempts(rng, plan, route, clock)
+    prompt = 200 + i % 300
+    completion = rng.randint(20, 200)
+    result = {
+        "task_id": f"task-{i:04d}",
+        "round": rnd,
+        "answer": answer,
+        "prompt_tokens": prompt,
+        "completion_tokens": completion,
+        "total_tokens": prompt + completion,
+        "status": "ok",
+        "expected": f"answer {i}",
+        "success": answer == f"answer {i}",
+        "started_at": _iso(clock),
+        "finished_at": _iso(t),
+        "latency_ms": round((t - clock).total_seconds() * 1000, 1),
+        "route": route,
+        "served_model": "gpt-4o-mini-2024-07-18",
+        "system_fingerprint": "fp_a11",
+        "finish_reason": "stop",
+        "attempts": attempts,
+    }
+    return result, clock + timedelta(milliseconds=50)
+
+
 def make_log(n_tasks: int, n_rounds: int, seed: int = 7) -> dict:
     """A format-2 log: some tasks unstable, some rounds through a second route, some retries.
 
@@ -156,44 +195,9 @@ def make_log(n_tasks: int, n_rounds: int, seed: int = 7) -> dict:
     for rnd in range(1, n_rounds + 1):
         results = []
         for i in range(n_tasks):
-            tid = f"task-{i:04d}"
             unstable = stability[i] < 0.3
-            answer = (
-                f"answer {i}"
-                if not unstable or rng.random() < 0.6
-                else f"answer {i} variant {rng.randint(1, 3)}"
-            )
-            route = route_b if (unstable and rng.random() < 0.2) else route_a
-            plan = ["ok"]
-            if rng.random() < 0.05:
-                plan = ["rate_limited", "ok"]
-            elif rng.random() < 0.01:
-                plan = ["timeout", "ok"]
-            attempts, t = _attempts(rng, plan, route, clock)
-            prompt = 200 + i % 300
-            completion = rng.randint(20, 200)
-            results.append(
-                {
-                    "task_id": tid,
-                    "round": rnd,
-                    "answer": answer,
-                    "prompt_tokens": prompt,
-                    "completion_tokens": completion,
-                    "total_tokens": prompt + completion,
-                    "status": "ok",
-                    "expected": f"answer {i}",
-                    "success": answer == f"answer {i}",
-                    "started_at": _iso(clock),
-                    "finished_at": _iso(t),
-                    "latency_ms": round((t - clock).total_seconds() * 1000, 1),
-                    "route": route,
-                    "served_model": "gpt-4o-mini-2024-07-18",
-                    "system_fingerprint": "fp_a11",
-                    "finish_reason": "stop",
-                    "attempts": attempts,
-                }
-            )
-            clock += timedelta(milliseconds=50)
+            result, clock = _result(rng, i, rnd, unstable, (route_a, route_b), clock)
+            results.append(result)
         runs.append(results)
     return {
         "format": "altk-runs/2",
