@@ -457,8 +457,10 @@ def bench_samples(chromium: str, repeat: int, against: Path | None = None) -> di
             measures[f"{name} first"] = lambda r, url=url: _first_visit(browser, url)
             measures[f"{name} warm"] = lambda r, url=url: _drawn(warm, url)
         measures["bare page switch"] = lambda r: _switch(warm, f"{bare_switch}/", "Other")
-        for name, path in SAMPLE_VIEWS.items():
-            start = _path(SAMPLE_VIEWS[SWITCH_FROM.get(name, "Runs")]) + path.removeprefix(_path(path))
+        for name, view_url in SAMPLE_VIEWS.items():
+            start = _path(SAMPLE_VIEWS[SWITCH_FROM.get(name, "Runs")]) + view_url.removeprefix(
+                _path(view_url)
+            )
             title = name.split(" (")[0]
             measures[f"{name} switch"] = lambda r, u=f"{base}/{start}", t=title: _switch(warm, u, t)
             if other and against:
