@@ -28,6 +28,7 @@ import pandas as pd
 from analyzer.metrics.semantic_antonyms import price_conflict
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
 from analyzer.metrics.semantic_guards import Facts, conflict, facts, quantity_word
+from analyzer.metrics.semantic_hedge import hedge_conflict
 from analyzer.metrics.semantic_marks import codes, opposite_status, verdict
 from analyzer.metrics.semantic_mood import mood_conflict
 from analyzer.metrics.semantic_polarity import pair_polarity, restated_clause
@@ -65,6 +66,8 @@ _ALIKE_RATIO = 0.75
 _ENDINGS = frozenset(
     ["", "s", "es", "d", "ed", "ing", "ings", "ly", "er", "ers", "e", "y", "ies", "ied", "ive", "ier", "iest"]
 )
+_REASONS = frozenset(["because", "since", "therefore", "so"])
+_ZH_REASON = re.compile(r"因为|由于|所以|因此")
 _EMBED_BATCH = 512
 _CACHES: dict[str, EmbeddingCache] = {}
 _WORD = re.compile(r"[\u4e00-\u9fff]|[^\W\d_\u4e00-\u9fff]+|\d+(?:[.,]\d+)*")
@@ -269,6 +272,8 @@ class PairJudge:
             return reason
         if scope_conflict(a, b):
             return "negation"
+        if hedge_conflict(a, b):
+            return "hedge"
         slot = differing_words(a, b)
         if slot is None or cosine < min(self.threshold, self.cross_threshold):
             return None
@@ -404,7 +409,12 @@ def _cjk(text: str) -> bool:
 
 
 def _contained(a: str, b: str) -> bool:
-    """Every word of the shorter answer is in the longer, and it has a word that says something."""
+    """Every word of the shorter answer is in the longer, it has a word that says something, and the
+    longer adds no reason of its own ("Turkey is in the EU" / "... because it's in Europe" makes a
+    second claim, which the embedding, not containment, must judge)."""
     wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
     short, long_ = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
+    shorter, longer = (a, b) if len(wa) <= len(wb) else (b, a)
+    if (long_ - short) & _REASONS or (_ZH_REASON.search(longer) and not _ZH_REASON.search(shorter)):
+        return False
     return bool(short - _WEAK_WORDS) and short <= long_
