@@ -5,7 +5,8 @@ feel free to ask!", "Is there anything else I can help you with?", "祝您旅途
 state one outcome in different wrappings embed further apart than they mean, and a bare outcome
 ("Your seat is 14C.") looks unlike the same outcome with a courtesy added. So the embedded text
 drops the sentences that are courtesies and deny nothing (kept whole when nothing else is left:
-"You're welcome!" is that answer's meaning), writes "20 percent" / "20 per cent" as "20%", and a double negation as its assertion.
+"You're welcome!" is that answer's meaning), writes "20 percent" / "20 per cent" as "20%", and
+writes a double negation as what it asserts ("not incompatible": "compatible", `semantic_double`).
 The guards read this text too, so "don't hesitate to reach out" negates nothing.
 """
 
