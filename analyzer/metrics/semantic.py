@@ -54,6 +54,15 @@ CROSS_LANGUAGE_GAP = 0.15
 """How much lower the cosine of an answer in Chinese characters and one in Latin letters may be
 (the dev split chose 0.60 within a script and 0.45 across)."""
 
+LONG_ANSWER = 150
+"""Characters (of the embedded text) from which an answer counts as long: a multi-sentence reply."""
+
+LONG_MARGIN = 0.10
+"""How much more similar two long answers must be. A sentence embedding of a long reply is mostly its
+shared setting (the flights listed, the working shown), so two replies that differ in one outcome
+(a bag added, "one ocean" against "five oceans") still score high: on the seen splits, pairs of long
+answers at cosine 0.60 or more were the same answer only about half the time."""
+
 DEFAULT_SLOT_THRESHOLD = 0.50
 """Cosine at or above which the differing words of two answers that share a frame are synonyms."""
 
@@ -224,8 +233,11 @@ class PairJudge:
 
     def needed(self, a: str, b: str) -> float:
         """The similarity a pair must reach: the cross-language threshold when one answer is written
-        in Chinese (or Japanese) characters and the other is not."""
-        return self.cross_threshold if _cjk(a) != _cjk(b) else self.threshold
+        in Chinese (or Japanese) characters and the other is not, `LONG_MARGIN` more when both are
+        long."""
+        needed = self.cross_threshold if _cjk(a) != _cjk(b) else self.threshold
+        long_pair = min(len(embedding_text(a)), len(embedding_text(b))) >= LONG_ANSWER
+        return needed + LONG_MARGIN if long_pair else needed
 
     def prefetch(self, tasks: list[list[str]], vectors: list[np.ndarray]) -> None:
         """Embed, in one batch, the differing words of every pair that may be slot-checked.
