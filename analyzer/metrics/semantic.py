@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.metrics.semantic_antonyms import price_conflict
+from analyzer.metrics.semantic_distinct import distinct_conflict
 from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
 from analyzer.metrics.semantic_guards import Facts, conflict, facts, quantity_word
 from analyzer.metrics.semantic_hedge import hedge_conflict
@@ -286,6 +287,8 @@ class PairJudge:
             return "negation"
         if hedge_conflict(a, b):
             return "hedge"
+        if distinct_conflict(a, b):
+            return "negation"
         slot = differing_words(a, b)
         if slot is None or cosine < min(self.threshold, self.cross_threshold):
             return None
