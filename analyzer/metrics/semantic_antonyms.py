@@ -27,7 +27,7 @@ NEGATIVE_STATUS = re.compile(
     r"(?<![a-z-])(?:closed|failed|failure|unsuccessful|rejected|refused|banned|forbidden|prohibited"
     r"|sold out|out of stock|unpaid|illegal|unlawful|ineligible|invalid|impossible|nonrefundable"
     r"|unauthori[sz]ed|inaccessible|unavailable|unknown|unlimited|unsafe)(?![a-z-])"
-    r"|失败|驳回|缺货|售罄|禁止|停业|关门"
+    r"|失败|驳回|缺货|售罄|禁止|停业|关门|违法|违规"
 )
 """Words that state a negative outcome (see the module docstring)."""
 

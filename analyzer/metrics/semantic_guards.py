@@ -93,6 +93,7 @@ _UNITS = {
     "second": ("second", "seconds", "sec", "secs", "秒"),
     "day": ("day", "days", "天"),
     "week": ("week", "weeks", "星期", "周"),
+    "month": ("month", "months", "个月"),
     "year": ("year", "years", "年"),
     "item": ("item", "items", "piece", "pieces", "件", "pcs"),
     "bag": ("bag", "bags", "suitcase", "suitcases", "件行李", "行李"),

@@ -12,7 +12,8 @@
   `available` / `sold out`, `succeeded` / `failed`, `paid` / `unpaid`, `postponed` / `went ahead`,
   `rose` / `fell`, `增长` / `下降`, a flight's `cancelled` against `on time` or `delayed`,
   `delivered` / `in transit` / `still in`, `survived` / `died`, `valid` / `expired`, `confirmed` /
-  `pending`, `upgraded` / `downgraded`), in English and Chinese:
+  `pending`, `upgraded` / `downgraded`, `shipped` / `still being packed`, a decision (`approved`,
+  `declined`) / `under review`, `included` / `charged separately`), in English and Chinese:
   two answers that each name one side of a pair, and not the other, differ.
 - **prefix antonyms**: `eligible` / `ineligible`, `legal` / `illegal`, `available` /
   `unavailable`: one answer has a word, the other that word with a negating prefix.
@@ -79,6 +80,15 @@ _STATUS_PAIRS = (
     (("available", "in stock", "有货"), ("unavailable", "sold out", "out of stock", "缺货", "售罄")),
     (("succeeded", "successful", "successfully", "成功"), ("failed", "failure", "unsuccessful", "失败")),
     (("paid", "已付款", "已支付"), ("unpaid", "未付款", "未支付")),
+    (("shipped", "dispatched", "on its way", "on the way", "已发货", "已寄出", "已发出"),
+     ("being packed", "being prepared", "still at the warehouse", "not shipped", "not yet shipped",
+      "待发货", "备货中", "未发货", "尚未发货", "还没发货")),
+    (("approved", "declined", "rejected", "turned down", "denied", "批准", "拒绝", "驳回"),
+     ("under review", "being reviewed", "in review", "being processed", "pending", "审核中", "待审核",
+      "审批中", "处理中")),
+    (("included", "includes", "包含", "含"),
+     ("charged separately", "extra charge", "additional charge", "additional fee", "costs extra",
+      "另收费", "另外收费", "额外收费", "单独收费", "不含", "不包含")),
 )
 # fmt: on
 

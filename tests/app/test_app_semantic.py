@@ -26,14 +26,14 @@ def _tasks_view(sel: object) -> None:
 
 def test_tasks_page_shows_members_with_their_similarity_and_the_threshold() -> None:
     loaded = load_path(BILINGUAL)
-    analysis = analyze(loaded.log, "semantic", semantic=SemanticOptions(threshold=0.60))
+    analysis = analyze(loaded.log, "semantic", semantic=SemanticOptions(threshold=0.65))
     group = data.Group(label="bilingual", source="bilingual.json", loaded=loaded, analysis=analysis)
     sel = data.Selection(groups=[group], key="semantic", focus=group)
     at = AppTest.from_function(_tasks_view, kwargs={"sel": sel}, default_timeout=60)
     at.query_params.update({"task": "capital"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    assert any("similarity threshold 0.60 (0.45 across languages;" in m.value for m in at.markdown)
+    assert any("similarity threshold 0.65 (0.45 across languages;" in m.value for m in at.markdown)
     [members] = [d.value for d in at.dataframe if "similarity" in d.value.columns]
     # Paris leads (most frequent first, ties by first appearance); "the capital is paris" holds
     # every word of it (similarity 1); 巴黎 joins on its embedding's cosine to "paris"
@@ -68,7 +68,7 @@ def test_the_sidebar_threshold_is_shown_under_the_semantic_key_and_changes_the_a
     assert not at.slider  # only under the semantic key
     at.radio(key=data.KEY).set_value("semantic").run()
     assert not at.exception, [e.value for e in at.exception]
-    assert at.slider(key=data.SEMANTIC_T).value == 0.60
-    assert "threshold used: 0.60" in [m.value for m in at.markdown]
+    assert at.slider(key=data.SEMANTIC_T).value == 0.65
+    assert "threshold used: 0.65" in [m.value for m in at.markdown]
     at.slider(key=data.SEMANTIC_T).set_value(0.9).run()
     assert "threshold used: 0.90" in [m.value for m in at.markdown]

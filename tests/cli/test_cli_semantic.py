@@ -35,7 +35,7 @@ def test_analyze_json_with_the_semantic_key(capsys: pytest.CaptureFixture[str]) 
     report = json.loads(out)
     assert (report["answer_key"], report["consistent_tasks"]) == ("semantic", 2)
     assert report["answer_gap_pp"] == pytest.approx(100 / 3)
-    assert report["semantic_threshold"] == 0.60
+    assert report["semantic_threshold"] == 0.65
 
 
 @needs_model
@@ -60,7 +60,7 @@ def test_compare_export_and_report_take_the_key(capsys: pytest.CaptureFixture[st
     html = tmp_path / "r.html"
     code, out, err = run(capsys, "report", str(LOG), "--key", "semantic", "-o", str(html))
     assert code == 0, err
-    assert "answer key semantic (similarity threshold 0.60)" in html.read_text(encoding="utf-8")
+    assert "answer key semantic (similarity threshold 0.65)" in html.read_text(encoding="utf-8")
 
 
 def test_route_embeddings_run_offline_on_the_simulator(capsys: pytest.CaptureFixture[str]) -> None:

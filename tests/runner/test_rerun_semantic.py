@@ -18,6 +18,6 @@ def test_a_rerun_selects_tasks_with_the_semantic_options() -> None:
     log = load_any(BILINGUAL).log
     # default threshold: only the refund task (refundable vs not) is inconsistent
     assert select_tasks(log, "inconsistent", "semantic", SemanticOptions(persist=False)) == ["refund"]
-    # at 0.95 (0.80 across scripts) 三件 is 0.70 from "3 items": items turns inconsistent too
+    # at 0.95 (0.75 across scripts) 三件 is 0.70 from "3 items": items turns inconsistent too
     strict = SemanticOptions(threshold=0.95, persist=False)
     assert select_tasks(log, "inconsistent", "semantic", strict) == ["refund", "items"]
