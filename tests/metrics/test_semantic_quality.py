@@ -89,6 +89,7 @@ def test_the_held_out_splits_are_apart_from_the_others(bench: ModuleType) -> Non
     for task in blind + third + fourth:
         labels = {label for _, label in task["answers"]}
         assert all(a in labels and b in labels for a, b in task["negation_of"]), task["id"]
+    assert not [t for t in bench.load_tasks("all") if t["split"] in bench.BLIND]  # named, never by default
 
 
 def test_thresholds_are_the_documented_ones() -> None:
