@@ -38,8 +38,7 @@ from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
 from analyzer.metrics.answer_keys import AnswerKey, answer_key
 from analyzer.metrics.answers import answer_keys
-from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions
-from analyzer.metrics.semantic_view import semantic_members
+from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions, semantic_members
 from analyzer.report.finding import Finding
 from analyzer.report.finding import finding as finding_of
 from analyzer.report.html import ReportEntry, render_report_html

@@ -28,9 +28,9 @@ sys.path.insert(0, str(ROOT))
 
 from analyzer.analysis import analyze  # noqa: E402
 from analyzer.log.loader import load_bytes  # noqa: E402
-from analyzer.metrics import semantic  # noqa: E402
-from analyzer.metrics.semantic import SemanticOptions  # noqa: E402
-from analyzer.metrics.semantic_embed import LocalEmbedder  # noqa: E402
+from analyzer.metrics.semantic import key as semantic  # noqa: E402
+from analyzer.metrics.semantic.embed import LocalEmbedder  # noqa: E402
+from analyzer.metrics.semantic.key import SemanticOptions  # noqa: E402
 
 _NAMES = ["Mei Lee", "Daiki Lee", "John Smith", "Jane Smyth", "王芳", "李娜", "Omar Khan", "Sofia Rossi"]
 _CITIES = ["Paris", "Lyon", "巴黎", "Newark", "Los Angeles", "上海", "Denver", "Berlin"]

@@ -41,12 +41,12 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from bench_semantic_quality import clustered, figures, load_tasks  # noqa: E402
 
-from analyzer.metrics import semantic  # noqa: E402
 from analyzer.metrics.answers import normalized_key  # noqa: E402
-from analyzer.metrics.semantic import PairJudge, SemanticOptions, _cjk, _contained, _facts_conflict  # noqa: E402
-from analyzer.metrics.semantic_embed import LocalEmbedder  # noqa: E402
-from analyzer.metrics.semantic_scope import scope_conflict  # noqa: E402
-from analyzer.metrics.semantic_text import embedding_text  # noqa: E402
+from analyzer.metrics.semantic import key as semantic  # noqa: E402
+from analyzer.metrics.semantic.embed import LocalEmbedder  # noqa: E402
+from analyzer.metrics.semantic.key import PairJudge, SemanticOptions, _cjk, _contained, _facts_conflict  # noqa: E402
+from analyzer.metrics.semantic.scope import scope_conflict  # noqa: E402
+from analyzer.metrics.semantic.text import embedding_text  # noqa: E402
 
 Setting = tuple[float, ...]
 

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from analyzer.metrics.answers import answer_keys  # noqa: E402
-from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions  # noqa: E402
+from analyzer.metrics.semantic.key import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions  # noqa: E402
 from analyzer.safety.bounded_read import read_file  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "semantic"

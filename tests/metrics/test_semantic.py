@@ -13,13 +13,13 @@ import pytest
 from analyzer.analysis import analyze
 from analyzer.importers import load_any
 from analyzer.metrics.answers import answer_keys
-from analyzer.metrics.semantic import (
+from analyzer.metrics.semantic.embed import EmbeddingCache, LocalEmbedder, SemanticUnavailable
+from analyzer.metrics.semantic.key import (
     PairJudge,
     SemanticOptions,
     differing_words,
     semantic_clusters,
 )
-from analyzer.metrics.semantic_embed import EmbeddingCache, LocalEmbedder, SemanticUnavailable
 
 BILINGUAL = Path(__file__).parents[1] / "fixtures" / "semantic" / "bilingual.altk_runs.json"
 
@@ -189,7 +189,7 @@ def test_missing_extra_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_task_s_members_show_representative_similarity_and_guard(model: SemanticOptions) -> None:
-    from analyzer.metrics.semantic_view import semantic_members
+    from analyzer.metrics.semantic.view import semantic_members
 
     frame = _frame(
         [
@@ -228,7 +228,7 @@ class TrigramEmbedder:
 def test_a_log_analysed_again_in_a_new_process_embeds_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from analyzer.metrics import semantic
+    from analyzer.metrics.semantic import key as semantic
 
     monkeypatch.setenv("RERUNLENS_CACHE_DIR", str(tmp_path))
     monkeypatch.setattr(semantic, "_CACHES", {})

@@ -10,14 +10,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analyzer.metrics.semantic import PairJudge, _facts_conflict
-from analyzer.metrics.semantic_antonyms import price_conflict
-from analyzer.metrics.semantic_embed import EmbeddingCache
-from analyzer.metrics.semantic_guards import conflict, facts, quantity_word
-from analyzer.metrics.semantic_mood import mood_conflict
-from analyzer.metrics.semantic_polarity import polarity
-from analyzer.metrics.semantic_quantities import spelled_numbers
-from analyzer.metrics.semantic_times import clock_times, times_conflict
+from analyzer.metrics.semantic.antonyms import price_conflict
+from analyzer.metrics.semantic.embed import EmbeddingCache
+from analyzer.metrics.semantic.guards import conflict, facts, quantity_word
+from analyzer.metrics.semantic.key import PairJudge, _facts_conflict
+from analyzer.metrics.semantic.mood import mood_conflict
+from analyzer.metrics.semantic.polarity import polarity
+from analyzer.metrics.semantic.quantities import spelled_numbers
+from analyzer.metrics.semantic.times import clock_times, times_conflict
 
 
 @pytest.mark.parametrize(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.metrics.semantic_guards import conflict, facts
+from analyzer.metrics.semantic.guards import conflict, facts
 
 
 @pytest.mark.parametrize(

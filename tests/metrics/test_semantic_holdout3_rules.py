@@ -11,16 +11,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analyzer.metrics.semantic import LONG_ANSWER, LONG_MARGIN, PairJudge, _contained, _facts_conflict
-from analyzer.metrics.semantic_distinct import distinct_conflict
-from analyzer.metrics.semantic_double import cancel_double_negation
-from analyzer.metrics.semantic_embed import EmbeddingCache
-from analyzer.metrics.semantic_guards import conflict, facts
-from analyzer.metrics.semantic_hedge import hedge_conflict
-from analyzer.metrics.semantic_marks import opposite_status
-from analyzer.metrics.semantic_mood import mood_conflict
-from analyzer.metrics.semantic_polarity import polarity
-from analyzer.metrics.semantic_text import embedding_text
+from analyzer.metrics.semantic.distinct import distinct_conflict
+from analyzer.metrics.semantic.double import cancel_double_negation
+from analyzer.metrics.semantic.embed import EmbeddingCache
+from analyzer.metrics.semantic.guards import conflict, facts
+from analyzer.metrics.semantic.hedge import hedge_conflict
+from analyzer.metrics.semantic.key import LONG_ANSWER, LONG_MARGIN, PairJudge, _contained, _facts_conflict
+from analyzer.metrics.semantic.marks import opposite_status
+from analyzer.metrics.semantic.mood import mood_conflict
+from analyzer.metrics.semantic.polarity import polarity
+from analyzer.metrics.semantic.text import embedding_text
 
 
 @pytest.mark.parametrize(

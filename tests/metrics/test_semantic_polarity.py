@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from analyzer.metrics.semantic import PairJudge, _facts_conflict
-from analyzer.metrics.semantic_polarity import pair_polarity, polarity, restated_clause
+from analyzer.metrics.semantic.key import PairJudge, _facts_conflict
+from analyzer.metrics.semantic.polarity import pair_polarity, polarity, restated_clause
 
 
 @pytest.mark.parametrize(

@@ -8,12 +8,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analyzer.metrics.semantic import PairJudge, semantic_clusters, spelled_alike
-from analyzer.metrics.semantic_embed import EmbeddingCache
-from analyzer.metrics.semantic_guards import conflict, facts
-from analyzer.metrics.semantic_marks import codes, opposite_status, verdict
-from analyzer.metrics.semantic_scope import negated_phrases, scope_conflict
-from analyzer.metrics.semantic_text import embedding_text
+from analyzer.metrics.semantic.embed import EmbeddingCache
+from analyzer.metrics.semantic.guards import conflict, facts
+from analyzer.metrics.semantic.key import PairJudge, semantic_clusters, spelled_alike
+from analyzer.metrics.semantic.marks import codes, opposite_status, verdict
+from analyzer.metrics.semantic.scope import negated_phrases, scope_conflict
+from analyzer.metrics.semantic.text import embedding_text
 
 
 class TableEmbedder:

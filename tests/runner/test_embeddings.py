@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from fake_keys import FAKE_KEY
 
-from analyzer.metrics.semantic import SemanticOptions
-from analyzer.metrics.semantic_embed import SemanticUnavailable
+from analyzer.metrics.semantic.embed import SemanticUnavailable
+from analyzer.metrics.semantic.key import SemanticOptions
 from analyzer.routes.profile import build_profile
 from analyzer.runner.embeddings import RouteEmbedder
 from analyzer.simulator.engine import text_embedding

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from analyzer.importers import load_any
-from analyzer.metrics.semantic import SemanticOptions
+from analyzer.metrics.semantic.key import SemanticOptions
 from analyzer.runner.pinned_rerun import select_tasks
 
 BILINGUAL = Path(__file__).parents[1] / "fixtures" / "semantic" / "bilingual.altk_runs.json"

@@ -6,9 +6,9 @@ from collections import Counter
 
 import pandas as pd
 
-from analyzer.metrics.answers import normalized_key
-from analyzer.metrics.semantic import PairJudge, SemanticOptions, semantic_clusters
-from analyzer.metrics.semantic_text import embedding_text
+from analyzer.metrics.normalized import normalized_key
+from analyzer.metrics.semantic.key import PairJudge, SemanticOptions, semantic_clusters
+from analyzer.metrics.semantic.text import embedding_text
 
 __all__ = ["MEMBER_COLUMNS", "semantic_members"]
 

@@ -6,7 +6,7 @@ state one outcome in different wrappings embed further apart than they mean, and
 ("Your seat is 14C.") looks unlike the same outcome with a courtesy added. So the embedded text
 drops the sentences that are courtesies and deny nothing (kept whole when nothing else is left:
 "You're welcome!" is that answer's meaning), writes "20 percent" / "20 per cent" as "20%", and
-writes a double negation as what it asserts ("not incompatible": "compatible", `semantic_double`).
+writes a double negation as what it asserts ("not incompatible": "compatible", `semantic/double`).
 The guards read this text too, so "don't hesitate to reach out" negates nothing.
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from analyzer.metrics.semantic_double import cancel_double_negation
-from analyzer.metrics.semantic_guards import facts
+from analyzer.metrics.semantic.double import cancel_double_negation
+from analyzer.metrics.semantic.guards import facts
 
 __all__ = ["embedding_text"]
 
@@ -41,7 +41,7 @@ def _courtesy(sentence: str) -> bool:
 @lru_cache(maxsize=65536)
 def embedding_text(answer: str) -> str:
     """The normalized answer's sentences that are not courtesies, with percentages as `%` and double
-    negations as what they assert (`semantic_double`)."""
+    negations as what they assert (`semantic/double`)."""
     sentences = [s.strip() for s in _SENTENCE.findall(answer) if s.strip()]
     kept = [s for s in sentences if not _courtesy(s)]
     text = " ".join(kept) if kept and len(kept) < len(sentences) else answer

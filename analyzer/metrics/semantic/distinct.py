@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from analyzer.metrics.semantic_polarity import polarity
+from analyzer.metrics.semantic.polarity import polarity
 
 __all__ = ["distinct_conflict"]
 

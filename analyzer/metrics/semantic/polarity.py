@@ -6,7 +6,7 @@ An answer's polarity is the set of denial kinds it holds, read from its words in
 - **deny**: a negation (`not`, `no`, `never`, `none`, `neither` / `nor`, `cannot`, `n't`, `without`,
   `unable`, `no longer`, `non-`, `un-`), a refusal or failure (`refuse(d) to`, `fail(ed) to`), a
   negative status said without a negation word (`closed`, `failed`, `rejected`, `illegal`, `失败`,
-  `缺货`: `semantic_antonyms`), a near-negation (`hardly`, `barely`, `rarely`, `seldom`), an
+  `缺货`: `semantic/antonyms`), a near-negation (`hardly`, `barely`, `rarely`, `seldom`), an
   exception (`except`, `excluding`, `other than`, `apart from`), and in Chinese
   `不 没 没有 无 無 非 未 别 勿 否`, `拒绝`, `除了`;
 - **partial**: a negated quantifier (`not always`, `not all`, `not every`, `not necessarily`,
@@ -33,8 +33,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from analyzer.metrics.semantic_antonyms import NEGATIVE_STATUS
-from analyzer.metrics.semantic_scope import affirmed_words, negated_phrases
+from analyzer.metrics.semantic.antonyms import NEGATIVE_STATUS
+from analyzer.metrics.semantic.scope import affirmed_words, negated_phrases
 
 __all__ = ["pair_polarity", "polarity", "restated_clause"]
 

@@ -1,6 +1,6 @@
 """The `semantic` answer key: a task's answers clustered by meaning (docs/metrics.md has the rule).
 
-Two normalized answers are **similar** when they agree on the facts of `semantic_guards` (polarity,
+Two normalized answers are **similar** when they agree on the facts of `semantic/guards` (polarity,
 numbers, months, units, weekdays), their similarity reaches the threshold (less `CROSS_LANGUAGE_GAP`
 between Chinese characters and Latin letters) where similarity is 1 when every word of the shorter
 is in the longer ("Paris" and "the capital is Paris") and otherwise their embeddings' cosine, and,
@@ -25,16 +25,16 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from analyzer.metrics.semantic_antonyms import price_conflict
-from analyzer.metrics.semantic_distinct import distinct_conflict
-from analyzer.metrics.semantic_embed import Embedder, EmbeddingCache, LocalEmbedder
-from analyzer.metrics.semantic_guards import Facts, conflict, facts, quantity_word
-from analyzer.metrics.semantic_hedge import hedge_conflict
-from analyzer.metrics.semantic_marks import codes, opposite_status, verdict
-from analyzer.metrics.semantic_mood import mood_conflict
-from analyzer.metrics.semantic_polarity import pair_polarity, restated_clause
-from analyzer.metrics.semantic_scope import scope_conflict
-from analyzer.metrics.semantic_text import embedding_text
+from analyzer.metrics.semantic.antonyms import price_conflict
+from analyzer.metrics.semantic.distinct import distinct_conflict
+from analyzer.metrics.semantic.embed import Embedder, EmbeddingCache, LocalEmbedder
+from analyzer.metrics.semantic.guards import Facts, conflict, facts, quantity_word
+from analyzer.metrics.semantic.hedge import hedge_conflict
+from analyzer.metrics.semantic.marks import codes, opposite_status, verdict
+from analyzer.metrics.semantic.mood import mood_conflict
+from analyzer.metrics.semantic.polarity import pair_polarity, restated_clause
+from analyzer.metrics.semantic.scope import scope_conflict
+from analyzer.metrics.semantic.text import embedding_text
 
 __all__ = [
     "DEFAULT_SEMANTIC_THRESHOLD",
@@ -315,7 +315,7 @@ class PairJudge:
 
 
 def _facts_conflict(a: str, b: str) -> str | None:
-    """The facts guard, polarity first (`semantic_polarity`): two answers whose polarity differs are
+    """The facts guard, polarity first (`semantic/polarity`): two answers whose polarity differs are
     `negation` unless the denying one states the other whole in a clause holding no denial
     (`restated_clause`); that clause's facts are then compared instead ("not signed on July 4; it
     was signed on August 2" states August 2 only)."""

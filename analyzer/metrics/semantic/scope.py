@@ -1,6 +1,6 @@
 """What a negation negates: the words in its scope, so two negated answers can still disagree.
 
-The polarity guard (`semantic_guards`) tells "refundable" from "not refundable", but not two answers
+The polarity guard (`semantic/guards`) tells "refundable" from "not refundable", but not two answers
 that both hold a negation: "you shouldn't sit close to the TV because it can permanently damage your
 eyes" and "sitting close to the TV won't permanently damage your eyes" are both negated, and a
 sentence embedding puts them close. Here each answer's words are split into those a negation word

@@ -1,13 +1,13 @@
 """Double negations read as the assertion they make, in English and Chinese.
 
 "The device is not incompatible with iOS", "Your membership hasn't expired" and "这款设备并非不兼容iOS"
-each hold a negation word, so the polarity rule (`semantic_polarity`) would read them as denials and
+each hold a negation word, so the polarity rule (`semantic/polarity`) would read them as denials and
 put them beside "it doesn't work with iOS" / "该设备不支持iOS". A negation of a word that is itself a
 denial (`incompatible`, `invalid`, `expired`, `closed`, `sold out`) asserts the opposite word, and a
 Chinese negation directly before another (`并非不`, `不是不`, `没有不`) cancels it, one before 无
 says 有 (`并非无效`, `不无道理`), and one before a word that denies (`没有过期`, `并不违法`) says its
 opposite (`有效`, `合法`). The
-embedded text (`semantic_text`) carries the assertion instead: "is compatible", "is valid", "兼容".
+embedded text (`semantic/text`) carries the assertion instead: "is compatible", "is valid", "兼容".
 Only the listed words are turned round: "not included" or "not interested" start with `in` but are
 plain denials.
 """

@@ -25,8 +25,8 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
-from analyzer.metrics.semantic_quantities import spelled_numbers, temperatures
-from analyzer.metrics.semantic_times import ClockTime, clock_times, times_conflict
+from analyzer.metrics.semantic.quantities import spelled_numbers, temperatures
+from analyzer.metrics.semantic.times import ClockTime, clock_times, times_conflict
 
 __all__ = ["Facts", "conflict", "facts", "quantity_word"]
 
@@ -130,7 +130,7 @@ class Facts:
     units: frozenset[str]
     weekdays: frozenset[int]
     times: frozenset[ClockTime] = frozenset()
-    """Clock times (`semantic_times`): their digits are not in `numbers`."""
+    """Clock times (`semantic/times`): their digits are not in `numbers`."""
 
 
 @lru_cache(maxsize=65536)

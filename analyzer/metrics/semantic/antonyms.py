@@ -2,12 +2,12 @@
 
 - **negative statuses**: "closed", "failed", "rejected", "refused", "out of stock", "forbidden",
   "失败", "驳回", "缺货", "禁止" say "not open", "not done", "not approved", "not in stock", "not
-  allowed". The polarity rule (`semantic_polarity`) reads them as a denial, so "The pharmacy is
+  allowed". The polarity rule (`semantic/polarity`) reads them as a denial, so "The pharmacy is
   closed" agrees with "药店不营业" and "Your password could not be reset" with "密码重置失败", while
   "Your password has been reset" and "密码重置失败" differ in polarity. So do the prefixed words
   that Chinese says with a negation character ("illegal" 非法, "ineligible" 没有资格, "invalid"
   无效, "impossible" 不可能, "unlimited" 无限): read against an answer in another language, the
-  prefix rule of `semantic_polarity` has no stem to find. Words that also state a
+  prefix rule of `semantic/polarity` has no stem to find. Words that also state a
   direction or a plain event ("declined" of sales, "cancelled") are left to `opposite_status`.
 - **free against a price**: an answer that says something is free ("free of charge", "at no cost",
   "免费") and one that states an amount of money other than zero ("costs $20", "门票20美元") differ,
@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from analyzer.metrics.semantic_guards import facts
+from analyzer.metrics.semantic.guards import facts
 
 __all__ = ["NEGATIVE_STATUS", "price_conflict"]
 
