@@ -8,7 +8,9 @@
 - `flags`: tasks flagged for a re-run, with reasons.
 - `summary_check`: the stored summary recomputed, disagreements with both numbers.
 - `grouping`: integer task codes shared by the per-task functions.
-- `answer_keys`, `answers`: the answer keys' names and what counts as the same answer under each.
+- `answer_keys`, `answers`, `normalized`: the answer keys' names, what counts as the same answer
+  under each, and the normalized text the finer keys start from.
+- `semantic/`: the `semantic` key (answers clustered by meaning), its model and its guards.
 - `stats`: the statistics behind every interval and verdict (exact tests, bootstrap, intervals).
 - `intervals`: 95 % intervals over tasks for the headline figures.
 - `attribution`: route or model per inconsistent task, from the log alone.
