@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel
 
+import analyzer.numbers as numbers
 from analyzer.log.field_labels import field_label
 from analyzer.log.frames import ROUTE_FIELDS
 from analyzer.metrics.grouping import (
@@ -302,8 +303,9 @@ def _pinned_parts(figures: RouteFigures) -> list[str]:
         )
         parts = [f"Route not pinned: {figures.tuples} different routes ({changed})."]
     if figures.unrecorded_results and figures.pinned is not None:
-        n = figures.unrecorded_results
-        parts.append(f"{n} result{'s' if n != 1 else ''} did not record a key or base URL.")
+        parts.append(
+            f"{numbers.counted(figures.unrecorded_results, 'result')} did not record a key or base URL."
+        )
     if backend:
         what = " and ".join(field_label(f) for f in backend)
         parts.append(f"The provider reported a different {what} during the run.")

@@ -18,10 +18,6 @@ if TYPE_CHECKING:
 COUNTS = ("results", "attempts")
 
 
-label = field_label
-"""`key_fingerprint` -> `key` (the log's one vocabulary, `analyzer.log.field_labels`)."""
-
-
 def route_tuples(routes: pd.DataFrame) -> RoundTable:
     """The route tuples (most used first) with the fields that differ between them, human headers;
     the fields every tuple shares in `shared`."""
@@ -32,10 +28,10 @@ def route_tuples(routes: pd.DataFrame) -> RoundTable:
         if name in COUNTS or len(values) > 1 or (len(values) == 1 and routes[name].isna().any()):
             keep.append(name)
         elif len(values) == 1 and len(routes) > 1:
-            shared[label(name)] = str(values[0])
+            shared[field_label(name)] = str(values[0])
         elif len(values) == 1:
             keep.append(name)
-    return RoundTable(routes[keep].rename(columns=label).reset_index(drop=True), shared)
+    return RoundTable(routes[keep].rename(columns=field_label).reset_index(drop=True), shared)
 
 
 def drift_by_field(analysis: Analysis) -> pd.DataFrame:
@@ -52,5 +48,5 @@ def drift_by_field(analysis: Analysis) -> pd.DataFrame:
         )
         column = out["task"].map(seen).fillna("")
         if column.astype(bool).any():  # a field that changed only between tasks says nothing here
-            out[label(field)] = column
+            out[field_label(field)] = column
     return out

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from analyzer.log.field_labels import field_label
 from analyzer.metrics.attribution import verdict_counts
-from analyzer.report.route_tables import drift_by_field, label, route_tuples
+from analyzer.report.route_tables import drift_by_field, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
 from app.widgets import cause_table, coding_tools
@@ -35,7 +36,7 @@ def render(selection: data.Selection | None = None) -> None:
     cols[2].metric("Drifted tasks", fmt.count(len(route.drifted_tasks)))
     cols[3].metric("Fields that changed", fmt.count(len(route.drifted_fields)))
     if route.drifted_fields:
-        st.text("Changed during the run: " + ", ".join(label(f) for f in route.drifted_fields))
+        st.text("Changed during the run: " + ", ".join(field_label(f) for f in route.drifted_fields))
 
     st.subheader("Route tuples")
     tuples = route_tuples(analysis.routes)

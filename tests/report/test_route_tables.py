@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from analyzer.analysis import analyze
+from analyzer.log.field_labels import field_label as label
 from analyzer.log.loader import load_path
-from analyzer.report.route_tables import drift_by_field, label, route_tuples
+from analyzer.report.route_tables import drift_by_field, route_tuples
 
 SAMPLE_A = Path(__file__).resolve().parents[2] / "sample_runs" / "A_baseline.altk_runs.json"
 

@@ -25,6 +25,7 @@ import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
+from analyzer.metrics.semantic.numerals import EN_SCALES, EN_TENS, EN_UNITS, ZH_DIGITS, ZH_SCALES
 from analyzer.metrics.semantic.quantities import spelled_numbers, temperatures
 from analyzer.metrics.semantic.times import ClockTime, clock_times, times_conflict
 
@@ -43,18 +44,10 @@ _ZH_NEGATION_IDIOMS = ("不错", "不客气", "不用谢", "不仅", "不但", "
                        "无人驾驶", "无线", "非洲", "不丹", "否则", "不断", "不久", "不少")  # fmt: skip
 """Chinese words that contain a negation character but do not negate the answer."""
 
-_WORD_NUMBERS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
-    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
-    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19, "twenty": 20,
-    "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90,
-    "hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000,
-    "trillion": 1_000_000_000_000, "once": 1, "twice": 2,
-}  # fmt: skip
+_WORD_NUMBERS = {**EN_UNITS, **EN_TENS, **EN_SCALES, "once": 1, "twice": 2}
 _A_UNIT = re.compile(r"\b(?:a|an|one)\s+([a-z]+)")
 _SCALE = re.compile(r"\s*(hundred|thousand|million|billion|trillion|万|亿)")
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12,
-           "万": 10**4, "亿": 10**8}  # fmt: skip
+_SCALES = {**EN_SCALES, "万": ZH_SCALES["万"], "亿": ZH_SCALES["亿"]}
 _MONTHS = {
     m: i + 1
     for i, names in enumerate(
@@ -108,9 +101,6 @@ _HOURS_MINUTES = re.compile(
 )
 _UNIT_OF = {alias: unit for unit, aliases in _UNITS.items() for alias in aliases}
 _ZH_UNIT_ALIASES = sorted((a for a in _UNIT_OF if not a.isascii() and a not in "$€¥£"), key=len, reverse=True)
-_ZH_DIGITS = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-              "八": 8, "九": 9}  # fmt: skip
-_ZH_SCALES = {"十": 10, "百": 100, "千": 1000, "万": 10_000, "亿": 100_000_000}
 _ZH_COUNTERS = "件个本张次天月年号日元岁点分秒人位台条份只块双周倍公米克斤英小美欧磅星"
 """Characters after which a Chinese numeral is a number (so 一 in 一下 or 统一 is not)."""
 _ZH_RUN = re.compile(r"[零〇一二两三四五六七八九十百千万亿]+")
@@ -194,7 +184,7 @@ def quantity_word(word: str) -> bool:
         _is_number(word)
         or word in _UNIT_OF
         or word in _QUANTITY_WORDS
-        or all(c in _ZH_DIGITS or c in _ZH_SCALES for c in word)
+        or all(c in ZH_DIGITS or c in ZH_SCALES for c in word)
     )
 
 
@@ -294,7 +284,7 @@ def _is_number(word: str) -> bool:
 def _after_numeral(text: str, at: int) -> bool:
     """A Chinese unit counts only after a number (5公里, 三件, 两个人), so 人 in 人们 is no unit."""
     before = text[max(0, at - 2) : at].rstrip(" 个位名")
-    return bool(before) and (before[-1].isdigit() or before[-1] in _ZH_DIGITS or before[-1] in _ZH_SCALES)
+    return bool(before) and (before[-1].isdigit() or before[-1] in ZH_DIGITS or before[-1] in ZH_SCALES)
 
 
 def _is_month(word: str, folded: str) -> bool:
@@ -325,16 +315,16 @@ def _number(digits: str) -> float:
 
 def _zh_number(numeral: str) -> int:
     """A Chinese numeral as an integer: 三 3, 十二 12, 二十 20, 两百五十 250, 一万 10000, 二〇二四 2024."""
-    if not any(char in _ZH_SCALES for char in numeral):
-        return int("".join(str(_ZH_DIGITS[char]) for char in numeral))
+    if not any(char in ZH_SCALES for char in numeral):
+        return int("".join(str(ZH_DIGITS[char]) for char in numeral))
     total, section, digit = 0, 0, 0
     for char in numeral:
-        if char in _ZH_DIGITS:
-            digit = _ZH_DIGITS[char]
+        if char in ZH_DIGITS:
+            digit = ZH_DIGITS[char]
         elif char in ("万", "亿"):
-            total += (section + digit) * _ZH_SCALES[char]
+            total += (section + digit) * ZH_SCALES[char]
             section, digit = 0, 0
         else:
-            section += (digit or 1) * _ZH_SCALES[char]
+            section += (digit or 1) * ZH_SCALES[char]
             digit = 0
     return total + section + digit

@@ -11,17 +11,11 @@ from __future__ import annotations
 
 import re
 
+from analyzer.metrics.semantic.numerals import EN_SCALES, EN_TENS, EN_UNITS
+
 __all__ = ["spelled_numbers", "temperatures"]
 
-_UNITS = {
-    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}  # fmt: skip
-_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
-         "ninety": 90}  # fmt: skip
-_SCALES = {"hundred": 100, "thousand": 1000, "million": 10**6, "billion": 10**9, "trillion": 10**12}
-_WORD = "|".join(sorted([*_UNITS, *_TENS, *_SCALES], key=len, reverse=True))
+_WORD = "|".join(sorted([*EN_UNITS, *EN_TENS, *EN_SCALES], key=len, reverse=True))
 _RUN = re.compile(rf"(?<![\w-])(?:{_WORD})(?:(?:\s+and\s+|\s+|-)(?:{_WORD}))*(?![\w-])")
 _PART = re.compile(rf"{_WORD}|and")
 _CENTS = re.compile(r"(\d+)\s*(dollars?|euros?|pounds?|bucks|yuan)\s*(?:and\s+)?(\d{1,2})\s*cents?(?![a-z])")
@@ -36,26 +30,26 @@ def _value(words: list[str]) -> int | None:
     total, current, last = 0, 0, None
     for i, word in enumerate(words):
         if word == "and":
-            if last not in _SCALES or i + 1 == len(words):
+            if last not in EN_SCALES or i + 1 == len(words):
                 return None
             continue
-        if word in _SCALES:
-            if last is not None and last in _SCALES and _SCALES[word] <= _SCALES[last]:
+        if word in EN_SCALES:
+            if last is not None and last in EN_SCALES and EN_SCALES[word] <= EN_SCALES[last]:
                 return None
-            if _SCALES[word] == 100:
+            if EN_SCALES[word] == 100:
                 current = (current or 1) * 100
             else:
-                total, current = total + (current or 1) * _SCALES[word], 0
-        elif word in _TENS:
-            if last is not None and last not in _SCALES:
+                total, current = total + (current or 1) * EN_SCALES[word], 0
+        elif word in EN_TENS:
+            if last is not None and last not in EN_SCALES:
                 return None
-            current += _TENS[word]
+            current += EN_TENS[word]
         else:
-            if last is not None and last not in _SCALES and last not in _TENS:
+            if last is not None and last not in EN_SCALES and last not in EN_TENS:
                 return None
-            if last in _TENS and _UNITS[word] >= 10:
+            if last in EN_TENS and EN_UNITS[word] >= 10:
                 return None
-            current += _UNITS[word]
+            current += EN_UNITS[word]
         last = word
     return total + current
 
@@ -65,7 +59,7 @@ def spelled_numbers(folded: str) -> str:
 
     def digits(m: re.Match[str]) -> str:
         words = _PART.findall(m[0])
-        if words[0] in _SCALES:  # "86 billion" is read with its digits
+        if words[0] in EN_SCALES:  # "86 billion" is read with its digits
             return m[0]
         value = _value(words)
         return m[0] if value is None else str(value)

@@ -55,7 +55,7 @@ def _split(text: str) -> tuple[frozenset[tuple[str, ...]], tuple[str, ...]]:
     i = 0
     while i < len(tokens):
         tok = tokens[i]
-        if tok.replace("'", "") in _NEGATORS or tok.endswith("n't") or tok in _ZH_NEGATORS:
+        if _is_negator(tok):
             limit = _ZH_SCOPE if tok in _ZH_NEGATORS else _SCOPE_WORDS
             scope: list[str] = []
             i += 1

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from analyzer.metrics.semantic.numerals import ZH_DIGITS
+
 __all__ = ["ClockTime", "clock_times", "times_conflict"]
 
 ClockTime = tuple[int, bool]
@@ -28,8 +30,6 @@ _ZH_TIME = re.compile(
 )
 _PM_WORDS = frozenset(["afternoon", "evening", "下午", "傍晚", "晚上", "夜里", "夜间"])
 _AM_WORDS = frozenset(["morning", "凌晨", "早上", "早晨", "上午"])
-_ZH_DIGIT = {"零": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
-             "九": 9}  # fmt: skip
 
 
 def _zh_small(numeral: str) -> int:
@@ -37,9 +37,9 @@ def _zh_small(numeral: str) -> int:
     if numeral.isdigit():
         return int(numeral)
     if "十" not in numeral:
-        return _ZH_DIGIT.get(numeral, 0)
+        return ZH_DIGITS.get(numeral, 0)
     tens, _, units = numeral.partition("十")
-    return _ZH_DIGIT.get(tens, 1) * 10 + _ZH_DIGIT.get(units, 0)
+    return ZH_DIGITS.get(tens, 1) * 10 + ZH_DIGITS.get(units, 0)
 
 
 def _clock(hour: int, minute: int, period: str | None) -> ClockTime | None:
