@@ -4,8 +4,9 @@
 or the simulator) and caches them by content; `view` shows a cluster's members beside their
 representative. The guards a pair must pass sit in a module each: `guards` (facts: numbers, dates,
 units, weekdays), `polarity`, `antonyms`, `double` (double negation), `hedge`, `mood` (offer
-against act), `distinct`, `scope`, `marks` (statuses), `quantities`, `times` (with the number words of `numerals`), and `text` (the text
-that is embedded). Outside this package, only these names are used.
+against act), `distinct`, `scope`, `marks` (statuses), `quantities`, `times`, and `text` (the text
+that is embedded); `numerals` holds the number words they read. Outside this package, only these
+names are used.
 """
 
 from analyzer.metrics.semantic.embed import SemanticUnavailable
