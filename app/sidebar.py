@@ -39,9 +39,19 @@ KEY_HELP = (
     "guards on negation, numbers, dates and units; needs pip install 'rerunlens[semantic]')."
 )
 
+LOGS_BOX = "sidebar.logs_box"
+KEY_BOX = "sidebar.key_box"
+FOCUS_BOX = "sidebar.focus_box"
+SHORT = 34
+"""The popovers' keys: the label says what is chosen, the key keeps a popover open while it changes."""
+
 
 def render() -> Selection:
-    """Pick logs (runs folder and uploads), the answer key and the focused group; mirror to the URL."""
+    """Pick logs (runs folder and uploads), the answer key and the focused group; mirror to the URL.
+
+    Each choice sits in a popover labelled with what is chosen: a widget's content is drawn only when
+    its popover opens, and a radio, multiselect or selectbox drawn on every page load cost each view
+    about a third of a bare Streamlit page (BENCHMARKS.md, "Session 10")."""
     folder = runs_dir()
     available = folder_logs(str(folder))
     with st.sidebar:
@@ -53,21 +63,11 @@ def render() -> Selection:
             lambda raw: unique_logs([r for r in raw if r in available]) or available[:1],
         )
         st.session_state[LOGS] = unique_logs([r for r in st.session_state[LOGS] if r in available])
-        st.multiselect(
-            "Your runs and the samples",
-            available,
-            key=LOGS,
-            placeholder="No log picked" if available else "No logs yet",
-            help=f"Your runs folder: {escape(folder)} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}); "
-            "the shipped examples are listed as sample_runs/… and are never written.",
-        )
-        st.caption(
-            f"Your runs: `{inline_code(str(folder))}`"
-            + ("" if folder.is_dir() else " (created on the first save)")
-            + " · re-runs, new runs and copied uploads are saved there; `sample_runs/` are read-only."
-        )
+        with st.popover(
+            _logs_label(st.session_state[LOGS]), icon=":material/folder_open:", width="stretch", key=LOGS_BOX
+        ):
+            _log_picker(folder, available)
         _unreadable_note(folder_problems(str(folder)))
-        # In a popover: its drop zone is drawn only when opened, about 0.1 s off every page load.
         with st.popover("Upload logs", icon=":material/upload:", width="stretch"):
             _uploader()
         url_state.mirror_to_url("log", st.session_state[LOGS])
@@ -75,36 +75,89 @@ def render() -> Selection:
         url_state.seed_from_url(
             KEY, "key", "exact", lambda raw: raw[-1] if raw[-1] in ANSWER_KEYS else "exact"
         )
-        st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
+        with st.popover(_key_label(), icon=":material/rule:", width="stretch", key=KEY_BOX):
+            st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
+            semantic_control()
         url_state.mirror_to_url("key", st.session_state[KEY])
-        semantic_control()
 
         fresh = _to_focus()
         selection = current()
         if selection.groups:
-            # A popover, like the uploader: its text boxes (one per open log) are drawn only when opened.
             with st.popover("Group labels", icon=":material/label:", width="stretch"):
                 for g in selection.groups:
                     auto = g.loaded.log.display_label(Path(g.source).stem)
                     st.text_input(escape(g.source), key=LABEL + g.source, placeholder=auto, max_chars=80)
             selection = current()
-        labels = [g.label for g in selection.groups]
-        if len(labels) > 1:
-            url_state.seed_from_url(
-                FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0]
-            )
-            if st.session_state[FOCUS] not in labels:
-                st.session_state[FOCUS] = labels[0]
-            fresh_label = next((g.label for g in reversed(selection.groups) if g.source in fresh), None)
-            if fresh_label:  # a new upload opens at once
-                st.session_state[FOCUS] = fresh_label
-            st.selectbox("Log shown in single-log views", labels, key=FOCUS)
-            url_state.mirror_to_url("focus", st.session_state[FOCUS])
-            selection = current()
-        else:
-            url_state.mirror_to_url("focus", None)
+        selection = _focus_picker(selection, fresh)
     show_problems(selection)
     return selection
+
+
+def _logs_label(picked: list[str]) -> str:
+    """The log picker's button: the one open log's file name, or how many are open."""
+    if not picked:
+        return "Pick logs"
+    if len(picked) == 1:
+        return f"Log: {escape(_short(Path(picked[0]).name))}"
+    return f"{len(picked)} logs open"
+
+
+def _log_picker(folder: Path, available: list[str]) -> None:
+    """The multiselect of the runs folder's logs and the samples, and where new logs are saved."""
+    st.multiselect(
+        "Your runs and the samples",
+        available,
+        key=LOGS,
+        placeholder="No log picked" if available else "No logs yet",
+        help=f"Your runs folder: {escape(folder)} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}); "
+        "the shipped examples are listed as sample_runs/… and are never written. The Runs page lists "
+        "them all with their date and headline.",
+    )
+    st.caption(
+        f"Your runs: `{inline_code(str(folder))}`"
+        + ("" if folder.is_dir() else " (created on the first save)")
+        + " · re-runs, new runs and copied uploads are saved there; `sample_runs/` are read-only."
+    )
+
+
+def _short(text: str, limit: int = SHORT) -> str:
+    """`text` cut to `limit` characters with an ellipsis: a button's label stays on one or two lines."""
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _key_label() -> str:
+    """The answer key's button: the key in use (and the semantic key's threshold)."""
+    key = answer_key(st.session_state.get(KEY))
+    if key == "semantic":
+        return f"Answer key: semantic, {st.session_state.get(SEMANTIC_T, DEFAULT_SEMANTIC_THRESHOLD):.2f}"
+    return f"Answer key: {key}"
+
+
+def _focus_picker(selection: Selection, fresh: list[str]) -> Selection:
+    """With several logs open, which one the single-log views show (a new upload or a log just opened
+    takes it); mirrored to the URL."""
+    labels = [g.label for g in selection.groups]
+    if len(labels) < 2:
+        url_state.mirror_to_url("focus", None)
+        return selection
+    url_state.seed_from_url(
+        FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0]
+    )
+    if st.session_state[FOCUS] not in labels:
+        st.session_state[FOCUS] = labels[0]
+    fresh_label = next((g.label for g in reversed(selection.groups) if g.source in fresh), None)
+    if fresh_label:  # a new upload opens at once
+        st.session_state[FOCUS] = fresh_label
+    with st.popover(
+        f"Shown: {escape(_short(st.session_state[FOCUS]))}",
+        help=escape(st.session_state[FOCUS]),
+        icon=":material/visibility:",
+        width="stretch",
+        key=FOCUS_BOX,
+    ):
+        st.selectbox("Log shown in single-log views", labels, key=FOCUS)
+    url_state.mirror_to_url("focus", st.session_state[FOCUS])
+    return current()
 
 
 def _uploader() -> None:

@@ -126,16 +126,20 @@ def attribution_summary(items: Sequence[Attribution]) -> dict[str, object]:
 
 def attribution_caption(items: Sequence[Attribution]) -> str:
     """The counts' rule and uncertainty in one sentence: how many calls pass, the share of inconsistent
-    tasks they are with its exact 95 % interval, and how many of them may be false at this rate."""
+    tasks they are with its exact 95 % interval, and (when some pass) how many of them may be false
+    at this rate."""
     counts = verdict_counts(items)
     called = counts["route"] + counts["both"]
-    low, high = exact_share_interval(called, len(items)) if items else (0.0, 0.0)
-    return (
-        f"Route and both count only calls that pass a false discovery rate of {FDR_Q:.0%} (Benjamini-"
+    share = called / len(items) if items else None
+    bounds = exact_share_interval(called, len(items)) if items else None
+    text = (
+        f"Route and both count only calls that pass a false discovery rate of {100 * FDR_Q:.0f} % (Benjamini-"
         f"Hochberg over the {len(items)} inconsistent tasks): {called} of {len(items)}, "
-        f"{low:.0%} to {high:.0%} of such tasks (95 % interval); at this rate up to about "
-        f"{FDR_Q * called:.1f} of the {called} may be false."
+        f"{numbers.pct_ci(share, bounds)} of such tasks"
     )
+    if not called:
+        return text + "."
+    return text + f"; at this rate up to about {FDR_Q * called:.1f} of the {called} may be false."
 
 
 def decide(finding: Finding, q: float | None) -> tuple[Cause, int | None]:

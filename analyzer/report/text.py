@@ -204,7 +204,7 @@ def attribution_lines(items: list[Attribution]) -> list[str]:
     out = [
         "",
         f"Route or model, from the log alone ({_n(len(items), 'inconsistent task')}): {shown}",
-        f"  route/both only where a route factor passes a false discovery rate of {FDR_Q:.0%} "
+        f"  route/both only where a route factor passes a false discovery rate of {100 * FDR_Q:.0f} % "
         "(exact permutation test per factor, Bonferroni within the task, Benjamini-Hochberg across tasks)",
     ]
     for a in items[:_LIST_AT_MOST]:

@@ -117,16 +117,21 @@ def test_upload_and_answer_key(server: str, page: object) -> None:
     assert_no_exception(page)
 
     # the uploaded log is a group of its own, shown at once and marked as an upload
-    page.get_by_text("Log shown in single-log views").wait_for()  # type: ignore[attr-defined]
+    sidebar = page.locator('[data-testid="stSidebar"]')  # type: ignore[attr-defined]
+    sidebar.get_by_role("button", name="Shown: A: shared proxy (uploaded)").wait_for()
     page.get_by_text("75.0 pp").first.wait_for()  # type: ignore[attr-defined]
     wait_rendered(page, "Overview")
     body = page.locator("body").inner_text()  # type: ignore[attr-defined]
     assert "Showing log A: shared proxy (uploaded) · uploaded file drift_v2.json, not saved" in body
     shot(page, "overview-upload")
 
-    # switch the answer key: normalized joins "42", "42." and " 42 ", so the gap drops
-    page.locator('[data-testid="stSidebar"]').get_by_text("normalized", exact=True).click()  # type: ignore[attr-defined]
+    # switch the answer key (its popover names the key in use): normalized joins "42", "42." and
+    # " 42 ", so the gap drops
+    page.keyboard.press("Escape")  # type: ignore[attr-defined]  # the upload popover closes
+    sidebar.get_by_role("button", name="Answer key: exact").click()
+    page.locator('[data-testid="stPopoverBody"]').get_by_text("normalized", exact=True).click()  # type: ignore[attr-defined]
     page.get_by_text("62.5 pp").first.wait_for()  # type: ignore[attr-defined]
+    sidebar.get_by_role("button", name="Answer key: normalized").wait_for()
     wait_rendered(page, "Overview")
     assert "key=normalized" in page.url  # type: ignore[attr-defined]
     assert_no_exception(page)

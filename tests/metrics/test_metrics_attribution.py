@@ -13,8 +13,10 @@ from fake_keys import FAKE_KEY, SESSION_KEY
 from analyzer.analysis import analyze
 from analyzer.log.model import RunLog
 from analyzer.metrics.attribution import (
+    Attribution,
     Round,
     attribute_rounds,
+    attribution_caption,
     decide,
     rounds_to_decide_rounds,
     verdict_counts,
@@ -211,3 +213,13 @@ def test_rounds_to_decide_by_hand() -> None:
     # k = 5: 4 / 165 / (1 - 28 / 462) = 0.026; k = 6: 4 / 220 / (1 - 84 / 924) = 0.0200
     rounds = [Round(i, "AB"[i % 2], "xy"[i % 2], False) for i in range(6)]
     assert rounds_to_decide_rounds(rounds) == 6
+
+
+def test_the_caption_states_the_share_with_its_interval_and_no_false_calls_when_none_pass() -> None:
+    none_pass = [Attribution(task_id=f"t{i}", cause="model", evidence="") for i in range(5)]
+    text = attribution_caption(none_pass)
+    assert "0 of 5, 0.0 % (95 % CI 0.0–52.2) of such tasks." in text
+    assert "may be false" not in text
+    some = [Attribution(task_id="r", cause="route", passes=True, evidence=""), *none_pass[:3]]
+    assert "1 of 4, 25.0 % (95 % CI " in attribution_caption(some)
+    assert attribution_caption(some).endswith("up to about 0.1 of the 1 may be false.")

@@ -31,7 +31,7 @@ def test_report_shows_intervals_and_attribution() -> None:
     counts = verdict_counts(h.attribution)
     shown = ", ".join(f"{counts[c]} {c}" for c in counts)
     assert f"Route or model, from the log alone ({len(h.attribution)} inconsistent tasks): {shown}" in text
-    assert "false discovery rate of 5%" in text and "Benjamini-Hochberg across tasks" in text
+    assert "false discovery rate of 5 %" in text and "Benjamini-Hochberg across tasks" in text
     first = h.attribution[0]
     odds = f"{p_value(first.p_value)}, {p_value(first.q_value, 'q')}"
     assert f"  {first.task_id}: {first.cause} ({first.factor}, {odds})" in text
