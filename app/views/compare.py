@@ -16,6 +16,7 @@ from app.widgets.messages import escape
 PICKED = "compare.logs"
 BASELINE = "compare.baseline"
 CHARTS = "compare.charts"
+PICKER_BOX = "compare.picker_box"
 
 CI_HELP = "95 % interval over tasks (bootstrap)."
 TABLE_COLUMNS = {
@@ -96,22 +97,32 @@ def _picked(sel: data.Selection) -> list[data.Group]:
         PICKED, "compare", default, lambda raw: [r for r in raw if r in labels] or default
     )
     st.session_state[PICKED] = [p for p in st.session_state[PICKED] if p in labels]
-    left, right = st.columns([3, 1])
-    left.multiselect(
-        "Logs compared",
-        labels,
-        key=PICKED,
-        help="By default the baseline and the open logs that share at least half of its tasks.",
-    )
-    picked = st.session_state[PICKED]
+    # In a popover (its label says what is compared): the two widgets drawn on every load cost more
+    # than the table, and the popover is wide enough for whole labels.
+    with st.popover(_picker_label(st.session_state[PICKED]), icon=":material/tune:", key=PICKER_BOX):
+        st.multiselect(
+            "Logs compared",
+            labels,
+            key=PICKED,
+            help="By default the baseline and the open logs that share at least half of its tasks.",
+        )
+        picked = st.session_state[PICKED]
+        if picked:
+            if st.session_state.get(BASELINE) not in picked:
+                st.session_state[BASELINE] = picked[0]
+            st.selectbox(
+                "Baseline", picked, key=BASELINE, help="Every other group is compared with this one."
+            )
     url_state.mirror_to_url("compare", picked if picked != default else None)
     if not picked:
         return []
-    if st.session_state.get(BASELINE) not in picked:
-        st.session_state[BASELINE] = picked[0]
-    right.selectbox("Baseline", picked, key=BASELINE, help="Every other group is compared with this one.")
     ordered = [st.session_state[BASELINE], *[p for p in picked if p != st.session_state[BASELINE]]]
     return [sel.groups[labels.index(label)] for label in ordered]
+
+
+def _picker_label(picked: list[str]) -> str:
+    """The picker's button: how many logs are compared, or that none is."""
+    return f"Logs and baseline ({len(picked)} compared)" if picked else "Pick the logs to compare"
 
 
 def _charts(table: pd.DataFrame, labels: list[str]) -> None:

@@ -17,15 +17,26 @@ from analyzer.coding_tools.from_log import benchmark_fingerprints, profile_from_
 from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog
 from analyzer.routes.profile import DEFAULT_KEY_ENV, RouteProfile
+from app.widgets import lazy
 from app.widgets.messages import one_line_error, safe
 
+SECTION = "routes.coding"
 KEY_ENV = "routes.coding.key_env"
 CHECK_ENV = "routes.coding.check_env"
 
 
 def render(log: RunLog) -> None:
-    """The panel for one log: exports for its pinned route, then the doctor."""
+    """The panel for one log, built once opened (its tabs, code blocks and doctor are the heaviest
+    part of the page): exports for its pinned route, then the doctor."""
     st.subheader("Coding tools")
+    box = lazy.section("This route as Claude Code, Codex and CC Switch settings, and the doctor", SECTION)
+    if box is None:
+        return
+    with box:
+        _panel(log)
+
+
+def _panel(log: RunLog) -> None:
     st.caption(
         "Point Claude Code, Codex or CC Switch at the route this log was pinned to. "
         "RerunLens never writes a key: the settings hold a placeholder or the name of the variable "

@@ -19,6 +19,7 @@ CLUSTERS = "tasks.clusters_min"
 SUCCESS_KEY = "tasks.success"
 SEARCH = "tasks.search"
 ANSWER = "tasks.answer"
+FILTERS_BOX = "tasks.filters_box"
 
 
 def _states(raw: list[str]) -> list[str]:
@@ -40,26 +41,11 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
     )
     url_state.seed_from_url(SEARCH, "q", "", lambda raw: raw[-1])
     url_state.seed_from_url(ANSWER, "answer", "", lambda raw: raw[-1])
-    row = st.columns([3, 2, 1.4, 1.6])
-    row[0].multiselect(
-        "Show tasks that are",
-        list(STATES),
-        key=SHOW,
-        format_func=lambda s: STATES[s].removesuffix(" tasks").lower(),
-        placeholder="every task",
-        help="Inconsistent: answers in more than one cluster. Drifted: results on more than one route. "
-        "Errored: at least one result errored. Several: any of them.",
-    )
-    row[1].multiselect(
-        "Cause (from the log)", causes, key=CAUSE, placeholder="any cause", disabled=not causes
-    )
-    row[2].number_input(
-        "At least N answers", min_value=0, step=1, key=CLUSTERS, help="Distinct answers (clusters)."
-    )
-    row[3].selectbox("Success", SUCCESS, key=SUCCESS_KEY)
-    left, right = st.columns(2)
-    left.text_input("Task id contains", key=SEARCH, placeholder="e.g. refund")
-    right.text_input("An answer contains", key=ANSWER, placeholder="e.g. 42.50")
+    on = _active()
+    label = f"Filter tasks ({on} on)" if on else "Filter tasks"
+    # In a popover: six widgets drawn on every load of the page cost more than the table they filter.
+    with st.popover(label, icon=":material/filter_list:", key=FILTERS_BOX):
+        _widgets(causes)
     chosen = TaskFilter(
         states=tuple(st.session_state[SHOW]),
         causes=tuple(st.session_state[CAUSE]),
@@ -75,3 +61,41 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
     url_state.mirror_to_url("q", chosen.id_contains or None)
     url_state.mirror_to_url("answer", chosen.answer_contains or None)
     return filter_tasks(analysis, chosen)
+
+
+def _active() -> int:
+    """How many filters are set (the popover's label says so: the table is not every task)."""
+    state = st.session_state
+    return sum(
+        bool(v)
+        for v in (
+            state[SHOW],
+            state[CAUSE],
+            state[CLUSTERS],
+            state[SUCCESS_KEY] != SUCCESS[0],
+            state[SEARCH],
+            state[ANSWER],
+        )
+    )
+
+
+def _widgets(causes: list[str]) -> None:
+    """The filter widgets, each bound to its session key (seeded from the URL)."""
+    st.multiselect(
+        "Show tasks that are",
+        list(STATES),
+        key=SHOW,
+        format_func=lambda s: STATES[s].removesuffix(" tasks").lower(),
+        placeholder="every task",
+        help="Inconsistent: answers in more than one cluster. Drifted: results on more than one route. "
+        "Errored: at least one result errored. Several: any of them.",
+    )
+    st.multiselect("Cause (from the log)", causes, key=CAUSE, placeholder="any cause", disabled=not causes)
+    row = st.columns(2)
+    row[0].number_input(
+        "At least N answers", min_value=0, step=1, key=CLUSTERS, help="Distinct answers (clusters)."
+    )
+    row[1].selectbox("Success", SUCCESS, key=SUCCESS_KEY)
+    left, right = st.columns(2)
+    left.text_input("Task id contains", key=SEARCH, placeholder="e.g. refund")
+    right.text_input("An answer contains", key=ANSWER, placeholder="e.g. 42.50")

@@ -28,8 +28,14 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def routes_page(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, log: str) -> app_kit.AppTest:
+    """The Routes page with the panel opened (it is built only once opened)."""
     app_kit.sample_runs(tmp_path, monkeypatch, logs_only=True)
-    return app_kit.open_view("views/routes.py", log, "Routes")
+    at = app_kit.open_view("views/routes.py", log, "Routes")
+    assert not [c for c in at.code if c.language in ("json", "toml")]  # closed: nothing built
+    at.session_state[coding_tools.SECTION] = True
+    at.run()
+    app_kit.assert_clean(at)
+    return at
 
 
 def text_of(at: app_kit.AppTest) -> str:
