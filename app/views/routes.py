@@ -10,8 +10,10 @@ from analyzer.metrics.attribution import verdict_counts
 from analyzer.report.route_tables import drift_by_field, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
-from app.widgets import cause_table, coding_tools
+from app.widgets import cause_table, coding_tools, lazy
 from app.widgets.messages import escape
+
+CAUSES = "routes.causes"
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -72,7 +74,12 @@ def render(selection: data.Selection | None = None) -> None:
     else:
         counts = verdict_counts(items)
         st.text(" · ".join(f"{n} {c}" for c, n in counts.items()))
-        cause_table.render(items, key="routes.cause")
+        box = lazy.section(
+            f"The cause of each of the {len(items):,} inconsistent tasks, with its evidence", CAUSES
+        )
+        if box is not None:
+            with box:
+                cause_table.render(items, key="routes.cause")
     coding_tools.render(group.loaded.log)
 
 

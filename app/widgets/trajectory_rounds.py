@@ -13,7 +13,9 @@ import streamlit as st
 
 from analyzer.report.trajectory_view import Turn, differing_round, first_difference, from_call, turns
 from app import data
+from app.widgets import lazy
 
+SECTION = "tasks.trajectories"
 ROLE_NAMES = {"assistant": "assistant", "tool": "tool result", "user": "user", "system": "system"}
 
 
@@ -22,7 +24,15 @@ def render(group: data.Group, task_id: str) -> None:
     by_round = data.trajectories(group.loaded.log, task_id)
     if not by_round:
         return
-    st.markdown("**Trajectories, two rounds side by side**")
+    # Built once opened (the URL keeps it open): some twenty boxes per round are the page's heaviest
+    # drawing, below the fold.
+    box = lazy.section("Trajectories, two rounds side by side", SECTION, icon=":material/view_column:")
+    if box is not None:
+        with box:
+            _rounds(by_round, task_id)
+
+
+def _rounds(by_round: dict[int, Any], task_id: str) -> None:
     rounds = list(by_round)
     if len(rounds) == 1:
         _column(turns(by_round[rounds[0]]), rounds[0])

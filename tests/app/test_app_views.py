@@ -450,8 +450,11 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
     at = run_view("routes", sel)
     assert escape(route.verdict) in [w.value for w in at.warning]
     assert metrics(at)["Pinned"] == "no"
-    # the cause of each inconsistent task, from the log: the analyzer's attribution, as a table
+    # the cause of each inconsistent task, from the log: the analyzer's attribution, as a table one
+    # click away (a lazy section)
     attribution = sel.focus.analysis.headline.attribution  # type: ignore[union-attr]
+    at.session_state["routes.causes"] = True
+    at.run()
     causes = frame_with(at, "cause", "evidence")
     assert causes["task_id"].tolist() == [a.task_id for a in attribution]
     assert causes["cause"].tolist() == [a.cause for a in attribution]

@@ -9,6 +9,7 @@ import pytest
 from app_kit import open_view, sample_runs
 from streamlit.testing.v1 import AppTest
 
+from app.views.routes import CAUSES
 from app.widgets.cause_table import LINK
 
 A = "A_baseline.altk_runs.json"
@@ -17,6 +18,9 @@ A = "A_baseline.altk_runs.json"
 def test_every_cause_row_links_to_its_task(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     sample_runs(tmp_path, monkeypatch, logs_only=True)
     at = open_view("views/routes.py", A, "Routes")
+    assert not [d for d in at.dataframe if LINK in d.value.columns]  # one click away: not built yet
+    at.session_state[CAUSES] = True
+    at.run()
     [table] = [d.value for d in at.dataframe if LINK in d.value.columns]
     assert len(table) == 14 and table.columns[0] == LINK
     for task_id, link in zip(table["task_id"], table[LINK], strict=True):

@@ -19,6 +19,7 @@ from analyzer.log.model import RunLog
 from analyzer.metrics.divergence import divergence_tree, rounds_at_step
 from analyzer.metrics.trajectories import END_LABEL, call_frame
 from app import data, log_folders, trajectory_charts
+from app.widgets import trajectory_rounds
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_runs" / "E_agent_tools.altk_runs.json"
 LAMP = "agent-refund-lamp"
@@ -86,6 +87,9 @@ def test_tasks_page_shows_the_tree_and_the_rounds_where_they_part() -> None:
 
 def test_two_rounds_side_by_side_from_their_first_difference() -> None:
     at = run_view("tasks", {"task": LAMP})
+    assert not at.get("toggle")  # one click away: nothing of it built before it is opened
+    at.session_state[trajectory_rounds.SECTION] = True
+    at.run()
     log = load_path(SAMPLE).log
     r1, r2 = (next(r for n, r in log.results() if r.task_id == LAMP and n == k) for k in (1, 2))
     calls = [[s.name for s in r.trajectory if s.type == "tool_call"] for r in (r1, r2)]

@@ -153,6 +153,11 @@ def test_tables_fit_at_1400_with_human_headers(server: str, page: Any, path: str
 def test_two_rounds_side_by_side_from_where_they_part(server: str, page: Any) -> None:
     page.goto(f"{server}/tasks?log={E}&task=agent-refund-lamp")
     wait_rendered(page, "Tasks")
+    assert "Start where they part" not in body_text(page)  # built once opened
+    page.get_by_text("Trajectories, two rounds side by side").click()
+    page.get_by_text("Start where they part").wait_for()
+    wait_rendered(page, "Tasks")
+    assert "tasks.trajectories=" in page.url
     text = body_text(page)
     assert "Rounds 1 and 2 made the same calls up to tool call 1, then part at tool call 2" in text
     assert '2. get_order("order_id": "O-5001")' in text and '2. get_order("order_id": "O-5002")' in text
@@ -193,7 +198,7 @@ def test_the_runs_table_lists_logs_with_their_headline(server: str, page: Any) -
 
 
 def test_each_cause_row_opens_its_evidence(server: str, page: Any) -> None:
-    page.goto(f"{server}/routes?log={A}&key=normalized")
+    page.goto(f"{server}/routes?log={A}&key=normalized&routes.causes=true")  # the cause list opened
     wait_rendered(page, "Routes")
     grid = page.locator('[data-testid="stDataFrame"]').last
     grid.scroll_into_view_if_needed()
