@@ -196,17 +196,17 @@ def _start_button(group: data.Group, task_id: str, path: Path) -> None:
         return
     if not log_route.confirmed(profile, "tasks.resample_confirm"):
         return
-    left, right = st.columns([1, 3])
-    samples = left.number_input("Samples per step", 2, 20, 5, key="tasks.resample_samples")
     again = path.is_file()
     label = "Resample every step again" if again else "Resample every step"
-    if not right.button(
-        label,
-        key="tasks.resample_start",
-        help="Replays the recorded conversation up to "
-        "each assistant step on one pinned route (the environment's, with this log's model "
-        "and sampling settings) and samples the step again.",
-    ):
+    help_text = (
+        "Replays the recorded conversation up to each assistant step on one pinned route (the "
+        "environment's, with this log's model and sampling settings) and samples the step again."
+    )
+    # In a popover: its two widgets are drawn once opened, not on every load of the task.
+    with st.popover(label, icon=":material/replay:", help=help_text, key="tasks.resample_box"):
+        samples = st.number_input("Samples per step", 2, 20, 5, key="tasks.resample_samples")
+        started = st.button("Start", key="tasks.resample_start", type="primary", icon=":material/play_arrow:")
+    if not started:
         return
     try:
         keys = read_keys(profile.key_envs())

@@ -57,6 +57,7 @@ CLUSTER_COLUMNS = {
     "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f"),
     "successes": st.column_config.NumberColumn("successes"),
 }
+DOWNLOADS_BOX = "tasks.downloads_box"
 ROUND_CONFIG = {
     "answer": st.column_config.TextColumn("answer", width="medium"),
     "total_tokens": st.column_config.NumberColumn("tokens"),
@@ -83,7 +84,8 @@ def render(selection: data.Selection | None = None) -> None:
     shown = task_filters.filtered(group.analysis)
     task_ids = shown["task_id"].astype(str).tolist()
     _table(group, shown, task_ids)
-    fmt.downloads(group, "tasks", report=False)
+    with st.popover("Download", icon=":material/download:", key=DOWNLOADS_BOX):  # drawn once opened
+        fmt.downloads(group, "tasks", report=False)
     if not task_ids:
         st.info("No task matches the filter.")
         return

@@ -331,6 +331,8 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
 
 def test_trajectory_steps_are_shown_for_tasks_that_recorded_them() -> None:
     at = run_view("tasks", selection("drift_v2.json"), {"task": "weather"})
+    at.session_state["tasks.trajectories"] = True  # the side-by-side section, opened
+    at.run()
     texts = [t.value for t in at.text]
     # the same calls in every round: both rounds from the start, log text as plain text
     assert "Rounds 1 and 2 made the same tool calls, in the same order." in [c.value for c in at.caption]
