@@ -42,8 +42,9 @@ KEY_HELP = (
 LOGS_BOX = "sidebar.logs_box"
 KEY_BOX = "sidebar.key_box"
 FOCUS_BOX = "sidebar.focus_box"
-SHORT = 34
 """The popovers' keys: the label says what is chosen, the key keeps a popover open while it changes."""
+SHORT = 34
+"""Characters of a log's name on a popover's button (the whole name is in the popover and on hover)."""
 
 
 def render() -> Selection:
