@@ -11,6 +11,7 @@ from analyzer.formats import format_list
 from analyzer.log.loader import MAX_UPLOAD_BYTES
 from analyzer.metrics.answer_keys import ANSWER_KEYS, answer_key
 from analyzer.metrics.semantic import CROSS_LANGUAGE_GAP, DEFAULT_SEMANTIC_THRESHOLD
+from analyzer.safety.scrub import one_line
 from app import log_folders, url_state
 from app.data import (
     FOCUS,
@@ -99,7 +100,7 @@ def _logs_label(picked: list[str]) -> str:
     if not picked:
         return "Pick logs"
     if len(picked) == 1:
-        return f"Log: {escape(_short(Path(picked[0]).name))}"
+        return f"Log: {escape(one_line(Path(picked[0]).name, SHORT))}"
     return f"{len(picked)} logs open"
 
 
@@ -119,11 +120,6 @@ def _log_picker(folder: Path, available: list[str]) -> None:
         + ("" if folder.is_dir() else " (created on the first save)")
         + " · re-runs, new runs and copied uploads are saved there; `sample_runs/` are read-only."
     )
-
-
-def _short(text: str, limit: int = SHORT) -> str:
-    """`text` cut to `limit` characters with an ellipsis: a button's label stays on one or two lines."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _key_label() -> str:
@@ -150,7 +146,7 @@ def _focus_picker(selection: Selection, fresh: list[str]) -> Selection:
     if fresh_label:  # a new upload opens at once
         st.session_state[FOCUS] = fresh_label
     with st.popover(
-        f"Shown: {escape(_short(st.session_state[FOCUS]))}",
+        f"Shown: {escape(one_line(st.session_state[FOCUS], SHORT))}",
         help=escape(st.session_state[FOCUS]),
         icon=":material/visibility:",
         width="stretch",

@@ -47,6 +47,20 @@ class TaskFilter:
     answer_contains: str = ""
     """Some answer of the task contains this (case-insensitive)."""
 
+    def active(self) -> int:
+        """How many criteria keep fewer than every task (0 for the default)."""
+        return sum(
+            bool(v)
+            for v in (
+                self.states,
+                self.causes,
+                self.min_clusters,
+                self.success != SUCCESS[0],
+                self.id_contains,
+                self.answer_contains,
+            )
+        )
+
 
 def state_masks(tasks: pd.DataFrame) -> dict[str, pd.Series]:
     """Per state, which rows of the analysis' task table are in it."""

@@ -11,6 +11,7 @@ from analyzer.log.field_labels import field_label
 from analyzer.metrics.attribution import CAUSES, verdict_counts
 from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
+from analyzer.safety.scrub import one_line
 from analyzer.safety.terminal_text import visible, visible_lines
 
 if TYPE_CHECKING:
@@ -301,8 +302,7 @@ def _n(count: int, noun: str) -> str:
 
 def _short(text: object, width: int = 60) -> str:
     """What a step did, on one line and at most `width` characters."""
-    flat = " ".join(str(text or "—").split())
-    return flat if len(flat) <= width else flat[: width - 1] + "…"
+    return one_line(str(text or "—"), width)
 
 
 def render_comparison(comparison: Comparison) -> str:

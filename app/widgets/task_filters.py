@@ -41,11 +41,7 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
     )
     url_state.seed_from_url(SEARCH, "q", "", lambda raw: raw[-1])
     url_state.seed_from_url(ANSWER, "answer", "", lambda raw: raw[-1])
-    on = _active()
-    label = f"Filter tasks ({on} on)" if on else "Filter tasks"
-    # In a popover: six widgets drawn on every load of the page cost more than the table they filter.
-    with st.popover(label, icon=":material/filter_list:", key=FILTERS_BOX):
-        _widgets(causes)
+    # The widgets' values are in the session already (seeded, or as the user left them).
     chosen = TaskFilter(
         states=tuple(st.session_state[SHOW]),
         causes=tuple(st.session_state[CAUSE]),
@@ -54,6 +50,12 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
         id_contains=st.session_state[SEARCH],
         answer_contains=st.session_state[ANSWER],
     )
+    on = chosen.active()
+    # In a popover: six widgets drawn on every load of the page cost more than the table they filter.
+    with st.popover(
+        f"Filter tasks ({on} on)" if on else "Filter tasks", icon=":material/filter_list:", key=FILTERS_BOX
+    ):
+        _widgets(causes)
     url_state.mirror_to_url("show", list(chosen.states) or None)
     url_state.mirror_to_url("cause", list(chosen.causes) or None)
     url_state.mirror_to_url("clusters", str(chosen.min_clusters) if chosen.min_clusters else None)
@@ -61,22 +63,6 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
     url_state.mirror_to_url("q", chosen.id_contains or None)
     url_state.mirror_to_url("answer", chosen.answer_contains or None)
     return filter_tasks(analysis, chosen)
-
-
-def _active() -> int:
-    """How many filters are set (the popover's label says so: the table is not every task)."""
-    state = st.session_state
-    return sum(
-        bool(v)
-        for v in (
-            state[SHOW],
-            state[CAUSE],
-            state[CLUSTERS],
-            state[SUCCESS_KEY] != SUCCESS[0],
-            state[SEARCH],
-            state[ANSWER],
-        )
-    )
 
 
 def _widgets(causes: list[str]) -> None:

@@ -44,3 +44,9 @@ def test_each_filter_keeps_what_it_says() -> None:
         },
         key=t["task_id"].tolist().index,
     )
+
+
+def test_a_filter_counts_the_criteria_that_keep_fewer_than_every_task() -> None:
+    assert TaskFilter().active() == 0
+    assert TaskFilter(states=("drifted",), min_clusters=2, answer_contains="42").active() == 3
+    assert TaskFilter(success="ungraded", id_contains="shop").active() == 2
