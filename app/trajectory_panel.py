@@ -34,6 +34,14 @@ SIDE_COLUMNS = {
 }
 
 
+def has_task_section(group: data.Group, task_id: str) -> bool:
+    """Whether `task_section` draws anything for this task: its rounds' tool calls, or an imported
+    score card of its steps."""
+    traj = group.analysis.trajectories
+    in_tree = traj is not None and task_id in set(traj.tasks["task_id"])
+    return in_tree or _imported_scores(group.loaded.log, task_id) is not None
+
+
 def task_section(group: data.Group, task_id: str) -> None:
     """The divergence tree of one task and its rounds side by side where they part."""
     traj = group.analysis.trajectories

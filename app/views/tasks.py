@@ -27,6 +27,11 @@ SECTION = "tasks.tab"
 ONE_TASK_TAB = "One task"
 GRID_TAB = "Answers by round"
 HEATMAP_ROWS = 60
+DETAIL = "tasks.detail"
+"""The open task's open tab (URL-bound)."""
+CLUSTERS_TAB = "Answer clusters"
+ROUNDS_TAB = "Every round"
+TRAJECTORY_TAB = "Trajectory"
 
 TASK_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
@@ -181,8 +186,31 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
         with st.container(border=True):
             st.text(prompt)
 
+    _details(group, task_id)
+    task_extras.history(sel, task_id)
+    task_extras.raw_json(group, task_id)
+
+
+def _details(group: data.Group, task_id: str) -> None:
+    """The open task's clusters, rounds and trajectory as tabs of which only the open one is built:
+    each is a table or more, and drawn one under the other they put this view at about twice a bare
+    page's render (BENCHMARKS.md, "Session 11")."""
+    draw = {
+        CLUSTERS_TAB: _clusters,
+        ROUNDS_TAB: _rounds,
+    }
+    if trajectory_panel.has_task_section(group, task_id) or data.trajectories(group.loaded.log, task_id):
+        draw[TRAJECTORY_TAB] = _trajectory
+    tabs = st.tabs(list(draw), key=DETAIL, bind="query-params")
+    for show, tab in zip(draw.values(), tabs, strict=True):
+        if tab.open:
+            with tab:
+                show(group, task_id)
+
+
+def _clusters(group: data.Group, task_id: str) -> None:
+    analysis = group.analysis
     clusters = analysis.clusters[analysis.clusters["task_id"].astype(str) == task_id]
-    st.markdown("**Answer clusters**")
     st.dataframe(
         clusters.drop(columns=["task_id"]),
         placeholder=fmt.NONE,
@@ -192,8 +220,9 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
     )
     semantic_clusters.render(analysis, task_id)
 
-    rounds = round_table(analysis.results, task_id)
-    st.markdown("**Every round**")
+
+def _rounds(group: data.Group, task_id: str) -> None:
+    rounds = round_table(group.analysis.results, task_id)
     if rounds.shared:
         st.text("Same in every round: " + " · ".join(f"{k} {v}" for k, v in rounds.shared.items()))
     st.dataframe(
@@ -203,10 +232,11 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
         column_config=ROUND_CONFIG,
         key="tasks.rounds",
     )
+
+
+def _trajectory(group: data.Group, task_id: str) -> None:
     trajectory_panel.task_section(group, task_id)
     trajectory_rounds.render(group, task_id)
-    task_extras.history(sel, task_id)
-    task_extras.raw_json(group, task_id)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,8 @@ from analyzer.analysis import analyze
 from analyzer.log.loader import list_logs, load_path
 from analyzer.report.compare_view import sharing
 from app import data, fmt, log_folders
+from app.views import tasks
+from app.widgets import task_extras
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = ROOT / "app" / "main.py"
@@ -250,7 +252,16 @@ def _leaky_log(secret: str) -> dict[str, object]:
     return log
 
 
-LAZY_SECTIONS = ("overview.causes", "overview.curve", "routes.causes", "routes.coding", "tasks.trajectories")
+LAZY_SECTIONS = (
+    "overview.causes",
+    "overview.curve",
+    "routes.causes",
+    "routes.coding",
+    "tasks.trajectories",
+    task_extras.HISTORY,
+    task_extras.RAW,
+)
+TASK_TABS = (tasks.CLUSTERS_TAB, tasks.ROUNDS_TAB, tasks.TRAJECTORY_TAB)
 
 
 def test_a_key_smuggled_into_a_log_never_reaches_the_page(
@@ -267,6 +278,10 @@ def test_a_key_smuggled_into_a_log_never_reaches_the_page(
     for view in VIEWS:
         visit(at, view)
         shown = _texts(at._tree)
+        for tab in TASK_TABS if view == "tasks" else ():  # each tab of the open task, built when open
+            at.session_state[tasks.DETAIL] = tab
+            at.run()
+            shown += _texts(at._tree)
         assert not any(secret in text for text in shown), view
         if view == "tasks":  # the errored round is on the page, with its message and URL masked
             assert any("Incorrect API key provided: [redacted]." in text for text in shown)

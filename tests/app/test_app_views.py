@@ -274,6 +274,12 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     expected = analysis.clusters[analysis.clusters["task_id"] == "html"]
     assert clusters["representative"].tolist() == expected["representative"].tolist()
     assert clusters["size"].tolist() == expected["size"].tolist()
+    # the open task's tabs: only the open one is built
+    assert [t.label for t in at.tabs] == ["One task", "Answer clusters", "Every round", "Answers by round"]
+    assert not [df for df in at.dataframe if "answer" in df.value.columns]
+    at.session_state["tasks.detail"] = "Every round"
+    at.run()
+    assert not [df for df in at.dataframe if "representative" in df.value.columns]
     rounds = frame_with(at, "round", "answer")
     assert "<script>alert('x')</script>**bold**" in rounds["answer"].tolist()
     # which route gave which answer: a route field the task's rounds share is said once, not per row
@@ -282,7 +288,7 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     assert "Same in every round: key sha256:1a2b3c4d5e6f · base URL https://api" in all_text(at).replace(
         "\\", ""
     )
-    drifted = run_view("tasks", sel, {"task": "refund"})
+    drifted = run_view("tasks", sel, {"task": "refund", "tasks.detail": "Every round"})
     varying = frame_with(drifted, "round", "answer")
     refund = analysis.results[analysis.results["task_id"] == "refund"]
     for column in ("key_fingerprint", "base_url", "served_model", "system_fingerprint"):
@@ -303,7 +309,10 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
     analysis = sel.focus.analysis  # type: ignore[union-attr]
     at = run_view("tasks", sel)
     # a first visit draws the table and one task; the grid is the second tab, drawn when opened
-    assert [t.label for t in at.tabs] == ["One task", "Answers by round"]
+    assert [t.label for t in at.tabs if t.label in ("One task", "Answers by round")] == [
+        "One task",
+        "Answers by round",
+    ]
     assert not figures(at)
     at.session_state["tasks.tab"] = "Answers by round"
     at.run()
@@ -330,7 +339,7 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
 
 
 def test_trajectory_steps_are_shown_for_tasks_that_recorded_them() -> None:
-    at = run_view("tasks", selection("drift_v2.json"), {"task": "weather"})
+    at = run_view("tasks", selection("drift_v2.json"), {"task": "weather", "tasks.detail": "Trajectory"})
     at.session_state["tasks.trajectories"] = True  # the side-by-side section, opened
     at.run()
     texts = [t.value for t in at.text]
@@ -359,10 +368,14 @@ def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
     """A format-1 log has no grading, latency or route: those cells are empty, in number and in text
     columns alike, and every table shows them as "—" (Streamlit's default is a grey "None")."""
     at = run_view("tasks", selection("plain_v1.json"))
-    table, clusters, rounds = (df.value for df in at.dataframe)
+    table, clusters = (df.value for df in at.dataframe)
     assert table["success_rate"].isna().all() and clusters["successes"].isna().all()
+    placeholders = [df.proto.placeholder for df in at.dataframe]
+    at.session_state["tasks.detail"] = "Every round"
+    at.run()
+    _, rounds = (df.value for df in at.dataframe)
     assert not {"latency_ms", "base_url"} & set(rounds.columns)  # recorded in no round: no empty column
-    assert [df.proto.placeholder for df in at.dataframe] == ["—", "—", "—"]
+    assert placeholders + [df.proto.placeholder for df in at.dataframe][1:] == ["—", "—", "—"]
     overview = run_view("overview", selection("drift_v2.json"))
     overview.session_state["overview.causes"] = True
     overview.run()
@@ -464,6 +477,10 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
     assert " · ".join(counts) in all_text(at)
     # base URL lint: the drifted proxy URL ends in /chat/completions
     assert any("chat/completions" in e.value for e in at.error)
+    # each base URL and the URL it calls, as plain text: no code block (its highlighter alone cost
+    # this view about a bare page's render)
+    assert any("\n→ calls http" in t.value for t in at.text)
+    assert not at.code
     # key fingerprints only
     tuples = frame_with(at, "key", "results")
     assert all(str(v).startswith("sha256:") for v in tuples["key"])

@@ -40,7 +40,7 @@ def _script(view: str, sel: object) -> None:
 
 def run_view(view: str, query: dict[str, Any] | None = None) -> AppTest:
     at = AppTest.from_function(_script, kwargs={"view": view, "sel": sample_selection()}, default_timeout=60)
-    at.query_params.update(query or {})
+    at.query_params.update({"tasks.detail": "Trajectory"} | (query or {}))  # the open task's trajectory tab
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
