@@ -25,12 +25,12 @@ from app.widgets.messages import escape
 TREE = "tasks.tree"
 """The URL parameter that keeps the divergence tree open."""
 
-SIDE_COLUMNS = {
-    "round": st.column_config.NumberColumn("round"),
-    "call": st.column_config.TextColumn("call at this tool call", width="large"),
-    "previous_call": st.column_config.TextColumn("call before"),
-    "previous_result": st.column_config.TextColumn("tool result it had just seen", width="large"),
-    "answer": st.column_config.TextColumn("final answer"),
+SIDE_COLUMNS = {  # widths in pixels: the table fits the view at 1,400 px; a cut cell shows whole on hover
+    "round": st.column_config.NumberColumn("round", width=55),
+    "call": st.column_config.TextColumn("call at this tool call", width=250),
+    "previous_call": st.column_config.TextColumn("call before", width=220),
+    "previous_result": st.column_config.TextColumn("tool result it had just seen", width=260),
+    "answer": st.column_config.TextColumn("final answer", width=110),
 }
 
 

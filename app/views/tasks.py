@@ -64,16 +64,21 @@ CLUSTER_COLUMNS = {
 }
 DOWNLOADS_BOX = "tasks.downloads_box"
 ROUND_CONFIG = {
-    "answer": st.column_config.TextColumn("answer", width="medium"),
-    "total_tokens": st.column_config.NumberColumn("tokens"),
-    "n_attempts": st.column_config.NumberColumn("HTTP attempts"),
-    "latency_ms": st.column_config.NumberColumn("latency (ms)", format="%.0f"),
-    "key_fingerprint": st.column_config.TextColumn("key"),
-    "served_model": st.column_config.TextColumn("served model"),
-    "system_fingerprint": st.column_config.TextColumn("backend"),
-    "base_url": st.column_config.TextColumn("base URL"),
-    "error_message": st.column_config.TextColumn("error"),
-    "success": st.column_config.CheckboxColumn("success"),
+    # widths in pixels, so that the widest case (every route field varying, latency recorded) fits the
+    # view at 1,400 px without sideways scrolling; a cut cell shows whole on hover
+    "round": st.column_config.NumberColumn("round", width=55),
+    "cluster": st.column_config.NumberColumn("cluster", width=55),
+    "status": st.column_config.TextColumn("status", width=55),
+    "answer": st.column_config.TextColumn("answer", width=125),
+    "key_fingerprint": st.column_config.TextColumn("key", width=140),
+    "base_url": st.column_config.TextColumn("base URL", width=140),
+    "served_model": st.column_config.TextColumn("served model", width=145),
+    "system_fingerprint": st.column_config.TextColumn("backend", width=95),
+    "n_attempts": st.column_config.NumberColumn("attempts", help="HTTP attempts of this round.", width=70),
+    "total_tokens": st.column_config.NumberColumn("tokens", width=60),
+    "success": st.column_config.CheckboxColumn("success", width=60),
+    "latency_ms": st.column_config.NumberColumn("latency (ms)", format="%.0f", width=65),
+    "error_message": st.column_config.TextColumn("error", width=140),
 }
 
 

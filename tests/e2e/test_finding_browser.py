@@ -138,7 +138,16 @@ def test_compare_opens_on_the_logs_sharing_tasks(server: str, page: Any) -> None
 
 
 @pytest.mark.parametrize(
-    "path", [f"tasks?log={A}&task=shop-002", f"routes?log={A}", f"compare?{ALL}", "runs"]
+    "path",
+    [
+        f"tasks?log={A}&task=shop-002",
+        f"tasks?log={A}&task=shop-002&tasks.detail=Every+round",
+        f"tasks?log={E}&task=agent-refund-lamp&tasks.detail=Every+round",
+        f"tasks?log={E}&task=agent-refund-lamp&tasks.detail=Trajectory",
+        f"routes?log={A}",
+        f"compare?{ALL}",
+        "runs",
+    ],
 )
 def test_tables_fit_at_1400_with_human_headers(server: str, page: Any, path: str) -> None:
     page.goto(f"{server}/{path}")
@@ -147,7 +156,8 @@ def test_tables_fit_at_1400_with_human_headers(server: str, page: Any, path: str
     tables = page.locator('[data-testid="stDataFrame"]').count()
     headers = [h for n in range(tables) for h in table(page, n)[0]]
     assert headers and not [h for h in headers if "_" in h]  # never a snake_case header
-    shot(page, f"finding-fit-{path.split('?')[0]}-1400")
+    detail = path.split("tasks.detail=")[1].replace("+", "-").lower() if "tasks.detail=" in path else ""
+    shot(page, f"finding-fit-{path.split('?')[0]}{'-' + detail if detail else ''}-{path.count(E)}-1400")
 
 
 def test_two_rounds_side_by_side_from_where_they_part(server: str, page: Any) -> None:
