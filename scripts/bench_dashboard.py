@@ -14,9 +14,11 @@ measures each view:
    drawn. "New log" opens a copy of the log the server has not read yet (reading and analysing it
    included); "cached" opens the same URL again. Each figure is the median of `--repeat` rounds,
    taken in turns with a same-run baseline: a page holding only a title, served by a second
-   Streamlit server to the same browser. The machine's load average is printed beside them, and
-   the page's main-thread CPU while drawing (Chromium tracing). `--against /work/main` measures
-   another checkout's dashboard in the same rounds: a before/after that shares the machine's load.
+   Streamlit server to the same browser. Every timed visit starts from a blank page, so that no
+   figure carries the cost of leaving the page measured before it. The machine's load average is
+   printed beside them, and the page's main-thread CPU while drawing (Chromium tracing).
+   `--against /work/main` measures another checkout's dashboard in the same rounds: a before/after
+   that shares the machine's load.
    "switch" is what a user mostly does: a click in the sidebar's navigation from the other view,
    with the page (and its scripts) already loaded and the log cached.
 
@@ -255,6 +257,14 @@ def bench_apptest(runs_dir: Path, log_name: str) -> dict[str, tuple[float, float
 
 
 def _drawn(page: object, url: str) -> float:
+    """Seconds from navigation to `url` fully drawn, starting from a blank page.
+
+    The blank page comes first, untimed, because leaving a page costs time too (its tables and
+    charts are torn down): timed straight from the previous measure, each figure carried the cost of
+    leaving whichever page the round had measured before it, and the bare page at the root, measured
+    after the heaviest view, looked up to twice as slow as the same page after a bare one.
+    """
+    page.goto("about:blank")  # type: ignore[attr-defined]
     t = time.perf_counter()
     page.goto(url)  # type: ignore[attr-defined]
     page.wait_for_function(RENDERED_JS, polling=50)  # type: ignore[attr-defined]
