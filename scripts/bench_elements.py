@@ -1,0 +1,96 @@
+"""What one kind of element adds to a warm page load: a bare Streamlit page (one title) against the
+same page with one element more, in headless Chromium, in turns, in the same run.
+
+    python scripts/bench_elements.py [--repeat 7]
+
+Each variant is its own one-page app, served at the same path by its own server; every visit starts
+from a blank page (as in bench_dashboard.py). Printed: each variant's median and its ratio to the bare
+page's median in the same rounds, and the load average before and after. No assertions: it tells
+where a view's render time goes, so that a view spends it where it matters (BENCHMARKS.md, "What one
+element costs").
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+from contextlib import ExitStack
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "e2e"))
+sys.path.insert(0, str(ROOT / "scripts"))
+
+from bench_dashboard import _drawn, load_average  # noqa: E402
+from browser_kit import CHROMIUM, CHROMIUM_FLAGS, streamlit_server  # noqa: E402
+
+HEAD = """import numpy as np
+import pandas as pd
+import streamlit as st
+
+TABLE = pd.DataFrame({
+    "task": [f"shop-{i:03d}" for i in range(30)],
+    "cause": ["route", "model", None] * 10,
+    "results": [10] * 30,
+    "consistent": [True, False] * 15,
+    "majority": np.linspace(0.3, 1, 30),
+    "tokens": [700] * 30,
+    "drifted": [True] * 30,
+})
+st.title("Baseline")
+"""
+VARIANTS = {
+    "bare page": "",
+    "a text line": 'st.text("https://api.example.com/v1 -> calls https://api.example.com/v1/chat/completions")\n',
+    "a text in a bordered box": (
+        "with st.container(border=True):\n"
+        '    st.text("https://api.example.com/v1 -> calls https://api.example.com/v1/chat/completions")\n'
+    ),
+    "a code block": 'st.code("https://api.example.com/v1 -> calls https://api.example.com/v1/chat/completions")\n',
+    "four metrics in columns": 'for col in st.columns(4):\n    col.metric("Drifted tasks", "30")\n',
+    "a 30-row dataframe": "st.dataframe(TABLE, hide_index=True)\n",
+    "two 30-row dataframes": "st.dataframe(TABLE, hide_index=True)\nst.dataframe(TABLE, hide_index=True)\n",
+    "a 30-row st.table": "st.table(TABLE)\n",
+    "an expander, closed": 'st.expander("More")\n',
+    "two tabs": 'st.tabs(["One", "Two"])\n',
+}
+"""Variant name to the code drawn after the title."""
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    if CHROMIUM is None:
+        sys.exit("bench_elements: Debian's chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    print(f"one element beside a bare page, warm, headless Chromium at 1400x1000, {load_average()} before:")
+    with tempfile.TemporaryDirectory(prefix="rerunlens-elements-") as tmp, ExitStack() as stack:
+        urls = {}
+        for n, (name, code) in enumerate(VARIANTS.items()):
+            script = Path(tmp) / f"variant_{n}.py"
+            script.write_text(HEAD + code, encoding="utf-8")
+            urls[name] = stack.enter_context(streamlit_server(Path(tmp), script=script))
+        pw = stack.enter_context(sync_playwright())
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(120_000)
+        for url in urls.values():  # each server's first run and the browser's script cache, untimed
+            _drawn(page, url)
+        times: dict[str, list[float]] = {name: [] for name in urls}
+        for _ in range(args.repeat):
+            for name, url in urls.items():
+                times[name].append(_drawn(page, url))
+        browser.close()
+    bare = statistics.median(times["bare page"])
+    for name, values in times.items():
+        median = statistics.median(values)
+        print(f"  {name:<26} {median:.3f} s = {median / bare:.2f}x (+{median - bare:.3f} s)")
+    print(f"  {load_average()} after (medians of {args.repeat} rounds taken in turns)")
+
+
+if __name__ == "__main__":
+    main()
