@@ -163,6 +163,10 @@ def test_tables_fit_at_1400_with_human_headers(server: str, page: Any, path: str
 def test_two_rounds_side_by_side_from_where_they_part(server: str, page: Any) -> None:
     page.goto(f"{server}/tasks?log={E}&task=agent-refund-lamp")
     wait_rendered(page, "Tasks")
+    assert "The rounds at tool call 2" not in body_text(page)  # the trajectory tab: built once opened
+    page.get_by_role("tab", name="Trajectory").click()
+    page.get_by_text("The rounds at tool call 2").wait_for()
+    assert "tasks.detail=Trajectory" in page.url
     assert "Start where they part" not in body_text(page)  # built once opened
     page.get_by_text("Trajectories, two rounds side by side").click()
     page.get_by_text("Start where they part").wait_for()
