@@ -117,7 +117,7 @@ def _tasks_page(path: Path) -> AppTest:
         importlib.import_module("app.views.tasks").render(data.Selection(groups=[g], key="exact", focus=g))
 
     at = AppTest.from_function(script, kwargs={"path": str(path)}, default_timeout=60)
-    at.query_params.update({"task": "7f3a9c21"})
+    at.query_params.update({"task": "7f3a9c21", "tasks.detail": "Trajectory"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -113,7 +113,7 @@ def test_tau_bench_task_on_the_tasks_page(tmp_path: Path) -> None:
         tasks.render(sel)  # type: ignore[arg-type]
 
     at = AppTest.from_function(page, kwargs={"sel": sel}, default_timeout=60)
-    at.query_params.update({"task": "30"})
+    at.query_params.update({"task": "30", "tasks.detail": "Trajectory"})
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any("first divergence at tool call 9" in c.value for c in at.caption)  # 1-based, as on the page
