@@ -37,15 +37,18 @@ SIDE_COLUMNS = {  # widths in pixels: the table fits the view at 1,400 px; a cut
 def has_task_section(group: data.Group, task_id: str) -> bool:
     """Whether `task_section` draws anything for this task: its rounds' tool calls, or an imported
     score card of its steps."""
+    return _in_tree(group, task_id) or _imported_scores(group.loaded.log, task_id) is not None
+
+
+def _in_tree(group: data.Group, task_id: str) -> bool:
     traj = group.analysis.trajectories
-    in_tree = traj is not None and task_id in set(traj.tasks["task_id"])
-    return in_tree or _imported_scores(group.loaded.log, task_id) is not None
+    return traj is not None and task_id in set(traj.tasks["task_id"])
 
 
 def task_section(group: data.Group, task_id: str) -> None:
     """The divergence tree of one task and its rounds side by side where they part."""
     traj = group.analysis.trajectories
-    if traj is None or task_id not in set(traj.tasks["task_id"]):
+    if traj is None or not _in_tree(group, task_id):
         imported = _imported_scores(group.loaded.log, task_id)  # one trajectory: no tree, its scores
         if imported is not None:
             st.markdown("**Where the agent was unsure**")

@@ -268,7 +268,7 @@ def _drawn(page: object, url: str) -> float:
     after the heaviest view, looked up to twice as slow as the same page after a bare one.
     """
     page.goto("about:blank")  # type: ignore[attr-defined]
-    page.wait_for_timeout(SETTLE_MS)  # type: ignore[attr-defined]  # the old page's teardown runs on
+    page.wait_for_timeout(SETTLE_MS)  # type: ignore[attr-defined]
     t = time.perf_counter()
     page.goto(url)  # type: ignore[attr-defined]
     page.wait_for_function(RENDERED_JS, polling=50)  # type: ignore[attr-defined]

@@ -11,7 +11,7 @@ from analyzer.report.route_tables import drift_by_field, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
 from app.widgets import cause_table, coding_tools, lazy
-from app.widgets.messages import escape
+from app.widgets.messages import escape, text_box
 
 CAUSES = "routes.causes"
 
@@ -90,10 +90,7 @@ def _lint(routes: pd.DataFrame) -> None:
         return
     for url in urls:
         report = lint_base_url(str(url))
-        # Plain text in a box, not `st.code`: a code block loads the browser's syntax highlighter,
-        # which alone put this view at about twice a bare page's warm render.
-        with st.container(border=True):
-            st.text(f"{url}\n→ calls {report.call_url}")
+        text_box(f"{url}\n→ calls {report.call_url}")
         if report.ok:
             st.text("No problem found.")
         for finding in report.findings:

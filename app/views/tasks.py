@@ -18,7 +18,7 @@ from analyzer.report.answer_grid import answer_grid
 from analyzer.report.task_rounds import round_table
 from app import charts, data, fmt, trajectory_panel, url_state
 from app.widgets import semantic_clusters, task_extras, task_filters, trajectory_rounds
-from app.widgets.messages import escape
+from app.widgets.messages import escape, text_box
 
 TASK = "tasks.task"
 TABLE = "tasks.table"
@@ -186,10 +186,7 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
     prompt = data.task_prompt(group.loaded.log, task_id)
     if prompt is not None:
         st.markdown("**Prompt**")
-        # Plain text in a box, not `st.code`: a code block loads the browser's syntax highlighter,
-        # about 0.4 s of work on every page load that shows one.
-        with st.container(border=True):
-            st.text(prompt)
+        text_box(prompt)
 
     _details(group, task_id)
     task_extras.history(sel, task_id)

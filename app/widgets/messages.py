@@ -1,8 +1,10 @@
-"""Text for the page: markdown-safe messages and one-line errors (never a traceback)."""
+"""Text for the page: markdown-safe messages, one-line errors (never a traceback), log text in a box."""
 
 from __future__ import annotations
 
 import re
+
+import streamlit as st
 
 from analyzer.errors import RerunLensError
 
@@ -40,3 +42,10 @@ def escape(text: object) -> str:
 def inline_code(text: str) -> str:
     """Text for inside a markdown code span (a backquote would end it)."""
     return text.replace("`", "'")
+
+
+def text_box(text: str) -> None:
+    """Log text as plain text in a bordered box. Not `st.code`: a code block loads the browser's
+    syntax highlighter, about 0.55 s on every page load that shows one (scripts/bench_elements.py)."""
+    with st.container(border=True):
+        st.text(text)
