@@ -41,6 +41,16 @@ TABLE = pd.DataFrame({
 })
 st.title("Baseline")
 """
+NAVIGATION = """st.navigation([
+    st.Page(lambda: None, title=f"View {{n}}", url_path=f"v{{n}}", default=n == 0{icon}) for n in range(10)
+]).run()
+"""
+SIDEBAR = """with st.sidebar:
+    st.subheader("Run logs")
+    for label in ("Log: baseline.altk_runs.json", "Upload logs", "Answer key: exact", "Group labels"):
+        with st.popover(label, width="stretch"{icon}):
+            st.text(label)
+"""
 VARIANTS = {
     "bare page": "",
     "a text line": 'st.text("https://api.example.com/v1 -> calls https://api.example.com/v1/chat/completions")\n',
@@ -53,8 +63,22 @@ VARIANTS = {
     "a 30-row dataframe": "st.dataframe(TABLE, hide_index=True)\n",
     "two 30-row dataframes": "st.dataframe(TABLE, hide_index=True)\nst.dataframe(TABLE, hide_index=True)\n",
     "a 30-row st.table": "st.table(TABLE)\n",
+    "a 30-row markdown table": (
+        "rows = [list(TABLE.columns), ['---'] * 7] + TABLE.astype(str).values.tolist()\n"
+        "st.markdown('\\n'.join('| ' + ' | '.join(r) + ' |' for r in rows))\n"
+    ),
+    "a 30-row html table": "st.html(TABLE.to_html(index=False))\n",
     "an expander, closed": 'st.expander("More")\n',
     "two tabs": 'st.tabs(["One", "Two"])\n',
+    "a plotly line chart": (
+        "import plotly.graph_objects as go\n"
+        "st.plotly_chart(go.Figure(go.Scatter(x=list(range(30)), y=TABLE['majority'])))\n"
+    ),
+    "a vega-lite line chart": "st.line_chart(TABLE, y='majority')\n",
+    "navigation, 10 pages": NAVIGATION.format(icon=""),
+    "navigation, 10 pages, icons": NAVIGATION.format(icon=', icon=":material/dashboard:"'),
+    "four sidebar popovers": SIDEBAR.format(icon=""),
+    "four sidebar popovers, icons": SIDEBAR.format(icon=', icon=":material/rule:"'),
 }
 """Variant name to the code drawn after the title."""
 
@@ -62,7 +86,13 @@ VARIANTS = {
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--only", nargs="+", default=[], help="variants whose name holds one of these words")
     args = parser.parse_args()
+    variants = {
+        name: code
+        for name, code in VARIANTS.items()
+        if name == "bare page" or not args.only or any(word in name for word in args.only)
+    }
     if CHROMIUM is None:
         sys.exit("bench_elements: Debian's chromium is not installed (apt-get install chromium)")
     from playwright.sync_api import sync_playwright
@@ -70,7 +100,7 @@ def main() -> None:
     print(f"one element beside a bare page, warm, headless Chromium at 1400x1000, {load_average()} before:")
     with tempfile.TemporaryDirectory(prefix="rerunlens-elements-") as tmp, ExitStack() as stack:
         urls = {}
-        for n, (name, code) in enumerate(VARIANTS.items()):
+        for n, (name, code) in enumerate(variants.items()):
             script = Path(tmp) / f"variant_{n}.py"
             script.write_text(HEAD + code, encoding="utf-8")
             urls[name] = stack.enter_context(streamlit_server(Path(tmp), script=script))
