@@ -10,7 +10,7 @@ import streamlit as st
 from analyzer.report.compare_view import flip_table, name_legend, sharing, short_names, side_by_side
 from analyzer.verdicts.compare import Comparison, compare
 from app import compare_charts, data, fmt, url_state
-from app.widgets import lazy
+from app.widgets import lazy, static_table
 from app.widgets.messages import escape
 
 PICKED = "compare.logs"
@@ -171,7 +171,7 @@ def _flips(result: Comparison) -> None:
     if flips.empty:
         st.text("No task flips between these groups.")
     else:
-        st.dataframe(flips, placeholder=fmt.NONE, hide_index=True, key="compare.flips")
+        static_table.render(flips, key="compare.flips")
 
 
 if __name__ == "__main__":

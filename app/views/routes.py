@@ -10,7 +10,7 @@ from analyzer.metrics.attribution import verdict_counts
 from analyzer.report.route_tables import drift_by_field, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
-from app.widgets import cause_table, coding_tools, lazy
+from app.widgets import cause_table, coding_tools, lazy, static_table
 from app.widgets.messages import escape, text_box
 
 CAUSES = "routes.causes"
@@ -45,7 +45,7 @@ def render(selection: data.Selection | None = None) -> None:
     st.caption("Every distinct route a result or attempt was sent with, most used first.")
     if tuples.shared:
         st.text("The same in all of them: " + " · ".join(f"{k} {v}" for k, v in tuples.shared.items()))
-    st.dataframe(tuples.rows, hide_index=True, placeholder=fmt.NONE, key="routes.tuples")
+    static_table.render(tuples.rows, key="routes.tuples")
 
     st.subheader("Where it changed")
     drifted = drift_by_field(analysis)
@@ -53,7 +53,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.text("No task changed route, served model or backend between its runs.")
     else:
         st.caption("Each drifted task and the values it saw of each field that changed (empty: one value).")
-        st.dataframe(drifted, placeholder=fmt.NONE, hide_index=True, key="routes.drifted")
+        static_table.render(drifted, key="routes.drifted")
 
     st.subheader("Base URL lint")
     _lint(analysis.routes)

@@ -78,11 +78,24 @@ def decode(values: Any) -> np.ndarray:
 
 
 def frame_with(at: AppTest, *columns: str) -> pd.DataFrame:
-    """The first table shown that has these columns."""
-    for df in at.dataframe:
-        if set(columns) <= set(df.value.columns):
-            return df.value
+    """The first table shown that has these columns: a dataframe, or a markdown table read back
+    (its cells as the text a person reads, escapes removed)."""
+    shown = [df.value for df in at.dataframe] + [
+        read_markdown_table(m.value) for m in at.markdown if m.value.startswith("| ")
+    ]
+    for frame in shown:
+        if set(columns) <= set(frame.columns):
+            return frame
     raise AssertionError(f"no table with columns {columns}")
+
+
+def read_markdown_table(text: str) -> pd.DataFrame:
+    """A markdown table as strings: header row, alignment row, body rows."""
+    rows = [
+        [re.sub(r"\\(.)", r"\1", cell.strip()) for cell in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
+        for line in text.splitlines()
+    ]
+    return pd.DataFrame(rows[2:], columns=rows[0])
 
 
 def open_task(at: AppTest) -> str | None:

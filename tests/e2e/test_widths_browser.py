@@ -30,7 +30,7 @@ QUERY = "?" + "&".join(f"log={p.name}" for p in list_logs(SAMPLES) if p.name[1] 
 OVERFLOW_JS = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
     const limit = main.getBoundingClientRect().right + 1;
-    const shown = '[data-testid="stDataFrame"], [data-testid="stText"], pre, .js-plotly-plot';
+    const shown = '[data-testid="stDataFrame"], [data-testid="stText"], pre, .js-plotly-plot, table';
     const wide = [...main.querySelectorAll(shown)].filter(e => e.getBoundingClientRect().right > limit);
     return wide.map(e => e.getAttribute('data-testid') || e.className).slice(0, 5);
 }"""

@@ -1,0 +1,69 @@
+"""Read-only tables as markdown (app/widgets/static_table.py): log text stays plain text, a cell
+never splits or ends a row, numbers read in the one number style, long tables become dataframes."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from streamlit.testing.v1 import AppTest
+
+from app.widgets.static_table import ROW_CAP, markdown_table
+
+
+def test_every_cell_is_plain_text_and_keeps_to_its_row() -> None:
+    frame = pd.DataFrame(
+        {
+            "served model": ["gpt-4o | mini", "line one\nline two", "**bold** [link](http://x.example)"],
+            "key": ["sha256:ab12", ":material/home: :red[x]", "<b>tag</b>"],
+        }
+    )
+    lines = markdown_table(frame).splitlines()
+    assert len(lines) == 2 + len(frame)  # header, alignment, one line per row
+    header, align, first, second, third = lines
+    assert header == "| served model | key |"
+    assert align == "| --- | --- |"
+    # a | inside a cell is escaped, so each row still has exactly three unescaped separators
+    for line in lines:
+        assert line.replace("\\|", "").count("|") == 3
+    assert "gpt\\-4o \\| mini" in first and "sha256\\:ab12" in first
+    assert "line one line two" in second
+    assert "\\*\\*bold\\*\\* \\[link\\]\\(http\\:" in third and "\\<b\\>tag\\</b\\>" in third
+    assert "\\:material/home\\:" in second and "\\:red\\[x\\]" in second
+
+
+def test_numbers_missing_values_and_flags_in_the_number_style() -> None:
+    frame = pd.DataFrame(
+        {
+            "results": [56624, 3],
+            "mean tokens": [1304.5, 7.0],
+            "p": [0.0321, np.nan],
+            "pinned": [True, False],
+            "field": [None, "x"],
+        }
+    )
+    lines = markdown_table(frame).splitlines()
+    assert lines[1] == "| ---: | ---: | ---: | --- | --- |"  # numbers to the right, flags and text left
+    assert lines[2] == "| 56,624 | 1,304.5 | 0.032 | yes | — |"
+    assert lines[3] == "| 3 | 7 | — | no | x |"
+
+
+def test_an_empty_table_still_has_its_headers() -> None:
+    empty = pd.DataFrame({"task": pd.Series([], dtype=object)})
+    assert markdown_table(empty).splitlines() == ["| task |", "| --- |"]
+
+
+def draw(rows: int) -> None:
+    import pandas as pd
+
+    from app.widgets import static_table
+
+    static_table.render(pd.DataFrame({"task": [f"t{n}" for n in range(rows)]}), key="t")
+
+
+def test_a_short_table_is_markdown_and_a_long_one_a_dataframe() -> None:
+    short = AppTest.from_function(draw, args=(ROW_CAP,)).run()
+    assert not short.exception and not short.dataframe
+    assert short.markdown[0].value.startswith("| task |") and f"| t{ROW_CAP - 1} |" in short.markdown[0].value
+    long = AppTest.from_function(draw, args=(ROW_CAP + 1,)).run()
+    assert not long.exception and not long.markdown
+    assert long.dataframe[0].value["task"].tolist() == [f"t{n}" for n in range(ROW_CAP + 1)]
