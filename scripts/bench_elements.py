@@ -60,6 +60,21 @@ VARIANTS = {
     ),
     "a code block": 'st.code("https://api.example.com/v1 -> calls https://api.example.com/v1/chat/completions")\n',
     "four metrics in columns": 'for col in st.columns(4):\n    col.metric("Drifted tasks", "30")\n',
+    "fifteen metrics, three to a row": (
+        "for _ in range(5):\n    for col in st.columns(3):\n"
+        '        col.metric("Drifted tasks", "30", help="Tasks.")\n'
+    ),
+    "fifteen figures as one markdown table": (
+        "st.markdown('| figure | value |\\n| --- | ---: |\\n'\n"
+        "            + '\\n'.join(['| Drifted tasks | 30 |'] * 15))\n"
+    ),
+    "five download buttons": (
+        "for n in range(5):\n"
+        '    st.download_button(f"Download {n}", b"x", file_name=f"{n}.txt", on_click="ignore")\n'
+    ),
+    "four page links": (
+        'for n in range(4):\n    st.page_link(f"https://example.com/{n}", label=f"Show them {n} →")\n'
+    ),
     "a 30-row dataframe": "st.dataframe(TABLE, hide_index=True)\n",
     "two 30-row dataframes": "st.dataframe(TABLE, hide_index=True)\nst.dataframe(TABLE, hide_index=True)\n",
     "a 30-row st.table": "st.table(TABLE)\n",
