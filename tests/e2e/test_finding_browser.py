@@ -27,6 +27,7 @@ from browser_kit import (
 from analyzer.analysis import analyze
 from analyzer.log.loader import list_logs, load_path
 from analyzer.report.finding import finding
+from analyzer.report.route_tables import drift_by_field
 
 pytestmark = browser_marks()
 SAMPLES = ROOT / "sample_runs"
@@ -35,15 +36,26 @@ E = "E_agent_tools.altk_runs.json"
 ALL = "&".join(f"log={p.name}" for p in list_logs(SAMPLES))
 SIZES = [(1400, 1000), (1024, 768)]
 
+TABLES = '[data-testid="stDataFrame"], [data-testid="stMarkdownContainer"] table'
+"""The dashboard's tables: dataframes (a grid), and read-only ones drawn as markdown tables."""
 TABLE_JS = """(n) => {
-    const grid = [...document.querySelectorAll('[data-testid="stDataFrame"]')][n];
+    const grid = [...document.querySelectorAll('@TABLES')][n];
     const rows = [...grid.querySelectorAll('tr')];
     return rows.map(r => [...r.querySelectorAll('th, td')].map(c => c.innerText));
-}"""
+}""".replace("@TABLES", TABLES)
 """The n-th table's header and rows as text."""
-SCROLLS_JS = """() => [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
-    .filter(s => s.scrollWidth > s.clientWidth + 1).length"""
-"""How many tables scroll sideways."""
+SCROLLS_JS = """() => {
+    const limit = document.querySelector('[data-testid="stMain"]').getBoundingClientRect().right + 1;
+    const grids = [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
+        .filter(s => s.scrollWidth > s.clientWidth + 1);
+    const marked = [...document.querySelectorAll('[data-testid="stMarkdownContainer"] table')]
+        .filter(t => t.getBoundingClientRect().right > limit);
+    return grids.length + marked.length;
+}"""
+"""How many tables scroll sideways or run past the main area's right edge."""
+CLIPPED_JS = """() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] :is(th, td)')]
+    .filter(c => c.scrollWidth > c.clientWidth + 1).length"""
+"""How many cells of the markdown tables hold more than they show."""
 
 
 @pytest.fixture(scope="module")
@@ -153,11 +165,29 @@ def test_tables_fit_at_1400_with_human_headers(server: str, page: Any, path: str
     page.goto(f"{server}/{path}")
     wait_rendered(page, path.split("?")[0].capitalize() if path != "runs" else "Runs")
     assert page.evaluate(SCROLLS_JS) == 0  # no table scrolls sideways
-    tables = page.locator('[data-testid="stDataFrame"]').count()
+    tables = page.locator(TABLES).count()
     headers = [h for n in range(tables) for h in table(page, n)[0]]
     assert headers and not [h for h in headers if "_" in h]  # never a snake_case header
     detail = path.split("tasks.detail=")[1].replace("+", "-").lower() if "tasks.detail=" in path else ""
     shot(page, f"finding-fit-{path.split('?')[0]}{'-' + detail if detail else ''}-{path.count(E)}-1400")
+
+
+@pytest.mark.parametrize(("width", "height"), SIZES)
+def test_routes_tables_show_every_value_whole(server: str, page: Any, width: int, height: int) -> None:
+    """Where a task's route changed, each cell lists every value it saw, wrapped, never cut short."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.goto(f"{server}/routes?log={A}")
+    wait_rendered(page, "Routes")
+    expected = drift_by_field(analyze(load_path(SAMPLES / A).log))
+    assert "served model" in expected.columns and expected["served model"].str.contains(", ").any()
+    headers, *rows = table(page, 1)  # the route tuples, then where it changed
+    assert headers == list(expected.columns)
+    assert rows == expected.astype(str).values.tolist()
+    # a wrapped table, not a grid (a grid's cell ends in "…" where its text is longer than the column)
+    assert page.locator('[data-testid="stDataFrame"]').count() == 0
+    assert page.evaluate(CLIPPED_JS) == 0
+    assert page.evaluate(SCROLLS_JS) == 0
+    shot(page, f"finding-routes-{width}")
 
 
 def test_two_rounds_side_by_side_from_where_they_part(server: str, page: Any) -> None:
@@ -216,7 +246,7 @@ def test_each_cause_row_opens_its_evidence(server: str, page: Any) -> None:
     wait_rendered(page, "Routes")
     grid = page.locator('[data-testid="stDataFrame"]').last
     grid.scroll_into_view_if_needed()
-    rows = table(page, page.locator('[data-testid="stDataFrame"]').count() - 1)
+    rows = table(page, page.locator(TABLES).count() - 1)
     assert rows[0][:2] == ["open", "task"]
     task = rows[1][1]
     box = grid.bounding_box()
