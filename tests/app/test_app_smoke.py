@@ -144,6 +144,18 @@ def test_unknown_files_in_the_url_are_ignored(runs: Path) -> None:
     at = app({"log": ["nope.json", "../outside.json", str(outside), "drift_v2.json"]})
     assert at.multiselect(key=data.LOGS).value == ["drift_v2.json"]
     assert not at.exception
+    # said in one line, once: a shared link to a missing log never shows another one without a word
+    (note,) = [w.value for w in at.sidebar.warning if "The link names" in w.value]
+    assert "\n" not in note and "nope" in note and "outside" in note and "drift_v2" not in note
+    assert note.replace("\\", "").endswith("not in your runs folder or the samples.")
+    at.radio(key=data.KEY).set_value("normalized").run()
+    assert not [w for w in at.sidebar.warning if "The link names" in w.value]
+
+
+def test_a_link_to_a_sample_by_its_file_name_says_where_the_sample_is(runs: Path) -> None:
+    at = app({"log": ["C_pinned.altk_runs.json"]})
+    (note,) = [w.value.replace("\\", "") for w in at.sidebar.warning if "The link names" in w.value]
+    assert "(the sample is sample_runs/C_pinned.altk_runs.json)" in note
 
 
 def test_uploads_open_as_groups_and_a_bad_upload_is_named(runs: Path) -> None:

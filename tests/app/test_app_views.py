@@ -510,8 +510,14 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
 
 
 def test_routes_view_on_a_pinned_log() -> None:
-    at = run_view("routes", selection("pinned_v2.json"))
+    sel = selection("pinned_v2.json")
+    at = run_view("routes", sel)
     assert at.success and "Route pinned" in at.success[0].value
+    # one route: its fields down the page (a dozen columns across would not fit), every value shown
+    (route,) = sel.focus.analysis.routes.to_dict("records")  # type: ignore[union-attr]
+    shown = dict(frame_with(at, "field", "value").values.tolist())
+    assert "base URL" in shown and "key" in shown and len(shown) == len(route)
+    assert shown["key"] == route["key_fingerprint"] and shown["results"] == fmt.count(route["results"])
 
 
 # --- Compare -------------------------------------------------------------------------------------

@@ -190,6 +190,16 @@ def test_routes_tables_show_every_value_whole(server: str, page: Any, width: int
     shot(page, f"finding-routes-{width}")
 
 
+@pytest.mark.parametrize("log", [p.name for p in list_logs(SAMPLES) if p.name[1] == "_"])
+def test_routes_tables_of_every_sample_stay_within_1024_px(server: str, page: Any, log: str) -> None:
+    """Long words (a base URL, a fingerprint) cannot wrap: a table they would widen past the page
+    is a grid that scrolls inside its frame instead."""
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.goto(f"{server}/routes?log={log}")
+    wait_rendered(page, "Routes")
+    assert page.evaluate(SCROLLS_JS) == 0 and page.evaluate(CLIPPED_JS) == 0
+
+
 def test_two_rounds_side_by_side_from_where_they_part(server: str, page: Any) -> None:
     page.goto(f"{server}/tasks?log={E}&task=agent-refund-lamp")
     wait_rendered(page, "Tasks")
