@@ -53,6 +53,7 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -315,7 +316,21 @@ def _switch(page: object, start_url: str, title: str) -> float:
     return _switched(page, title)
 
 
-def _rounds(measures: dict[str, Callable[[int], float]], repeat: int) -> dict[str, list[float]]:
+Measure = Callable[[int], float]
+"""One timed measure, given the round's number."""
+
+
+def _each(measure: Callable[[], float]) -> Measure:
+    """A measure that is the same in every round."""
+    return lambda _round: measure()
+
+
+def _drawn_round(page: object, url: str, r: int) -> float:
+    """`_drawn` of `url` with the round's number put in (a log of its own per round)."""
+    return _drawn(page, url.format(r=r))
+
+
+def _rounds(measures: dict[str, Measure], repeat: int) -> dict[str, list[float]]:
     """Each measure `repeat` times, in turns, so a change of load touches all of them alike."""
     out: dict[str, list[float]] = {name: [] for name in measures}
     for r in range(repeat):
@@ -356,7 +371,7 @@ def bench_browser(
         browser = pw.chromium.launch(executable_path=chromium, args=CHROMIUM_FLAGS, headless=True)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
         page.set_default_timeout(120_000)
-        measures: dict[str, Callable[[int], float]] = {"baseline": lambda r: _drawn(page, floor)}
+        measures: dict[str, Measure] = {"baseline": _each(partial(_drawn, page, floor))}
         cpu_urls = {"baseline": floor}
         for name, base in bases.items():
             cold_start = _drawn(page, f"{base}/?log={small}")
@@ -368,22 +383,22 @@ def bench_browser(
                 _drawn(page, f"{base}/{path}?log={log_name}")  # the big log's page shape, once
                 url = f"{base}/{path}?log={prefix}{view}_{{r}}_{log_name}"
                 label = f"{view} ({name})" if name else view
-                measures[f"{label} new"] = lambda r, url=url: _drawn(page, url.format(r=r))
-                measures[f"{label} cached"] = lambda r, url=url: _drawn(page, url.format(r=r))
+                measures[f"{label} new"] = partial(_drawn_round, page, url)
+                measures[f"{label} cached"] = partial(_drawn_round, page, url)
                 cpu_urls[f"{label} cached"] = url.format(r=0)
         out = _rounds(measures, repeat)
-        switch: dict[str, Callable[[int], float]] = {}
+        switch: dict[str, Measure] = {}
         for name, base in bases.items():  # the sidebar's navigation: a page per app stays loaded
             prefix, label = (f"{name}_", f" ({name})") if name else ("", "")
             tab = browser.new_page(viewport={"width": 1400, "height": 1000})
             tab.set_default_timeout(120_000)
             _drawn(tab, f"{base}/?log={prefix}overview_0_{log_name}")
             for t in ("Tasks", "Overview"):
-                switch[f"{t.lower()}{label} switch"] = lambda r, t=t, tab=tab: _switched(tab, t)
+                switch[f"{t.lower()}{label} switch"] = _each(partial(_switched, tab, t))
         out |= _rounds(switch, repeat)
         trace = runs_dir / "trace.json"
         cpu = {
-            f"{name} cpu": lambda r, url=url: _renderer_cpu_ms(browser, page, url, trace)
+            f"{name} cpu": _each(partial(_renderer_cpu_ms, browser, page, url, trace))
             for name, url in cpu_urls.items()
         }
         out |= _rounds(cpu, 3)
@@ -466,20 +481,20 @@ def bench_samples(chromium: str, repeat: int, against: Path | None = None) -> di
             urls |= {f"{name} ({against.name})": f"{other}/{path}" for name, path in SAMPLE_VIEWS.items()}
         for url in urls.values():  # the servers' imports and each view's log read once, before timing
             _drawn(warm, url)
-        measures: dict[str, Callable[[int], float]] = {}
+        measures: dict[str, Measure] = {}
         for name, url in urls.items():
-            measures[f"{name} first"] = lambda r, url=url: _first_visit(browser, url)
-            measures[f"{name} warm"] = lambda r, url=url: _drawn(warm, url)
-        measures["bare page switch"] = lambda r: _switch(warm, f"{bare_switch}/", "Other")
+            measures[f"{name} first"] = _each(partial(_first_visit, browser, url))
+            measures[f"{name} warm"] = _each(partial(_drawn, warm, url))
+        measures["bare page switch"] = _each(partial(_switch, warm, f"{bare_switch}/", "Other"))
         for name, view_url in SAMPLE_VIEWS.items():
             start = _path(SAMPLE_VIEWS[SWITCH_FROM.get(name, "Runs")]) + view_url.removeprefix(
                 _path(view_url)
             )
             title = name.split(" (")[0]
-            measures[f"{name} switch"] = lambda r, u=f"{base}/{start}", t=title: _switch(warm, u, t)
+            measures[f"{name} switch"] = _each(partial(_switch, warm, f"{base}/{start}", title))
             if other and against:
-                measures[f"{name} ({against.name}) switch"] = lambda r, u=f"{other}/{start}", t=title: (
-                    _switch(warm, u, t)
+                measures[f"{name} ({against.name}) switch"] = _each(
+                    partial(_switch, warm, f"{other}/{start}", title)
                 )
         out = _rounds(measures, repeat)
         browser.close()

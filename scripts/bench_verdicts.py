@@ -30,6 +30,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -211,8 +212,8 @@ def overhead(tasks: int = 1000, rounds: int = 10, repeat: int = 9) -> None:
     print("| answer key | inconsistent tasks | whole analysis | bootstrap intervals | attribution |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for key in ("exact", "fuzzy"):
-        done = analyze(log, key)  # type: ignore[arg-type]
-        steps = {
+        done = analyze(log, key)
+        steps: dict[str, Callable[[], object]] = {
             "whole": partial(analyze, log, key),
             "boot": partial(_intervals, done),
             "attribution": partial(task_attribution, done.results, done.attempts, done.tasks),

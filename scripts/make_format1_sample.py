@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 OUT = Path(__file__).resolve().parent.parent / "sample_runs" / "format1_plain_script.json"
 REPEAT = 5
@@ -45,11 +46,11 @@ def answers_for(task_id: str, rng: random.Random) -> list[str]:
 def main() -> None:
     rng = random.Random(20261130)
     per_task = {t: answers_for(t, rng) for t in TASKS}
-    runs = []
+    runs: list[list[dict[str, Any]]] = []
     for r in range(REPEAT):
         order = list(TASKS)
         rng.shuffle(order)  # completion order of a thread pool
-        rnd = []
+        rnd: list[dict[str, Any]] = []
         for t in order:
             prompt = 180 + len(t) * 7 + rng.randint(0, 3)
             answer = per_task[t][r]

@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -46,7 +47,7 @@ ROUNDS = 10
 PORT = 8765
 KEYS = SAMPLE_KEYS
 
-LOGS = [
+LOGS: list[tuple[str, str, dict[str, Any], list[str]]] = [
     (
         "A_baseline",
         "A: baseline (two keys alternating, SDK default retries, concurrency 4)",

@@ -31,7 +31,7 @@ echo "== ruff"
 .venv/bin/ruff check analyzer app tests scripts examples
 .venv/bin/ruff format --check analyzer app tests scripts examples
 
-echo "== mypy (analyzer/ and app/, settings in pyproject.toml)"
+echo "== mypy (analyzer/, app/ and scripts/, settings in pyproject.toml)"
 .venv/bin/mypy
 
 echo "== pytest"
