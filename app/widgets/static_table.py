@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numbers as abc_numbers
 import re
+from collections.abc import Iterable
 
 import numpy as np
 import pandas as pd
@@ -61,16 +62,12 @@ def markdown_table(frame: pd.DataFrame) -> str:
         _row(escape(_flat(c)) for c in frame.columns),
         _row("---:" if right else "---" for right in numeric),
     ]
-    lines += [_row(_cell(v) for v in row) for row in frame.itertuples(index=False, name=None)]
+    lines += [_row(escape(_shown(v)) for v in row) for row in frame.itertuples(index=False, name=None)]
     return "\n".join(lines)
 
 
-def _row(cells: object) -> str:
-    return "| " + " | ".join(cells) + " |"  # type: ignore[arg-type]
-
-
-def _cell(value: object) -> str:
-    return escape(_shown(value))
+def _row(cells: Iterable[str]) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def _shown(value: object) -> str:

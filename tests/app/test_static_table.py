@@ -35,7 +35,7 @@ def test_numbers_missing_values_and_flags_in_the_number_style() -> None:
     frame = pd.DataFrame(
         {
             "results": [56624, 3],
-            "mean tokens": [1304.5, 7.0],
+            "mean tokens": [1304.5, 0.0],
             "p": [0.0321, np.nan],
             "pinned": [True, False],
             "field": [None, "x"],
@@ -44,7 +44,7 @@ def test_numbers_missing_values_and_flags_in_the_number_style() -> None:
     lines = markdown_table(frame).splitlines()
     assert lines[1] == "| ---: | ---: | ---: | --- | --- |"  # numbers to the right, flags and text left
     assert lines[2] == "| 56,624 | 1,304\\.5 | 0\\.032 | yes | — |"  # escaped as all text is: reads 1,304.5
-    assert lines[3] == "| 3 | 7 | — | no | x |"
+    assert lines[3] == "| 3 | 0 | — | no | x |"
 
 
 def test_an_empty_table_still_has_its_headers() -> None:
