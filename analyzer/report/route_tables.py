@@ -20,7 +20,8 @@ COUNTS = ("results", "attempts")
 
 def route_tuples(routes: pd.DataFrame) -> RoundTable:
     """The route tuples (most used first) with the fields that differ between them, human headers;
-    the fields every tuple shares in `shared`."""
+    the fields every tuple shares in `shared`. A single route comes as `field` and `value` rows: its
+    dozen fields down the page, not across it."""
     shared: dict[str, str] = {}
     keep: list[str] = []
     for name in routes.columns:
@@ -31,7 +32,10 @@ def route_tuples(routes: pd.DataFrame) -> RoundTable:
             shared[field_label(name)] = str(values[0])
         elif len(values) == 1:
             keep.append(name)
-    return RoundTable(routes[keep].rename(columns=field_label).reset_index(drop=True), shared)
+    rows = routes[keep].rename(columns=field_label).reset_index(drop=True)
+    if len(rows) == 1:
+        rows = pd.DataFrame({"field": rows.columns, "value": rows.iloc[0].tolist()})
+    return RoundTable(rows, shared)
 
 
 def drift_by_field(analysis: Analysis) -> pd.DataFrame:

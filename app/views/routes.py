@@ -45,10 +45,7 @@ def render(selection: data.Selection | None = None) -> None:
     st.caption("Every distinct route a result or attempt was sent with, most used first.")
     if tuples.shared:
         st.text("The same in all of them: " + " · ".join(f"{k} {v}" for k, v in tuples.shared.items()))
-    rows = tuples.rows
-    if len(rows) == 1:  # one route: its fields down the page, not a dozen columns across
-        rows = pd.DataFrame({"field": rows.columns, "value": rows.iloc[0].tolist()})
-    static_table.render(rows, key="routes.tuples")
+    static_table.render(tuples.rows, key="routes.tuples")
 
     st.subheader("Where it changed")
     drifted = drift_by_field(analysis)

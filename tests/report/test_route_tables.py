@@ -22,6 +22,16 @@ def test_route_tuples_keep_what_differs_and_say_the_rest_once() -> None:
     assert table.rows["results"].sum() == a.headline.results
 
 
+def test_a_single_route_comes_as_its_fields_down_the_page() -> None:
+    c = analyze(load_path(SAMPLE_A.with_name("C_pinned.altk_runs.json")).log)
+    (route,) = c.routes.to_dict("records")
+    table = route_tuples(c.routes)
+    assert list(table.rows.columns) == ["field", "value"] and not table.shared
+    shown = dict(table.rows.values.tolist())
+    assert list(shown) == [label(f) for f in route] and shown["key"] == route["key_fingerprint"]
+    assert shown["results"] == route["results"]
+
+
 def test_drift_by_field_lists_each_changed_fields_values_per_task() -> None:
     a = analyze(load_path(SAMPLE_A).log)
     drift = drift_by_field(a)
