@@ -40,8 +40,6 @@ KEY_HELP = (
     "guards on negation, numbers, dates and units; needs pip install 'rerunlens[semantic]')."
 )
 
-URL_NOT_FOUND = "sidebar.url_not_found"
-"""The logs the URL named on its last reading that are not here."""
 LOGS_BOX = "sidebar.logs_box"
 KEY_BOX = "sidebar.key_box"
 FOCUS_BOX = "sidebar.focus_box"
@@ -64,10 +62,11 @@ def render() -> Selection:
             LOGS,
             "log",
             log_folders.default_pick(available),
-            lambda raw: _logs_from_url(raw, available),
+            lambda raw: unique_logs([r for r in raw if r in available]) or available[:1],
         )
         st.session_state[LOGS] = unique_logs([r for r in st.session_state[LOGS] if r in available])
-        _not_found_note(st.session_state.pop(URL_NOT_FOUND, []), available)
+        # the URL is rewritten to the logs found below, so a name not found shows its note once
+        _not_found_note([r for r in st.query_params.get_all("log") if r not in available], available)
         with st.popover(
             _logs_label(st.session_state[LOGS]), icon=":material/folder_open:", width="stretch", key=LOGS_BOX
         ):
@@ -98,18 +97,13 @@ def render() -> Selection:
     return selection
 
 
-def _logs_from_url(raw: list[str], available: list[str]) -> list[str]:
-    """The logs a shared link names that exist here (else the first one); the others kept aside for
-    `_not_found_note`, so a link to a missing log never shows another one without a word."""
-    st.session_state[URL_NOT_FOUND] = [r for r in raw if r not in available]
-    return unique_logs([r for r in raw if r in available]) or available[:1]
-
-
 def _not_found_note(missing: list[str], available: list[str]) -> None:
-    """One line, once, for the logs a link names that are neither in the runs folder nor samples."""
+    """One line for the logs a link names that are neither in the runs folder nor samples, so a link
+    to a missing log never shows another one without a word."""
     if not missing:
         return
-    names = ", ".join(name[: SHORT * 2] for name in missing[:3]) + (" and more" if len(missing) > 3 else "")
+    names = ", ".join(one_line(name, SHORT * 2) for name in missing[:3])
+    names += " and more" if missing[3:] else ""
     samples = [log_folders.SAMPLE_PREFIX + m for m in missing if log_folders.SAMPLE_PREFIX + m in available]
     hint = f" (the sample is {samples[0]})" if samples else ""
     st.warning(
