@@ -19,7 +19,7 @@ import streamlit as st
 
 from analyzer.numbers import missing
 from app import fmt
-from app.widgets.messages import escape
+from app.widgets.messages import escape, safe
 
 ROW_CAP = 40
 """Rows up to which a table is drawn as markdown; a longer one would push the page down."""
@@ -29,6 +29,7 @@ tables of the samples measured 8.3-9.4 px a character at their narrowest). A mar
 only between words (and after a hyphen), so its narrowest width is the sum of each column's longest
 word: a base URL or a long identifier cannot wrap and would widen the table past the page."""
 CELL_PADDING_CHARS = 2
+UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
 
 
 def render(frame: pd.DataFrame, key: str) -> None:
@@ -54,16 +55,23 @@ def _longest_word(text: str) -> int:
 
 
 def markdown_table(frame: pd.DataFrame) -> str:
-    """Markdown for `frame`: every header and cell escaped (log text never renders as markup, a `|`
-    never splits a cell), line breaks flattened, numbers with the one number style and right-aligned."""
+    """Markdown for `frame`: every header and cell escaped (log text never renders as markup or a
+    link, a `|` never splits a cell), line breaks flattened, numbers in the one number style and
+    right-aligned."""
     types = pd.api.types
     numeric = [types.is_numeric_dtype(frame[c]) and not types.is_bool_dtype(frame[c]) for c in frame]
     lines = [
         _row(escape(_flat(c)) for c in frame.columns),
         _row("---:" if right else "---" for right in numeric),
     ]
-    lines += [_row(escape(_shown(v)) for v in row) for row in frame.itertuples(index=False, name=None)]
+    lines += [_row(_cell(v) for v in row) for row in frame.itertuples(index=False, name=None)]
     return "\n".join(lines)
+
+
+def _cell(value: object) -> str:
+    """A cell's markdown: log text escaped, a URL as a code span (never a live link a log chose),
+    and every `|`, inside a code span too, escaped so that it never ends the cell."""
+    return UNESCAPED_PIPE.sub(r"\\|", safe(_shown(value)))
 
 
 def _row(cells: Iterable[str]) -> str:

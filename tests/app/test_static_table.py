@@ -27,8 +27,15 @@ def test_every_cell_is_plain_text_and_keeps_to_its_row() -> None:
         assert line.replace("\\|", "").count("|") == 3
     assert "gpt\\-4o \\| mini" in first and "sha256\\:ab12" in first
     assert "line one line two" in second
-    assert "\\*\\*bold\\*\\* \\[link\\]\\(http\\:" in third and "\\<b\\>tag\\</b\\>" in third
+    # a URL is a literal code span, never a live link a log chose
+    assert "\\*\\*bold\\*\\* \\[link\\]\\(`http://x.example`\\)" in third and "\\<b\\>tag\\</b\\>" in third
     assert "\\:material/home\\:" in second and "\\:red\\[x\\]" in second
+
+
+def test_a_pipe_inside_a_url_does_not_end_its_cell() -> None:
+    frame = pd.DataFrame({"base URL": ["https://gw.example/v1?route=a|b"], "results": [2]})
+    row = markdown_table(frame).splitlines()[2]
+    assert row == "| `https://gw.example/v1?route=a\\|b` | 2 |"
 
 
 def test_numbers_missing_values_and_flags_in_the_number_style() -> None:
