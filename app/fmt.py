@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -44,19 +43,6 @@ def group_caption(group: data.Group, key: AnswerKey) -> None:
     else:
         where = f"{escape(group.source)} ({log_folders.where(group.source)})"
     st.caption(f"Showing log **{escape(group.label)}** · {where} · answer key **{key}**")
-
-
-Figure = tuple[str, str] | tuple[str, str, str]
-"""A metric: its label, its value as shown, and optionally its help text."""
-
-
-def metric_rows(figures: Sequence[Figure], per_row: int = 3) -> None:
-    """Metrics `per_row` to a row: five to a row cut values such as "43.3 pp" to "43.3…" (and labels
-    such as "Per task (all rounds)") on a 1024-px screen."""
-    for start in range(0, len(figures), per_row):
-        row = figures[start : start + per_row]
-        for col, (label, value, *help_text) in zip(st.columns(per_row)[: len(row)], row, strict=True):
-            col.metric(label, value, help=help_text[0] if help_text else None)
 
 
 def page_link(page: str, label: str, query_params: dict[str, str] | None = None) -> None:

@@ -64,6 +64,10 @@ VARIANTS = {
         "for _ in range(5):\n    for col in st.columns(3):\n"
         '        col.metric("Drifted tasks", "30", help="Tasks.")\n'
     ),
+    "fifteen figures as five rows (app/widgets/figures)": (
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom app.widgets import figures\n"
+        "for _ in range(5):\n    figures.row([('Drifted tasks', '30', 'Tasks.')] * 3)\n"
+    ),
     "fifteen figures as one markdown table": (
         "st.markdown('| figure | value |\\n| --- | ---: |\\n'\n"
         "            + '\\n'.join(['| Drifted tasks | 30 |'] * 15))\n"

@@ -1,6 +1,6 @@
 """Helpers for the tests that drive a run-starting view (Re-run, New run) through the whole app with
 AppTest.from_file against the embedded simulator: a temporary runs folder copied from sample_runs/,
-opening a view, waiting on the page, and its checks.
+opening a view, waiting on the page, and its checks; and reading a page's headline figures.
 
 Plain functions, not conftest fixtures: they belong to the dashboard's run views, not to the whole
 suite (tests/conftest.py keeps only the suite-wide `offline_env`). pytest puts tests/ on sys.path,
@@ -9,6 +9,8 @@ so a test module does `import app_kit`.
 
 from __future__ import annotations
 
+import html
+import re
 import shutil
 import time
 from collections.abc import Callable
@@ -48,6 +50,15 @@ def open_view(script: str, log: str, title: str) -> AppTest:
     assert_clean(at)
     assert [t.value for t in at.title] == [title]
     return at
+
+
+FIGURE = re.compile(r'data-figure="([^"]*)" data-value="([^"]*)"')
+
+
+def shown_figures(at: AppTest) -> dict[str, str]:
+    """Label to value, as shown, of every headline figure on the page (`app/widgets/figures` rows)."""
+    pairs = (pair for el in at.html for pair in FIGURE.findall(el.value))
+    return {html.unescape(label): html.unescape(value) for label, value in pairs}
 
 
 def assert_clean(at: AppTest) -> None:

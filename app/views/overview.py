@@ -14,7 +14,7 @@ from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
 from analyzer.report.task_filter import STATES, state_counts
 from app import charts, data, fmt, overview_charts, trajectory_panel
-from app.widgets import cause_table, lazy
+from app.widgets import cause_table, figures, lazy
 from app.widgets.messages import escape
 
 TASKS_VIEW = "views/tasks.py"
@@ -98,7 +98,7 @@ def _figures(h: Headline) -> None:
     """The answer and outcome gaps with their intervals, then tokens and retries."""
     outcome = h.outcome
     gap_ci = outcome.outcome_gap_ci if outcome is not None else None
-    fmt.metric_rows(
+    figures.row(
         [
             (
                 "Answer gap",
@@ -118,7 +118,7 @@ def _figures(h: Headline) -> None:
     if h.lead is not None and h.lead.tool_call_gap_pp is not None:
         tip = "Share of tasks (2+ rounds with a trajectory) whose rounds made different tool calls."
         extra.insert(0, ("Tool-call gap", fmt.pp(h.lead.tool_call_gap_pp), tip))
-    fmt.metric_rows(extra)
+    figures.row(extra)
     parts = [f"answer gap {fmt.pp_ci(h.answer_gap_pp, h.answer_gap_ci)}"]
     if outcome is not None:
         parts.append(f"outcome gap {fmt.pp_ci(outcome.outcome_gap_pp, gap_ci)}")
@@ -129,12 +129,12 @@ def _states(group: data.Group) -> None:
     """The inconsistent, drifted and errored tasks apart, each a link to them; the log's size under."""
     h = group.analysis.headline
     counts = state_counts(group.analysis.tasks)
-    cols = st.columns(3)
-    for col, (state, label) in zip(cols, STATES.items(), strict=True):
-        col.metric(label, fmt.count(counts[state]), help=STATE_HELP[state])
-        if counts[state]:
-            with col:
-                fmt.page_link(TASKS_VIEW, "Show them →", {"show": state})
+    figures.row([(label, fmt.count(counts[state]), STATE_HELP[state]) for state, label in STATES.items()])
+    if any(counts.values()):  # each link under its figure: the row's three columns at any width
+        for col, state in zip(st.columns(3), STATES, strict=True):
+            if counts[state]:
+                with col:
+                    fmt.page_link(TASKS_VIEW, "Show them →", {"show": state})
     st.caption(
         f"{fmt.counted(h.tasks, 'task')} x {fmt.counted(h.rounds, 'round')} · "
         f"{fmt.counted(h.errors, 'errored result')} · "
@@ -143,6 +143,15 @@ def _states(group: data.Group) -> None:
         f"{fmt.count(h.tokens.per_task_mean)} tokens per task"
     )
 
+
+VERDICT_FIGURES = {
+    "route": ("Route", "A route factor explains the answers (q <= 0.05)."),
+    "both": ("Both", "A route factor shifts the answers; they also vary within it."),
+    "model": ("Model", "Answers vary within one route; no factor explains them."),
+    "inconclusive": ("Inconclusive", "Too few rounds to tell (rounds that would decide given)."),
+    "unmeasured": ("Unmeasured", "No key or base URL recorded."),
+}
+"""The log's route-or-model counts: label and help of each verdict, in the order shown."""
 
 STATE_HELP = {
     "inconsistent": "Tasks with two or more answers that fall into more than one cluster.",
@@ -177,21 +186,21 @@ def _html_reports(sel: data.Selection, group: data.Group) -> None:
 
 def _score(score: ScoreFigures) -> None:
     """The mean reward or score over tasks, with its interval."""
-    st.metric(
-        f"Mean {score.name}",
-        f"{score.mean:.3f}",
-        help=f"Mean over tasks of each task's mean {score.name}; {score.fractional} partial.",
-    )
+    tip = f"Mean over tasks of each task's mean {score.name}; {score.fractional} partial."
+    figures.row([(f"Mean {score.name}", f"{score.mean:.3f}", tip)])
     st.caption(f"Over {numbers.counted(score.tasks, 'task')}: {numbers.ci(score.mean_ci, digits=3)}")
 
 
 def _outcome(outcome: OutcomeFigures) -> None:
     """Mean@n, Pass^n and Pass@n with their intervals, and the Pass^k curve."""
     st.subheader("Outcome consistency")
-    ocols = st.columns(3)
-    ocols[0].metric("Mean@n", fmt.pct(outcome.mean_at_n), help="Mean success rate over rounds.")
-    ocols[1].metric(f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), help="All rounds succeed.")
-    ocols[2].metric(f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), help="Any round succeeds.")
+    figures.row(
+        [
+            ("Mean@n", fmt.pct(outcome.mean_at_n), "Mean success rate over rounds."),
+            (f"Pass^{outcome.n}", fmt.pct(outcome.pass_hat_k[outcome.n]), "All rounds succeed."),
+            (f"Pass@{outcome.n}", fmt.pct(outcome.pass_at_k[outcome.n]), "Any round succeeds."),
+        ]
+    )
     cis = [
         f"Mean@n {fmt.pct_ci(outcome.mean_at_n, outcome.mean_at_n_ci)}",
         f"Pass^{outcome.n} {fmt.pct_ci(outcome.pass_hat_k[outcome.n], outcome.pass_hat_k_ci)}",
@@ -229,18 +238,7 @@ def _attribution(h: Headline) -> None:
     st.subheader("Route or model, from the log")
     counts = verdict_counts(h.attribution)
     causes = [a.cause for a in h.attribution]
-    cols = st.columns(5)
-    cols[0].metric("Route", counts["route"], help="A route factor explains the answers (q <= 0.05).")
-    cols[1].metric(
-        "Both", counts["both"], help="A route factor shifts the answers; they also vary within it."
-    )
-    cols[2].metric("Model", counts["model"], help="Answers vary within one route; no factor explains them.")
-    cols[3].metric(
-        "Inconclusive",
-        counts["inconclusive"],
-        help="Too few rounds to tell (rounds that would decide given).",
-    )
-    cols[4].metric("Unmeasured", counts["unmeasured"], help="No key or base URL recorded.")
+    figures.row([(label, fmt.count(counts[v]), tip) for v, (label, tip) in VERDICT_FIGURES.items()])
     st.caption(escape(attribution_caption(h.attribution)))
     box = lazy.section(
         f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence", CAUSES

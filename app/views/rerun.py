@@ -31,7 +31,7 @@ from analyzer.verdicts.before_after import (
     verdict_phrase,
 )
 from app import data, fmt, log_folders
-from app.widgets import harness_runs, job_panel, log_route, route_editor, task_files
+from app.widgets import figures, harness_runs, job_panel, log_route, route_editor, task_files
 from app.widgets.messages import escape, one_line_error
 
 PICK_COLUMNS = {
@@ -419,7 +419,7 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
     route = tasks_with(frame, "route")
     both = tasks_with(frame, "both")
     model = tasks_with(frame, "model", "regressed")
-    fmt.metric_rows(
+    figures.row(
         [
             ("Route (beyond chance)", f"{len(route)}", VERDICT_TEXT["route"]),
             ("Both", f"{len(both)}", VERDICT_TEXT["both"]),

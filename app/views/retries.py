@@ -7,6 +7,7 @@ import streamlit as st
 
 from analyzer.metrics.retries import attempts_by_route
 from app import charts, data, fmt
+from app.widgets import figures
 
 ONLY_RETRIED = "retries.only_retried"
 TIMELINE_RESULTS = 150
@@ -25,7 +26,7 @@ def render(selection: data.Selection | None = None) -> None:
     r = analysis.headline.retries
 
     longest = fmt.num(r.retry_after_max_s, 1) + (" s" if r.retry_after_max_s else "")
-    fmt.metric_rows(
+    figures.row(
         [
             ("HTTP attempts", fmt.count(r.attempts_total)),
             ("Retries", fmt.count(r.extra_attempts), "Attempts beyond each result's first."),

@@ -10,7 +10,7 @@ from analyzer.metrics.attribution import verdict_counts
 from analyzer.report.route_tables import drift_by_field, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
-from app.widgets import cause_table, coding_tools, lazy, static_table
+from app.widgets import cause_table, coding_tools, figures, lazy, static_table
 from app.widgets.messages import escape, text_box
 
 CAUSES = "routes.causes"
@@ -32,11 +32,14 @@ def render(selection: data.Selection | None = None) -> None:
         st.success(escape(route.verdict), icon=":material/check_circle:")
     else:
         st.warning(escape(route.verdict), icon=":material/alt_route:")
-    cols = st.columns(4)
-    cols[0].metric("Pinned", {True: "yes", False: "no", None: "not recorded"}[route.pinned])
-    cols[1].metric("Route tuples", fmt.count(route.tuples))
-    cols[2].metric("Drifted tasks", fmt.count(len(route.drifted_tasks)))
-    cols[3].metric("Fields that changed", fmt.count(len(route.drifted_fields)))
+    figures.row(
+        [
+            ("Pinned", {True: "yes", False: "no", None: "not recorded"}[route.pinned]),
+            ("Route tuples", fmt.count(route.tuples)),
+            ("Drifted tasks", fmt.count(len(route.drifted_tasks))),
+            ("Fields that changed", fmt.count(len(route.drifted_fields))),
+        ]
+    )
     if route.drifted_fields:
         st.text("Changed during the run: " + ", ".join(field_label(f) for f in route.drifted_fields))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from app import charts, data, fmt
+from app.widgets import figures
 
 OUTLIER_COLUMNS = {
     "task_id": st.column_config.TextColumn("task"),
@@ -28,7 +29,7 @@ def render(selection: data.Selection | None = None) -> None:
     analysis = group.analysis
     t = analysis.headline.tokens
 
-    fmt.metric_rows(
+    figures.row(
         [
             ("Tokens, total", fmt.count(t.total)),
             ("Per task (all rounds)", fmt.count(t.per_task_mean)),

@@ -14,7 +14,7 @@ from analyzer.errors import RerunLensError
 from analyzer.jobs.watch import RunProgress, running_journals, watch
 from analyzer.proxy.watch import proxy_journals
 from app import data, fmt, log_folders
-from app.widgets import harness_runs, job_panel
+from app.widgets import figures, harness_runs, job_panel
 from app.widgets.messages import escape
 
 POLL_S = 1.0
@@ -93,11 +93,14 @@ def _show(state: RunProgress) -> None:
     done = f"{state.done:,} / {state.total:,}"
     status = "finished" if state.finished else "running (or stopped: its journal stays until it ends)"
     st.progress(min(state.fraction, 1.0), text=f"{escape(state.label or state.run_id)} · {status}")
-    cols = st.columns(4)
-    cols[0].metric("Results", done)
-    cols[1].metric("Tokens", fmt.count(state.tokens))
-    cols[2].metric("Retries", fmt.count(state.retries), help="HTTP attempts beyond each result's first.")
-    cols[3].metric("Errored results", fmt.count(state.errors))
+    figures.row(
+        [
+            ("Results", done),
+            ("Tokens", fmt.count(state.tokens)),
+            ("Retries", fmt.count(state.retries), "HTTP attempts beyond each result's first."),
+            ("Errored results", fmt.count(state.errors)),
+        ]
+    )
     answers = state.answers
     differ = int((answers["distinct_answers"] > 1).sum()) if len(answers) else 0
     st.caption(

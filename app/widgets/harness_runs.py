@@ -14,6 +14,7 @@ from analyzer.log.model import RunLog
 from analyzer.proxy.harness_rerun import PROMPT_ONLY, harness_command, harness_of
 from analyzer.proxy.watch import ProxyProgress, watch_proxy
 from app import fmt
+from app.widgets import figures
 from app.widgets.messages import escape
 
 POLL_S = 1.0
@@ -38,12 +39,15 @@ def follow(journal: str) -> None:
 def _show(state: ProxyProgress) -> None:
     status = "stopped" if state.finished else "running"
     st.caption(escape(f"{state.label or state.journal.name} · proxy {status} · {state.journal}"))
-    cols = st.columns(5)
-    cols[0].metric("Requests", fmt.count(state.requests), help="HTTP attempts the proxy forwarded.")
-    cols[1].metric("Calls", fmt.count(state.calls), help="Client calls: an attempt and its retries.")
-    cols[2].metric("429s", fmt.count(state.rate_limited))
-    cols[3].metric("Retries", fmt.count(state.retries))
-    cols[4].metric("Tokens", fmt.count(state.tokens))
+    figures.row(
+        [
+            ("Requests", fmt.count(state.requests), "HTTP attempts the proxy forwarded."),
+            ("Calls", fmt.count(state.calls), "Client calls: an attempt and its retries."),
+            ("429s", fmt.count(state.rate_limited)),
+            ("Retries", fmt.count(state.retries)),
+            ("Tokens", fmt.count(state.tokens)),
+        ]
+    )
     if state.per_sample is not None:
         st.markdown("**Per sample** (the harness's log, joined)")
         st.dataframe(state.per_sample, hide_index=True, key="watch.proxy.samples", placeholder=fmt.NONE)

@@ -15,6 +15,7 @@ from analyzer.errors import RerunLensError
 from analyzer.jobs.eta import pace, pace_text
 from analyzer.jobs.manager import JobManager, JobStatus, get_manager
 from app import data, fmt
+from app.widgets import figures
 from app.widgets.messages import escape, safe
 
 WATCHING = "jobs.watching"
@@ -85,11 +86,14 @@ def _progress_lines(status: JobStatus, noun: str) -> None:
         "failed": f"{noun.capitalize()} failed",
     }[status.state]
     st.progress(min(status.fraction, 1.0), text=" · ".join(p for p in (state, timing) if p))
-    cols = st.columns(4)
-    cols[0].metric("Results", done)
-    cols[1].metric("Tokens", fmt.count(status.tokens))
-    cols[2].metric("Retries", fmt.count(status.retries))
-    cols[3].metric("Errored results", fmt.count(status.errors))
+    figures.row(
+        [
+            ("Results", done),
+            ("Tokens", fmt.count(status.tokens)),
+            ("Retries", fmt.count(status.retries)),
+            ("Errored results", fmt.count(status.errors)),
+        ]
+    )
     where = "the built-in simulator" if status.simulator else (status.profile.get("base_url") or "")
     st.caption(
         f"Job {status.job_id} · {fmt.count(len(status.task_ids))} tasks x {fmt.count(status.rounds)} rounds"

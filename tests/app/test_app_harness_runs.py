@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from app_kit import MAIN, ROOT, assert_clean, open_view, plain
+from app_kit import MAIN, ROOT, assert_clean, open_view, plain, shown_figures
 from fake_keys import FAKE_KEY
 from streamlit.testing.v1 import AppTest
 
@@ -49,7 +49,7 @@ def test_watch_follows_a_wrapped_run_from_its_proxy_journal(
     at.switch_page("views/watch.py").run()
     at.text_input(key="watch.path").input(str(runs / "w.proxy.jsonl")).run()
     assert_clean(at)
-    shown = {m.label: m.value for m in at.metric}
+    shown = shown_figures(at)
     assert shown == {"Requests": "4", "Calls": "3", "429s": "1", "Retries": "1", "Tokens": shown["Tokens"]}
     samples, requests = at.dataframe[0].value, at.dataframe[1].value  # per sample, then per request
     assert len(samples) == 3 and samples["rate_limited"].sum() == 1

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import app_kit
 import pytest
-from app_kit import ROOT, assert_clean, plain, wait_for
+from app_kit import ROOT, assert_clean, plain, shown_figures, wait_for
 from streamlit.testing.v1 import AppTest
 
 from analyzer.jobs.manager import get_manager
@@ -51,7 +51,7 @@ def test_sample_tasks_run_on_the_simulator_and_the_log_opens(runs: Path) -> None
     assert len(log.runs) == 2 and {str(r.task_id) for _, r in log.results()} >= {"shop-001", "pay-005"}
     assert at.query_params["log"] == ["C_pinned.altk_runs.json", log_path.name]
     assert at.query_params["focus"] == "E: from the dashboard"
-    metrics = {m.label: m.value for m in at.metric}
+    metrics = shown_figures(at)
     assert metrics["Results"] == "60 / 60"
     assert metrics["Tokens"] == f"{sum(r.total_tokens or 0 for _, r in log.results()):,}"
     # one count (the Results figure); the bar says the state and how long it took, no second count

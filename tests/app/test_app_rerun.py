@@ -13,7 +13,7 @@ from urllib.parse import urlencode
 
 import app_kit
 import pytest
-from app_kit import MAIN, assert_clean, plain, wait_for
+from app_kit import MAIN, assert_clean, plain, shown_figures, wait_for
 from fake_keys import FAKE_KEY
 from plan_kit import job_before_after
 from streamlit.testing.v1 import AppTest
@@ -45,7 +45,7 @@ def start_button(at: AppTest):  # noqa: ANN201 - AppTest's Button
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return shown_figures(at)
 
 
 def finished(at: AppTest) -> bool:

@@ -11,7 +11,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from app_kit import MAIN, SAMPLES, assert_clean, plain, wait_for
+from app_kit import MAIN, SAMPLES, assert_clean, plain, shown_figures, wait_for
 from streamlit.testing.v1 import AppTest
 
 from analyzer.log.loader import list_logs, load_path
@@ -32,7 +32,7 @@ def snapshot(folder: Path) -> dict[str, str]:
 
 def finished(at: AppTest) -> bool:
     assert not at.error, [e.value for e in at.error]  # a failed job shows one line: fail at once
-    return "Route (beyond chance)" in {m.label for m in at.metric}
+    return "Route (beyond chance)" in shown_figures(at)
 
 
 @pytest.fixture()

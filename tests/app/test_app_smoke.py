@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from app_kit import shown_figures
 from fake_keys import SHOWN_KEY
 from streamlit.testing.v1 import AppTest
 
@@ -68,7 +69,7 @@ def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatc
     assert not at.error, [e.value for e in at.error]
     analyses = [analyze(load_path(ROOT / name).log) for name in logs]
     h = analyses[0].headline  # single-log views show the first log
-    shown = {m.label: m.value for m in at.metric}
+    shown = shown_figures(at)
     if view == "overview":
         assert any(c.value.startswith(f"{fmt.counted(h.tasks, 'task')} x ") for c in at.caption)
         assert shown["Answer gap"] == fmt.pp(h.answer_gap_pp)
@@ -111,7 +112,7 @@ def test_a_bad_file_is_one_line_and_the_other_logs_keep_working(runs: Path, view
     assert "bad\\.json" in errors[0] and "not valid JSON" in errors[0] and "\n" not in errors[0]
     assert "Traceback" not in errors[0]
     if view == "overview":
-        shown = {m.label: m.value for m in at.metric}
+        shown = shown_figures(at)
         assert any(c.value.startswith("8 tasks x 5 rounds") for c in at.caption)
         assert shown["Answer gap"] == "75.0 pp"
     if view == "compare":
@@ -122,11 +123,11 @@ def test_the_url_seeds_the_selection_and_key_and_follows_changes(runs: Path) -> 
     at = app({"log": ["drift_v2.json", "plain_v1.json"], "key": "normalized"})
     assert at.multiselect(key=data.LOGS).value == ["drift_v2.json", "plain_v1.json"]
     assert at.radio(key=data.KEY).value == "normalized"
-    assert {m.label: m.value for m in at.metric}["Answer gap"] == "62.5 pp"
+    assert shown_figures(at)["Answer gap"] == "62.5 pp"
 
     at.radio(key=data.KEY).set_value("exact").run()
     assert at.query_params["key"] == "exact"
-    assert {m.label: m.value for m in at.metric}["Answer gap"] == "75.0 pp"
+    assert shown_figures(at)["Answer gap"] == "75.0 pp"
 
     at.selectbox(key=data.FOCUS).set_value("plain_v1").run()
     assert at.query_params["focus"] == "plain_v1"

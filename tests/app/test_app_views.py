@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from app_kit import shown_figures
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import Analysis, analyze
@@ -60,7 +61,7 @@ def run_view(view: str, sel: data.Selection, query: dict[str, Any] | None = None
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return shown_figures(at)
 
 
 def figures(at: AppTest) -> list[dict[str, Any]]:
@@ -217,7 +218,7 @@ def test_overview_downloads_are_the_analyzers_exports() -> None:
 def test_overview_without_a_log_asks_for_one() -> None:
     at = run_view("overview", data.Selection())
     assert "Pick a run log" in at.info[0].value
-    assert not at.metric
+    assert not shown_figures(at)
 
 
 # --- Tasks ---------------------------------------------------------------------------------------

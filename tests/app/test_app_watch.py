@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 import pytest
-from app_kit import MAIN, assert_clean, plain, wait_for
+from app_kit import MAIN, assert_clean, plain, shown_figures, wait_for
 from run_kit import journal_of, start_cli_run
 from streamlit.testing.v1 import AppTest
 
@@ -15,7 +15,7 @@ from app import log_folders
 
 
 def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
+    return shown_figures(at)
 
 
 def test_a_cli_run_is_followed_live_and_opens_when_it_ends(

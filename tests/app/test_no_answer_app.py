@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from app_kit import shown_figures
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
@@ -55,7 +56,7 @@ def test_overview_shows_no_answer_and_mean_score() -> None:
     )
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    shown = {m.label: m.value for m in at.metric}
+    shown = shown_figures(at)
     assert shown["Mean score"] == "0.618" and shown["No answer"] == "0"
     assert "Over 2 tasks: 95 % CI 0.139–0.942" in [c.value for c in at.caption]
 
@@ -73,5 +74,5 @@ def test_overview_of_an_agent_log_leads_with_both_gaps() -> None:
     assert not at.info and "the answer key **actions** (in the sidebar) clusters the rounds" in captions[1]
     (bar,) = [h.value for h in at.html if "Agent tasks, by the tool calls of their rounds" in h.value]
     assert "same tool calls (3)" in bar and "tool calls differ (3)" in bar
-    shown = {m.label: m.value for m in at.metric}
+    shown = shown_figures(at)
     assert shown["Answer gap"] == "0.0 pp" and shown["Tool-call gap"] == "50.0 pp"

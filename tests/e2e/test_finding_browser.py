@@ -28,6 +28,7 @@ from analyzer.analysis import analyze
 from analyzer.log.loader import list_logs, load_path
 from analyzer.report.finding import finding
 from analyzer.report.route_tables import drift_by_field
+from app.views.overview import STATE_HELP
 
 pytestmark = browser_marks()
 SAMPLES = ROOT / "sample_runs"
@@ -114,8 +115,10 @@ def test_each_state_is_its_own_figure_and_filter(server: str, page: Any) -> None
     wait_rendered(page, "Overview")
     text = body_text(page)
     for label, count in (("Inconsistent tasks", "14"), ("Drifted tasks", "30"), ("Errored tasks", "0")):
-        metric = page.locator('[data-testid="stMetric"]').filter(has_text=label)
-        assert metric.locator('[data-testid="stMetricValue"]').inner_text() == count
+        figure = page.locator(f'[data-figure="{label}"]')
+        # what a person reads: the label with its help mark (the help shows on hover), the value under it
+        assert figure.inner_text().split("\n") == [f"{label}?", count]
+        assert figure.get_attribute("title") == STATE_HELP[label.split()[0].lower()]
     assert text.count("Show them →") == 2  # no link to zero errored tasks
     page.get_by_text("Show them →").first.click()
     wait_rendered(page, "Tasks")

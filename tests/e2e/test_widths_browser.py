@@ -1,5 +1,5 @@
 """Every view at 1400 px and at 1024 px: drawn without exception, nothing cut off on the right (wide
-tables scroll inside their frame, the "Check route" output wraps), no metric cut short, a screenshot
+tables scroll inside their frame, the "Check route" output wraps), no figure cut short, a screenshot
 of each to look at."""
 
 from __future__ import annotations
@@ -30,18 +30,18 @@ QUERY = "?" + "&".join(f"log={p.name}" for p in list_logs(SAMPLES) if p.name[1] 
 OVERFLOW_JS = """() => {
     const main = document.querySelector('[data-testid="stMain"]');
     const limit = main.getBoundingClientRect().right + 1;
-    const shown = '[data-testid="stDataFrame"], [data-testid="stText"], pre, .js-plotly-plot, table';
+    const shown = '[data-testid="stDataFrame"], [data-testid="stText"], pre, .js-plotly-plot, table, '
+        + '[data-figure]';
     const wide = [...main.querySelectorAll(shown)].filter(e => e.getBoundingClientRect().right > limit);
     return wide.map(e => e.getAttribute('data-testid') || e.className).slice(0, 5);
 }"""
 """Elements whose right edge lies beyond the main area (cut off on the right)."""
 ELIDED_JS = """() => {
-    const parts = '[data-testid="stMetricValue"], [data-testid="stMetricValue"] *, '
-        + '[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] *';
-    const cut = [...document.querySelectorAll(parts)].filter(e => e.scrollWidth > e.clientWidth + 1);
-    return [...new Set(cut.map(e => e.closest('[data-testid="stMetric"]').innerText.replace(/\\s+/g, ' ')))];
+    const parts = [...document.querySelectorAll('[data-figure] *')];
+    const cut = parts.filter(e => e.scrollWidth > e.clientWidth + 1);
+    return [...new Set(cut.map(e => e.closest('[data-figure]').innerText.replace(/\\s+/g, ' ')))];
 }"""
-"""Metrics whose label or value is cut short with an ellipsis ("43.3…" for "43.3 pp")."""
+"""Headline figures (app/widgets/figures) whose label or value runs past its cell ("43.3…" for "43.3 pp")."""
 
 
 @pytest.fixture(scope="module")
