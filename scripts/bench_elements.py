@@ -80,6 +80,9 @@ VARIANTS = {
         'for n in range(4):\n    st.page_link(f"https://example.com/{n}", label=f"Show them {n} →")\n'
     ),
     "a 30-row dataframe": "st.dataframe(TABLE, hide_index=True)\n",
+    "a 30-row dataframe with row selection": (
+        'st.dataframe(TABLE, hide_index=True, on_select="rerun", selection_mode="multi-row", key="t")\n'
+    ),
     "two 30-row dataframes": "st.dataframe(TABLE, hide_index=True)\nst.dataframe(TABLE, hide_index=True)\n",
     "a 30-row st.table": "st.table(TABLE)\n",
     "a 30-row markdown table": (
