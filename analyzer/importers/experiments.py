@@ -35,7 +35,8 @@ def experiment_groups(loaded: LoadedLog) -> list[tuple[str, LoadedLog]]:
         label = str(group.get("label") or f"group {number}")
         log = _one_group(loaded.log, group["tasks"], f"{base}: {label}", number)
         note = f"one of {len(groups)} experiment groups in {loaded.source}: {label}"
-        out.append((label, LoadedLog(log=log, source=loaded.source, warnings=[note, *loaded.warnings])))
+        whole = [f"in the whole file: {w}" for w in loaded.warnings]  # counts over every group's rows
+        out.append((label, LoadedLog(log=log, source=loaded.source, warnings=[note, *whole])))
     return out
 
 

@@ -102,6 +102,10 @@ def test_a_comparison_of_two_providers_opens_as_experiment_groups() -> None:
         passed = int((a.results["passed"] == True).sum())  # noqa: E712
         assert passed == column["metrics"]["testPassCount"]
         assert a.headline.errors == column["metrics"]["testErrorCount"]
+        # the file's own warnings count every group's rows: each says so, beside the group's own
+        note, *whole = group.warnings
+        assert note.startswith("one of 2 experiment groups in ")
+        assert whole == [f"in the whole file: {w}" for w in loaded.warnings] and whole
     # the whole file: the providers differ by design, which is no route drift
     verdict = analyze(loaded.log).headline.route.verdict
     assert verdict.startswith("Experiment groups, not route drift: this file compares 2 groups")
