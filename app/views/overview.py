@@ -130,7 +130,7 @@ def _states(group: data.Group) -> None:
     h = group.analysis.headline
     counts = state_counts(group.analysis.tasks)
     figures.row([(label, fmt.count(counts[state]), STATE_HELP[state]) for state, label in STATES.items()])
-    if any(counts.values()):  # each link under its figure: the row's three columns at any width
+    if any(counts.values()):  # each link in the third its figure takes while the row is three wide
         for col, state in zip(st.columns(3), STATES, strict=True):
             if counts[state]:
                 with col:

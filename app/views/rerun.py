@@ -421,12 +421,12 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
     model = tasks_with(frame, "model", "regressed")
     figures.row(
         [
-            ("Route (beyond chance)", f"{len(route)}", VERDICT_TEXT["route"]),
-            ("Both", f"{len(both)}", VERDICT_TEXT["both"]),
-            ("Model", f"{len(model)}", VERDICT_TEXT["model"]),
-            ("Inconclusive", f"{int(verdicts.get('inconclusive', 0))}", VERDICT_TEXT["inconclusive"]),
-            ("Consistent before and after", f"{int(verdicts.get('stable', 0))}"),
-            ("Too few answers", f"{int(verdicts.get('unmeasured', 0))}", VERDICT_TEXT["unmeasured"]),
+            ("Route (beyond chance)", fmt.count(len(route)), VERDICT_TEXT["route"]),
+            ("Both", fmt.count(len(both)), VERDICT_TEXT["both"]),
+            ("Model", fmt.count(len(model)), VERDICT_TEXT["model"]),
+            ("Inconclusive", fmt.count(verdicts.get("inconclusive", 0)), VERDICT_TEXT["inconclusive"]),
+            ("Consistent before and after", fmt.count(verdicts.get("stable", 0))),
+            ("Too few answers", fmt.count(verdicts.get("unmeasured", 0)), VERDICT_TEXT["unmeasured"]),
         ]
     )
     pinned = pinned_text(job.pinned[1:]) if job.pinned else "route pinned"
