@@ -35,8 +35,9 @@ def experiment_groups(loaded: LoadedLog) -> list[tuple[str, LoadedLog]]:
         label = str(group.get("label") or f"group {number}")
         log = _one_group(loaded.log, group["tasks"], f"{base}: {label}", number)
         note = f"one of {len(groups)} experiment groups in {loaded.source}: {label}"
-        whole = [f"in the whole file: {w}" for w in loaded.warnings]  # counts over every group's rows
-        out.append((label, LoadedLog(log=log, source=loaded.source, warnings=[note, *whole])))
+        # Only the note: the file's own warnings count every group's rows ("10 results have no token
+        # counts" beside this group's 1), and the group's analysis states them again for its rows.
+        out.append((label, LoadedLog(log=log, source=loaded.source, warnings=[note])))
     return out
 
 
