@@ -118,7 +118,7 @@ def _figures(h: Headline) -> None:
     if h.lead is not None and h.lead.tool_call_gap_pp is not None:
         tip = "Share of tasks (2+ rounds with a trajectory) whose rounds made different tool calls."
         extra.insert(0, ("Tool-call gap", fmt.pp(h.lead.tool_call_gap_pp), tip))
-    figures.row(extra)
+    figures.row(extra, per_row=3)  # under the three above
     parts = [f"answer gap {fmt.pp_ci(h.answer_gap_pp, h.answer_gap_ci)}"]
     if outcome is not None:
         parts.append(f"outcome gap {fmt.pp_ci(outcome.outcome_gap_pp, gap_ci)}")

@@ -32,18 +32,23 @@ HELP_MARK = (
 """The mark beside a label that has help, as `st.metric` draws one."""
 
 
-def row(figures: Sequence[Figure]) -> None:
-    """Draw `figures` side by side (wrapping on a narrow screen); nothing for an empty row."""
+def row(figures: Sequence[Figure], per_row: int | None = None) -> None:
+    """Draw `figures` side by side, each a `per_row`-th of the width (all in one row by default), so
+    a shorter row lines up under a longer one; fewer to a row on a narrow screen. Nothing for none."""
     if figures:
-        st.html(row_html(figures))
+        st.html(row_html(figures, per_row))
 
 
-def row_html(figures: Sequence[Figure]) -> str:
+def row_html(figures: Sequence[Figure], per_row: int | None = None) -> str:
     """The markup of one row of figures."""
+    n = max(per_row or len(figures), 1)
     cells = "".join(_figure(*figure) for figure in figures)
+    # Tracks of a 1/n share (gaps taken off), never narrower than MIN_WIDTH_REM: empty tracks stay,
+    # so two figures of a three-wide row take its first two thirds.
+    track = f"max(min(100%,{MIN_WIDTH_REM}rem),calc((100% - {n}rem) / {n}))"  # a gap to spare: n fit
     return (
         '<div role="list" style="display:grid;gap:1rem;margin-bottom:0.5rem;grid-template-columns:'
-        f'repeat(auto-fit,minmax(min(100%,{MIN_WIDTH_REM}rem),1fr))">{cells}</div>'
+        f'repeat(auto-fill,minmax({track},1fr))">{cells}</div>'
     )
 
 
