@@ -20,12 +20,18 @@ class Tags(HTMLParser):
         super().__init__()
         self.tags: list[tuple[str, dict[str, str | None]]] = []
         self.text: list[str] = []
+        self.open: list[str] = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.tags.append((tag, dict(attrs)))
+        self.open.append(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        self.open.pop()
 
     def handle_data(self, data: str) -> None:
-        self.text.append(data)
+        if "style" not in self.open:
+            self.text.append(data)
 
 
 def parsed(markup: str) -> Tags:
@@ -37,7 +43,7 @@ def parsed(markup: str) -> Tags:
 def test_log_text_in_a_label_value_or_help_stays_text() -> None:
     markup = row_html([(f"Mean {HOSTILE}", HOSTILE, f"help {HOSTILE}"), ("Tokens", "56,624")])
     tags = parsed(markup)
-    assert {tag for tag, _ in tags.tags} == {"div", "span"}  # no img, no a, no script
+    assert {tag for tag, _ in tags.tags} == {"style", "div", "span"}  # no img, no a, no script
     assert all(not name.startswith("on") for _, attrs in tags.tags for name in attrs)
     assert not any("href" in attrs or "src" in attrs for _, attrs in tags.tags)
     [hostile, tokens] = [attrs for tag, attrs in tags.tags if "data-figure" in attrs]
@@ -45,7 +51,16 @@ def test_log_text_in_a_label_value_or_help_stays_text() -> None:
     assert hostile["data-figure"] == f"Mean {HOSTILE}" and hostile["data-value"] == HOSTILE
     assert hostile["title"] == f"help {HOSTILE}"
     assert tokens == {"role": "listitem", "data-figure": "Tokens", "data-value": "56,624"}
-    assert "".join(tags.text) == f"Mean {HOSTILE}?{HOSTILE}Tokens56,624"  # label, help mark, value
+    # label, help mark with its (hidden) tip, value
+    assert "".join(tags.text) == f"Mean {HOSTILE}?help {HOSTILE}{HOSTILE}Tokens56,624"
+    [mark] = [attrs for tag, attrs in tags.tags if attrs.get("class") == "rl-help"]
+    [tip] = [attrs for tag, attrs in tags.tags if attrs.get("role") == "tooltip"]
+    assert mark["tabindex"] == "0" and mark["aria-describedby"] == tip["id"]  # reachable by keyboard
+
+
+def test_a_row_without_help_carries_no_style_and_no_focus_stop() -> None:
+    tags = parsed(row_html([("Tokens", "56,624"), ("Route", "11")]))
+    assert {tag for tag, _ in tags.tags} == {"div"}
 
 
 def test_a_row_reads_back_as_drawn_and_an_empty_row_draws_nothing() -> None:

@@ -119,6 +119,21 @@ def test_each_state_is_its_own_figure_and_filter(server: str, page: Any) -> None
         # what a person reads: the label with its help mark (the help shows on hover), the value under it
         assert figure.inner_text().split("\n") == [f"{label}?", count]
         assert figure.get_attribute("title") == STATE_HELP[label.split()[0].lower()]
+    # a keyboard reaches the help too: Tab from the figure before it stops on the mark and shows it
+    page.locator('[data-figure="Inconsistent tasks"] .rl-help').focus()
+    page.keyboard.press("Tab")
+    tip = page.locator('[data-figure="Drifted tasks"] [role="tooltip"]')
+    assert tip.is_visible() and tip.inner_text() == STATE_HELP["drifted"]
+    box = tip.bounding_box()
+    assert box is not None
+    on_top = page.evaluate(  # drawn above whatever follows, not cut by its element's frame
+        "([x, y]) => document.elementFromPoint(x, y)?.closest('[role=tooltip]') !== null",
+        [box["x"] + box["width"] / 2, box["y"] + box["height"] - 4],
+    )
+    assert on_top
+    shot(page, "finding-figure-help-focused-1400")
+    page.keyboard.press("Tab")
+    assert not tip.is_visible()
     assert text.count("Show them →") == 2  # no link to zero errored tasks
     page.get_by_text("Show them →").first.click()
     wait_rendered(page, "Tasks")
