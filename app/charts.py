@@ -78,35 +78,49 @@ def _layout(fig: go.Figure, title: str, x: str, y: str, height: int = 360) -> go
 
 
 def _count_axis(fig: go.Figure, axis: str, largest: float) -> None:
-    """A count axis: whole numbers only (no 0.5 steps), thousands separated, from zero."""
-    step = max(1, math.ceil(largest / 6)) if largest and math.isfinite(largest) else 1
+    """A count axis: whole numbers only (no 0.5 steps) in round steps (1, 2 or 5 times a power of ten,
+    at most about six), thousands separated, from zero."""
+    step = 1
+    if largest and math.isfinite(largest) and largest > 6:
+        power = 10 ** math.floor(math.log10(largest / 6))
+        step = next(m * power for m in (1, 2, 5, 10) if m * power >= largest / 6)
     update = fig.update_yaxes if axis == "y" else fig.update_xaxes
     update(tickformat=",d", dtick=step, rangemode="tozero")
 
 
 def _log_ms_axis(fig: go.Figure, values: pd.Series) -> None:
-    """A log latency axis in milliseconds, labelled at 1, 2 and 5 times each power of ten over the
-    data's range (every digit when that gives fewer than three), so even a narrow range reads."""
+    """A log latency axis in milliseconds with at least three labels over the data's range, minor
+    ticks only between them (left to Plotly, they crowd each decade's end into a bar)."""
     low, high = float(values.min()), float(values.max())
     if not (math.isfinite(low) and math.isfinite(high)) or high <= 0:
         return
-    low = max(low, 1.0)
-    first, last = math.floor(math.log10(low)), math.ceil(math.log10(max(high, low * 1.01)))
-    ticks: list[float] = []
-    for digits in ((1, 2, 5), tuple(range(1, 10))):
-        ticks = [
-            m * 10.0**e
-            for e in range(first, last + 1)
-            for m in digits
-            if low / 1.2 <= m * 10.0**e <= high * 1.2
-        ]
-        if len(ticks) >= 3:
-            break
+    ticks, minor, decimals = log_ticks(max(low, 1.0) / 1.2, max(high, 1.0) * 1.2)
     fig.update_xaxes(
         tickvals=ticks,
-        ticktext=[f"{t:,.0f}" for t in ticks],
-        minor={"ticks": "outside", "ticklen": 3, "showgrid": False},
+        ticktext=[f"{t:,.{decimals}f}" for t in ticks],
+        minor={"tickmode": "array", "tickvals": minor, "ticks": "outside", "ticklen": 3, "showgrid": False},
     )
+
+
+def log_ticks(low: float, high: float) -> tuple[list[float], list[float], int]:
+    """Labelled ticks, minor ticks and the labels' decimals for a log axis over [low, high] (> 0).
+
+    Labels at 1, 2 and 5 times each power of ten; every digit when that gives fewer than three;
+    for a range narrower than that (120-150 ms), evenly spaced round values with no minor ticks.
+    """
+    first, last = math.floor(math.log10(low)), math.ceil(math.log10(high))
+    every = [m * 10.0**e for e in range(first, last + 1) for m in range(1, 10) if low <= m * 10.0**e <= high]
+    for ticks in ([t for t in every if round(t / 10.0 ** math.floor(math.log10(t))) in (1, 2, 5)], every):
+        if len(ticks) >= 3:
+            return ticks, [t for t in every if t not in ticks], 0
+    k = math.floor(math.log10(high - low))
+    while True:  # a step of 5, 2 or 1 times 10^k, smaller until three fit (high > low: it ends)
+        for m in (5, 2, 1):
+            step = m * 10.0**k
+            ticks = [n * step for n in range(math.ceil(low / step), math.floor(high / step) + 1)]
+            if len(ticks) >= 3:
+                return ticks, [], max(0, -k)
+        k -= 1
 
 
 def pass_k_curve(curve: pd.DataFrame) -> go.Figure:

@@ -177,11 +177,8 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
     if row.get("drifted"):
         st.text(f"Route drift: {row['drift']}")
     cause = next((a for a in analysis.headline.attribution if a.task_id == task_id), None)
-    if cause is not None:
-        figures = [fmt.p_value(cause.p_value)] if cause.p_value is not None else []
-        figures += [fmt.p_value(cause.q_value, "q")] if cause.q_value is not None else []
-        p = f" ({', '.join(figures)})" if figures else ""
-        st.text(f"Cause from the log: {cause.cause}{p}: {cause.evidence}")
+    if cause is not None:  # the evidence names the p- and q-value wherever a factor was tested
+        st.text(f"Cause from the log: {cause.cause}: {cause.evidence}")
 
     prompt = data.task_prompt(group.loaded.log, task_id)
     if prompt is not None:

@@ -308,11 +308,11 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     for column in ("key_fingerprint", "base_url", "served_model", "system_fingerprint"):
         assert (column in varying.columns) == (refund[column].astype(str).nunique() > 1)
     [cause] = [a for a in analysis.headline.attribution if a.task_id == "html"]
-    assert (
-        f"Cause from the log: {cause.cause} ({p_value(cause.p_value)}, {p_value(cause.q_value, 'q')}): "
-        in all_text(at)
-    )
-    assert cause.evidence in all_text(at)
+    shown = all_text(at)
+    assert f"Cause from the log: {cause.cause}: {cause.evidence}" in shown
+    # its p- and q-value read only where the evidence names them, not again before it
+    for odds in (p_value(cause.p_value), p_value(cause.q_value, "q")):
+        assert shown.count(odds) == cause.evidence.count(odds)
     # never rendered as markdown or HTML
     assert "<script>" not in "".join(m.value for m in at.markdown)
     assert not at.get("html")
@@ -620,3 +620,15 @@ def test_one_task_across_the_open_logs_and_its_raw_json() -> None:
     parsed = json.loads(raw)
     first = next(r for n, r in sel.focus.loaded.log.results() if r.task_id == "refund" and n == 1)  # type: ignore[union-attr]
     assert parsed["task_id"] == "refund" and parsed["answer"] == first.answer
+
+
+def test_a_tasks_cause_names_its_p_and_q_value_once() -> None:
+    samples = Path(__file__).parents[2] / "sample_runs"
+    loaded = load_path(samples / "A_baseline.altk_runs.json")
+    g = data.Group(loaded.log.display_label("A"), "A", loaded, analyze(loaded.log))
+    tested = [a for a in g.analysis.headline.attribution if a.p_value is not None and a.q_value is not None]
+    cause = next(a for a in tested if a.cause == "inconclusive")
+    at = run_view("tasks", data.Selection(groups=[g], focus=g), {"task": cause.task_id})
+    [line] = [t.value for t in at.text if t.value.startswith("Cause from the log")]
+    assert line == f"Cause from the log: inconclusive: {cause.evidence}"
+    assert line.count(p_value(cause.p_value)) == 1 and line.count(p_value(cause.q_value, "q")) == 1
