@@ -53,7 +53,9 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Run")
     left, right = st.columns([1, 3])
     with left:
-        rounds = route_editor.rounds_input("newrun.rounds", choice.profile.rounds if choice else 5)
+        rounds = route_editor.rounds_input(
+            "newrun.rounds", choice.profile.rounds if choice else 5, job.rounds if job and running else None
+        )
     label = right.text_input(
         "Label of the new log",
         key="newrun.label",

@@ -108,7 +108,7 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Tasks to re-run")
     tasks_file, defined = _task_definitions(group, parent)
-    picked, ids = _pick_tasks(group, sel.key, defined, disabled=running)
+    picked, ids = _pick_tasks(group, sel.key, defined, running=job.task_ids if job and running else None)
     if harness_runs.through_choice(group.loaded.log, parent, ids, len(group.loaded.log.runs)):
         return
 
@@ -198,13 +198,14 @@ def _run_button(
     `ids` are the tasks the request selects; `sendable` is False while a log without task
     definitions still lacks the task file with its prompts.
     """
+    running = job is not None and job.active
     with st.columns([1, 3])[0]:
-        rounds = route_editor.rounds_input("rerun.rounds", rounds_default)
+        fixed = job.rounds if job is not None and running else None
+        rounds = route_editor.rounds_input("rerun.rounds", rounds_default, fixed)
     st.caption(
         f"{rounds_default} rounds by default: enough agreeing rounds on the pinned route to tell the route "
         "from chance for the tasks that can be decided at all (fewer can only be inconclusive)."
     )
-    running = job is not None and job.active
     label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
     if job is not None and running:
         label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
@@ -290,13 +291,16 @@ def sibling_task_file(parent: Path) -> Path | None:
 
 
 def _pick_tasks(
-    group: data.Group, key: AnswerKey, defined: set[str] | None, *, disabled: bool
+    group: data.Group, key: AnswerKey, defined: set[str] | None, *, running: list[str] | None
 ) -> tuple[Selection, list[str]]:
     """Inconsistent (default), flagged, or a hand pick, as `rerunlens rerun --only`; a checkbox each.
+    While a re-run runs (`running`: its task ids), its tasks, ticked and fixed: after a reload the
+    page's default pick could name other tasks than the job runs.
 
     Returns the request's selection (`inconsistent` or `flagged` while every such task is ticked,
     else the ticked ids) and the ticked ids.
     """
+    disabled = running is not None
     mode = st.radio(
         "Which tasks",
         list(SELECTIONS),
@@ -307,6 +311,13 @@ def _pick_tasks(
         help="The same choice as `rerunlens rerun --only inconsistent | flagged | TASK_ID …`.",
     )
     tasks = group.analysis.tasks
+    if running is not None:
+        rows = tasks[tasks["task_id"].astype(str).isin(running)]
+        st.caption(
+            f"The running re-run's {fmt.counted(len(rows), 'task')}: the choice is open again once it has "
+            "finished or been cancelled."
+        )
+        return running, _ticked(group, rows, "running", key, disabled=True)
     inconsistent = tasks["consistent"].eq(False).fillna(False).astype(bool)
     chosen = {
         "inconsistent": tasks[inconsistent],

@@ -287,8 +287,18 @@ def _overrides() -> dict[str, Any]:
     return values
 
 
-def rounds_input(key: str, default: int) -> int:
-    """How many times each task runs."""
+def rounds_input(key: str, default: int, running: int | None = None) -> int:
+    """How many times each task runs; while a job runs (`running`: its rounds), its rounds, fixed,
+    so that a reload never shows another number beside the running job's."""
+    if running is not None:
+        st.number_input(
+            route_knobs()["rounds"].label,
+            value=int(running),
+            disabled=True,
+            key=f"{key}.running",
+            help="The running job's rounds: they can change once it has finished or been cancelled.",
+        )
+        return int(running)
     st.session_state.setdefault(key, int(default))
     return int(
         st.number_input(

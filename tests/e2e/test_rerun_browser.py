@@ -167,6 +167,10 @@ def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: objec
     settle(page, "Re-run")
     page.get_by_text("Re-run running", exact=False).first.wait_for()  # type: ignore[attr-defined]
     assert page.get_by_role("button", name="Re-running 9 tasks x 60 rounds on this route…").is_disabled()  # type: ignore[attr-defined]
+    # after the reload the form shows the running job, not the page's defaults beside it
+    rounds = page.get_by_label("Rounds", exact=True)  # type: ignore[attr-defined]
+    assert rounds.input_value() == "60" and rounds.is_disabled()
+    assert "The running re-run's 9 tasks" in body_text(page)
     shot(page, "rerun-running")
     page.get_by_role("button", name="Cancel").click()  # type: ignore[attr-defined]
     page.get_by_role("button", name="Resume").wait_for()  # type: ignore[attr-defined]
