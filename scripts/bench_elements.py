@@ -85,11 +85,19 @@ VARIANTS = {
     ),
     "two 30-row dataframes": "st.dataframe(TABLE, hide_index=True)\nst.dataframe(TABLE, hide_index=True)\n",
     "a 30-row st.table": "st.table(TABLE)\n",
+    "a 30-row markdown table, four columns": (
+        "rows = [list(TABLE.columns[:4]), ['---'] * 4] + TABLE.iloc[:, :4].astype(str).values.tolist()\n"
+        "st.markdown('\\n'.join('| ' + ' | '.join(r) + ' |' for r in rows))\n"
+    ),
     "a 30-row markdown table": (
         "rows = [list(TABLE.columns), ['---'] * 7] + TABLE.astype(str).values.tolist()\n"
         "st.markdown('\\n'.join('| ' + ' | '.join(r) + ' |' for r in rows))\n"
     ),
     "a 30-row html table": "st.html(TABLE.to_html(index=False))\n",
+    "a 30-row table of app/widgets/static_table, four columns": (
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom app.widgets import static_table\n"
+        "static_table.render(TABLE.iloc[:, :4], key='t')  # narrow enough for HTML, not a dataframe\n"
+    ),
     "an expander, closed": 'st.expander("More")\n',
     "two tabs": 'st.tabs(["One", "Two"])\n',
     "a plotly line chart": (

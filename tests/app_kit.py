@@ -14,8 +14,10 @@ import re
 import shutil
 import time
 from collections.abc import Callable
+from html.parser import HTMLParser
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -59,6 +61,42 @@ def shown_figures(at: AppTest) -> dict[str, str]:
     """Label to value, as shown, of every headline figure on the page (`app/widgets/figures` rows)."""
     pairs = (pair for el in at.html for pair in FIGURE.findall(el.value))
     return {html.unescape(label): html.unescape(value) for label, value in pairs}
+
+
+class _Cells(HTMLParser):
+    """The header and body cells of the HTML tables in some markup, as the text a person reads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self.cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None:
+            self.tables[-1][-1].append("".join(self.cell))
+            self.cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def shown_tables(at: AppTest) -> list[pd.DataFrame]:
+    """Every static table on the page (`app/widgets/static_table`), its cells as strings."""
+    frames = []
+    for el in at.html:
+        cells = _Cells()
+        cells.feed(el.value)
+        frames += [pd.DataFrame(rows[1:], columns=rows[0]) for rows in cells.tables if rows]
+    return frames
 
 
 def assert_clean(at: AppTest) -> None:

@@ -1,17 +1,19 @@
-"""Small read-only tables drawn as markdown tables.
+"""Small read-only tables drawn as one escaped HTML table.
 
-A browser mounts a 30-row markdown table in about a sixth of the time a dataframe takes (+0.04 s
-against +0.25 s beside a bare page, `scripts/bench_elements.py`), and its cells wrap where a
-dataframe cuts them ("gpt-4o-mini-2026-01-15, g…"), so a table that nobody sorts or selects from
-fits at any width. A table that could not fit, above `ROW_CAP` rows or with words too long to wrap
-within `WIDTH_CHARS`, is a dataframe, which scrolls inside its frame instead of running off the page.
+A browser mounts a 30-row HTML (or markdown) table in about a sixth of the time a dataframe takes
+(+0.03 s against +0.25 s beside a bare page, `scripts/bench_elements.py`), and its cells wrap where
+a dataframe cuts them ("gpt-4o-mini-2026-01-15, g…"), so a table that nobody sorts or selects from
+fits at any width. HTML rather than markdown so that a column of short identifiers ("shop-001")
+never breaks after its hyphen. A table that could not fit, above `ROW_CAP` rows or with words too
+long to wrap within `WIDTH_CHARS`, is a dataframe, which scrolls inside its frame instead of
+running off the page.
 """
 
 from __future__ import annotations
 
 import numbers as abc_numbers
 import re
-from collections.abc import Iterable
+from html import escape
 
 import numpy as np
 import pandas as pd
@@ -19,7 +21,6 @@ import streamlit as st
 
 from analyzer.numbers import missing
 from app import fmt
-from app.widgets.messages import escape, safe
 
 ROW_CAP = 40
 """Rows up to which a table is drawn as markdown; a longer one would push the page down."""
@@ -29,53 +30,72 @@ tables of the samples measured 8.3-9.4 px a character at their narrowest). A mar
 only between words (and after a hyphen), so its narrowest width is the sum of each column's longest
 word: a base URL or a long identifier cannot wrap and would widen the table past the page."""
 CELL_PADDING_CHARS = 2
-UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
+NOWRAP_CHARS = 16
+"""A column whose every cell is one word of at most this many characters (task ids, counts, "yes")
+is kept on one line: broken after a hyphen, "shop-" over "001" reads as two values."""
+STYLE = (
+    "<style>.rl-table{border-collapse:collapse;max-width:100%;margin-bottom:1rem;font-size:0.875rem}"
+    ".rl-table th,.rl-table td{border:1px solid rgba(128,128,128,0.3);padding:0.25rem 0.5rem;"
+    "vertical-align:top;text-align:left}"
+    ".rl-table th{font-weight:600}.rl-table .num{text-align:right}"
+    ".rl-table .one{white-space:nowrap}</style>"
+)
 
 
 def render(frame: pd.DataFrame, key: str) -> None:
-    """`frame` as a markdown table (index left out), or as a dataframe where it could not fit."""
+    """`frame` as an HTML table (index left out), or as a dataframe where it could not fit."""
     if len(frame) > ROW_CAP or narrowest_chars(frame) > WIDTH_CHARS:
         st.dataframe(frame, hide_index=True, placeholder=fmt.NONE, key=key)
     else:
-        st.markdown(markdown_table(frame), width="stretch")
+        st.html(html_table(frame))
 
 
 def narrowest_chars(frame: pd.DataFrame) -> int:
     """The table's narrowest width in characters: per column, its longest word (header or cell, as
-    shown), plus each cell's padding."""
-    return sum(
-        max(_longest_word(text) for text in [_flat(name), *(_shown(v) for v in frame[name])])
-        + CELL_PADDING_CHARS
-        for name in frame.columns
-    )
+    shown; a whole cell in a column kept on one line), plus each cell's padding."""
+    total = 0
+    for name in frame.columns:
+        cells = [_shown(v) for v in frame[name]]
+        longest = max((len(c) for c in cells), default=0) if _one_line(cells) else 0
+        total += max(longest, *(_longest_word(text) for text in [_flat(name), *cells])) + CELL_PADDING_CHARS
+    return total
 
 
 def _longest_word(text: str) -> int:
     return max((len(word) for word in re.split(r"\s+|(?<=-)", text)), default=0)
 
 
-def markdown_table(frame: pd.DataFrame) -> str:
-    """Markdown for `frame`: every header and cell escaped (log text never renders as markup or a
-    link, a `|` never splits a cell), line breaks flattened, numbers in the one number style and
-    right-aligned."""
+def _one_line(cells: list[str]) -> bool:
+    return bool(cells) and all(len(c) <= NOWRAP_CHARS and not re.search(r"\s", c) for c in cells)
+
+
+def html_table(frame: pd.DataFrame) -> str:
+    """The markup of `frame`: every header and cell escaped (log text never renders as markup or a
+    link), line breaks flattened, numbers in the one number style and right-aligned."""
     types = pd.api.types
-    numeric = [types.is_numeric_dtype(frame[c]) and not types.is_bool_dtype(frame[c]) for c in frame]
-    lines = [
-        _row(escape(_flat(c)) for c in frame.columns),
-        _row("---:" if right else "---" for right in numeric),
-    ]
-    lines += [_row(_cell(v) for v in row) for row in frame.itertuples(index=False, name=None)]
-    return "\n".join(lines)
+    shown = {c: [_shown(v) for v in frame[c]] for c in frame.columns}
+    classes = {
+        c: " ".join(
+            (["num"] if types.is_numeric_dtype(frame[c]) and not types.is_bool_dtype(frame[c]) else [])
+            + (["one"] if _one_line(shown[c]) else [])
+        )
+        for c in frame.columns
+    }
+    # a header wraps between its words: only its cells are kept on one line
+    head = "".join(
+        f"<th{_class(classes[c].replace('one', '').strip())}>{escape(_flat(c))}</th>" for c in frame.columns
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td{_class(classes[c])}>{escape(shown[c][i])}</td>" for c in frame.columns)
+        + "</tr>"
+        for i in range(len(frame))
+    )
+    return f'{STYLE}<table class="rl-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-def _cell(value: object) -> str:
-    """A cell's markdown: log text escaped, a URL as a code span (never a live link a log chose),
-    and every `|`, inside a code span too, escaped so that it never ends the cell."""
-    return UNESCAPED_PIPE.sub(r"\\|", safe(_shown(value)))
-
-
-def _row(cells: Iterable[str]) -> str:
-    return "| " + " | ".join(cells) + " |"
+def _class(names: str) -> str:
+    return f' class="{names}"' if names else ""
 
 
 def _shown(value: object) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from app_kit import shown_figures
+from app_kit import shown_figures, shown_tables
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import Analysis, analyze
@@ -79,24 +79,12 @@ def decode(values: Any) -> np.ndarray:
 
 
 def frame_with(at: AppTest, *columns: str) -> pd.DataFrame:
-    """The first table shown that has these columns: a dataframe, or a markdown table read back
-    (its cells as the text a person reads, escapes removed)."""
-    shown = [df.value for df in at.dataframe] + [
-        read_markdown_table(m.value) for m in at.markdown if m.value.startswith("| ")
-    ]
-    for frame in shown:
+    """The first table shown that has these columns: a dataframe, or a static HTML table read back
+    (its cells as the text a person reads)."""
+    for frame in [df.value for df in at.dataframe] + shown_tables(at):
         if set(columns) <= set(frame.columns):
             return frame
     raise AssertionError(f"no table with columns {columns}")
-
-
-def read_markdown_table(text: str) -> pd.DataFrame:
-    """A markdown table as strings: header row, alignment row, body rows."""
-    rows = [
-        [re.sub(r"\\(.)", r"\1", cell.strip()) for cell in re.split(r"(?<!\\)\|", line.strip()[1:-1])]
-        for line in text.splitlines()
-    ]
-    return pd.DataFrame(rows[2:], columns=rows[0])
 
 
 def open_task(at: AppTest) -> str | None:

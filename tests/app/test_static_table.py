@@ -1,41 +1,73 @@
-"""Read-only tables as markdown (app/widgets/static_table.py): log text stays plain text, a cell
-never splits or ends a row, numbers read in the one number style, long tables become dataframes."""
+"""Read-only tables as one HTML table (app/widgets/static_table.py): log text stays plain text, a
+cell keeps to its row, numbers read in the one number style, a column of short identifiers stays on
+one line, long tables become dataframes."""
 
 from __future__ import annotations
 
+from html.parser import HTMLParser
+
 import numpy as np
 import pandas as pd
+from app_kit import shown_tables
 from streamlit.testing.v1 import AppTest
 
-from app.widgets.static_table import ROW_CAP, WIDTH_CHARS, markdown_table, narrowest_chars
+from app.widgets.static_table import NOWRAP_CHARS, ROW_CAP, WIDTH_CHARS, html_table, narrowest_chars
+
+
+class Markup(HTMLParser):
+    """Start tags with their attributes, and each cell's text with its classes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.rows: list[list[tuple[str, str]]] = []
+        self.cell: tuple[list[str], str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        if tag == "tr":
+            self.rows.append([])
+        elif tag in ("td", "th"):
+            self.cell = ([], dict(attrs).get("class") or "")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None:
+            self.rows[-1].append(("".join(self.cell[0]), self.cell[1]))
+            self.cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell[0].append(data)
+
+
+def parsed(frame: pd.DataFrame) -> Markup:
+    markup = Markup()
+    markup.feed(html_table(frame))
+    return markup
+
+
+def texts(markup: Markup) -> list[list[str]]:
+    return [[text for text, _ in row] for row in markup.rows]
 
 
 def test_every_cell_is_plain_text_and_keeps_to_its_row() -> None:
+    hostile = '<img src=x onerror="alert(1)"> <a href="https://evil.example">link</a>'
     frame = pd.DataFrame(
         {
             "served model": ["gpt-4o | mini", "line one\nline two", "**bold** [link](http://x.example)"],
-            "key": ["sha256:ab12", ":material/home: :red[x]", "<b>tag</b>"],
+            "key <b>": ["sha256:ab12", ":material/home: :red[x]", hostile],
         }
     )
-    lines = markdown_table(frame).splitlines()
-    assert len(lines) == 2 + len(frame)  # header, alignment, one line per row
-    header, align, first, second, third = lines
-    assert header == "| served model | key |"
-    assert align == "| --- | --- |"
-    # a | inside a cell is escaped, so each row still has exactly three unescaped separators
-    for line in lines:
-        assert line.replace("\\|", "").count("|") == 3
-    assert "gpt\\-4o \\| mini" in first and "sha256\\:ab12" in first
-    assert "line one line two" in second
-    # a URL is a literal code span, never a live link a log chose
-    assert "\\*\\*bold\\*\\* \\[link\\]\\(`http://x.example`\\)" in third and "\\<b\\>tag\\</b\\>" in third
-    assert "\\:material/home\\:" in second and "\\:red\\[x\\]" in second
-
-
-def test_a_pipe_inside_a_url_does_not_end_its_cell() -> None:
-    frame = pd.DataFrame({"base URL": ["https://gw.example/v1?route=a|b"], "results": [2]})
-    row = markdown_table(frame).splitlines()[2]
-    assert row == "| `https://gw.example/v1?route=a\\|b` | 2 |"
+    markup = parsed(frame)
+    assert {tag for tag, _ in markup.tags} == {"style", "table", "thead", "tbody", "tr", "th", "td"}
+    names = [name for _, attrs in markup.tags for name in attrs]
+    assert all(not name.startswith("on") and name not in ("href", "src") for name in names)
+    assert texts(markup) == [
+        ["served model", "key <b>"],
+        ["gpt-4o | mini", "sha256:ab12"],
+        ["line one line two", ":material/home: :red[x]"],  # a line break never ends the row
+        ["**bold** [link](http://x.example)", hostile],  # exactly what the log wrote, as text
+    ]
 
 
 def test_numbers_missing_values_and_flags_in_the_number_style() -> None:
@@ -48,15 +80,29 @@ def test_numbers_missing_values_and_flags_in_the_number_style() -> None:
             "field": [None, "x"],
         }
     )
-    lines = markdown_table(frame).splitlines()
-    assert lines[1] == "| ---: | ---: | ---: | --- | --- |"  # numbers to the right, flags and text left
-    assert lines[2] == "| 56,624 | 1,304\\.5 | 0\\.032 | yes | — |"  # escaped as all text is: reads 1,304.5
-    assert lines[3] == "| 3 | 0 | — | no | x |"
+    markup = parsed(frame)
+    assert texts(markup)[1:] == [["56,624", "1,304.5", "0.032", "yes", "—"], ["3", "0", "—", "no", "x"]]
+    header = markup.rows[0]
+    assert ["num" in classes for _, classes in header] == [True, True, True, False, False]  # numbers right
+
+
+def test_a_column_of_short_identifiers_stays_on_one_line_and_counts_whole() -> None:
+    frame = pd.DataFrame(
+        {"task": ["shop-001", "cal-002"], "served model": ["gpt-4o-mini-2026-01-15, gpt-4o", None]}
+    )
+    markup = parsed(frame)
+    [header, first, _] = markup.rows
+    assert "one" in first[0][1] and "one" not in first[1][1]  # "shop-001" never breaks after "shop-"
+    assert "one" not in header[0][1]  # headers wrap between their words
+    # the task column at its longest cell; the served model's longest word after a hyphen ("mini-")
+    assert narrowest_chars(frame) == len("shop-001") + 2 + len("served") + 2
+    long_id = pd.DataFrame({"task": ["x" * (NOWRAP_CHARS + 1), "cal-002"]})
+    assert "one" not in parsed(long_id).rows[1][0][1]
 
 
 def test_an_empty_table_still_has_its_headers() -> None:
     empty = pd.DataFrame({"task": pd.Series([], dtype=object)})
-    assert markdown_table(empty).splitlines() == ["| task |", "| --- |"]
+    assert texts(parsed(empty)) == [["task"]]
 
 
 def draw(rows: int, word: str = "t") -> None:
@@ -67,27 +113,20 @@ def draw(rows: int, word: str = "t") -> None:
     static_table.render(pd.DataFrame({"task": [f"{word}{n}" for n in range(rows)]}), key="t")
 
 
-def test_a_short_table_is_markdown_and_a_long_one_a_dataframe() -> None:
+def test_a_short_table_is_html_and_a_long_one_a_dataframe() -> None:
     short = AppTest.from_function(draw, args=(ROW_CAP,)).run()
     assert not short.exception and not short.dataframe
-    assert short.markdown[0].value.startswith("| task |") and f"| t{ROW_CAP - 1} |" in short.markdown[0].value
+    [table] = shown_tables(short)
+    assert table["task"].tolist() == [f"t{n}" for n in range(ROW_CAP)]
     long = AppTest.from_function(draw, args=(ROW_CAP + 1,)).run()
-    assert not long.exception and not long.markdown
+    assert not long.exception and not long.html
     assert long.dataframe[0].value["task"].tolist() == [f"t{n}" for n in range(ROW_CAP + 1)]
-
-
-def test_the_narrowest_width_is_each_columns_longest_word() -> None:
-    frame = pd.DataFrame(
-        {"task": ["shop-001", "cal-002"], "served model": ["gpt-4o-mini-2026-01-15, gpt-4o", None]}
-    )
-    # "shop-" (a line may break after a hyphen) and "served"/"model" headers vs "mini-", "2026-"
-    assert narrowest_chars(frame) == len("shop-") + 2 + len("served") + 2
 
 
 def test_words_too_long_to_wrap_make_a_dataframe_not_a_table_wider_than_the_page() -> None:
     url = "https://gateway.example.com/openai/deployments/gpt4o20240806/v1/chat"  # no hyphen to break at
     fits = AppTest.from_function(draw, args=(3, "x" * (WIDTH_CHARS - 4))).run()
-    assert not fits.exception and fits.markdown and not fits.dataframe
+    assert not fits.exception and fits.html and not fits.dataframe
     wide = AppTest.from_function(draw, args=(3, url)).run()
-    assert not wide.exception and not wide.markdown
+    assert not wide.exception and not wide.html
     assert wide.dataframe[0].value["task"].tolist() == [f"{url}{n}" for n in range(3)]

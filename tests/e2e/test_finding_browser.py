@@ -37,8 +37,10 @@ E = "E_agent_tools.altk_runs.json"
 ALL = "&".join(f"log={p.name}" for p in list_logs(SAMPLES))
 SIZES = [(1400, 1000), (1024, 768)]
 
-TABLES = '[data-testid="stDataFrame"], [data-testid="stMarkdownContainer"] table'
-"""The dashboard's tables: dataframes (a grid), and read-only ones drawn as markdown tables."""
+STATIC = "table.rl-table"
+"""The read-only tables (`app/widgets/static_table`), drawn as HTML tables."""
+TABLES = f'[data-testid="stDataFrame"], {STATIC}'
+"""The dashboard's tables: dataframes (a grid), and the read-only ones."""
 TABLE_JS = """(n) => {
     const grid = [...document.querySelectorAll('@TABLES')][n];
     const rows = [...grid.querySelectorAll('tr')];
@@ -49,14 +51,14 @@ SCROLLS_JS = """() => {
     const limit = document.querySelector('[data-testid="stMain"]').getBoundingClientRect().right + 1;
     const grids = [...document.querySelectorAll('[data-testid="stDataFrame"] .dvn-scroller')]
         .filter(s => s.scrollWidth > s.clientWidth + 1);
-    const marked = [...document.querySelectorAll('[data-testid="stMarkdownContainer"] table')]
+    const marked = [...document.querySelectorAll('@STATIC')]
         .filter(t => t.getBoundingClientRect().right > limit);
     return grids.length + marked.length;
-}"""
+}""".replace("@STATIC", STATIC)
 """How many tables scroll sideways or run past the main area's right edge."""
-CLIPPED_JS = """() => [...document.querySelectorAll('[data-testid="stMarkdownContainer"] :is(th, td)')]
-    .filter(c => c.scrollWidth > c.clientWidth + 1).length"""
-"""How many cells of the markdown tables hold more than they show."""
+CLIPPED_JS = """() => [...document.querySelectorAll('@STATIC :is(th, td)')]
+    .filter(c => c.scrollWidth > c.clientWidth + 1).length""".replace("@STATIC", STATIC)
+"""How many cells of the read-only tables hold more than they show."""
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +207,18 @@ def test_routes_tables_show_every_value_whole(server: str, page: Any, width: int
     assert page.locator('[data-testid="stDataFrame"]').count() == 0
     assert page.evaluate(CLIPPED_JS) == 0
     assert page.evaluate(SCROLLS_JS) == 0
+    # a task id reads on one line ("shop-001", never "shop-" over "001"), however narrow the page
+    lines = page.evaluate(
+        """() => Array.from(
+            [...document.querySelectorAll('@STATIC')][1].querySelectorAll('tbody td:first-child'),
+            c => {
+                const r = document.createRange();
+                r.selectNodeContents(c);
+                return r.getClientRects().length;
+            }
+        )""".replace("@STATIC", STATIC)
+    )
+    assert lines == [1] * len(expected)
     shot(page, f"finding-routes-{width}")
 
 
@@ -217,7 +231,7 @@ def test_routes_tables_of_every_sample_stay_within_1024_px(server: str, page: An
     wait_rendered(page, "Routes")
     assert page.evaluate(SCROLLS_JS) == 0 and page.evaluate(CLIPPED_JS) == 0
     # a base URL from the log is text to read, never a live link
-    assert page.locator('[data-testid="stMarkdownContainer"] table a').count() == 0
+    assert page.locator(f"{STATIC} a").count() == 0
 
 
 def test_two_rounds_side_by_side_from_where_they_part(server: str, page: Any) -> None:
