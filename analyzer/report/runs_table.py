@@ -57,8 +57,8 @@ def runs_table(logs: Sequence[ListedLog]) -> pd.DataFrame:
         if a is None:
             rows.append(
                 {
+                    "file": name,
                     "log": name,
-                    "label": "",
                     "date": None,
                     "tasks x rounds": "",
                     "headline": problem,

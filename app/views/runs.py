@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from analyzer.report.runs_table import runs_table
-from app import data, fmt
+from app import data, fmt, log_folders
 from app.widgets.messages import escape
 
 TABLE = "runs.table"
@@ -15,6 +15,10 @@ COLUMNS = {
     "log": st.column_config.TextColumn(
         "log", width="medium", help="Its label, or its file name when it has none."
     ),
+    "where": st.column_config.TextColumn(
+        "where",
+        help="Your runs folder or the shipped samples: a copy of a sample reads the same label twice.",
+    ),
     "date": st.column_config.DatetimeColumn("date", format="YYYY-MM-DD HH:mm"),
     "tasks x rounds": st.column_config.TextColumn("tasks x rounds"),
     "headline": st.column_config.TextColumn(
@@ -22,6 +26,10 @@ COLUMNS = {
     ),
     "parent": st.column_config.TextColumn("parent"),
 }
+
+
+def _where(name: str) -> str:
+    return "sample" if log_folders.is_sample(name) else "runs folder"
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -33,7 +41,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.info(f"No log yet in {escape(data.runs_dir())} and no sample found.")
         return
     opened = set(st.session_state.get(data.LOGS) or [])
-    shown = table.assign(open=table["file"].isin(opened))
+    shown = table.assign(open=table["file"].isin(opened), where=table["file"].map(_where))
     st.caption(
         f"{fmt.counted(len(table), 'log')}, newest first · tick rows and press the button to open them "
         "(the sidebar's list changes to those)"

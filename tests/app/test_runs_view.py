@@ -10,7 +10,7 @@ from app_kit import assert_clean, open_view, sample_runs
 
 from analyzer.analysis import analyze
 from analyzer.log.loader import load_path
-from analyzer.report.runs_table import headline
+from analyzer.report.runs_table import ListedLog, headline, runs_table
 
 
 def test_the_runs_table_lists_every_log_and_opens_the_ticked_ones(
@@ -22,6 +22,7 @@ def test_the_runs_table_lists_every_log_and_opens_the_ticked_ones(
     assert at.dataframe[0].proto.column_order == [
         "open",
         "log",
+        "where",
         "date",
         "tasks x rounds",
         "headline",
@@ -32,6 +33,10 @@ def test_the_runs_table_lists_every_log_and_opens_the_ticked_ones(
     assert row["log"] == a.log.label and row["tasks x rounds"] == "30 x 10"
     assert row["headline"] == headline(a) == "14 of 30 tasks disagree · gap 46.7 pp"
     assert bool(row["open"]) is True
+    # a copy of a sample reads the same label twice: where each lives tells them apart
+    wheres = table.set_index("file")["where"]
+    assert wheres["A_baseline.altk_runs.json"] == "runs folder"
+    assert wheres["sample_runs/A_baseline.altk_runs.json"] == "sample"
     resample = table.set_index("file").loc["E_agent_tools.resample-agent-cheapest-monitor.altk_runs.json"]
     assert resample["parent"] == "resample of E"  # the parent by its short name
     dates = table["date"].dropna()
@@ -47,3 +52,11 @@ def test_the_runs_table_lists_every_log_and_opens_the_ticked_ones(
     assert_clean(at)
     assert sorted(at.query_params["log"]) == wanted
     assert sorted(at.session_state["src.logs"]) == wanted
+
+
+def test_a_log_that_cannot_be_read_is_a_row_named_by_its_file_with_its_problem() -> None:
+    [row] = runs_table([ListedLog("runs/bad.altk_runs.json", None, "bad.altk_runs.json: not JSON")]).to_dict(
+        "records"
+    )
+    assert row["file"] == row["log"] == "runs/bad.altk_runs.json"
+    assert row["headline"] == "bad.altk_runs.json: not JSON" and row["tasks x rounds"] == ""

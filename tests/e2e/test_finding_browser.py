@@ -274,13 +274,16 @@ def test_the_runs_table_lists_logs_with_their_headline(server: str, page: Any) -
     page.goto(f"{server}/runs?log={A}")
     wait_rendered(page, "Runs")
     rows = table(page)
-    assert rows[0][-6:] == ["open", "log", "date", "tasks x rounds", "headline", "parent"]
-    by_log = {r[-5]: r[-5:] for r in rows[1:]}
-    a = by_log["A: baseline (two keys alternating, SDK default retries, concurrency 4)"]
-    assert a[2:4] == ["30 x 10", "14 of 30 tasks disagree · gap 46.7 pp"]
-    assert by_log["resample of agent-cheapest-monitor (round 1), 8 samples per step"][4] == "resample of E"
-    assert by_log["format1_plain_script.json"][1] in ("", "—")  # no date recorded: listed last
-    assert list(by_log)[-1] == "format1_plain_script.json"
+    assert rows[0][-7:] == ["open", "log", "where", "date", "tasks x rounds", "headline", "parent"]
+    # the samples are copied into the runs folder here: each label twice, told apart by where it is
+    by_log = {(r[-6], r[-5]): r[-6:] for r in rows[1:]}
+    label = "A: baseline (two keys alternating, SDK default retries, concurrency 4)"
+    for where in ("runs folder", "sample"):
+        assert by_log[label, where][3:5] == ["30 x 10", "14 of 30 tasks disagree · gap 46.7 pp"]
+    resample = "resample of agent-cheapest-monitor (round 1), 8 samples per step"
+    assert by_log[resample, "runs folder"][5] == "resample of E"
+    assert by_log["format1_plain_script.json", "runs folder"][2] in ("", "—")  # no date: listed last
+    assert list(by_log)[-1][0] == "format1_plain_script.json"
     assert page.evaluate(SCROLLS_JS) == 0
     shot(page, "finding-runs-1400")
 
