@@ -25,7 +25,7 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 import analyzer.numbers as numbers
 from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
@@ -69,6 +69,16 @@ class Attribution(BaseModel):
     """For `inconclusive`: agreeing rounds on a pinned route that would decide (None past the cap)."""
     evidence: str
     """What in the log supports the cause, one sentence."""
+    by_route: list[str] = Field(default_factory=list)
+    """The rounds of each route and what they gave, one item each: how `evidence` ends (joined by
+    "; "). Empty where no factor was tested."""
+
+    def reason(self) -> str:
+        """`evidence` without the rounds by route (which `by_route` lists one per line)."""
+        rounds = "; ".join(self.by_route)
+        if not rounds or not self.evidence.endswith(rounds):
+            return self.evidence
+        return self.evidence.removesuffix(rounds).rstrip().removesuffix(":")
 
 
 class Round(NamedTuple):
@@ -97,6 +107,8 @@ class Finding(NamedTuple):
     """The rounds by route, in words."""
     split_route: Hashable | None
     """A route whose rounds gave more than one answer."""
+    by_route: tuple[str, ...] = ()
+    """The parts of `evidence`, one per route."""
 
 
 def verdict_counts(items: Sequence[Attribution]) -> dict[str, int]:
@@ -178,7 +190,7 @@ def attribute_rounds(rounds: Sequence[Round], describe: dict[Hashable, str] | No
         f"{names.get(route, 'route ' + str(i + 1))}: {_answers_by_round(rows)}"
         for i, (route, rows) in enumerate(by_route.items())
     ]
-    return Finding(test, "; ".join(parts), split)
+    return Finding(test, "; ".join(parts), split, tuple(parts))
 
 
 def _levels(known: Sequence[Round]) -> tuple[list[list[Hashable]], list[str]]:
@@ -202,6 +214,7 @@ def finished(task: str, finding: Finding, q: float | None, rounds: Sequence[Roun
         passes=q is not None and reaches(q, FDR_Q),
         rounds_needed=need,
         evidence=_sentence(cause, finding, q, factor, need),
+        by_route=list(finding.by_route) if test is not None else [],
     )
 
 

@@ -54,13 +54,17 @@ TASK_COLUMNS = {
     "drifted": st.column_config.CheckboxColumn("drifted"),
 }
 CLUSTER_COLUMNS = {
-    "cluster": st.column_config.NumberColumn("cluster", help="0 is the largest."),
-    "size": st.column_config.NumberColumn("answers"),
-    "share": st.column_config.ProgressColumn("share", min_value=0.0, max_value=1.0, format="percent"),
-    "representative": st.column_config.TextColumn("representative answer", width="large"),
-    "rounds": st.column_config.TextColumn("rounds"),
-    "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f"),
-    "successes": st.column_config.NumberColumn("successes"),
+    # widths in pixels that add up to less than the view at 1,400 px: a task's long list of rounds
+    # ("1, 2, 3, 4, 5, 7, 8, 9, 10") pushed the last column out of sight; a cut cell shows on hover
+    "cluster": st.column_config.NumberColumn("cluster", help="0 is the largest.", width=60),
+    "size": st.column_config.NumberColumn("answers", width=70),
+    "share": st.column_config.ProgressColumn(
+        "share", min_value=0.0, max_value=1.0, format="percent", width=130
+    ),
+    "representative": st.column_config.TextColumn("representative answer", width=300),
+    "rounds": st.column_config.TextColumn("rounds", width=170),
+    "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f", width=80),
+    "successes": st.column_config.NumberColumn("successes", width=80),
 }
 DOWNLOADS_BOX = "tasks.downloads_box"
 ROUND_CONFIG = {
@@ -178,7 +182,8 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
         st.text(f"Route drift: {row['drift']}")
     cause = next((a for a in analysis.headline.attribution if a.task_id == task_id), None)
     if cause is not None:  # the evidence names the p- and q-value wherever a factor was tested
-        st.text(f"Cause from the log: {cause.cause}: {cause.evidence}")
+        routes = [f"  • {r}" for r in cause.by_route]  # each route's rounds on a line of its own
+        st.text("\n".join([f"Cause from the log: {cause.cause}: {cause.reason()}", *routes]))
 
     prompt = data.task_prompt(group.loaded.log, task_id)
     if prompt is not None:

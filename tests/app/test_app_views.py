@@ -21,7 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.log.loader import load_path
-from analyzer.metrics.attribution import attribution_caption, verdict_counts
+from analyzer.metrics.attribution import Attribution, attribution_caption, verdict_counts
 from analyzer.numbers import p_value
 from analyzer.verdicts.compare import compare
 from app import data, fmt
@@ -297,7 +297,7 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
         assert (column in varying.columns) == (refund[column].astype(str).nunique() > 1)
     [cause] = [a for a in analysis.headline.attribution if a.task_id == "html"]
     shown = all_text(at)
-    assert f"Cause from the log: {cause.cause}: {cause.evidence}" in shown
+    assert cause_text(cause) in shown
     # its p- and q-value read only where the evidence names them, not again before it
     for odds in (p_value(cause.p_value), p_value(cause.q_value, "q")):
         assert shown.count(odds) == cause.evidence.count(odds)
@@ -618,5 +618,15 @@ def test_a_tasks_cause_names_its_p_and_q_value_once() -> None:
     cause = next(a for a in tested if a.cause == "inconclusive")
     at = run_view("tasks", data.Selection(groups=[g], focus=g), {"task": cause.task_id})
     [line] = [t.value for t in at.text if t.value.startswith("Cause from the log")]
-    assert line == f"Cause from the log: inconclusive: {cause.evidence}"
+    assert line == cause_text(cause)
     assert line.count(p_value(cause.p_value)) == 1 and line.count(p_value(cause.q_value, "q")) == 1
+    # each route's rounds on a line of its own, and together exactly what the evidence says
+    assert len(cause.by_route) >= 2 and line.count("\n  • ") == len(cause.by_route)
+    assert f"{cause.reason()}: {'; '.join(cause.by_route)}" == cause.evidence
+
+
+def cause_text(cause: Attribution) -> str:
+    """What Tasks shows for a task's cause: the reason, then each route's rounds on a line."""
+    return "\n".join(
+        [f"Cause from the log: {cause.cause}: {cause.reason()}", *(f"  • {r}" for r in cause.by_route)]
+    )

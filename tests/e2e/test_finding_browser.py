@@ -35,6 +35,17 @@ SAMPLES = ROOT / "sample_runs"
 A = "A_baseline.altk_runs.json"
 E = "E_agent_tools.altk_runs.json"
 ALL = "&".join(f"log={p.name}" for p in list_logs(SAMPLES))
+
+
+def _longest_clusters_task() -> str:
+    """A's task whose answer clusters hold the longest text (its rounds listed, its answer): the
+    widest clusters table a user of the sample can open."""
+    clusters = analyze(load_path(SAMPLES / A).log).clusters
+    width = clusters["rounds"].astype(str).str.len() + clusters["representative"].astype(str).str.len()
+    return str(clusters.loc[width.idxmax(), "task_id"])
+
+
+WIDE = _longest_clusters_task()
 SIZES = [(1400, 1000), (1024, 768)]
 
 STATIC = "table.rl-table"
@@ -173,6 +184,7 @@ def test_compare_opens_on_the_logs_sharing_tasks(server: str, page: Any) -> None
     "path",
     [
         f"tasks?log={A}&task=shop-002",
+        f"tasks?log={A}&task={WIDE}",
         f"tasks?log={A}&task=shop-002&tasks.detail=Every+round",
         f"tasks?log={E}&task=agent-refund-lamp&tasks.detail=Every+round",
         f"tasks?log={E}&task=agent-refund-lamp&tasks.detail=Trajectory",

@@ -223,3 +223,16 @@ def test_the_caption_states_the_share_with_its_interval_and_no_false_calls_when_
     some = [Attribution(task_id="r", cause="route", passes=True, evidence=""), *none_pass[:3]]
     assert "1 of 4, 25.0 % (95 % CI " in attribution_caption(some)
     assert attribution_caption(some).endswith("up to about 0.1 of the 1 may be false.")
+
+
+def test_the_rounds_by_route_are_listed_apart_and_are_exactly_how_the_evidence_ends() -> None:
+    log, _ = _known_causes_log(10)
+    items = {a.task_id: a for a in analyze(log).headline.attribution}
+    route = items["by-key-0"]
+    assert len(route.by_route) == 2  # two keys, one line each
+    assert route.by_route[0].startswith(f"key {KEY_A}") or route.by_route[0].startswith(f"key {KEY_B}")
+    assert f"{route.reason()}: {'; '.join(route.by_route)}" == route.evidence
+    assert route.reason().startswith("answers follow the key (p = ")
+    # nothing tested (no route recorded on enough rounds): no list, the reason is the whole evidence
+    untested = Attribution(task_id="t", cause="unmeasured", evidence="fewer than two answered rounds")
+    assert untested.by_route == [] and untested.reason() == untested.evidence
