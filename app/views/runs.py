@@ -17,7 +17,7 @@ COLUMNS = {
     ),
     "where": st.column_config.TextColumn(
         "where",
-        help="Your runs folder or the shipped samples: a copy of a sample reads the same label twice.",
+        help="Your runs folder, or a shipped sample (read-only): a copy of a sample has its label twice.",
     ),
     "date": st.column_config.DatetimeColumn("date", format="YYYY-MM-DD HH:mm"),
     "tasks x rounds": st.column_config.TextColumn("tasks x rounds"),
