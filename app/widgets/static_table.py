@@ -23,10 +23,10 @@ from analyzer.numbers import missing
 from app import fmt
 
 ROW_CAP = 40
-"""Rows up to which a table is drawn as markdown; a longer one would push the page down."""
+"""Rows up to which a table is drawn as HTML; a longer one would push the page down."""
 WIDTH_CHARS = 60
 """Characters of table text the main area holds at 1024 px beside the sidebar (564 px; the route
-tables of the samples measured 8.3-9.4 px a character at their narrowest). A markdown table wraps
+tables of the samples measured 8.3-9.4 px a character at their narrowest). A table's cells wrap
 only between words (and after a hyphen), so its narrowest width is the sum of each column's longest
 word: a base URL or a long identifier cannot wrap and would widen the table past the page."""
 CELL_PADDING_CHARS = 2
