@@ -62,15 +62,18 @@ def row_html(figures: Sequence[Figure], per_row: int | None = None) -> str:
 
 def _figure(label: str, value: str, help_text: str | None = None) -> str:
     tip = f' title="{escape(help_text)}"' if help_text else ""
-    tip_id = "rl-tip-" + hashlib.sha1(f"{label}\0{help_text}".encode()).hexdigest()[:12]
-    mark = (
-        f'<span class="rl-help" tabindex="0" aria-label="Help" aria-describedby="{tip_id}">?'
-        f'<span class="rl-tip" role="tooltip" id="{tip_id}">{escape(help_text)}</span></span>'
-        if help_text
-        else ""
-    )
+    mark = _help_mark(label, help_text) if help_text else ""
     return (
         f'<div role="listitem" data-figure="{escape(label)}" data-value="{escape(value)}"{tip}>'
         f'<div style="font-size:0.875rem;line-height:1.6;overflow-wrap:anywhere">{escape(label)}{mark}</div>'
         f'<div style="font-size:2.25rem;line-height:1.3;overflow-wrap:anywhere">{escape(value)}</div></div>'
+    )
+
+
+def _help_mark(label: str, help_text: str) -> str:
+    """The focusable "?" with its tooltip; the id follows from the label and help, so it is stable."""
+    tip_id = "rl-tip-" + hashlib.sha1(f"{label}\0{help_text}".encode()).hexdigest()[:12]
+    return (
+        f'<span class="rl-help" tabindex="0" aria-label="Help" aria-describedby="{tip_id}">?'
+        f'<span class="rl-tip" role="tooltip" id="{tip_id}">{escape(help_text)}</span></span>'
     )

@@ -74,20 +74,13 @@ def html_table(frame: pd.DataFrame) -> str:
     link), line breaks flattened, numbers in the one number style and right-aligned."""
     types = pd.api.types
     shown = {c: [_shown(v) for v in frame[c]] for c in frame.columns}
-    classes = {
-        c: " ".join(
-            (["num"] if types.is_numeric_dtype(frame[c]) and not types.is_bool_dtype(frame[c]) else [])
-            + (["one"] if _one_line(shown[c]) else [])
-        )
-        for c in frame.columns
-    }
-    # a header wraps between its words: only its cells are kept on one line
-    head = "".join(
-        f"<th{_class(classes[c].replace('one', '').strip())}>{escape(_flat(c))}</th>" for c in frame.columns
-    )
+    numeric = {c: types.is_numeric_dtype(frame[c]) and not types.is_bool_dtype(frame[c]) for c in frame}
+    head_class = {c: "num" if numeric[c] else "" for c in frame.columns}  # a header wraps between words
+    cell_class = {c: " ".join(["num"] * numeric[c] + ["one"] * _one_line(shown[c])) for c in frame.columns}
+    head = "".join(f"<th{_class(head_class[c])}>{escape(_flat(c))}</th>" for c in frame.columns)
     body = "".join(
         "<tr>"
-        + "".join(f"<td{_class(classes[c])}>{escape(shown[c][i])}</td>" for c in frame.columns)
+        + "".join(f"<td{_class(cell_class[c])}>{escape(shown[c][i])}</td>" for c in frame.columns)
         + "</tr>"
         for i in range(len(frame))
     )
