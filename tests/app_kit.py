@@ -63,39 +63,48 @@ def shown_figures(at: AppTest) -> dict[str, str]:
     return {html.unescape(label): html.unescape(value) for label, value in pairs}
 
 
-class _Cells(HTMLParser):
-    """The header and body cells of the HTML tables in some markup, as the text a person reads."""
+class TableMarkup(HTMLParser):
+    """Every start tag with its attributes, and the rows of each HTML table, a cell as its text (as
+    a person reads it) and its class attribute."""
 
     def __init__(self) -> None:
         super().__init__()
-        self.tables: list[list[list[str]]] = []
-        self.cell: list[str] | None = None
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.tables: list[list[list[tuple[str, str]]]] = []
+        self.cell: tuple[list[str], str] | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
         if tag == "table":
             self.tables.append([])
         elif tag == "tr" and self.tables:
             self.tables[-1].append([])
         elif tag in ("td", "th"):
-            self.cell = []
+            self.cell = ([], dict(attrs).get("class") or "")
 
     def handle_endtag(self, tag: str) -> None:
         if tag in ("td", "th") and self.cell is not None:
-            self.tables[-1][-1].append("".join(self.cell))
+            self.tables[-1][-1].append(("".join(self.cell[0]), self.cell[1]))
             self.cell = None
 
     def handle_data(self, data: str) -> None:
         if self.cell is not None:
-            self.cell.append(data)
+            self.cell[0].append(data)
+
+
+def table_markup(markup: str) -> TableMarkup:
+    parsed = TableMarkup()
+    parsed.feed(markup)
+    return parsed
 
 
 def shown_tables(at: AppTest) -> list[pd.DataFrame]:
     """Every static table on the page (`app/widgets/static_table`), its cells as strings."""
     frames = []
     for el in at.html:
-        cells = _Cells()
-        cells.feed(el.value)
-        frames += [pd.DataFrame(rows[1:], columns=rows[0]) for rows in cells.tables if rows]
+        for rows in table_markup(el.value).tables:
+            texts = [[text for text, _ in row] for row in rows]
+            frames += [pd.DataFrame(texts[1:], columns=texts[0])] if texts else []
     return frames
 
 

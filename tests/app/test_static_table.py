@@ -4,50 +4,25 @@ one line, long tables become dataframes."""
 
 from __future__ import annotations
 
-from html.parser import HTMLParser
-
 import numpy as np
 import pandas as pd
-from app_kit import shown_tables
+from app_kit import TableMarkup, shown_tables, table_markup
 from streamlit.testing.v1 import AppTest
 
 from app.widgets.static_table import NOWRAP_CHARS, ROW_CAP, WIDTH_CHARS, html_table, narrowest_chars
 
 
-class Markup(HTMLParser):
-    """Start tags with their attributes, and each cell's text with its classes."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.tags: list[tuple[str, dict[str, str | None]]] = []
-        self.rows: list[list[tuple[str, str]]] = []
-        self.cell: tuple[list[str], str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.tags.append((tag, dict(attrs)))
-        if tag == "tr":
-            self.rows.append([])
-        elif tag in ("td", "th"):
-            self.cell = ([], dict(attrs).get("class") or "")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("td", "th") and self.cell is not None:
-            self.rows[-1].append(("".join(self.cell[0]), self.cell[1]))
-            self.cell = None
-
-    def handle_data(self, data: str) -> None:
-        if self.cell is not None:
-            self.cell[0].append(data)
+def parsed(frame: pd.DataFrame) -> TableMarkup:
+    return table_markup(html_table(frame))
 
 
-def parsed(frame: pd.DataFrame) -> Markup:
-    markup = Markup()
-    markup.feed(html_table(frame))
-    return markup
+def rows(markup: TableMarkup) -> list[list[tuple[str, str]]]:
+    [table] = markup.tables
+    return table
 
 
-def texts(markup: Markup) -> list[list[str]]:
-    return [[text for text, _ in row] for row in markup.rows]
+def texts(markup: TableMarkup) -> list[list[str]]:
+    return [[text for text, _ in row] for row in rows(markup)]
 
 
 def test_every_cell_is_plain_text_and_keeps_to_its_row() -> None:
@@ -82,7 +57,7 @@ def test_numbers_missing_values_and_flags_in_the_number_style() -> None:
     )
     markup = parsed(frame)
     assert texts(markup)[1:] == [["56,624", "1,304.5", "0.032", "yes", "—"], ["3", "0", "—", "no", "x"]]
-    header = markup.rows[0]
+    header = rows(markup)[0]
     assert ["num" in classes for _, classes in header] == [True, True, True, False, False]  # numbers right
 
 
@@ -91,13 +66,13 @@ def test_a_column_of_short_identifiers_stays_on_one_line_and_counts_whole() -> N
         {"task": ["shop-001", "cal-002"], "served model": ["gpt-4o-mini-2026-01-15, gpt-4o", None]}
     )
     markup = parsed(frame)
-    [header, first, _] = markup.rows
+    [header, first, _] = rows(markup)
     assert "one" in first[0][1] and "one" not in first[1][1]  # "shop-001" never breaks after "shop-"
     assert "one" not in header[0][1]  # headers wrap between their words
     # the task column at its longest cell; the served model's longest word after a hyphen ("mini-")
     assert narrowest_chars(frame) == len("shop-001") + 2 + len("served") + 2
     long_id = pd.DataFrame({"task": ["x" * (NOWRAP_CHARS + 1), "cal-002"]})
-    assert "one" not in parsed(long_id).rows[1][0][1]
+    assert "one" not in rows(parsed(long_id))[1][0][1]
 
 
 def test_an_empty_table_still_has_its_headers() -> None:
