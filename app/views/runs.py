@@ -1,31 +1,26 @@
 """Runs: every log of your runs folder and the samples as one table (label, date, tasks x rounds,
-headline, parent), the way to pick which logs are open."""
+headline, parent), the way to pick which logs are open.
+
+The table is read-only HTML and the picking is a multiselect of the same logs, by label, in a
+popover: a selectable dataframe cost the view's warm reload about 0.1 s, a third of a bare page
+(BENCHMARKS.md, "Session 16"), and cut the labels and headlines it was there to show.
+"""
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from analyzer.report.runs_table import runs_table
 from app import data, fmt, log_folders
+from app.widgets import static_table
 from app.widgets.messages import escape
 
 TABLE = "runs.table"
-COLUMNS = {
-    "open": st.column_config.CheckboxColumn("open", help="Open in the sidebar now."),
-    "log": st.column_config.TextColumn(
-        "log", width="medium", help="Its label, or its file name when it has none."
-    ),
-    "where": st.column_config.TextColumn(
-        "where",
-        help="Your runs folder, or a shipped sample (read-only): a copy of a sample has its label twice.",
-    ),
-    "date": st.column_config.DatetimeColumn("date", format="YYYY-MM-DD HH:mm"),
-    "tasks x rounds": st.column_config.TextColumn("tasks x rounds"),
-    "headline": st.column_config.TextColumn(
-        "headline", width="medium", help="Tasks whose answers differ; the answer gap."
-    ),
-    "parent": st.column_config.TextColumn("parent"),
-}
+PICKED = "runs.picked"
+PICK_BOX = "runs.pick_box"
+COLUMNS = ["open", "log", "where", "date", "tasks x rounds", "headline", "parent"]
+DATE_FORMAT = "%Y-%m-%d %H:%M"
 
 
 def _where(name: str) -> str:
@@ -33,7 +28,7 @@ def _where(name: str) -> str:
 
 
 def render(selection: data.Selection | None = None) -> None:
-    """The table of logs; ticking rows and one button opens them."""
+    """The table of logs; picking logs by label and one button opens them."""
     sel = selection or data.current()
     st.title("Runs")
     table = runs_table(data.listed_logs(sel.key))
@@ -41,29 +36,39 @@ def render(selection: data.Selection | None = None) -> None:
         st.info(f"No log yet in {escape(data.runs_dir())} and no sample found.")
         return
     opened = set(st.session_state.get(data.LOGS) or [])
-    shown = table.assign(open=table["file"].isin(opened), where=table["file"].map(_where))
+    shown = table.assign(
+        open=table["file"].isin(opened).map({True: "open", False: ""}),
+        where=table["file"].map(_where),
+        date=[fmt.NONE if pd.isna(d) else d.strftime(DATE_FORMAT) for d in table["date"]],
+    )
     st.caption(
-        f"{fmt.counted(len(table), 'log')}, newest first · tick rows and press the button to open them "
-        "(the sidebar's list changes to those)"
+        f'{fmt.counted(len(table), "log")}, newest first (dates in UTC) · "open" marks the logs open now; '
+        "pick others under Open logs (the sidebar's list changes to those)"
     )
-    event = st.dataframe(
-        shown,
-        column_config=COLUMNS,
-        column_order=list(COLUMNS),
-        hide_index=True,
-        placeholder=fmt.NONE,
-        on_select="rerun",
-        selection_mode="multi-row",
-        key=TABLE,
-        height=min(38 + 35 * len(shown), 600),
+    with st.popover("Open logs", icon=":material/open_in_new:", key=PICK_BOX):  # drawn once opened
+        _picker(shown)
+    static_table.render(shown[COLUMNS], key=TABLE, scroll=True)
+
+
+def _picker(shown: pd.DataFrame) -> None:
+    """The logs by label (and where they are: a copy of a sample has its label twice), and the button
+    that opens exactly the picked ones."""
+    names = dict(
+        zip(shown["file"], shown["log"] + " · " + shown["where"] + " · " + shown["date"], strict=True)
     )
-    picked = [shown["file"].iloc[i] for i in event.selection.rows if i < len(shown)]
+    picked = st.multiselect(
+        "Logs to open",
+        list(names),
+        key=PICKED,
+        format_func=names.__getitem__,
+        placeholder="Type or pick labels",
+        help="The logs open now are replaced by the ones picked here.",
+    )
     if st.button(
-        f"Open the {fmt.counted(len(picked), 'ticked log')}" if picked else "Tick rows to open logs",
+        f"Open the {fmt.counted(len(picked), 'picked log')}" if picked else "Pick logs to open them",
         disabled=not picked,
         type="primary",
         key="runs.open",
-        icon=":material/open_in_new:",
     ):
         st.query_params["log"] = picked
         st.session_state.pop(data.LOGS, None)  # the sidebar reads the URL afresh

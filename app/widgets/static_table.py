@@ -29,10 +29,13 @@ WIDTH_CHARS = 60
 tables of the samples measured 8.3-9.4 px a character at their narrowest). A table's cells wrap
 only between words (and after a hyphen), so its narrowest width is the sum of each column's longest
 word: a base URL or a long identifier cannot wrap and would widen the table past the page."""
+WIDE_CHARS = 100
+"""The same at 1400 px (about 940 px of main area)."""
 CELL_PADDING_CHARS = 2
 NOWRAP_CHARS = 16
-"""A column whose every cell is one word of at most this many characters (task ids, counts, "yes")
-is kept on one line: broken after a hyphen, "shop-" over "001" reads as two values."""
+"""A column whose every cell is at most this many characters (task ids, counts, "yes", a date and
+time) is kept on one line: broken after a hyphen, "shop-" over "001" or "2026-" over "12-02 00:56"
+reads as two values."""
 STYLE = (
     "<style>.rl-table{border-collapse:collapse;max-width:100%;margin-bottom:1rem;font-size:0.875rem}"
     ".rl-table th,.rl-table td{border:1px solid rgba(128,128,128,0.3);padding:0.25rem 0.5rem;"
@@ -42,10 +45,18 @@ STYLE = (
 )
 
 
-def render(frame: pd.DataFrame, key: str) -> None:
-    """`frame` as an HTML table (index left out), or as a dataframe where it could not fit."""
-    if len(frame) > ROW_CAP or narrowest_chars(frame) > WIDTH_CHARS:
+def render(frame: pd.DataFrame, key: str, scroll: bool = False) -> None:
+    """`frame` as an HTML table (index left out), or as a dataframe where it could not fit.
+
+    `scroll`: a table that fits at 1400 px (`WIDE_CHARS`) but not at 1024 px is still HTML, in a box
+    that scrolls sideways in a narrow window as a dataframe would, for a table whose cells are read
+    whole (labels, answers) rather than scanned.
+    """
+    narrowest = narrowest_chars(frame)
+    if len(frame) > ROW_CAP or narrowest > (WIDE_CHARS if scroll else WIDTH_CHARS):
         st.dataframe(frame, hide_index=True, placeholder=fmt.NONE, key=key)
+    elif narrowest > WIDTH_CHARS:
+        st.html(f'<div style="overflow-x:auto">{html_table(frame)}</div>')
     else:
         st.html(html_table(frame))
 
@@ -66,7 +77,7 @@ def _longest_word(text: str) -> int:
 
 
 def _one_line(cells: list[str]) -> bool:
-    return bool(cells) and all(len(c) <= NOWRAP_CHARS and not re.search(r"\s", c) for c in cells)
+    return bool(cells) and all(len(c) <= NOWRAP_CHARS for c in cells)
 
 
 def html_table(frame: pd.DataFrame) -> str:

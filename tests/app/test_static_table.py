@@ -9,7 +9,14 @@ import pandas as pd
 from app_kit import TableMarkup, shown_tables, table_markup
 from streamlit.testing.v1 import AppTest
 
-from app.widgets.static_table import NOWRAP_CHARS, ROW_CAP, WIDTH_CHARS, html_table, narrowest_chars
+from app.widgets.static_table import (
+    NOWRAP_CHARS,
+    ROW_CAP,
+    WIDE_CHARS,
+    WIDTH_CHARS,
+    html_table,
+    narrowest_chars,
+)
 
 
 def parsed(frame: pd.DataFrame) -> TableMarkup:
@@ -73,6 +80,13 @@ def test_a_column_of_short_identifiers_stays_on_one_line_and_counts_whole() -> N
     assert narrowest_chars(frame) == len("shop-001") + 2 + len("served") + 2
     long_id = pd.DataFrame({"task": ["x" * (NOWRAP_CHARS + 1), "cal-002"]})
     assert "one" not in rows(parsed(long_id))[1][0][1]
+    # a short value of several words reads as one value too: a date never breaks after its year
+    dates = pd.DataFrame(
+        {"date": ["2026-12-02 00:56", "—"], "parent": ["resample of E", "re-run of A: baseline"]}
+    )
+    [_, first, _] = rows(parsed(dates))
+    assert "one" in first[0][1] and "one" not in first[1][1]
+    assert narrowest_chars(dates) == len("2026-12-02 00:56") + 2 + len("baseline") + 2
 
 
 def test_an_empty_table_still_has_its_headers() -> None:
@@ -80,12 +94,12 @@ def test_an_empty_table_still_has_its_headers() -> None:
     assert texts(parsed(empty)) == [["task"]]
 
 
-def draw(rows: int, word: str = "t") -> None:
+def draw(rows: int, word: str = "t", scroll: bool = False) -> None:
     import pandas as pd
 
     from app.widgets import static_table
 
-    static_table.render(pd.DataFrame({"task": [f"{word}{n}" for n in range(rows)]}), key="t")
+    static_table.render(pd.DataFrame({"task": [f"{word}{n}" for n in range(rows)]}), key="t", scroll=scroll)
 
 
 def test_a_short_table_is_html_and_a_long_one_a_dataframe() -> None:
@@ -105,3 +119,14 @@ def test_words_too_long_to_wrap_make_a_dataframe_not_a_table_wider_than_the_page
     wide = AppTest.from_function(draw, args=(3, url)).run()
     assert not wide.exception and not wide.html
     assert wide.dataframe[0].value["task"].tolist() == [f"{url}{n}" for n in range(3)]
+
+
+def test_a_table_that_fits_only_a_wide_window_scrolls_in_its_box_when_asked() -> None:
+    wide = "x" * (WIDTH_CHARS + 10)  # fits at 1400 px, not at 1024 px
+    boxed = AppTest.from_function(draw, args=(3, wide, True)).run()
+    assert not boxed.exception and not boxed.dataframe
+    assert boxed.html[0].value.startswith('<div style="overflow-x:auto">')
+    assert shown_tables(boxed)[0]["task"].tolist() == [f"{wide}{n}" for n in range(3)]
+    assert AppTest.from_function(draw, args=(3, wide)).run().dataframe  # not asked: a dataframe
+    wider = "x" * (WIDE_CHARS + 1)  # not even at 1400 px: a dataframe either way
+    assert AppTest.from_function(draw, args=(3, wider, True)).run().dataframe

@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Iterator
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from browser_kit import (
@@ -301,8 +302,30 @@ def test_the_runs_table_lists_logs_with_their_headline(server: str, page: Any) -
     assert by_log[resample, "runs folder"][5] == "resample of E"
     assert by_log["format1_plain_script.json", "runs folder"][2] in ("", "—")  # no date: listed last
     assert list(by_log)[-1][0] == "format1_plain_script.json"
-    assert page.evaluate(SCROLLS_JS) == 0
+    assert page.evaluate(SCROLLS_JS) == 0 and page.evaluate(CLIPPED_JS) == 0  # labels read in full
     shot(page, "finding-runs-1400")
+    # pick two logs by label in the popover; the button opens exactly those
+    page.get_by_role("button", name="Open logs").click()
+    box = page.locator('[data-testid="stPopoverBody"]')
+    for name in ("B: one key, max_retries 1 · runs folder", "C: pinned route"):
+        box.locator('[data-testid="stMultiSelect"] input').fill(name)
+        page.get_by_role("option").filter(has_text=name).filter(has_text="runs folder").first.click()
+    box.get_by_text("Logs to open").click()  # the option list closes
+    shot(page, "finding-runs-picked-1400")
+    box.get_by_role("button", name="Open the 2 picked logs").click()
+    page.locator('[data-testid="stSidebar"]').get_by_role("button", name="2 logs open").wait_for()
+    wait_rendered(page, "Runs")
+    assert_no_exception(page)
+    logs = parse_qs(urlsplit(page.url).query)["log"]
+    assert sorted(logs) == ["B_one_key.altk_runs.json", "C_pinned.altk_runs.json"]
+    opened = [r[-6] for r in table(page)[1:] if r[-7] == "open"]
+    assert len(opened) == 2 and opened[0].startswith("C: pinned route") and opened[1].startswith("B: one key")
+    # too wide for a narrow window, the table scrolls in its own box; the page does not
+    page.set_viewport_size({"width": 1024, "height": 768})
+    page.wait_for_timeout(800)
+    main = '[data-testid="stMain"]'
+    assert page.evaluate(f"() => document.querySelector('{main}').scrollWidth <= innerWidth")
+    shot(page, "finding-runs-1024")
 
 
 def test_each_cause_row_opens_its_evidence(server: str, page: Any) -> None:
