@@ -440,8 +440,10 @@ def _first_visit(browser: object, url: str) -> float:
         context.close()
 
 
-def bench_samples(chromium: str, repeat: int, against: Path | None = None) -> dict[str, list[float]]:
-    """First and warm visits of each sample view and of a bare page, `repeat` rounds in turns; with
+def bench_samples(
+    chromium: str, repeat: int, against: Path | None = None, views: dict[str, str] = SAMPLE_VIEWS
+) -> dict[str, list[float]]:
+    """First and warm visits of each of `views` and of a bare page, `repeat` rounds in turns; with
     `against`, the same views of that checkout's dashboard too (named `<view> (<checkout>)`)."""
     from playwright.sync_api import sync_playwright
 
@@ -471,12 +473,12 @@ def bench_samples(chromium: str, repeat: int, against: Path | None = None) -> di
         warm.set_default_timeout(120_000)
         urls = {"bare page": bare} | {
             f"bare page /{path}": f"{bare_paths}/{path}"
-            for path in sorted({_path(v) for v in SAMPLE_VIEWS.values()})
+            for path in sorted({_path(v) for v in views.values()})
             if path
         }
-        urls |= {name: f"{base}/{path}" for name, path in SAMPLE_VIEWS.items()}
+        urls |= {name: f"{base}/{path}" for name, path in views.items()}
         if other and against:
-            urls |= {f"{name} ({against.name})": f"{other}/{path}" for name, path in SAMPLE_VIEWS.items()}
+            urls |= {f"{name} ({against.name})": f"{other}/{path}" for name, path in views.items()}
         for url in urls.values():  # the servers' imports and each view's log read once, before timing
             _drawn(warm, url)
         measures: dict[str, Measure] = {}
@@ -484,7 +486,7 @@ def bench_samples(chromium: str, repeat: int, against: Path | None = None) -> di
             measures[f"{name} first"] = _each(partial(_first_visit, browser, url))
             measures[f"{name} warm"] = _each(partial(_drawn, warm, url))
         measures["bare page switch"] = _each(partial(_switch, warm, f"{bare_switch}/", "Other"))
-        for name, view_url in SAMPLE_VIEWS.items():
+        for name, view_url in views.items():
             start = _path(SAMPLE_VIEWS[SWITCH_FROM.get(name, "Runs")]) + view_url.removeprefix(
                 _path(view_url)
             )
@@ -579,6 +581,11 @@ def main() -> None:
         help="the render-time check: each view on the shipped samples against a bare Streamlit page",
     )
     parser.add_argument(
+        "--views",
+        metavar="NAMES",
+        help="with --samples, only these views, comma-separated (e.g. 'Tasks,Runs'): more rounds in the time",
+    )
+    parser.add_argument(
         "--against",
         type=Path,
         metavar="CHECKOUT",
@@ -590,7 +597,12 @@ def main() -> None:
             print("browser: skipped (Debian's chromium is not installed)")
             return
         print(f"render-time check on the samples, headless Chromium at 1400x1000, {load_average()} before:")
-        _print_samples(bench_samples(CHROMIUM, args.repeat, args.against))
+        names = args.views.split(",") if args.views else list(SAMPLE_VIEWS)
+        unknown = [n for n in names if n not in SAMPLE_VIEWS]
+        if unknown:
+            parser.error(f"--views: no view named {', '.join(unknown)} (there are {', '.join(SAMPLE_VIEWS)})")
+        views = {n: SAMPLE_VIEWS[n] for n in names}
+        _print_samples(bench_samples(CHROMIUM, args.repeat, args.against, views))
         print(f"  {load_average()} after (medians of {args.repeat} rounds taken in turns)")
         return
 

@@ -17,7 +17,7 @@ import streamlit as st
 from analyzer.report.answer_grid import answer_grid
 from analyzer.report.task_rounds import round_table
 from app import charts, data, fmt, trajectory_panel, url_state
-from app.widgets import semantic_clusters, static_table, task_extras, task_filters, trajectory_rounds
+from app.widgets import semantic_clusters, task_extras, task_filters, trajectory_rounds
 from app.widgets.messages import escape, text_box
 
 TASK = "tasks.task"
@@ -53,17 +53,19 @@ TASK_COLUMNS = {
     ),
     "drifted": st.column_config.CheckboxColumn("drifted"),
 }
-CLUSTER_HEADERS = {
-    "cluster": "cluster",
-    "size": "answers",
-    "share": "share",
-    "representative": "representative answer",
-    "rounds": "rounds",
-    "tokens_mean": "tokens/run",
-    "successes": "successes",
+CLUSTER_COLUMNS = {
+    # widths in pixels that add up to less than the view at 1,400 px: a task's long list of rounds
+    # ("1, 2, 3, 4, 5, 7, 8, 9, 10") pushed the last column out of sight; a cut cell shows on hover
+    "cluster": st.column_config.NumberColumn("cluster", help="0 is the largest.", width=60),
+    "size": st.column_config.NumberColumn("answers", width=70),
+    "share": st.column_config.ProgressColumn(
+        "share", min_value=0.0, max_value=1.0, format="percent", width=130
+    ),
+    "representative": st.column_config.TextColumn("representative answer", width=300),
+    "rounds": st.column_config.TextColumn("rounds", width=170),
+    "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f", width=80),
+    "successes": st.column_config.NumberColumn("successes", width=80),
 }
-"""The open task's clusters table, read-only: cluster 0 is the largest; its cells wrap where a
-dataframe cut a long answer or a long list of rounds."""
 DOWNLOADS_BOX = "tasks.downloads_box"
 ROUND_CONFIG = {
     # widths in pixels, so that the widest case (every route field varying, latency recorded) fits the
@@ -213,9 +215,12 @@ def _details(group: data.Group, task_id: str) -> None:
 def _clusters(group: data.Group, task_id: str) -> None:
     analysis = group.analysis
     clusters = analysis.clusters[analysis.clusters["task_id"].astype(str) == task_id]
-    shown = clusters.assign(share=clusters["share"].map(fmt.pct), tokens_mean=clusters["tokens_mean"].round())
-    static_table.render(
-        shown[list(CLUSTER_HEADERS)].rename(columns=CLUSTER_HEADERS), key="tasks.clusters", scroll=True
+    st.dataframe(
+        clusters.drop(columns=["task_id"]),
+        placeholder=fmt.NONE,
+        column_config=CLUSTER_COLUMNS,
+        hide_index=True,
+        key="tasks.clusters",
     )
     semantic_clusters.render(analysis, task_id)
 

@@ -22,7 +22,7 @@ from streamlit.testing.v1 import AppTest
 from analyzer.analysis import Analysis, analyze
 from analyzer.log.loader import load_path
 from analyzer.metrics.attribution import Attribution, attribution_caption, verdict_counts
-from analyzer.numbers import p_value, pct
+from analyzer.numbers import p_value
 from analyzer.verdicts.compare import compare
 from app import data, fmt
 from app.widgets.messages import escape
@@ -272,17 +272,16 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     assert [s.key for s in at.selectbox] == ["tasks.success"]  # the table is the task picker
     # the prompt is the log's own text, shown as it is (plain text, never markdown or code markup)
     assert "Echo this markup verbatim: <b>bold</b>" in [t.value for t in at.text]
-    clusters = frame_with(at, "representative answer")
+    clusters = frame_with(at, "representative")
     expected = analysis.clusters[analysis.clusters["task_id"] == "html"]
-    assert clusters["representative answer"].tolist() == expected["representative"].tolist()  # escaped
-    assert clusters["answers"].tolist() == expected["size"].astype(str).tolist()
-    assert clusters["share"].tolist() == [pct(s) for s in expected["share"]]
+    assert clusters["representative"].tolist() == expected["representative"].tolist()
+    assert clusters["size"].tolist() == expected["size"].tolist()
     # the open task's tabs: only the open one is built
     assert [t.label for t in at.tabs] == ["One task", "Answer clusters", "Every round", "Answers by round"]
     assert not [df for df in at.dataframe if "answer" in df.value.columns]
     at.session_state["tasks.detail"] = "Every round"
     at.run()
-    assert not [t for t in shown_tables(at) if "representative answer" in t.columns]
+    assert not [df for df in at.dataframe if "representative" in df.value.columns]
     rounds = frame_with(at, "round", "answer")
     assert "<script>alert('x')</script>**bold**" in rounds["answer"].tolist()
     # which route gave which answer: a route field the task's rounds share is said once, not per row
@@ -363,24 +362,22 @@ def test_dataframe_row_click_selects_the_task() -> None:
     assert not at.exception
     assert open_task(at) == clicked and at.query_params["task"] == clicked
     clusters = sel.focus.analysis.clusters  # type: ignore[union-attr]
-    shown = frame_with(at, "representative answer")["representative answer"].tolist()
-    expected = clusters.loc[clusters["task_id"] == clicked, "representative"]
-    assert shown == [" ".join(a.split()) for a in expected]  # on one line, as the grid showed it too
+    shown = frame_with(at, "representative")["representative"].tolist()
+    assert shown == clusters.loc[clusters["task_id"] == clicked, "representative"].tolist()
 
 
 def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
     """A format-1 log has no grading, latency or route: those cells are empty, in number and in text
     columns alike, and every table shows them as "—" (Streamlit's default is a grey "None")."""
     at = run_view("tasks", selection("plain_v1.json"))
-    [table] = (df.value for df in at.dataframe)
-    clusters = frame_with(at, "successes", "tokens/run")
-    assert table["success_rate"].isna().all() and set(clusters["successes"]) == {"—"}
+    table, clusters = (df.value for df in at.dataframe)
+    assert table["success_rate"].isna().all() and clusters["successes"].isna().all()
     placeholders = [df.proto.placeholder for df in at.dataframe]
     at.session_state["tasks.detail"] = "Every round"
     at.run()
     _, rounds = (df.value for df in at.dataframe)
     assert not {"latency_ms", "base_url"} & set(rounds.columns)  # recorded in no round: no empty column
-    assert placeholders + [df.proto.placeholder for df in at.dataframe][1:] == ["—", "—"]
+    assert placeholders + [df.proto.placeholder for df in at.dataframe][1:] == ["—", "—", "—"]
     overview = run_view("overview", selection("drift_v2.json"))
     overview.session_state["overview.causes"] = True
     overview.run()
