@@ -299,8 +299,11 @@ def rounds_input(key: str, default: int, running: int | None = None) -> int:
             help="The running job's rounds: they can change once it has finished or been cancelled.",
         )
         return int(running)
-    st.session_state.setdefault(key, int(default))
-    return int(
+    # A widget not drawn in a run loses its value, and it is not drawn while a job runs: the user's
+    # number is kept under a plain key too, so a finished or cancelled job gives it back.
+    chosen = f"{key}.chosen"
+    st.session_state.setdefault(key, st.session_state.get(chosen, int(default)))
+    st.session_state[chosen] = int(
         st.number_input(
             route_knobs()["rounds"].label,
             min_value=1,
@@ -310,6 +313,7 @@ def rounds_input(key: str, default: int, running: int | None = None) -> int:
             help=knob_help("rounds"),
         )
     )
+    return int(st.session_state[chosen])
 
 
 # --- preflight ----------------------------------------------------------------------------------

@@ -109,3 +109,29 @@ def test_a_reruns_parent_settings_are_announced_on_new_run_and_can_be_dropped(ru
     assert_clean(at)
     assert not any("taken from the re-run" in plain(i.value) for i in at.info)
     assert at.text_input(key="route.model").value != "parent-model-typed"
+
+
+def _rounds_field(running: int | None) -> None:
+    import streamlit as st
+
+    from app.widgets.route_editor import rounds_input
+
+    st.text(f"rounds {rounds_input('t.rounds', 5, running)}")
+
+
+def test_the_rounds_a_user_set_come_back_once_the_job_has_stopped() -> None:
+    """While a job runs the field shows the job's rounds (the user's field is not drawn, and
+    Streamlit drops an undrawn widget's value); afterwards it shows the user's number again."""
+    at = AppTest.from_function(_rounds_field, args=(None,)).run()
+    at.number_input(key="t.rounds").set_value(40).run()
+    assert at.text[0].value == "rounds 40"
+    at = replay(at, 7)
+    assert at.text[0].value == "rounds 7" and at.number_input(key="t.rounds.running").disabled
+    at = replay(at, None)
+    assert at.text[0].value == "rounds 40" and at.number_input(key="t.rounds").value == 40
+
+
+def replay(at: AppTest, running: int | None) -> AppTest:
+    """The same session drawn again with the job running (its rounds) or stopped (None)."""
+    at.args = (running,)
+    return at.run()
