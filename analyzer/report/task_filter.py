@@ -29,6 +29,18 @@ STATES: dict[str, str] = {
 SUCCESS = ("any", "every round succeeds", "some round fails", "ungraded")
 """The success filter's choices."""
 
+SORTS: dict[str, tuple[str, bool]] = {
+    "log order": ("", True),
+    "least consistent first": ("majority_share", True),
+    "most answers first": ("n_clusters", False),
+    "most tokens first": ("tokens_total", False),
+    "most retries first": ("retries", False),
+    "most errors first": ("n_errors", False),
+    "task id": ("task_id", True),
+}
+"""Each order's name (in a URL) and the task-table column and direction it sorts by; the first keeps
+the log's order. Ties keep the log's order, and tasks without a value come last."""
+
 
 @dataclass(frozen=True)
 class TaskFilter:
@@ -46,6 +58,8 @@ class TaskFilter:
     """Task id contains this (case-insensitive)."""
     answer_contains: str = ""
     """Some answer of the task contains this (case-insensitive)."""
+    sort: str = next(iter(SORTS))
+    """The order of the rows kept, one of `SORTS` (not a criterion: it keeps every row)."""
 
     def active(self) -> int:
         """How many criteria keep fewer than every task (0 for the default)."""
@@ -88,7 +102,7 @@ def cause_names(analysis: Analysis) -> list[str]:
 
 
 def filter_tasks(analysis: Analysis, chosen: TaskFilter) -> pd.DataFrame:
-    """The task table's rows `chosen` keeps, with a `cause` column, in the table's order."""
+    """The task table's rows `chosen` keeps, with a `cause` column, in `chosen.sort`'s order."""
     tasks = analysis.tasks.assign(cause=causes_by_task(analysis))
     keep = pd.Series(True, index=tasks.index)
     if chosen.states:
@@ -103,7 +117,18 @@ def filter_tasks(analysis: Analysis, chosen: TaskFilter) -> pd.DataFrame:
         keep &= tasks["task_id"].astype(str).str.contains(chosen.id_contains, case=False, regex=False)
     if chosen.answer_contains:
         keep &= tasks["task_id"].astype(str).isin(answer_matches(analysis, chosen.answer_contains))
-    return tasks[keep].reset_index(drop=True)
+    return sort_tasks(tasks[keep], chosen.sort).reset_index(drop=True)
+
+
+def sort_tasks(tasks: pd.DataFrame, order: str) -> pd.DataFrame:
+    """`tasks` in `order` (one of `SORTS`; an unknown one keeps the log's order), ties as they were."""
+    column, ascending = SORTS.get(order, ("", True))
+    if not column or column not in tasks.columns:
+        return tasks
+    values = (
+        tasks[column].astype(str) if column == "task_id" else pd.to_numeric(tasks[column], errors="coerce")
+    )
+    return tasks.loc[values.sort_values(ascending=ascending, kind="stable", na_position="last").index]
 
 
 def _success(tasks: pd.DataFrame, choice: str) -> pd.Series:

@@ -5,8 +5,9 @@ The tabs are lazy (only the open one runs and is drawn) and bound to the URL (`t
 is the page's heaviest drawing (a Plotly heatmap), so a first visit draws the table and one task
 only, and the grid is one click away, as a tab the user sees.
 
-Answers and prompts are log text: they are shown only in dataframes, `st.text` and `st.code`, never
-as markdown (a task id in markdown is escaped).
+The task table is read-only HTML (`app/widgets/static_table`); the open task is stepped to with
+Previous and Next, or picked by id. Answers and prompts are log text: they are shown only escaped
+(HTML tables, dataframes, `st.text`), never as markdown (a task id in markdown is escaped).
 """
 
 from __future__ import annotations
@@ -16,13 +17,19 @@ import streamlit as st
 
 from analyzer.report.answer_grid import answer_grid
 from analyzer.report.task_rounds import round_table
+from analyzer.report.task_table import TASK_LEGEND, cluster_table, pick_labels, task_table
 from app import charts, data, fmt, trajectory_panel, url_state
-from app.widgets import semantic_clusters, task_extras, task_filters, trajectory_rounds
+from app.widgets import semantic_clusters, static_table, task_extras, task_filters, trajectory_rounds
 from app.widgets.messages import escape, text_box
 
 TASK = "tasks.task"
-TABLE = "tasks.table"
-CLICKED = "tasks.clicked_rows"
+PICK = "tasks.pick"
+PICK_BOX = "tasks.pick_box"
+PREVIOUS = "tasks.previous"
+NEXT = "tasks.next"
+TABLE_ROWS = 100
+"""Rows of the task table drawn; a longer table is filtered or sorted to reach the others."""
+TABLE_HEIGHT_PX = 420
 SECTION = "tasks.tab"
 ONE_TASK_TAB = "One task"
 GRID_TAB = "Answers by round"
@@ -33,39 +40,6 @@ CLUSTERS_TAB = "Answer clusters"
 ROUNDS_TAB = "Every round"
 TRAJECTORY_TAB = "Trajectory"
 
-TASK_COLUMNS = {
-    "task_id": st.column_config.TextColumn("task"),
-    "cause": st.column_config.TextColumn(
-        "cause", help="The cause the log points to, for an inconsistent task."
-    ),
-    "n_results": st.column_config.NumberColumn("results", help="Results recorded (errors included)."),
-    "n_clusters": st.column_config.NumberColumn("clusters", help="Distinct answers under the answer key."),
-    "consistent": st.column_config.CheckboxColumn("consistent"),
-    "majority_share": st.column_config.ProgressColumn(
-        "majority", help="Largest cluster / answers.", min_value=0.0, max_value=1.0, format="percent"
-    ),
-    "success_rate": st.column_config.NumberColumn("success", format="percent"),
-    "tokens_total": st.column_config.NumberColumn("tokens", format="localized"),
-    "retries": st.column_config.NumberColumn("retries"),
-    "n_errors": st.column_config.NumberColumn("errors"),
-    "n_no_answer": st.column_config.NumberColumn(
-        "no answer", help="Results that did not error but gave no answer (empty or missing): never agreeing."
-    ),
-    "drifted": st.column_config.CheckboxColumn("drifted"),
-}
-CLUSTER_COLUMNS = {
-    # widths in pixels that add up to less than the view at 1,400 px: a task's long list of rounds
-    # ("1, 2, 3, 4, 5, 7, 8, 9, 10") pushed the last column out of sight; a cut cell shows on hover
-    "cluster": st.column_config.NumberColumn("cluster", help="0 is the largest.", width=60),
-    "size": st.column_config.NumberColumn("answers", width=70),
-    "share": st.column_config.ProgressColumn(
-        "share", min_value=0.0, max_value=1.0, format="percent", width=130
-    ),
-    "representative": st.column_config.TextColumn("representative answer", width=300),
-    "rounds": st.column_config.TextColumn("rounds", width=170),
-    "tokens_mean": st.column_config.NumberColumn("tokens/run", format="%.0f", width=80),
-    "successes": st.column_config.NumberColumn("successes", width=80),
-}
 DOWNLOADS_BOX = "tasks.downloads_box"
 ROUND_CONFIG = {
     # widths in pixels, so that the widest case (every route field varying, latency recorded) fits the
@@ -87,7 +61,8 @@ ROUND_CONFIG = {
 
 
 def render(selection: data.Selection | None = None) -> None:
-    """Filter the task table, see the task x round grid, open one task: clusters, rounds, trajectory."""
+    """Filter and sort the task table, see the task x round grid, open one task: clusters, rounds,
+    trajectory."""
     sel = selection or data.current()
     st.title("Tasks")
     group = sel.focus
@@ -95,12 +70,14 @@ def render(selection: data.Selection | None = None) -> None:
         st.info("Pick a run log in the sidebar to see its tasks.")
         return
     fmt.group_caption(group, sel.key)
-    shown = task_filters.filtered(group.analysis)
+    with st.container(horizontal=True):
+        shown = task_filters.filtered(group.analysis)
+        with st.popover("Download", icon=":material/download:", key=DOWNLOADS_BOX):  # drawn once opened
+            fmt.downloads(group, "tasks", report=False)
     task_ids = shown["task_id"].astype(str).tolist()
-    _table(group, shown, task_ids)
-    with st.popover("Download", icon=":material/download:", key=DOWNLOADS_BOX):  # drawn once opened
-        fmt.downloads(group, "tasks", report=False)
-    if not task_ids:
+    opened = _open_task(shown, task_ids)
+    _table(group, shown, task_ids.index(opened) if opened else None)
+    if opened is None:
         st.info("No task matches the filter.")
         return
     one, grid = st.tabs([ONE_TASK_TAB, GRID_TAB], key=SECTION, bind="query-params")
@@ -112,28 +89,38 @@ def render(selection: data.Selection | None = None) -> None:
             _one_task(sel, group, shown, task_ids)
 
 
-def _table(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
-    """The sortable task table; clicking a row opens that task below."""
+def _open_task(shown: pd.DataFrame, task_ids: list[str]) -> str | None:
+    """The task open under "One task": the URL's `task` (or the one stepped to) while the table shows
+    it, else the table's first inconsistent task, else its first; None for an empty table."""
+    if not task_ids:
+        return None
+    unstable = shown.loc[shown["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str)
+    first = unstable.iloc[0] if len(unstable) else task_ids[0]
+    url_state.seed_from_url(TASK, "task", first, lambda raw: raw[-1])
+    if st.session_state[TASK] not in task_ids:
+        st.session_state[TASK] = first
+    return str(st.session_state[TASK])
+
+
+def _table(group: data.Group, shown: pd.DataFrame, marked: int | None) -> None:
+    """The task table, read-only (a grid cost this view about 0.1 s of every load: BENCHMARKS.md,
+    "Session 17"), in the order the filters chose, the open task highlighted, in a box that scrolls."""
     total = len(group.analysis.tasks)
-    st.caption(f"{len(shown):,} of {total:,} tasks · click a row to open it · click a header to sort")
-    columns = [c for c in TASK_COLUMNS if c in shown.columns]
-    event = st.dataframe(
-        shown[columns],
-        placeholder=fmt.NONE,
-        column_config=TASK_COLUMNS,
-        hide_index=True,
-        on_select="rerun",
-        selection_mode="single-row",
-        key=TABLE,
-        height=min(420, 38 + 35 * max(len(shown), 1)),
+    order = task_filters.order()
+    drawn = shown.head(TABLE_ROWS)
+    capped = (
+        f" · the first {len(drawn):,} shown: filter or sort to reach the others"
+        if len(shown) > len(drawn)
+        else ""
     )
-    rows = list(event.selection.rows)
-    if rows != st.session_state.get(CLICKED):  # a row was clicked: open that task below
-        st.session_state[CLICKED] = rows
-        if rows and rows[0] < len(task_ids):
-            st.session_state[TASK] = task_ids[rows[0]]
-            url_state.mirror_to_url("task", task_ids[rows[0]])  # so a task named in the URL does not win
-            st.session_state[SECTION] = ONE_TASK_TAB  # the clicked task opens, whichever tab was open
+    st.caption(
+        f"{len(shown):,} of {total:,} tasks, {order}{capped} · highlighted: the task open below · "
+        f"{TASK_LEGEND}"
+    )
+    if len(drawn):
+        static_table.boxed(
+            task_table(drawn), TABLE_HEIGHT_PX, marked if marked is not None and marked < len(drawn) else None
+        )
 
 
 def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
@@ -160,21 +147,11 @@ def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
 
 
 def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
-    """The open task (a row clicked in the table, or the URL's `task`): why flagged, prompt,
-    clusters, every round, trajectory.
-
-    The table is the task picker: a drop-down of every task beside it cost a 1,000-task page about
-    0.1 s of its first render and offered nothing the table (sorted, filtered by id) does not.
-    """
+    """The open task: why flagged, prompt, clusters, every round, trajectory."""
     analysis = group.analysis
-    unstable = shown.loc[shown["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str)
-    first = unstable.iloc[0] if len(unstable) else task_ids[0]  # open on the first inconsistent task
-    url_state.seed_from_url(TASK, "task", first, lambda raw: raw[-1])
-    if st.session_state[TASK] not in task_ids:
-        st.session_state[TASK] = first
-    task_id = st.session_state[TASK]
+    task_id = str(st.session_state[TASK])
     url_state.mirror_to_url("task", task_id)
-    st.markdown(f"**Task {escape(task_id)}** · click another row in the table to open it")
+    _stepper(shown, task_ids, task_id)
     row = shown[shown["task_id"].astype(str) == task_id].iloc[0]
     if row.get("flag_reasons"):
         st.text(f"Flagged: {row['flag_reasons']}")
@@ -193,6 +170,52 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
     _details(group, task_id)
     task_extras.history(sel, task_id)
     task_extras.raw_json(group, task_id)
+
+
+def _stepper(shown: pd.DataFrame, task_ids: list[str], task_id: str) -> None:
+    """The open task's name and place in the table, the buttons that step to the task before or after
+    it there, and a picker of any task of the table (drawn only once opened: a drop-down drawn on
+    every load costs more than the table)."""
+    pos = task_ids.index(task_id)
+    st.markdown(f"**Task {escape(task_id)}** · {pos + 1:,} of {len(task_ids):,} in the table")
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button(
+            "Previous",
+            icon=":material/arrow_back:",
+            key=PREVIOUS,
+            on_click=_open,
+            args=(task_ids[pos - 1],),
+            disabled=pos == 0,
+            help="The task above this one in the table.",
+        )
+        st.button(
+            "Next",
+            icon=":material/arrow_forward:",
+            key=NEXT,
+            on_click=_open,
+            args=(task_ids[min(pos + 1, len(task_ids) - 1)],),
+            disabled=pos == len(task_ids) - 1,
+            help="The task below this one in the table.",
+        )
+        with st.popover("Open another task", icon=":material/list:", key=PICK_BOX):
+            labels = dict(zip(task_ids, pick_labels(shown), strict=True))
+            st.session_state[PICK] = task_id
+            st.selectbox(
+                "Task",
+                task_ids,
+                key=PICK,
+                format_func=labels.__getitem__,
+                on_change=_picked,
+                help="Every task of the table, in its order: type to find one by id.",
+            )
+
+
+def _open(task_id: str) -> None:
+    st.session_state[TASK] = task_id
+
+
+def _picked() -> None:
+    st.session_state[TASK] = st.session_state[PICK]
 
 
 def _details(group: data.Group, task_id: str) -> None:
@@ -215,13 +238,7 @@ def _details(group: data.Group, task_id: str) -> None:
 def _clusters(group: data.Group, task_id: str) -> None:
     analysis = group.analysis
     clusters = analysis.clusters[analysis.clusters["task_id"].astype(str) == task_id]
-    st.dataframe(
-        clusters.drop(columns=["task_id"]),
-        placeholder=fmt.NONE,
-        column_config=CLUSTER_COLUMNS,
-        hide_index=True,
-        key="tasks.clusters",
-    )
+    static_table.render(cluster_table(clusters), key="tasks.clusters", scroll=True)
     semantic_clusters.render(analysis, task_id)
 
 

@@ -41,7 +41,10 @@ STYLE = (
     ".rl-table th,.rl-table td{border:1px solid rgba(128,128,128,0.3);padding:0.25rem 0.5rem;"
     "vertical-align:top;text-align:left}"
     ".rl-table th{font-weight:600}.rl-table .num{text-align:right}"
-    ".rl-table .one{white-space:nowrap}</style>"
+    ".rl-table .one{white-space:nowrap}.rl-table tr.on td{background:rgba(255,75,75,0.12);font-weight:600}"
+    ".rl-box{overflow:auto;margin-bottom:1rem}.rl-box .rl-table{margin-bottom:0}"
+    ".rl-box td:first-child{white-space:nowrap}"
+    ".rl-box th{position:sticky;top:0;background:rgba(128,128,128,0.18);backdrop-filter:blur(12px)}</style>"
 )
 
 
@@ -59,6 +62,13 @@ def render(frame: pd.DataFrame, key: str, scroll: bool = False) -> None:
         st.html(f'<div style="overflow-x:auto">{html_table(frame)}</div>')
     else:
         st.html(html_table(frame))
+
+
+def boxed(frame: pd.DataFrame, height_px: int, marked: int | None = None) -> None:
+    """`frame` as an HTML table in a box at most `height_px` high that scrolls (its header stays in
+    view) and whose first column (the row's name) never wraps, whatever its length: for a list the
+    page keeps in view beside what it opens. `marked`: the position of a row to highlight."""
+    st.html(f'<div class="rl-box" style="max-height:{int(height_px)}px">{html_table(frame, marked)}</div>')
 
 
 def narrowest_chars(frame: pd.DataFrame) -> int:
@@ -80,22 +90,37 @@ def _one_line(cells: list[str]) -> bool:
     return bool(cells) and all(len(c) <= NOWRAP_CHARS for c in cells)
 
 
-def html_table(frame: pd.DataFrame) -> str:
+def html_table(frame: pd.DataFrame, marked: int | None = None) -> str:
     """The markup of `frame`: every header and cell escaped (log text never renders as markup or a
-    link), line breaks flattened, numbers in the one number style and right-aligned."""
+    link), line breaks flattened, numbers in the one number style and right-aligned; the row at
+    position `marked` (if any) highlighted."""
     types = pd.api.types
     shown = {c: [_shown(v) for v in frame[c]] for c in frame.columns}
-    numeric = {c: types.is_numeric_dtype(frame[c]) and not types.is_bool_dtype(frame[c]) for c in frame}
+    numeric = {
+        c: (types.is_numeric_dtype(frame[c]) and not types.is_bool_dtype(frame[c]))
+        or _reads_numeric(shown[c])
+        for c in frame
+    }
     head_class = {c: "num" if numeric[c] else "" for c in frame.columns}  # a header wraps between words
     cell_class = {c: " ".join(["num"] * numeric[c] + ["one"] * _one_line(shown[c])) for c in frame.columns}
     head = "".join(f"<th{_class(head_class[c])}>{escape(_flat(c))}</th>" for c in frame.columns)
     body = "".join(
-        "<tr>"
+        ('<tr class="on">' if i == marked else "<tr>")
         + "".join(f"<td{_class(cell_class[c])}>{escape(shown[c][i])}</td>" for c in frame.columns)
         + "</tr>"
         for i in range(len(frame))
     )
     return f'{STYLE}<table class="rl-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
+
+
+NUMBER_TEXT = re.compile(r"-?[\d,]+(\.\d+)?( %| pp)?")
+"""A cell already in the one number style (`1,304`, `50.0 %`, `-3.3 pp`)."""
+
+
+def _reads_numeric(cells: list[str]) -> bool:
+    """A column of text cells that are all numbers in the one number style (or missing)."""
+    present = [c for c in cells if c != fmt.NONE]
+    return bool(present) and all(NUMBER_TEXT.fullmatch(c) for c in present)
 
 
 def _class(names: str) -> str:

@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.analysis import Analysis
-from analyzer.report.task_filter import STATES, SUCCESS, TaskFilter, cause_names, filter_tasks
+from analyzer.report.task_filter import SORTS, STATES, SUCCESS, TaskFilter, cause_names, filter_tasks
 from app import url_state
 
 SHOW = "tasks.show"
@@ -19,7 +19,11 @@ CLUSTERS = "tasks.clusters_min"
 SUCCESS_KEY = "tasks.success"
 SEARCH = "tasks.search"
 ANSWER = "tasks.answer"
+SORT = "tasks.sort"
 FILTERS_BOX = "tasks.filters_box"
+
+
+LOG_ORDER = next(iter(SORTS))
 
 
 def _states(raw: list[str]) -> list[str]:
@@ -41,6 +45,7 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
     )
     url_state.seed_from_url(SEARCH, "q", "", lambda raw: raw[-1])
     url_state.seed_from_url(ANSWER, "answer", "", lambda raw: raw[-1])
+    url_state.seed_from_url(SORT, "sort", LOG_ORDER, lambda raw: raw[-1] if raw[-1] in SORTS else LOG_ORDER)
     # The widgets' values are in the session already (seeded, or as the user left them).
     chosen = TaskFilter(
         states=tuple(st.session_state[SHOW]),
@@ -49,11 +54,14 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
         success=st.session_state[SUCCESS_KEY],
         id_contains=st.session_state[SEARCH],
         answer_contains=st.session_state[ANSWER],
+        sort=st.session_state[SORT],
     )
     on = chosen.active()
-    # In a popover: six widgets drawn on every load of the page cost more than the table they filter.
+    # In a popover: seven widgets drawn on every load of the page cost more than the table they filter.
     with st.popover(
-        f"Filter tasks ({on} on)" if on else "Filter tasks", icon=":material/filter_list:", key=FILTERS_BOX
+        f"Filter and sort ({on} on)" if on else "Filter and sort",
+        icon=":material/filter_list:",
+        key=FILTERS_BOX,
     ):
         _widgets(causes)
     url_state.mirror_to_url("show", list(chosen.states) or None)
@@ -62,7 +70,14 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
     url_state.mirror_to_url("success", None if chosen.success == SUCCESS[0] else chosen.success)
     url_state.mirror_to_url("q", chosen.id_contains or None)
     url_state.mirror_to_url("answer", chosen.answer_contains or None)
+    url_state.mirror_to_url("sort", None if chosen.sort == LOG_ORDER else chosen.sort)
     return filter_tasks(analysis, chosen)
+
+
+def order() -> str:
+    """The task table's order as a caption reads it: `in the log's order`, `most tokens first`."""
+    chosen = st.session_state.get(SORT, LOG_ORDER)
+    return {LOG_ORDER: "in the log's order", "task id": "by task id"}.get(chosen, chosen)
 
 
 def _widgets(causes: list[str]) -> None:
@@ -85,3 +100,6 @@ def _widgets(causes: list[str]) -> None:
     left, right = st.columns(2)
     left.text_input("Task id contains", key=SEARCH, placeholder="e.g. refund")
     right.text_input("An answer contains", key=ANSWER, placeholder="e.g. 42.50")
+    st.selectbox(
+        "Sort by", list(SORTS), key=SORT, help="Ties keep the log's order; tasks without a value come last."
+    )

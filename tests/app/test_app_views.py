@@ -90,9 +90,23 @@ def frame_with(at: AppTest, *columns: str) -> pd.DataFrame:
 def open_task(at: AppTest) -> str | None:
     """The task the one-task tab shows, as its heading names it (None when the tab is not drawn)."""
     for m in at.markdown:
-        if m.value.startswith("**Task ") and "** · click another row" in m.value:
+        if m.value.startswith("**Task ") and " in the table" in m.value:
             return m.value.removeprefix("**Task ").split("**")[0].replace("\\", "")
     return None
+
+
+def task_rows(at: AppTest) -> pd.DataFrame:
+    """The task table as shown (read back from its HTML), a cell as the text a person reads."""
+    return frame_with(at, "task", "clusters", "consistent")
+
+
+def highlighted_task(at: AppTest) -> str | None:
+    """The task whose row the task table highlights (the one open below it)."""
+    markup = next(el.value for el in at.html if ">clusters</th>" in el.value)
+    rows = re.findall(r"<tr( class=\"on\")?><td[^>]*>([^<]*)</td>", markup.split("<tbody>")[1])
+    marked = [task for on, task in rows if on]
+    assert len(marked) <= 1
+    return marked[0] if marked else None
 
 
 def all_text(at: AppTest) -> str:
@@ -216,11 +230,33 @@ def test_tasks_table_is_the_analyzers_task_frame() -> None:
     sel = selection("drift_v2.json")
     analysis = sel.focus.analysis  # type: ignore[union-attr]
     at = run_view("tasks", sel)
-    table = at.dataframe[0].value
-    assert table["task_id"].tolist() == analysis.tasks["task_id"].tolist()
-    assert table["n_clusters"].tolist() == analysis.tasks["n_clusters"].tolist()
+    table = task_rows(at)
+    assert table["task"].tolist() == analysis.tasks["task_id"].tolist()
+    assert table["clusters"].tolist() == [fmt.count(n) for n in analysis.tasks["n_clusters"]]
+    assert table["majority"].tolist() == [fmt.pct(v) for v in analysis.tasks["majority_share"]]
     causes = {a.task_id: a.cause for a in analysis.headline.attribution}
     assert table["cause"].tolist() == [causes.get(t, "") for t in analysis.tasks["task_id"]]
+    assert not at.dataframe  # a read-only table: no grid on the first screen
+    assert highlighted_task(at) == open_task(at)
+
+
+@pytest.mark.parametrize(
+    ("order", "column", "descending"),
+    [("most tokens first", "tokens_total", True), ("least consistent first", "majority_share", False)],
+)
+def test_the_task_table_sorts_from_the_url(order: str, column: str, descending: bool) -> None:
+    sel = selection("drift_v2.json")
+    tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"sort": order})
+    assert at.selectbox(key="tasks.sort").value == order
+    expected = tasks.assign(v=pd.to_numeric(tasks[column], errors="coerce")).sort_values(
+        "v", ascending=not descending, kind="stable", na_position="last"
+    )
+    assert task_rows(at)["task"].tolist() == expected["task_id"].tolist()
+    assert f"{len(tasks)} of {len(tasks)} tasks, {order}" in all_text(at)
+    at.selectbox(key="tasks.sort").set_value("log order").run()
+    assert task_rows(at)["task"].tolist() == tasks["task_id"].tolist()
+    assert "sort" not in at.query_params
 
 
 @pytest.mark.parametrize("state", ["inconsistent", "drifted", "errored"])
@@ -234,7 +270,7 @@ def test_each_state_filter_from_the_url(state: str) -> None:
         "drifted": tasks["drifted"].astype(bool),
         "errored": tasks["n_errors"] > 0,
     }[state]
-    shown = at.dataframe[0].value["task_id"].tolist()
+    shown = task_rows(at)["task"].tolist()
     assert shown == tasks.loc[expected.fillna(False).astype(bool), "task_id"].tolist()
     assert 0 < len(shown) < len(tasks)  # each filter says something on this log
     assert f"{len(shown)} of {len(tasks)} tasks" in all_text(at)
@@ -245,20 +281,18 @@ def test_filters_by_cause_clusters_success_and_answer_text() -> None:
     analysis = sel.focus.analysis  # type: ignore[union-attr]
     tasks = analysis.tasks
     at = run_view("tasks", sel, {"clusters": "3"})
-    assert (
-        at.dataframe[0].value["task_id"].tolist() == tasks.loc[tasks["n_clusters"] >= 3, "task_id"].tolist()
-    )
+    assert task_rows(at)["task"].tolist() == tasks.loc[tasks["n_clusters"] >= 3, "task_id"].tolist()
     cause = analysis.headline.attribution[0].cause
     at = run_view("tasks", sel, {"cause": cause})
-    assert at.dataframe[0].value["task_id"].tolist() == [
+    assert task_rows(at)["task"].tolist() == [
         a.task_id for a in analysis.headline.attribution if a.cause == cause
     ]
     at = run_view("tasks", sel, {"success": "some round fails"})
     graded = tasks[(tasks["graded"] > 0) & (tasks["success_rate"] < 1)]
-    assert at.dataframe[0].value["task_id"].tolist() == graded["task_id"].tolist()
+    assert task_rows(at)["task"].tolist() == graded["task_id"].tolist()
     # a word inside an answer finds its task, whatever the task is called
     at = run_view("tasks", sel, {"answer": "<script>"})
-    assert at.dataframe[0].value["task_id"].tolist() == ["html"]
+    assert task_rows(at)["task"].tolist() == ["html"]
     at.text_input(key="tasks.answer").set_value("no answer says this").run()
     assert "No task matches the filter." in [i.value for i in at.info]
 
@@ -269,19 +303,20 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
     at = run_view("tasks", sel, {"task": "html"})
     assert open_task(at) == "html"
     assert at.query_params["task"] == "html"
-    assert [s.key for s in at.selectbox] == ["tasks.success"]  # the table is the task picker
+    assert [s.key for s in at.selectbox] == ["tasks.success", "tasks.sort", "tasks.pick"]
+    assert at.selectbox(key="tasks.pick").value == "html"  # the picker follows the open task
     # the prompt is the log's own text, shown as it is (plain text, never markdown or code markup)
     assert "Echo this markup verbatim: <b>bold</b>" in [t.value for t in at.text]
-    clusters = frame_with(at, "representative")
+    clusters = frame_with(at, "representative answer")
     expected = analysis.clusters[analysis.clusters["task_id"] == "html"]
-    assert clusters["representative"].tolist() == expected["representative"].tolist()
-    assert clusters["size"].tolist() == expected["size"].tolist()
+    assert clusters["representative answer"].tolist() == expected["representative"].tolist()
+    assert clusters["answers"].tolist() == [fmt.count(n) for n in expected["size"]]
     # the open task's tabs: only the open one is built
     assert [t.label for t in at.tabs] == ["One task", "Answer clusters", "Every round", "Answers by round"]
     assert not [df for df in at.dataframe if "answer" in df.value.columns]
     at.session_state["tasks.detail"] = "Every round"
     at.run()
-    assert not [df for df in at.dataframe if "representative" in df.value.columns]
+    assert not [t for t in shown_tables(at) if "representative answer" in t.columns]
     rounds = frame_with(at, "round", "answer")
     assert "<script>alert('x')</script>**bold**" in rounds["answer"].tolist()
     # which route gave which answer: a route field the task's rounds share is said once, not per row
@@ -303,7 +338,7 @@ def test_selected_task_shows_its_clusters_and_answers_as_plain_text() -> None:
         assert shown.count(odds) == cause.evidence.count(odds)
     # never rendered as markdown or HTML
     assert "<script>" not in "".join(m.value for m in at.markdown)
-    assert not at.get("html")
+    assert "<script>" not in "".join(el.value for el in at.html)  # the tables escape it
 
 
 def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
@@ -318,7 +353,7 @@ def test_task_heatmap_is_coloured_by_the_analyzers_clusters() -> None:
     assert not figures(at)
     at.session_state["tasks.tab"] = "Answers by round"
     at.run()
-    assert open_task(at) is None and len(at.dataframe) == 1  # the one-task tab is not run with the grid
+    assert open_task(at) is None and not at.dataframe  # the one-task tab is not run with the grid
     (heatmap,) = figures(at)
     trace, *legend = heatmap["data"]
     assert trace["type"] == "heatmap"
@@ -352,32 +387,43 @@ def test_trajectory_steps_are_shown_for_tasks_that_recorded_them() -> None:
     assert "<result>" not in "".join(m.value for m in at.markdown)
 
 
-def test_dataframe_row_click_selects_the_task() -> None:
+def test_previous_next_and_the_picker_open_the_tasks_of_the_table() -> None:
     sel = selection("drift_v2.json")
-    at = AppTest.from_function(_script, kwargs={"view": "tasks", "sel": sel}, default_timeout=30).run()
-    clicked = sel.focus.analysis.tasks["task_id"][4]  # type: ignore[union-attr]
-    assert open_task(at) not in (None, clicked)  # the first inconsistent task opens first
-    at.session_state["tasks.table"] = {"selection": {"rows": [4], "columns": [], "cells": []}}
+    analysis = sel.focus.analysis  # type: ignore[union-attr]
+    at = AppTest.from_function(_script, kwargs={"view": "tasks", "sel": sel}, default_timeout=30)
+    at.query_params["show"] = "inconsistent"
     at.run()
+    order = task_rows(at)["task"].tolist()
+    assert open_task(at) == order[0] and at.button(key="tasks.previous").disabled  # the first one opens
+    at.button(key="tasks.next").click().run()
+    assert open_task(at) == order[1] == highlighted_task(at) and at.query_params["task"] == order[1]
+    assert any(m.value.endswith(f"2 of {len(order)} in the table") for m in at.markdown)
+    at.button(key="tasks.previous").click().run()
+    assert open_task(at) == order[0]
+    # any task of the table, by id: its clusters open below
+    at.selectbox(key="tasks.pick").set_value(order[-1]).run()
     assert not at.exception
-    assert open_task(at) == clicked and at.query_params["task"] == clicked
-    clusters = sel.focus.analysis.clusters  # type: ignore[union-attr]
-    shown = frame_with(at, "representative")["representative"].tolist()
-    assert shown == clusters.loc[clusters["task_id"] == clicked, "representative"].tolist()
+    assert open_task(at) == order[-1] == highlighted_task(at) and at.button(key="tasks.next").disabled
+    clusters = analysis.clusters
+    shown = frame_with(at, "representative answer")["representative answer"].tolist()
+    assert shown == clusters.loc[clusters["task_id"] == order[-1], "representative"].tolist()
+    # the picker names each task with its clusters and cause
+    causes = {a.task_id: a.cause for a in analysis.headline.attribution}
+    options = at.selectbox(key="tasks.pick").options
+    assert options[0].startswith(f"{order[0]} · ") and options[0].endswith(causes[order[0]])
 
 
 def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
     """A format-1 log has no grading, latency or route: those cells are empty, in number and in text
     columns alike, and every table shows them as "—" (Streamlit's default is a grey "None")."""
     at = run_view("tasks", selection("plain_v1.json"))
-    table, clusters = (df.value for df in at.dataframe)
-    assert table["success_rate"].isna().all() and clusters["successes"].isna().all()
-    placeholders = [df.proto.placeholder for df in at.dataframe]
+    assert set(task_rows(at)["success"]) == {"—"}
+    assert set(frame_with(at, "representative answer")["successes"]) == {"—"}
     at.session_state["tasks.detail"] = "Every round"
     at.run()
-    _, rounds = (df.value for df in at.dataframe)
+    (rounds,) = (df.value for df in at.dataframe)
     assert not {"latency_ms", "base_url"} & set(rounds.columns)  # recorded in no round: no empty column
-    assert placeholders + [df.proto.placeholder for df in at.dataframe][1:] == ["—", "—", "—"]
+    assert [df.proto.placeholder for df in at.dataframe] == ["—"]
     overview = run_view("overview", selection("drift_v2.json"))
     overview.session_state["overview.causes"] = True
     overview.run()
@@ -386,16 +432,17 @@ def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
     assert [df.proto.placeholder for df in overview.dataframe] == ["—"]
 
 
-def test_a_shared_link_opens_the_grid_and_a_row_click_goes_back_to_that_task() -> None:
+def test_a_shared_link_opens_the_grid_and_the_one_task_tab_opens_its_task() -> None:
     sel = selection("drift_v2.json")
-    tasks = sel.focus.analysis.tasks  # type: ignore[union-attr]
     at = run_view("tasks", sel, {"tasks.tab": "Answers by round", "task": "html"})
     assert figures(at) and open_task(at) is None
-    at.session_state["tasks.table"] = {"selection": {"rows": [2], "columns": [], "cells": []}}
+    assert highlighted_task(at) == "html"  # the table still marks the link's task
+    at.query_params["tasks.tab"] = "One task"  # a click on the tab
+    at.session_state["tasks.tab"] = "One task"
     at.run()
     assert not at.exception
     assert "heatmap" not in [trace["type"] for fig in figures(at) for trace in fig["data"]]
-    assert open_task(at) == tasks["task_id"][2] != "html"
+    assert open_task(at) == "html"
 
 
 # --- Tokens, Retries, Routes -----------------------------------------------------------------------

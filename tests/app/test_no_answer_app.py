@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app_kit import shown_figures
+from app_kit import shown_figures, shown_tables
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
@@ -37,8 +37,8 @@ def test_tasks_table_counts_no_answer_per_task() -> None:
     at = AppTest.from_function(_script, kwargs={"sel": _selection()}, default_timeout=30)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
-    table = at.dataframe[0].value.set_index("task_id")
-    assert table["n_no_answer"].to_dict() == {"blank": 1, "sum": 0, "yesno": 0}
+    [table] = [t.set_index("task") for t in shown_tables(at) if "no answer" in t.columns]
+    assert table["no answer"].to_dict() == {"blank": "1", "sum": "0", "yesno": "0"}
 
 
 def _overview(sel: object) -> None:

@@ -130,3 +130,29 @@ def test_a_table_that_fits_only_a_wide_window_scrolls_in_its_box_when_asked() ->
     assert AppTest.from_function(draw, args=(3, wide)).run().dataframe  # not asked: a dataframe
     wider = "x" * (WIDE_CHARS + 1)  # not even at 1400 px: a dataframe either way
     assert AppTest.from_function(draw, args=(3, wider, True)).run().dataframe
+
+
+def test_a_column_of_formatted_numbers_is_right_aligned_and_text_is_not() -> None:
+    frame = pd.DataFrame({"task": ["a-1", "b-2"], "share": ["50.0 %", "—"], "tokens": ["1,304", "12"]})
+    header, *body = rows(parsed(frame))
+    assert [cls for _, cls in header] == ["", "num", "num"]
+    assert all("num" not in row[0][1] and "num" in row[1][1] and "num" in row[2][1] for row in body)
+
+
+def draw_boxed(rows: int) -> None:
+    import pandas as pd
+
+    from app.widgets import static_table
+
+    frame = pd.DataFrame({"task": [f"t-{n}" for n in range(rows)], "note": ["<b>x</b>"] * rows})
+    static_table.boxed(frame, 300, marked=2)
+
+
+def test_a_boxed_table_highlights_one_row_and_scrolls_whatever_its_length() -> None:
+    at = AppTest.from_function(draw_boxed, args=(ROW_CAP * 3,)).run()
+    assert not at.exception and not at.dataframe  # never a dataframe, however long
+    markup = at.html[0].value
+    assert 'class="rl-box" style="max-height:300px"' in markup
+    assert markup.count('<tr class="on">') == 1 and '<tr class="on"><td class="one">t-2</td>' in markup
+    assert "<b>x</b>" not in markup and "&lt;b&gt;x&lt;/b&gt;" in markup
+    assert shown_tables(at)[0]["task"].tolist() == [f"t-{n}" for n in range(ROW_CAP * 3)]

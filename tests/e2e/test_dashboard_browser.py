@@ -201,28 +201,40 @@ def test_the_lazy_sections_open_with_a_click_and_stay_open_in_the_url(server: st
     shot(page, "tasks-grid")
 
 
-def test_the_task_table_is_the_picker(server: str, page: object) -> None:
-    """Tasks opens on the first inconsistent task with its prompt as plain text; a click on a row of
-    the task table opens that task below it (there is no separate drop-down)."""
+def test_next_and_the_picker_open_tasks_of_the_table(server: str, page: object) -> None:
+    """Tasks opens on the first inconsistent task, its row highlighted in a read-only table (no grid,
+    no code block); Next opens the task below it, and the picker opens any task typed by id, each
+    with its prompt as plain text."""
     page.goto(f"{server}/tasks?log=drift_v2.json")  # type: ignore[attr-defined]
     wait_rendered(page, "Tasks")
     log = load_path(FIXTURES / "drift_v2.json").log
     expected = analyze(log).tasks
+    order = expected["task_id"].tolist()
     first_unstable = expected.loc[expected["consistent"].eq(False), "task_id"].iloc[0]
-    page.get_by_text(f"Task {first_unstable} · click another row", exact=False).wait_for()  # type: ignore[attr-defined]
-    boxes = page.locator('[data-testid="stSelectbox"]').all_inner_texts()  # type: ignore[attr-defined]
-    assert not [b for b in boxes if b.startswith("Task")]  # the filters' "Success" only: no task picker
+    page.get_by_text(f"Task {first_unstable} · ", exact=False).wait_for()  # type: ignore[attr-defined]
+    highlighted = page.locator("table.rl-table tr.on td").first  # type: ignore[attr-defined]
+    assert highlighted.inner_text() == first_unstable
+    assert page.locator('[data-testid="stDataFrame"]').count() == 0  # type: ignore[attr-defined]
     assert page.locator('[data-testid="stCode"]').count() == 0  # type: ignore[attr-defined]
 
-    row = 0  # a consistent task, not the one open
-    assert expected["task_id"][row] != first_unstable
-    grid = page.locator('[data-testid="stDataFrame"]').first.bounding_box()  # type: ignore[attr-defined]
-    page.mouse.click(grid["x"] + 15, grid["y"] + 35 * (row + 1) + 17)  # type: ignore[attr-defined]  # the row's tick box
-    task = expected["task_id"][row]
-    page.get_by_text(f"Task {task} · click another row", exact=False).wait_for()  # type: ignore[attr-defined]
+    page.get_by_role("button", name="Next").click()  # type: ignore[attr-defined]
+    after = order[order.index(first_unstable) + 1]
+    page.get_by_text(f"Task {after} · ", exact=False).wait_for()  # type: ignore[attr-defined]
+    wait_rendered(page, "Tasks")
+    assert f"task={after}" in page.url and highlighted.inner_text() == after  # type: ignore[attr-defined]
+
+    task = order[0]  # a consistent task, picked by id
+    assert task not in (first_unstable, after)
+    page.get_by_role("button", name="Open another task").click()  # type: ignore[attr-defined]
+    picker = page.locator('[data-testid="stPopoverBody"] input').first  # type: ignore[attr-defined]
+    picker.click()
+    picker.fill(task)
+    page.keyboard.press("Enter")  # type: ignore[attr-defined]
+    page.get_by_text(f"Task {task} · 1 of", exact=False).wait_for()  # type: ignore[attr-defined]
+    page.keyboard.press("Escape")  # type: ignore[attr-defined]
     wait_rendered(page, "Tasks")
     assert f"task={task}" in page.url  # type: ignore[attr-defined]
     prompt = next(t.prompt for t in log.tasks or [] if t.task_id == task)
     assert prompt in page.locator('[data-testid="stText"]').all_inner_texts()  # type: ignore[attr-defined]
     assert_no_exception(page)
-    shot(page, "tasks-row-click")
+    shot(page, "tasks-picked")

@@ -32,10 +32,12 @@ OVERFLOW_JS = """() => {
     const limit = main.getBoundingClientRect().right + 1;
     const shown = '[data-testid="stDataFrame"], [data-testid="stText"], pre, .js-plotly-plot, table, '
         + '[data-figure]';
-    const wide = [...main.querySelectorAll(shown)].filter(e => e.getBoundingClientRect().right > limit);
+    // a table in a box that scrolls (app/widgets/static_table) is seen through its box, as a grid is
+    const seen = e => (e.tagName === 'TABLE' && e.closest('.rl-box')) || e;
+    const wide = [...main.querySelectorAll(shown)].filter(e => seen(e).getBoundingClientRect().right > limit);
     return wide.map(e => e.getAttribute('data-testid') || e.className).slice(0, 5);
 }"""
-"""Elements whose right edge lies beyond the main area (cut off on the right)."""
+"""Elements whose right edge lies beyond the main area (cut off on the right, not scrolled)."""
 ELIDED_JS = """() => {
     const parts = [...document.querySelectorAll('[data-figure] *')];
     const cut = parts.filter(e => e.scrollWidth > e.clientWidth + 1);
