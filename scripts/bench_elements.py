@@ -98,6 +98,38 @@ VARIANTS = {
         f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom app.widgets import static_table\n"
         "static_table.render(TABLE.iloc[:, :4], key='t')  # narrow enough for HTML, not a dataframe\n"
     ),
+    "a 30-row boxed table of twelve columns (Tasks' list, app/widgets/static_table)": (
+        f"import sys\nsys.path.insert(0, {str(ROOT)!r})\nfrom app.widgets import static_table\n"
+        "wide = pd.concat([TABLE, TABLE.iloc[:, 1:6].add_suffix(' 2')], axis=1).astype(str)\n"
+        "static_table.boxed(wide, 420, marked=0)\n"
+    ),
+    "two buttons and a popover in a row (Tasks' stepper)": (
+        "with st.container(horizontal=True):\n"
+        "    st.button('Previous', icon=':material/arrow_back:')\n"
+        "    st.button('Next', icon=':material/arrow_forward:')\n"
+        "    with st.popover('Open another task', icon=':material/list:'):\n"
+        "        st.selectbox('Task', list(TABLE['task']))\n"
+    ),
+    "two popovers in a row (Tasks' filter and download)": (
+        "with st.container(horizontal=True):\n"
+        "    with st.popover('Filter and sort', icon=':material/filter_list:'):\n"
+        "        st.text('filters')\n"
+        "    with st.popover('Download', icon=':material/download:'):\n"
+        "        st.text('downloads')\n"
+    ),
+    "ten captions (markdown)": (
+        "for n in range(10):\n"
+        "    st.caption(f'Showing log **A: baseline** · sample_runs/A.json · answer key **exact** {n}')\n"
+    ),
+    "ten captions as st.html": (
+        "for n in range(10):\n"
+        '    st.html(f\'<p style="font-size:0.875rem;opacity:0.6">Showing log <b>A: baseline</b> · '
+        "sample_runs/A.json · answer key <b>exact</b> {n}</p>')\n"
+    ),
+    "ten text lines (st.text)": (
+        "for n in range(10):\n"
+        "    st.text(f'Showing log A: baseline · sample_runs/A.json · answer key exact {n}')\n"
+    ),
     "an expander, closed": 'st.expander("More")\n',
     "two tabs": 'st.tabs(["One", "Two"])\n',
     "a plotly line chart": (
