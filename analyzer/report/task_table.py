@@ -7,6 +7,8 @@ nor inconsistent.
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pandas as pd
 
@@ -64,8 +66,24 @@ def task_table(tasks: pd.DataFrame) -> pd.DataFrame:
 
 
 def cluster_table(clusters: pd.DataFrame) -> pd.DataFrame:
-    """One task's rows of the analysis' cluster table as shown."""
-    return _shown(clusters, CLUSTER_HEADERS)
+    """One task's rows of the analysis' cluster table as shown. A table cell reads on one line, so
+    where two answers would then read the same (they differ in white space inside them, which the
+    exact key counts), their line breaks, tabs and runs of spaces are shown as marks."""
+    shown = _shown(clusters, CLUSTER_HEADERS)
+    column = CLUSTER_HEADERS["representative"]
+    if column in shown.columns and shown[column].duplicated(keep=False).any():
+        same = shown[column].duplicated(keep=False).to_numpy()
+        raw = clusters["representative"].tolist()
+        shown[column] = [
+            visible_spaces(str(r)) if s else c for r, s, c in zip(raw, same, shown[column], strict=True)
+        ]
+    return shown
+
+
+def visible_spaces(text: str) -> str:
+    """`text` with its inner white space marked: ⏎ a line break, → a tab, · each space of a run."""
+    text = text.replace("\r\n", "\n").replace("\n", "⏎").replace("\t", "→")
+    return re.sub(r" {2,}", lambda run: "·" * len(run.group()), text)
 
 
 def _shown(frame: pd.DataFrame, headers: dict[str, str]) -> pd.DataFrame:
@@ -92,8 +110,25 @@ def pick_labels(tasks: pd.DataFrame) -> list[str]:
     causes = tasks["cause"] if "cause" in tasks.columns else pd.Series("", index=tasks.index)
     return [
         " · ".join(
-            [str(task), numbers.counted(int(n), "cluster") if not numbers.missing(n) else "no answer"]
+            [str(task), numbers.counted(int(n), "cluster") if n else "no answer"]
             + ([str(cause)] if cause else [])
         )
-        for task, n, cause in zip(tasks["task_id"], tasks["n_clusters"], causes, strict=True)
+        for task, n, cause in zip(tasks["task_id"], tasks["n_clusters"].fillna(0), causes, strict=True)
     ]
+
+
+def first_to_open(tasks: pd.DataFrame) -> str | None:
+    """The task a table opens on: its first inconsistent task, else its first; None when empty."""
+    if tasks.empty:
+        return None
+    unstable = tasks.loc[tasks["consistent"].eq(False).fillna(False).astype(bool), "task_id"]
+    return str((unstable if len(unstable) else tasks["task_id"]).iloc[0])
+
+
+def table_window(rows: int, at: int, size: int) -> tuple[int, int]:
+    """The rows [start, stop) of a `rows`-row table that a page draws when it draws at most `size`:
+    all of them, or `size` rows that hold row `at` a quarter of the way down (a few rows above it)."""
+    if rows <= size:
+        return 0, rows
+    start = min(max(at - size // 4, 0), rows - size)
+    return start, start + size

@@ -16,8 +16,16 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.report.answer_grid import answer_grid
+from analyzer.report.task_filter import sort_tasks
 from analyzer.report.task_rounds import round_table
-from analyzer.report.task_table import TASK_LEGEND, cluster_table, pick_labels, task_table
+from analyzer.report.task_table import (
+    TASK_LEGEND,
+    cluster_table,
+    first_to_open,
+    pick_labels,
+    table_window,
+    task_table,
+)
 from app import charts, data, fmt, trajectory_panel, url_state
 from app.widgets import semantic_clusters, static_table, task_extras, task_filters, trajectory_rounds
 from app.widgets.messages import escape, text_box
@@ -76,7 +84,7 @@ def render(selection: data.Selection | None = None) -> None:
             fmt.downloads(group, "tasks", report=False)
     task_ids = shown["task_id"].astype(str).tolist()
     opened = _open_task(shown, task_ids)
-    _table(group, shown, task_ids.index(opened) if opened else None)
+    _table(group, shown, None if opened is None else task_ids.index(opened))
     if opened is None:
         st.info("No task matches the filter.")
         return
@@ -90,44 +98,46 @@ def render(selection: data.Selection | None = None) -> None:
 
 
 def _open_task(shown: pd.DataFrame, task_ids: list[str]) -> str | None:
-    """The task open under "One task": the URL's `task` (or the one stepped to) while the table shows
-    it, else the table's first inconsistent task, else its first; None for an empty table."""
-    if not task_ids:
+    """The open task: the URL's `task` (or the one stepped to) while the table holds it, else the
+    table's first inconsistent task, else its first (mirrored to the URL); None for an empty table."""
+    first = first_to_open(shown)
+    if first is None:
         return None
-    unstable = shown.loc[shown["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str)
-    first = unstable.iloc[0] if len(unstable) else task_ids[0]
     url_state.seed_from_url(TASK, "task", first, lambda raw: raw[-1])
     if st.session_state[TASK] not in task_ids:
         st.session_state[TASK] = first
+    url_state.mirror_to_url("task", st.session_state[TASK])
     return str(st.session_state[TASK])
 
 
 def _table(group: data.Group, shown: pd.DataFrame, marked: int | None) -> None:
     """The task table, read-only (a grid cost this view about 0.1 s of every load: BENCHMARKS.md,
-    "Session 17"), in the order the filters chose, the open task highlighted, in a box that scrolls."""
+    "Session 17"), in the order the filters chose, in a box that scrolls: at most `TABLE_ROWS` rows,
+    around the open task, whose row is highlighted."""
     total = len(group.analysis.tasks)
-    order = task_filters.order()
-    drawn = shown.head(TABLE_ROWS)
-    capped = (
-        f" · the first {len(drawn):,} shown: filter or sort to reach the others"
-        if len(shown) > len(drawn)
+    if shown.empty:
+        st.caption(f"0 of {total:,} tasks")
+        return
+    start, stop = table_window(len(shown), marked or 0, TABLE_ROWS)
+    part = (
+        f" · rows {start + 1:,}-{stop:,} shown (filter or sort to reach others)"
+        if stop - start < len(shown)
         else ""
     )
     st.caption(
-        f"{len(shown):,} of {total:,} tasks, {order}{capped} · highlighted: the task open below · "
-        f"{TASK_LEGEND}"
+        f"{len(shown):,} of {total:,} tasks, {escape(task_filters.order())}{part} · highlighted: the open "
+        f"task · {TASK_LEGEND}"
     )
-    if len(drawn):
-        static_table.boxed(
-            task_table(drawn), TABLE_HEIGHT_PX, marked if marked is not None and marked < len(drawn) else None
-        )
+    static_table.boxed(
+        task_table(shown.iloc[start:stop]), TABLE_HEIGHT_PX, None if marked is None else marked - start
+    )
 
 
 def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
     """Task x round heatmap coloured by the analyzer's answer clusters."""
     if len(task_ids) > HEATMAP_ROWS:
         # too many rows to read: show the least consistent first (lowest majority share)
-        order = shown.sort_values("majority_share", kind="stable", na_position="last")
+        order = sort_tasks(shown, "least consistent first")
         grid_ids = order["task_id"].astype(str).tolist()[:HEATMAP_ROWS]
         st.caption(
             f"The {HEATMAP_ROWS} least consistent of {len(task_ids):,} tasks (lowest majority share first); "
@@ -150,7 +160,6 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
     """The open task: why flagged, prompt, clusters, every round, trajectory."""
     analysis = group.analysis
     task_id = str(st.session_state[TASK])
-    url_state.mirror_to_url("task", task_id)
     _stepper(shown, task_ids, task_id)
     row = shown[shown["task_id"].astype(str) == task_id].iloc[0]
     if row.get("flag_reasons"):
@@ -174,8 +183,8 @@ def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_
 
 def _stepper(shown: pd.DataFrame, task_ids: list[str], task_id: str) -> None:
     """The open task's name and place in the table, the buttons that step to the task before or after
-    it there, and a picker of any task of the table (drawn only once opened: a drop-down drawn on
-    every load costs more than the table)."""
+    it there, and a picker of any task of the table (in a popover, whose content the browser mounts
+    only once opened: a drop-down mounted on every load cost more than the table)."""
     pos = task_ids.index(task_id)
     st.markdown(f"**Task {escape(task_id)}** · {pos + 1:,} of {len(task_ids):,} in the table")
     with st.container(horizontal=True, vertical_alignment="center"):

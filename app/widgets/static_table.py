@@ -42,9 +42,11 @@ STYLE = (
     "vertical-align:top;text-align:left}"
     ".rl-table th{font-weight:600}.rl-table .num{text-align:right}"
     ".rl-table .one{white-space:nowrap}.rl-table tr.on td{background:rgba(255,75,75,0.12);font-weight:600}"
-    ".rl-box{overflow:auto;margin-bottom:1rem}.rl-box .rl-table{margin-bottom:0}"
-    ".rl-box td:first-child{white-space:nowrap}"
-    ".rl-box th{position:sticky;top:0;background:rgba(128,128,128,0.18);backdrop-filter:blur(12px)}</style>"
+    ".rl-box{overflow:auto;margin-bottom:1rem;scroll-snap-type:y mandatory;scroll-padding-top:2.5rem}"
+    ".rl-box:hover,.rl-box:focus-within{scroll-snap-type:none}.rl-box tr.on{scroll-snap-align:start}"
+    ".rl-box .rl-table{margin-bottom:0}.rl-box td:first-child{white-space:nowrap}"
+    ".rl-box th{position:sticky;top:0;background:#f0f2f6}"  # the themes' secondary background
+    "@media (prefers-color-scheme:dark){.rl-box th{background:#262730}}</style>"
 )
 
 
@@ -113,7 +115,7 @@ def html_table(frame: pd.DataFrame, marked: int | None = None) -> str:
     return f'{STYLE}<table class="rl-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
-NUMBER_TEXT = re.compile(r"-?[\d,]+(\.\d+)?( %| pp)?")
+NUMBER_TEXT = re.compile(r"-?\d[\d,]*(\.\d+)?( %| pp)?")
 """A cell already in the one number style (`1,304`, `50.0 %`, `-3.3 pp`)."""
 
 

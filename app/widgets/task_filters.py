@@ -58,8 +58,11 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
     )
     on = chosen.active()
     # In a popover: seven widgets drawn on every load of the page cost more than the table they filter.
+    said = [f"{on} on"] * bool(on) + [chosen.sort] * (
+        chosen.sort != LOG_ORDER
+    )  # the label says what is chosen
     with st.popover(
-        f"Filter and sort ({on} on)" if on else "Filter and sort",
+        f"Filter and sort ({', '.join(said)})" if said else "Filter and sort",
         icon=":material/filter_list:",
         key=FILTERS_BOX,
     ):

@@ -413,6 +413,37 @@ def test_previous_next_and_the_picker_open_the_tasks_of_the_table() -> None:
     assert options[0].startswith(f"{order[0]} · ") and options[0].endswith(causes[order[0]])
 
 
+def test_a_long_table_draws_the_rows_around_the_open_task(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.views import tasks as view
+
+    monkeypatch.setattr(view, "TABLE_ROWS", 4)
+    sel = selection("drift_v2.json")
+    order = sel.focus.analysis.tasks["task_id"].tolist()  # type: ignore[union-attr]
+    at = run_view("tasks", sel, {"task": order[6], "sort": "log order"})
+    assert task_rows(at)["task"].tolist() == order[4:8] and highlighted_task(at) == order[6]
+    assert f"{len(order)} of {len(order)} tasks, in the log's order · rows 5-8 shown" in all_text(at)
+    at.button(key="tasks.previous").click().run()
+    at.button(key="tasks.previous").click().run()
+    assert highlighted_task(at) == open_task(at) == order[4]
+    assert task_rows(at)["task"].tolist() == order[3:7]
+
+
+def test_the_filter_button_says_what_is_chosen() -> None:
+    sel = selection("drift_v2.json")
+    labels = {
+        query.get("sort", "") + query.get("show", ""): run_view("tasks", sel, query).get("popover")
+        for query in ({}, {"sort": "most tokens first"}, {"show": "inconsistent", "sort": "task id"})
+    }
+    said = {
+        k: [p.proto.popover.label for p in v if "Filter" in p.proto.popover.label] for k, v in labels.items()
+    }
+    assert said == {
+        "": ["Filter and sort"],
+        "most tokens first": ["Filter and sort (most tokens first)"],
+        "task idinconsistent": ["Filter and sort (1 on, task id)"],
+    }
+
+
 def test_a_missing_number_reads_a_dash_like_a_missing_text() -> None:
     """A format-1 log has no grading, latency or route: those cells are empty, in number and in text
     columns alike, and every table shows them as "—" (Streamlit's default is a grey "None")."""

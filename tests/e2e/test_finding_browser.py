@@ -363,3 +363,26 @@ def test_the_inconclusive_finding_leads_to_the_re_run_that_decides(server: str, 
     text = body_text(page)
     assert "14 inconsistent tasks under the exact answer key" in text  # the same log, its unstable tasks
     assert_no_exception(page)
+
+
+def test_the_open_task_row_is_in_view_in_the_task_list(server: str, page: Any) -> None:
+    """A task far down the list opens with its row highlighted and scrolled into the list's box (under
+    its header, which stays in view); Next keeps the new row in view."""
+    order = analyze(load_path(SAMPLES / A).log).tasks["task_id"].tolist()
+    task = order[20]
+    page.goto(f"{server}/tasks?log={A}&task={task}")
+    wait_rendered(page, "Tasks")
+    in_view = """() => {
+        const box = document.querySelector('.rl-box'), row = box.querySelector('tr.on');
+        const b = box.getBoundingClientRect(), r = row.getBoundingClientRect();
+        const head = box.querySelector('th').getBoundingClientRect();
+        const shown = r.top >= head.bottom - 1 && r.bottom <= b.bottom + 1;
+        return [row.querySelector('td').innerText, box.scrollTop > 0, shown, head.top >= b.top - 1];
+    }"""
+    assert page.evaluate(in_view) == [task, True, True, True]
+    page.mouse.move(0, 0)  # off the list: a pointer over it lets a person scroll it freely
+    page.get_by_role("button", name="Next").click()
+    page.get_by_text(f"Task {order[21]} · ", exact=False).wait_for()
+    wait_rendered(page, "Tasks")
+    assert page.evaluate(in_view) == [order[21], True, True, True]
+    shot(page, "finding-tasks-open-row-in-view")

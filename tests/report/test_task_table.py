@@ -4,12 +4,26 @@ a dash, ties and missing values placed predictably."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import pytest
 
+from analyzer.analysis import analyze
+from analyzer.log.loader import load_path
 from analyzer.numbers import NONE
 from analyzer.report.task_filter import SORTS, sort_tasks
-from analyzer.report.task_table import CLUSTER_HEADERS, TASK_HEADERS, cluster_table, pick_labels, task_table
+from analyzer.report.task_table import (
+    CLUSTER_HEADERS,
+    TASK_HEADERS,
+    cluster_table,
+    first_to_open,
+    pick_labels,
+    table_window,
+    task_table,
+)
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "app"
 
 
 def tasks() -> pd.DataFrame:
@@ -73,6 +87,7 @@ def test_the_cluster_table_keeps_answers_as_text_on_one_line() -> None:
 
 
 def test_the_picker_names_each_task_with_its_clusters_and_cause() -> None:
+    assert pick_labels(tasks().assign(n_clusters=[2, 1, 3, 0]))[-1] == "d-4 · no answer"
     assert pick_labels(tasks()) == [
         "b-2 · 2 clusters · route",
         "a-1 · 1 cluster",
@@ -97,3 +112,46 @@ def test_the_picker_names_each_task_with_its_clusters_and_cause() -> None:
 def test_each_order(order: str, expected: list[str]) -> None:
     assert order in SORTS or order == "no such order"
     assert sort_tasks(tasks(), order)["task_id"].tolist() == expected
+
+
+def test_every_order_sorts_by_a_column_the_analysis_has() -> None:
+    """An order whose column the task table lacked would keep the log's order while the page names it."""
+    for name in ("drift_v2.json", "plain_v1.json"):
+        columns = set(analyze(load_path(FIXTURES / name).log).tasks.columns)
+        assert {column for column, _ in SORTS.values() if column} <= columns
+
+
+def test_answers_that_differ_only_inside_their_white_space_read_apart() -> None:
+    clusters = pd.DataFrame(
+        {
+            "cluster": [0, 1, 2, 3],
+            "size": [1] * 4,
+            "representative": ["a  b", "a b", "x\ny", "x\ty"],
+            "rounds": ["1", "2", "3", "4"],
+        }
+    )
+    assert cluster_table(clusters)["representative answer"].tolist() == ["a··b", "a b", "x⏎y", "x→y"]
+    alone = cluster_table(clusters.iloc[[0, 2]])  # nothing to tell apart: one line, as read
+    assert alone["representative answer"].tolist() == ["a b", "x y"]
+
+
+def test_the_task_opened_first_is_the_first_inconsistent_one() -> None:
+    assert first_to_open(tasks()) == "b-2"
+    assert first_to_open(tasks().iloc[[1, 3]]) == "a-1"  # none inconsistent: the first
+    assert first_to_open(tasks().iloc[[]]) is None
+
+
+@pytest.mark.parametrize(
+    ("rows", "at", "size", "expected"),
+    [
+        (30, 25, 100, (0, 30)),
+        (1000, 0, 100, (0, 100)),
+        (1000, 500, 100, (475, 575)),
+        (1000, 999, 100, (900, 1000)),
+    ],
+)
+def test_a_long_table_is_drawn_around_its_open_row(
+    rows: int, at: int, size: int, expected: tuple[int, int]
+) -> None:
+    start, stop = table_window(rows, at, size)
+    assert (start, stop) == expected and start <= at < stop and stop - start == min(rows, size)
