@@ -195,7 +195,8 @@ def _stepper(shown: pd.DataFrame, task_ids: list[str], task_id: str) -> None:
             on_click=_open,
             args=(task_ids[pos - 1],),
             disabled=pos == 0,
-            help="The task above this one in the table.",
+            help="The task above this one in the table (key K).",
+            shortcut="K",
         )
         st.button(
             "Next",
@@ -204,7 +205,8 @@ def _stepper(shown: pd.DataFrame, task_ids: list[str], task_id: str) -> None:
             on_click=_open,
             args=(task_ids[min(pos + 1, len(task_ids) - 1)],),
             disabled=pos == len(task_ids) - 1,
-            help="The task below this one in the table.",
+            help="The task below this one in the table (key J).",
+            shortcut="J",
         )
         with st.popover("Open another task", icon=":material/list:", key=PICK_BOX):
             labels = dict(zip(task_ids, pick_labels(shown), strict=True))

@@ -238,3 +238,19 @@ def test_next_and_the_picker_open_tasks_of_the_table(server: str, page: object) 
     assert prompt in page.locator('[data-testid="stText"]').all_inner_texts()  # type: ignore[attr-defined]
     assert_no_exception(page)
     shot(page, "tasks-picked")
+
+    # J and K step too, but not while a person types in a field
+    page.locator("h1").first.click()  # type: ignore[attr-defined]
+    page.keyboard.press("j")  # type: ignore[attr-defined]
+    page.get_by_text(f"Task {order[1]} · 2 of", exact=False).wait_for()  # type: ignore[attr-defined]
+    wait_rendered(page, "Tasks")
+    page.get_by_role("button", name="Open another task").click()  # type: ignore[attr-defined]
+    picker.click()
+    page.keyboard.type("jk")  # type: ignore[attr-defined]
+    page.wait_for_timeout(1000)  # type: ignore[attr-defined]
+    page.keyboard.press("Escape")  # type: ignore[attr-defined]
+    wait_rendered(page, "Tasks")
+    assert f"task={order[1]}" in page.url  # type: ignore[attr-defined]
+    page.locator("h1").first.click()  # type: ignore[attr-defined]
+    page.keyboard.press("k")  # type: ignore[attr-defined]
+    page.get_by_text(f"Task {order[0]} · 1 of", exact=False).wait_for()  # type: ignore[attr-defined]
