@@ -42,8 +42,8 @@ STYLE = (
     "vertical-align:top;text-align:left}"
     ".rl-table th{font-weight:600}.rl-table .num{text-align:right}"
     ".rl-table .one{white-space:nowrap}.rl-table tr.on td{background:rgba(255,75,75,0.12);font-weight:600}"
-    ".rl-box{overflow:auto;margin-bottom:1rem;scroll-snap-type:y mandatory;scroll-padding-top:2.5rem}"
-    ".rl-box:hover,.rl-box:focus-within{scroll-snap-type:none}.rl-box tr.on{scroll-snap-align:start}"
+    ".rl-box{overflow:auto;margin-bottom:1rem;scroll-padding-top:2.5rem}"
+    ".rl-box tr.on{scroll-snap-align:start}"
     ".rl-box .rl-table{margin-bottom:0}.rl-box td:first-child{white-space:nowrap}"
     ".rl-box th{position:sticky;top:0;background:#f0f2f6}"  # the themes' secondary background
     "@media (prefers-color-scheme:dark){.rl-box th{background:#262730}}</style>"
@@ -69,8 +69,17 @@ def render(frame: pd.DataFrame, key: str, scroll: bool = False) -> None:
 def boxed(frame: pd.DataFrame, height_px: int, marked: int | None = None) -> None:
     """`frame` as an HTML table in a box at most `height_px` high that scrolls (its header stays in
     view) and whose first column (the row's name) never wraps, whatever its length: for a list the
-    page keeps in view beside what it opens. `marked`: the position of a row to highlight."""
-    st.html(f'<div class="rl-box" style="max-height:{int(height_px)}px">{html_table(frame, marked)}</div>')
+    page keeps in view beside what it opens. `marked`: the position of a row to highlight, scrolled
+    into the box's view when it is drawn.
+
+    The scrolling is CSS: the box snaps to the marked row only while a short animation named after
+    that row runs, so it snaps once when the row changes and never takes a person's scrolling back."""
+    snap = f"rl-snap-{marked}"
+    animation = f"<style>@keyframes {snap}{{from,to{{scroll-snap-type:y mandatory}}}}</style>"
+    st.html(
+        f'{animation if marked is not None else ""}<div class="rl-box" style="max-height:{int(height_px)}px;'
+        f'animation:{snap} 0.8s">{html_table(frame, marked)}</div>'
+    )
 
 
 def narrowest_chars(frame: pd.DataFrame) -> int:

@@ -152,7 +152,8 @@ def test_a_boxed_table_highlights_one_row_and_scrolls_whatever_its_length() -> N
     at = AppTest.from_function(draw_boxed, args=(ROW_CAP * 3,)).run()
     assert not at.exception and not at.dataframe  # never a dataframe, however long
     markup = at.html[0].value
-    assert 'class="rl-box" style="max-height:300px"' in markup
+    assert 'class="rl-box" style="max-height:300px;animation:rl-snap-2 0.8s"' in markup
+    assert "@keyframes rl-snap-2{from,to{scroll-snap-type:y mandatory}}" in markup  # snaps once, to row 2
     assert markup.count('<tr class="on">') == 1 and '<tr class="on"><td class="one">t-2</td>' in markup
     assert "<b>x</b>" not in markup and "&lt;b&gt;x&lt;/b&gt;" in markup
     assert shown_tables(at)[0]["task"].tolist() == [f"t-{n}" for n in range(ROW_CAP * 3)]

@@ -367,7 +367,8 @@ def test_the_inconclusive_finding_leads_to_the_re_run_that_decides(server: str, 
 
 def test_the_open_task_row_is_in_view_in_the_task_list(server: str, page: Any) -> None:
     """A task far down the list opens with its row highlighted and scrolled into the list's box (under
-    its header, which stays in view); Next keeps the new row in view."""
+    its header, which stays in view); a person's own scrolling of the list is never taken back; Next
+    brings the new row into view."""
     order = analyze(load_path(SAMPLES / A).log).tasks["task_id"].tolist()
     task = order[20]
     page.goto(f"{server}/tasks?log={A}&task={task}")
@@ -380,7 +381,14 @@ def test_the_open_task_row_is_in_view_in_the_task_list(server: str, page: Any) -
         return [row.querySelector('td').innerText, box.scrollTop > 0, shown, head.top >= b.top - 1];
     }"""
     assert page.evaluate(in_view) == [task, True, True, True]
-    page.mouse.move(0, 0)  # off the list: a pointer over it lets a person scroll it freely
+    box = page.locator(".rl-box")
+    where = box.bounding_box()
+    page.mouse.move(where["x"] + 50, where["y"] + 100)
+    page.mouse.wheel(0, -5000)  # a person scrolls the list to its top, then moves on
+    page.wait_for_timeout(500)
+    page.mouse.move(0, 0)
+    page.wait_for_timeout(1000)
+    assert box.evaluate("b => b.scrollTop") == 0
     page.get_by_role("button", name="Next").click()
     page.get_by_text(f"Task {order[21]} · ", exact=False).wait_for()
     wait_rendered(page, "Tasks")
