@@ -40,6 +40,12 @@ SORTS: dict[str, tuple[str, bool]] = {
 }
 """Each order's name (in a URL) and the task-table column and direction it sorts by; the first keeps
 the log's order. Ties keep the log's order, and tasks without a value come last."""
+LOG_ORDER = next(iter(SORTS))
+
+
+def order_phrase(order: str) -> str:
+    """How a caption names `order`: `in the log's order`, `by task id`, `most tokens first`."""
+    return {LOG_ORDER: "in the log's order", "task id": "by task id"}.get(order, order)
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,7 @@ class TaskFilter:
     """Task id contains this (case-insensitive)."""
     answer_contains: str = ""
     """Some answer of the task contains this (case-insensitive)."""
-    sort: str = next(iter(SORTS))
+    sort: str = LOG_ORDER
     """The order of the rows kept, one of `SORTS` (not a criterion: it keeps every row)."""
 
     def active(self) -> int:

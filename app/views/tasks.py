@@ -94,7 +94,7 @@ def render(selection: data.Selection | None = None) -> None:
             _grid(group, shown, task_ids)
     else:
         with one:
-            _one_task(sel, group, shown, task_ids)
+            _one_task(sel, group, shown, task_ids, opened)
 
 
 def _open_task(shown: pd.DataFrame, task_ids: list[str]) -> str | None:
@@ -156,10 +156,12 @@ def _grid(group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
         st.text("Routes: " + " · ".join(f"{mark} = {what}" for mark, what in grid.legend))
 
 
-def _one_task(sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_ids: list[str]) -> None:
-    """The open task: why flagged, prompt, clusters, every round, trajectory."""
+def _one_task(
+    sel: data.Selection, group: data.Group, shown: pd.DataFrame, task_ids: list[str], task_id: str
+) -> None:
+    """The open task `task_id` of `shown` (whose ids are `task_ids`): why flagged, prompt, clusters,
+    every round, trajectory."""
     analysis = group.analysis
-    task_id = str(st.session_state[TASK])
     _stepper(shown, task_ids, task_id)
     row = shown[shown["task_id"].astype(str) == task_id].iloc[0]
     if row.get("flag_reasons"):

@@ -10,7 +10,16 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.analysis import Analysis
-from analyzer.report.task_filter import SORTS, STATES, SUCCESS, TaskFilter, cause_names, filter_tasks
+from analyzer.report.task_filter import (
+    LOG_ORDER,
+    SORTS,
+    STATES,
+    SUCCESS,
+    TaskFilter,
+    cause_names,
+    filter_tasks,
+    order_phrase,
+)
 from app import url_state
 
 SHOW = "tasks.show"
@@ -21,9 +30,6 @@ SEARCH = "tasks.search"
 ANSWER = "tasks.answer"
 SORT = "tasks.sort"
 FILTERS_BOX = "tasks.filters_box"
-
-
-LOG_ORDER = next(iter(SORTS))
 
 
 def _states(raw: list[str]) -> list[str]:
@@ -58,9 +64,7 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
     )
     on = chosen.active()
     # In a popover: seven widgets drawn on every load of the page cost more than the table they filter.
-    said = [f"{on} on"] * bool(on) + [chosen.sort] * (
-        chosen.sort != LOG_ORDER
-    )  # the label says what is chosen
+    said = ([f"{on} on"] if on else []) + ([chosen.sort] if chosen.sort != LOG_ORDER else [])
     with st.popover(
         f"Filter and sort ({', '.join(said)})" if said else "Filter and sort",
         icon=":material/filter_list:",
@@ -79,8 +83,7 @@ def filtered(analysis: Analysis) -> pd.DataFrame:
 
 def order() -> str:
     """The task table's order as a caption reads it: `in the log's order`, `most tokens first`."""
-    chosen = st.session_state.get(SORT, LOG_ORDER)
-    return {LOG_ORDER: "in the log's order", "task id": "by task id"}.get(chosen, chosen)
+    return order_phrase(st.session_state.get(SORT, LOG_ORDER))
 
 
 def _widgets(causes: list[str]) -> None:
