@@ -56,12 +56,12 @@ def page_link(page: str, label: str, query_params: dict[str, str] | None = None)
 def downloads(group: data.Group, prefix: str, *, report: bool) -> None:
     """The analyzer's exports: per-task CSV, flagged tasks as a task file, and the JSON report.
 
-    The files are built only when a button is clicked.
+    The files are built only when a button is clicked. One under the other: both views draw them in
+    a popover.
     """
     analysis = group.analysis
     stem = file_stem(group.label)
-    cols = st.columns(3)
-    cols[0].download_button(
+    st.download_button(
         "Per-task table (CSV)",
         lambda: tasks_csv(analysis),
         file_name=f"{stem}-tasks.csv",
@@ -69,7 +69,7 @@ def downloads(group: data.Group, prefix: str, *, report: bool) -> None:
         on_click="ignore",
         key=f"{prefix}.dl.csv",
     )
-    cols[1].download_button(
+    st.download_button(
         "Flagged tasks (task file)",
         lambda: flagged_task_json(analysis),
         file_name=f"{stem}-flagged-tasks.json",
@@ -79,7 +79,7 @@ def downloads(group: data.Group, prefix: str, *, report: bool) -> None:
         key=f"{prefix}.dl.flagged",
     )
     if report:
-        cols[2].download_button(
+        st.download_button(
             "Report (JSON)",
             lambda: json.dumps(analysis.report(), indent=2, default=str),
             file_name=f"{stem}-report.json",

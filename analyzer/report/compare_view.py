@@ -10,7 +10,7 @@ side-by-side table with human headers and each interval beside its figure.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import pandas as pd
@@ -69,43 +69,57 @@ def sharing(analyses: Sequence[Analysis], baseline: int) -> list[int]:
     return chosen
 
 
-def _ci_text(low: float | None, high: float | None, digits: int = 1) -> str:
-    """`27.4–60.8` (the column header says `95 % CI`), or `—`."""
-    if numbers.missing(low) or numbers.missing(high):
-        return numbers.NONE
-    bounds = [float(low), float(high)]  # type: ignore[arg-type]
-    return numbers.ci(bounds, digits=digits).removeprefix("95 % CI ")
+SIDE_BY_SIDE_LEGEND = (
+    "gaps in percentage points with their 95 % interval over tasks (bootstrap) · Pass^n: every round "
+    "succeeds · score: mean over tasks of each task's mean reward or score · retries: HTTP attempts "
+    "beyond each result's first · pinned: one route for every call"
+)
+"""What the side-by-side table's headers mean (the page shows it under the table)."""
 
 
 def side_by_side(comparison: Comparison) -> pd.DataFrame:
-    """One row per group: its short name and figures, each interval in the column after its figure.
+    """One row per group, as read: its short name, size, figures with their intervals in the one
+    number style (`46.7 pp (95 % CI 28.3–65.7)`), `—` for a missing figure.
 
-    Shares are in % (Pass^n), tokens per task whole; a missing figure is empty (shown as `—`).
-    """
+    The outcome gap, Pass^n and score columns are left out when no group has them (logs without
+    grading, or without rewards or scores)."""
     t = comparison.table
     pairs = zip(t["tasks"], t["rounds"], strict=True)
-    return pd.DataFrame(
+    pinned = t["route_pinned"]
+    table = pd.DataFrame(
         {
             "group": t["label"],
             "tasks x rounds": [f"{numbers.count(a)} x {numbers.count(b)}" for a, b in pairs],
-            "answer gap (pp)": t["answer_gap_pp"],
-            "answer gap CI": [
-                _ci_text(a, b) for a, b in zip(t["answer_gap_low"], t["answer_gap_high"], strict=True)
-            ],
-            "outcome gap (pp)": t["outcome_gap_pp"],
-            "outcome gap CI": [
-                _ci_text(a, b) for a, b in zip(t["outcome_gap_low"], t["outcome_gap_high"], strict=True)
-            ],
-            "Pass^n (%)": t["pass_hat_n"] * 100,
-            "mean reward/score": t["mean_score"],
-            "mean reward/score CI": [
-                _ci_text(a, b, 3) for a, b in zip(t["mean_score_low"], t["mean_score_high"], strict=True)
-            ],
-            "tokens per task": t["tokens_per_task_mean"].round().astype("Int64"),
-            "retries": t["extra_attempts"],
-            "route pinned": t["route_pinned"],
+            "answer gap": _with_ci(t, "answer_gap", numbers.pp_ci),
+            "outcome gap": _with_ci(t, "outcome_gap", numbers.pp_ci),
+            "Pass^n": [numbers.pct(v) for v in t["pass_hat_n"]],
+            "score": _with_ci(t, "mean_score", _score_ci, value="mean_score"),
+            "tokens per task": [numbers.count(v) for v in t["tokens_per_task_mean"]],
+            "retries": [numbers.count(v) for v in t["extra_attempts"]],
+            "pinned": [numbers.NONE if numbers.missing(v) else ("yes" if v else "no") for v in pinned],
         }
     )
+    unmeasured = [c for c in ("outcome gap", "Pass^n", "score") if table[c].eq(numbers.NONE).all()]
+    return table.drop(columns=unmeasured)
+
+
+def _with_ci(
+    t: pd.DataFrame, stem: str, style: Callable[[float | None, numbers.Bounds], str], value: str = ""
+) -> list[str]:
+    """Each row's `<stem>_pp` (or `value`) with its `<stem>_low`-`<stem>_high` interval in `style`."""
+    column = value or f"{stem}_pp"
+    return [
+        style(v, None if numbers.missing(low) or numbers.missing(high) else (float(low), float(high)))
+        for v, low, high in zip(t[column], t[f"{stem}_low"], t[f"{stem}_high"], strict=True)
+    ]
+
+
+def _score_ci(value: float | None, bounds: numbers.Bounds) -> str:
+    """A mean reward or score and its interval, to three decimals."""
+    if numbers.missing(value):
+        return numbers.NONE
+    interval = numbers.ci(bounds, digits=3)
+    return f"{float(value):.3f} ({interval})" if interval else f"{float(value):.3f}"  # type: ignore[arg-type]
 
 
 def flip_table(comparison: Comparison) -> pd.DataFrame:

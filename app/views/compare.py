@@ -1,13 +1,20 @@
 """Compare: the open logs that share the baseline's tasks side by side, with short group names (the
-full label on hover and in the table's last column), paired differences, charts and the tasks that
-flip. Which logs and which baseline are the reader's to pick."""
+full labels under the table), paired differences, charts and the tasks that flip. Which logs and
+which baseline are the reader's to pick."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from analyzer.report.compare_view import flip_table, name_legend, sharing, short_names, side_by_side
+from analyzer.report.compare_view import (
+    SIDE_BY_SIDE_LEGEND,
+    flip_table,
+    name_legend,
+    sharing,
+    short_names,
+    side_by_side,
+)
 from analyzer.verdicts.compare import Comparison, compare
 from app import compare_charts, data, fmt, url_state
 from app.widgets import lazy, static_table
@@ -17,26 +24,6 @@ PICKED = "compare.logs"
 BASELINE = "compare.baseline"
 CHARTS = "compare.charts"
 PICKER_BOX = "compare.picker_box"
-
-CI_HELP = "95 % interval over tasks (bootstrap)."
-TABLE_COLUMNS = {
-    "group": st.column_config.TextColumn(
-        "group", help="Short name; the full labels are listed under the table."
-    ),
-    "tasks x rounds": st.column_config.TextColumn("size", help="Tasks x rounds."),
-    "answer gap (pp)": st.column_config.NumberColumn("answer gap", format="%.1f pp"),
-    "answer gap CI": st.column_config.TextColumn("CI", help=CI_HELP),
-    "outcome gap (pp)": st.column_config.NumberColumn("outcome gap", format="%.1f pp"),
-    "outcome gap CI": st.column_config.TextColumn("CI ", help=CI_HELP),
-    "Pass^n (%)": st.column_config.NumberColumn("Pass^n", format="%.1f %%", help="Every round succeeds."),
-    "mean reward/score": st.column_config.NumberColumn(
-        "score", format="%.3f", help="Mean over tasks of each task's mean reward or score."
-    ),
-    "mean reward/score CI": st.column_config.TextColumn("CI  ", help=CI_HELP),
-    "tokens per task": st.column_config.NumberColumn("tokens/task", format="localized"),
-    "retries": st.column_config.NumberColumn("retries", help="HTTP attempts beyond each result's first."),
-    "route pinned": st.column_config.CheckboxColumn("pinned", help="Route pinned: one route for every call."),
-}
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -60,20 +47,14 @@ def render(selection: data.Selection | None = None) -> None:
     )
 
     st.subheader("Side by side")
-    st.dataframe(
-        side_by_side(result),
-        column_config=TABLE_COLUMNS,
-        hide_index=True,
-        placeholder=fmt.NONE,
-        key="compare.table",
+    # Read-only HTML: a dataframe here made every visit load the grid's code first (BENCHMARKS.md,
+    # "Session 18"), for a handful of rows nobody sorts.
+    static_table.render(side_by_side(result), key="compare.table", scroll=True)
+    groups_legend = " · ".join(
+        f"**{escape(n)}**: {escape(rest)}" if rest else f"**{escape(n)}**"
+        for n, rest in name_legend(names, labels)
     )
-
-    st.caption(
-        " · ".join(
-            f"**{escape(n)}**: {escape(rest)}" if rest else f"**{escape(n)}**"
-            for n, rest in name_legend(names, labels)
-        )
-    )
+    st.caption(f"{groups_legend}  \n{SIDE_BY_SIDE_LEGEND}")
 
     st.subheader("Differences beyond noise?")
     st.caption(

@@ -24,6 +24,7 @@ ACTIONS_HINT = (
     "clusters the rounds by the tool calls they made."
 )
 CAUSES = "overview.causes"
+DOWNLOADS_BOX = "overview.downloads_box"
 CURVE = "overview.curve"
 PASS_K_CONFIG = {"displayModeBar": False}
 """A ten-point curve needs no zoom or pan buttons; hover still reads each point (and it draws lighter)."""
@@ -65,9 +66,11 @@ def render(selection: data.Selection | None = None) -> None:
 
     trajectory_panel.overview_section(group)
 
-    st.subheader("Downloads")
-    fmt.downloads(group, "overview", report=True)
-    _html_reports(sel, group)
+    # In a popover, as on Tasks: download buttons drawn on the page made every visit load their code
+    # first (BENCHMARKS.md, "Session 18"); a popover's content is mounted once opened.
+    with st.popover("Downloads", icon=":material/download:", key=DOWNLOADS_BOX):
+        fmt.downloads(group, "overview", report=True)
+        _html_reports(sel, group)
 
 
 def _first_screen(found: Finding, lead: Lead | None, key: str) -> None:
@@ -162,8 +165,7 @@ STATE_HELP = {
 
 def _html_reports(sel: data.Selection, group: data.Group) -> None:
     """The shareable HTML report (`rerunlens report`) of this log, and of every open log side by side."""
-    cols = st.columns(3)
-    cols[0].download_button(
+    st.download_button(
         "Report to share (HTML)",
         lambda: data.html_report([group]),
         file_name=f"{fmt.file_stem(group.label)}-report.html",
@@ -173,7 +175,7 @@ def _html_reports(sel: data.Selection, group: data.Group) -> None:
         help="One self-contained file (charts included) that opens offline in any browser.",
     )
     if len(sel.groups) > 1:
-        cols[1].download_button(
+        st.download_button(
             f"All {len(sel.groups)} open logs (HTML)",
             lambda: data.html_report(sel.groups),
             file_name="rerunlens-report.html",

@@ -148,6 +148,7 @@ def test_downloads_and_flagged_link(server: str, page: object, tmp_path: Path) -
     page.goto(f"{server}/?log=drift_v2.json")  # type: ignore[attr-defined]
     wait_rendered(page, "Overview")
     expected = analyze(load_path(FIXTURES / "drift_v2.json").log)
+    page.get_by_role("button", name="Downloads").click()  # type: ignore[attr-defined]  # a popover
     with page.expect_download() as info:  # type: ignore[attr-defined]
         page.get_by_role("button", name="Report (JSON)").click()  # type: ignore[attr-defined]
     report = json.loads(Path(info.value.path()).read_text(encoding="utf-8"))
@@ -161,6 +162,7 @@ def test_downloads_and_flagged_link(server: str, page: object, tmp_path: Path) -
     shared = Path(info.value.path()).read_text(encoding="utf-8")
     assert shared.startswith("<!DOCTYPE html>") and f"{expected.headline.answer_gap_pp:.1f} pp" in shared
     assert all(t["prompt"] for t in flagged)
+    page.keyboard.press("Escape")  # type: ignore[attr-defined]  # the popover closes
     page.get_by_text("Show them →").first.click()  # type: ignore[attr-defined]  # the inconsistent tasks
     wait_rendered(page, "Tasks")
     assert "show=inconsistent" in page.url  # type: ignore[attr-defined]

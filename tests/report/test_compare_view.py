@@ -49,10 +49,12 @@ def test_side_by_side_rows_and_flips_read_as_shown() -> None:
     table = side_by_side(result)
     assert table["group"].tolist() == ["A", "C"]
     assert table["tasks x rounds"].tolist() == ["30 x 10", "30 x 10"]
-    low, high = a.headline.answer_gap_ci  # type: ignore[misc]
-    assert table["answer gap CI"].iloc[0] == f"{low:.1f}–{high:.1f}"
-    assert table["tokens per task"].iloc[0] == round(a.headline.tokens.per_task_mean)  # type: ignore[arg-type]
-    assert table["Pass^n (%)"].iloc[1] == 100 * result.table["pass_hat_n"].iloc[1]
+    gap, (low, high) = a.headline.answer_gap_pp, a.headline.answer_gap_ci  # type: ignore[misc]
+    assert table["answer gap"].iloc[0] == f"{gap:.1f} pp (95 % CI {low:.1f}–{high:.1f})"
+    assert table["tokens per task"].iloc[0] == f"{round(a.headline.tokens.per_task_mean):,}"  # type: ignore[arg-type]
+    assert table["Pass^n"].iloc[1] == f"{100 * result.table['pass_hat_n'].iloc[1]:.1f} %"
+    assert table["pinned"].tolist() == ["no", "yes"]
+    assert "score" not in table  # neither log has rewards or scores: the column is left out
     flips = flip_table(result)
     assert flips["task"].tolist() == result.flips["task_id"].tolist()
     assert set(flips["A"]) <= {"yes", "no", "—"}
