@@ -1,6 +1,6 @@
 """Where a warm visit's time goes in the browser, view by view, beside a bare Streamlit page.
 
-    python scripts/bench_phases.py [--repeat 7] [--views "Tasks,Runs"] [--against CHECKOUT]
+    python scripts/bench_phases.py [--repeat 7] [--views "Tasks,Runs"] [--against CHECKOUT ...]
 
 `bench_dashboard.py --samples` says how long a view takes against a bare page; this says why. Each
 visit (from a blank page, the page's scripts cached, as that benchmark's warm visit) is read on the
@@ -87,7 +87,7 @@ def _visit(page: object, url: str) -> dict:
     return page.evaluate(READ_JS)  # type: ignore[attr-defined]
 
 
-def measure(repeat: int, views: dict[str, str], against: Path | None) -> dict[str, list[dict]]:
+def measure(repeat: int, views: dict[str, str], against: list[Path]) -> dict[str, list[dict]]:
     """Each view (and the bare page at each view's path) `repeat` times, in turns."""
     from playwright.sync_api import sync_playwright
 
@@ -100,9 +100,9 @@ def measure(repeat: int, views: dict[str, str], against: Path | None) -> dict[st
         base = stack.enter_context(streamlit_server(runs))
         urls = {f"bare page /{p}": f"{bare}/{p}" for p in sorted({_path(v) for v in views.values()})}
         urls |= {name: f"{base}/{view}" for name, view in views.items()}
-        if against is not None:
-            other = stack.enter_context(streamlit_server(runs, script=against / "app" / "main.py"))
-            urls |= {f"{name} ({against.name})": f"{other}/{view}" for name, view in views.items()}
+        for checkout in against:
+            other = stack.enter_context(streamlit_server(runs, script=checkout / "app" / "main.py"))
+            urls |= {f"{name} ({checkout.name})": f"{other}/{view}" for name, view in views.items()}
         pw = stack.enter_context(sync_playwright())
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_FLAGS, headless=True)
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -133,7 +133,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7, help="rounds per page (median shown)")
     parser.add_argument("--views", metavar="NAMES", help="only these sample views, comma-separated")
-    parser.add_argument("--against", type=Path, metavar="CHECKOUT", help="also another checkout's views")
+    parser.add_argument(
+        "--against",
+        type=Path,
+        action="append",
+        default=[],
+        metavar="CHECKOUT",
+        help="also another checkout's views (repeatable)",
+    )
     args = parser.parse_args()
     if CHROMIUM is None:
         print("skipped: Debian's chromium is not installed")
