@@ -69,12 +69,19 @@ def sharing(analyses: Sequence[Analysis], baseline: int) -> list[int]:
     return chosen
 
 
-SIDE_BY_SIDE_LEGEND = (
-    "gaps in percentage points with their 95 % interval over tasks (bootstrap) · Pass^n: every round "
-    "succeeds · score: mean over tasks of each task's mean reward or score · retries: HTTP attempts "
-    "beyond each result's first · pinned: one route for every call"
-)
-"""What the side-by-side table's headers mean (the page shows it under the table)."""
+SIDE_BY_SIDE_LEGEND = {
+    "answer gap": "gaps in percentage points with their 95 % interval over tasks (bootstrap)",
+    "Pass^n": "Pass^n: every round succeeds",
+    "score": "score: mean over tasks of each task's mean reward or score",
+    "retries": "retries: HTTP attempts beyond each result's first",
+    "pinned": "pinned: one route for every call",
+}
+"""What the side-by-side table's less obvious headers mean, by header."""
+
+
+def legend(table: pd.DataFrame) -> str:
+    """The legend of the headers `table` shows, one line (the page writes it under the table)."""
+    return " · ".join(text for column, text in SIDE_BY_SIDE_LEGEND.items() if column in table)
 
 
 def side_by_side(comparison: Comparison) -> pd.DataFrame:

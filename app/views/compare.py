@@ -7,14 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analyzer.report.compare_view import (
-    SIDE_BY_SIDE_LEGEND,
-    flip_table,
-    name_legend,
-    sharing,
-    short_names,
-    side_by_side,
-)
+from analyzer.report.compare_view import flip_table, legend, name_legend, sharing, short_names, side_by_side
 from analyzer.verdicts.compare import Comparison, compare
 from app import compare_charts, data, fmt, url_state
 from app.widgets import lazy, static_table
@@ -49,12 +42,13 @@ def render(selection: data.Selection | None = None) -> None:
     st.subheader("Side by side")
     # Read-only HTML: a dataframe here made every visit load the grid's code first (BENCHMARKS.md,
     # "Session 18"), for a handful of rows nobody sorts.
-    static_table.render(side_by_side(result), key="compare.table", scroll=True)
+    table = side_by_side(result)
+    static_table.render(table, key="compare.table", scroll=True)
     groups_legend = " · ".join(
         f"**{escape(n)}**: {escape(rest)}" if rest else f"**{escape(n)}**"
         for n, rest in name_legend(names, labels)
     )
-    st.caption(f"{groups_legend}  \n{SIDE_BY_SIDE_LEGEND}")
+    st.caption(f"{groups_legend}  \n{legend(table)}")
 
     st.subheader("Differences beyond noise?")
     st.caption(

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from analyzer.analysis import analyze
 from analyzer.log.loader import load_path
-from analyzer.report.compare_view import flip_table, name_legend, sharing, short_names, side_by_side
+from analyzer.report.compare_view import flip_table, legend, name_legend, sharing, short_names, side_by_side
 from analyzer.verdicts.compare import compare
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_runs"
@@ -55,6 +55,7 @@ def test_side_by_side_rows_and_flips_read_as_shown() -> None:
     assert table["Pass^n"].iloc[1] == f"{100 * result.table['pass_hat_n'].iloc[1]:.1f} %"
     assert table["pinned"].tolist() == ["no", "yes"]
     assert "score" not in table  # neither log has rewards or scores: the column is left out
+    assert "Pass^n: every round succeeds" in legend(table) and "score:" not in legend(table)
     flips = flip_table(result)
     assert flips["task"].tolist() == result.flips["task_id"].tolist()
     assert set(flips["A"]) <= {"yes", "no", "—"}
