@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from app_kit import shown_tables
 from streamlit.testing.v1 import AppTest
 
 from app import data, log_folders
@@ -122,8 +123,8 @@ def test_two_uploads_with_one_name_are_two_groups_labelled_apart(runs: Path) -> 
     at.switch_page("views/compare.py").run()
     labels = clean(at).selectbox(key=data.FOCUS).options
     at.multiselect(key="compare.logs").set_value(labels).run()  # Compare opens on logs sharing tasks
-    table = next(df.value for df in clean(at).dataframe if df.value.shape[0] == 4)
-    assert len(set(table.iloc[:, 0])) == 4
+    [table] = [t for t in shown_tables(clean(at)) if "answer gap" in t.columns]
+    assert len(table) == 4 and len(set(table["group"])) == 4
     for view in VIEWS:
         clean(at.switch_page(f"views/{view}.py").run())
 
