@@ -102,6 +102,16 @@ def pct_ci(share: float | None, bounds: Bounds) -> str:
     return _with(pct(share), ci(bounds, share=True))
 
 
+def num_ci(value: float | None, bounds: Bounds, digits: int = 1) -> str:
+    """`0.812 (95 % CI 0.701–0.902)` for a measured quantity (a mean reward or score: `digits=3`)."""
+    return _with(num(value, digits), ci(bounds, digits=digits))
+
+
+def yes_no(value: object) -> str:
+    """`yes` or `no` for a flag, `—` where it was not recorded."""
+    return NONE if missing(value) else ("yes" if value else "no")
+
+
 def _with(value: str, interval: str) -> str:
     return f"{value} ({interval})" if interval and value != NONE else value
 

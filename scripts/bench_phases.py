@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "e2e"))
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from bench_dashboard import BARE_PATHS_SCRIPT, SAMPLE_VIEWS, SETTLE_MS, _path, load_average  # noqa: E402
+from bench_dashboard import BARE_PATHS_SCRIPT, SAMPLE_VIEWS, _drawn, _path, load_average  # noqa: E402
 from browser_kit import CHROMIUM, CHROMIUM_FLAGS, RENDERED_JS, streamlit_server  # noqa: E402
 
 PHASES_JS = (
@@ -79,11 +79,9 @@ FIGURES = ("messages", "drawn", "codeWait", "elements")
 
 
 def _visit(page: object, url: str) -> dict:
-    """One visit from a blank page, read on the page's clock once drawn."""
-    page.goto("about:blank")  # type: ignore[attr-defined]
-    page.wait_for_timeout(SETTLE_MS)  # type: ignore[attr-defined]
-    page.goto(url)  # type: ignore[attr-defined]
-    page.wait_for_function("() => window.__phases && window.__phases.drawn !== null", polling=50)  # type: ignore[attr-defined]
+    """One visit from a blank page (bench_dashboard's timed visit), read on the page's clock."""
+    _drawn(page, url)
+    page.wait_for_function("() => window.__phases.drawn !== null", polling=50)  # type: ignore[attr-defined]
     return page.evaluate(READ_JS)  # type: ignore[attr-defined]
 
 

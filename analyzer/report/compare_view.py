@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 import pandas as pd
 
 import analyzer.numbers as numbers
+from analyzer.numbers import Bounds
 
 if TYPE_CHECKING:
     from analyzer.analysis import Analysis
@@ -92,41 +94,29 @@ def side_by_side(comparison: Comparison) -> pd.DataFrame:
     grading, or without rewards or scores)."""
     t = comparison.table
     pairs = zip(t["tasks"], t["rounds"], strict=True)
-    pinned = t["route_pinned"]
     table = pd.DataFrame(
         {
             "group": t["label"],
             "tasks x rounds": [f"{numbers.count(a)} x {numbers.count(b)}" for a, b in pairs],
-            "answer gap": _with_ci(t, "answer_gap", numbers.pp_ci),
-            "outcome gap": _with_ci(t, "outcome_gap", numbers.pp_ci),
+            "answer gap": _with_ci(t, "answer_gap_pp", "answer_gap", numbers.pp_ci),
+            "outcome gap": _with_ci(t, "outcome_gap_pp", "outcome_gap", numbers.pp_ci),
             "Pass^n": [numbers.pct(v) for v in t["pass_hat_n"]],
-            "score": _with_ci(t, "mean_score", _score_ci, value="mean_score"),
+            "score": _with_ci(t, "mean_score", "mean_score", partial(numbers.num_ci, digits=3)),
             "tokens per task": [numbers.count(v) for v in t["tokens_per_task_mean"]],
             "retries": [numbers.count(v) for v in t["extra_attempts"]],
-            "pinned": [numbers.NONE if numbers.missing(v) else ("yes" if v else "no") for v in pinned],
+            "pinned": [numbers.yes_no(v) for v in t["route_pinned"]],
         }
     )
     unmeasured = [c for c in ("outcome gap", "Pass^n", "score") if table[c].eq(numbers.NONE).all()]
     return table.drop(columns=unmeasured)
 
 
-def _with_ci(
-    t: pd.DataFrame, stem: str, style: Callable[[float | None, numbers.Bounds], str], value: str = ""
-) -> list[str]:
-    """Each row's `<stem>_pp` (or `value`) with its `<stem>_low`-`<stem>_high` interval in `style`."""
-    column = value or f"{stem}_pp"
+def _with_ci(t: pd.DataFrame, value: str, stem: str, style: Callable[[float, Bounds], str]) -> list[str]:
+    """Each row's `value` column with its `<stem>_low`-`<stem>_high` interval, written by `style`."""
     return [
-        style(v, None if numbers.missing(low) or numbers.missing(high) else (float(low), float(high)))
-        for v, low, high in zip(t[column], t[f"{stem}_low"], t[f"{stem}_high"], strict=True)
+        style(v, (low, high))
+        for v, low, high in zip(t[value], t[f"{stem}_low"], t[f"{stem}_high"], strict=True)
     ]
-
-
-def _score_ci(value: float | None, bounds: numbers.Bounds) -> str:
-    """A mean reward or score and its interval, to three decimals."""
-    if numbers.missing(value):
-        return numbers.NONE
-    interval = numbers.ci(bounds, digits=3)
-    return f"{float(value):.3f} ({interval})" if interval else f"{float(value):.3f}"  # type: ignore[arg-type]
 
 
 def flip_table(comparison: Comparison) -> pd.DataFrame:
@@ -134,5 +124,5 @@ def flip_table(comparison: Comparison) -> pd.DataFrame:
     flips = comparison.flips
     out = pd.DataFrame({"task": flips["task_id"].astype(str)})
     for name in comparison.labels:
-        out[name] = flips[name].map(lambda v: numbers.NONE if pd.isna(v) else ("yes" if v else "no"))
+        out[name] = flips[name].map(numbers.yes_no)
     return out

@@ -100,7 +100,7 @@ def _comparison(entries: Sequence[ReportEntry]) -> str:
             _pct(r.pass_hat_n),
             _int(r.tokens_total),
             _int(r.extra_attempts),
-            NONE if _missing(r.route_pinned) else "yes" if bool(r.route_pinned) else "no",
+            numbers.yes_no(r.route_pinned),
             _int(r.flagged),
         ]
         for r in table.itertuples(index=False)

@@ -322,9 +322,7 @@ def render_comparison(comparison: Comparison) -> str:
             "tokens": table["tokens_total"].map(lambda v: num(None if pd.isna(v) else int(v))),
             "retried results": table["results_with_retry"],
             "extra attempts": table["extra_attempts"],
-            "route pinned": table["route_pinned"].map(
-                lambda v: "—" if pd.isna(v) else ("yes" if v else "no")
-            ),
+            "route pinned": table["route_pinned"].map(numbers.yes_no),
         }
     )
     lines = [f"{tag}  {visible(label)}" for tag, label in zip(tags, comparison.labels, strict=True)]
