@@ -304,15 +304,16 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         help="harness: re-run through the Inspect or promptfoo run that made the log (wrapped on the "
         "route); prompt: send each task's prompt once (prompt only: measures the model's answer to the "
         "first prompt, not the agent); auto (default): the harness when it and its task file are here "
-        "and you confirm running that code (--yes, or y on a terminal), else prompt only",
+        "and you confirm running that code (--run-harness, or y on a terminal), else prompt only",
     )
     p.add_argument("log", help="the run log to re-run tasks from")
     p.add_argument(
         "--only",
         nargs="+",
-        default=["flagged"],
+        action="extend",
         metavar="WHICH",
-        help="flagged (default), inconsistent, or task ids",
+        help="flagged (default), inconsistent, or task ids (repeatable; --only=ID takes an id that "
+        "starts with -)",
     )
     p.add_argument("--out", help="new log (default: LOG's name with .rerun)")
     p.add_argument(
@@ -336,9 +337,14 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
     p.add_argument(
         "--yes",
         action="store_true",
-        help="without asking: send the key to the log's host, when the log's route names a host "
-        "other than your own route's, and run the harness code the log names (Inspect's task file, "
-        "promptfoo's config) with --through (asked on a terminal, refused otherwise)",
+        help="send the key to the log's host without asking, when the log's route names a host "
+        "other than your own route's (asked on a terminal, refused otherwise); it never runs code",
+    )
+    p.add_argument(
+        "--run-harness",
+        action="store_true",
+        help="with --through: run the harness command the log names (Inspect's task file, promptfoo's "
+        "config), shown in full first, without asking (asked on a terminal, not run otherwise)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     if route:

@@ -84,8 +84,9 @@ def _echo(line: str) -> None:
 
 
 def _run_consent(args: argparse.Namespace) -> Callable[[str], bool] | None:
-    """`--yes`, else a question on an interactive terminal, else None (the harness does not run)."""
-    if getattr(args, "yes", False):
+    """`--run-harness`, else a question on an interactive terminal, else None (the harness does not
+    run). `--yes` confirms a log's host only, never the code the log names."""
+    if getattr(args, "run_harness", False):
         return lambda question: True
     return terminal_question("Run it?")
 

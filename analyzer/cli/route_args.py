@@ -41,15 +41,12 @@ def scenario_from_args(args: argparse.Namespace) -> Scenario | None:
     return load_scenario(args.scenario) if getattr(args, "scenario", None) else None
 
 
-def flags_again(args: argparse.Namespace) -> list[str]:
-    """The route flags as given (a secret in the base URL redacted), to print a resume command."""
-    out: list[str] = []
-    if args.profile:
-        out += ["--profile", args.profile]
+def flags_again(args: argparse.Namespace) -> list[tuple[str, object]]:
+    """The route flags as given (a secret in the base URL redacted), as (flag, value) pairs for
+    `shell_words.command_words`, to print a resume command."""
+    out: list[tuple[str, object]] = [("--profile", args.profile)]
     for field, knob in route_knobs().items():
         value = getattr(args, field, None)
         if value is not None and field != "rounds":
-            out += [knob.flag, redact_url(str(value)) if field == "base_url" else str(value)]
-    if getattr(args, "scenario", None):
-        out += ["--scenario", args.scenario]
-    return out
+            out.append((knob.flag, redact_url(str(value)) if field == "base_url" else str(value)))
+    return [*out, ("--scenario", getattr(args, "scenario", None))]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import signal
 import sys
 import threading
@@ -45,6 +44,7 @@ from analyzer.runner.resample import ResampleRequest, default_resample_path, pin
 from analyzer.runner.resample import resample as resample_steps
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import read_keys
+from analyzer.safety.shell_words import command_words, shell_line
 from analyzer.safety.terminal_text import json_text, visible_lines
 from analyzer.simulator import Scenario, Simulator
 
@@ -54,9 +54,9 @@ def run(args: argparse.Namespace) -> int:
     if not args.tasks and not args.resume:
         raise TaskFileError("run: --tasks TASKS.json is required (unless --resume)")
     tasks = load_tasks(args.tasks) if args.tasks else None
-    again = ["rerunlens", "run", *(["--tasks", args.tasks] if args.tasks else []), "--out", args.out]
-    again += ["--repeat", str(args.rounds)] if args.rounds else []
-    again += (["--executor", args.executor] if args.executor else []) + flags_again(args) + ["--resume"]
+    flags = [("--tasks", args.tasks), ("--out", args.out), ("--repeat", args.rounds)]
+    flags += [("--executor", args.executor), *flags_again(args), ("--resume", True)]
+    again = command_words(["rerunlens", "run"], flags)
     if args.resume:
         ask = ResumeRequest(
             profile=resume_profile(args, recorded_profile(args.out)),
@@ -87,14 +87,15 @@ def run(args: argparse.Namespace) -> int:
 def rerun(args: argparse.Namespace) -> int:
     """`rerunlens rerun`: the chosen tasks of a log on a pinned route, then before/after."""
     parent = load_any(args.log).log
-    only: str | list[str] = args.only[0] if args.only in (["flagged"], ["inconsistent"]) else args.only
+    wanted: list[str] = args.only or ["flagged"]
+    only: str | list[str] = wanted[0] if wanted in (["flagged"], ["inconsistent"]) else wanted
     out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))
     through = rerun_through_harness(args, parent, only, out)
     if through is not None:
         return through
-    again = ["rerunlens", "rerun", args.log, "--only", *args.only, "--out", str(out)]
-    again += ["--repeat", str(args.rounds)] if args.rounds else []
-    again += (["--tasks", args.tasks] if args.tasks else []) + flags_again(args) + ["--resume"]
+    flags = [("--only", wanted), ("--out", out), ("--repeat", args.rounds), ("--tasks", args.tasks)]
+    flags += [*flags_again(args), ("--resume", True)]
+    again = command_words(["rerunlens", "rerun"], flags, [args.log])
     request = RerunRequest(
         parent, only, args.log, args.tasks, args.key, args.label, args.simulator, semantic_options(args)
     )
@@ -186,7 +187,7 @@ def dashboard(args: argparse.Namespace) -> int:
     """`rerunlens dashboard`: streamlit with the safe settings as flags (they beat any config file)."""
     command = dashboard_command(args.runs_dir, args.port, args.address)
     if args.print_command:
-        print(shlex.join(command))
+        print(shell_line(command))
         return 0
     check_port(args.port, args.address)
     env = {**os.environ, ALLOW_REMOTE_ENV: "1"} if args.address else None  # beyond loopback on purpose
@@ -242,7 +243,7 @@ def free_path(path: Path) -> Path:
 
 def _controls(args: argparse.Namespace, again: list[str]) -> RunControls:
     bar = None if args.quiet else TerminalProgress()
-    return RunControls(progress=bar, echo=_echo, resume_command=shlex.join(again))
+    return RunControls(progress=bar, echo=_echo, resume_command=shell_line(again))
 
 
 def _echo(msg: str) -> None:

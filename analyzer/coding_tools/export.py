@@ -38,6 +38,7 @@ from analyzer.coding_tools.url_checks import lint_errors
 from analyzer.errors import RouteError
 from analyzer.routes.profile import RouteProfile
 from analyzer.routes.url_lint import has_redaction, redact_url
+from analyzer.safety.shell_words import command_words, shell_line
 
 KEY_PLACEHOLDER = "REPLACE_WITH_YOUR_KEY"
 """What stands where a key would go; the doctor reports it until it is replaced."""
@@ -216,9 +217,10 @@ def _cc_switch(profile: RouteProfile, root: RootChoice) -> ToolExport:
 
 def export_command(profile: RouteProfile, tool: Tool) -> str:
     """The `rerunlens route export` command that merges this export into the tool's own file."""
-    words = ["rerunlens", "route", "export", "--for", tool, "--base-url", checked_base_url(profile)]
-    words += ["--model", profile.model, "--key-env", profile.key_env]
-    return " ".join([*map(shlex.quote, words), "--out", _home_path(DEFAULT_PATHS[tool])])
+    options = [("--for", tool), ("--base-url", checked_base_url(profile))]
+    options += [("--model", profile.model), ("--key-env", profile.key_env)]
+    words = shell_line(command_words(["rerunlens", "route", "export"], options))
+    return f"{words} --out {_home_path(DEFAULT_PATHS[tool])}"
 
 
 def _home_path(path: str) -> str:

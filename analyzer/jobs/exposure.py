@@ -75,7 +75,7 @@ def dashboard_command(runs_dir: str | None, port: int | None = None, address: st
         options["server.port"] = str(port)
     command = [sys.executable, "-m", "streamlit", "run", str(entry)]
     command += [f"--{name}={value}" for name, value in options.items()]
-    return command + (["--", "--runs-dir", runs_dir] if runs_dir else [])
+    return command + (["--", f"--runs-dir={runs_dir}"] if runs_dir else [])
 
 
 DEFAULT_PORT = 8501

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from analyzer.log.model import RunLog
 from analyzer.proxy.harness_logs import INSPECT, PROMPTFOO
 from analyzer.safety.bounded_read import read_file
 from analyzer.safety.scrub import scrub
+from analyzer.safety.shell_words import command_words, data_path, shell_line
 
 PROMPT_ONLY = "prompt only: measures the model's answer to the first prompt, not the agent"
 """The label every prompt-only re-run of a harness's log carries."""
@@ -64,7 +64,7 @@ class HarnessCommand:
 
     def shown(self) -> str:
         """The command as a user would type it (every word quoted)."""
-        return f"cd {shlex.quote(str(self.cwd))} && {shlex.join(self.command)}"
+        return f"cd -- {shell_line([str(self.cwd)])} && {shell_line(self.command)}"
 
 
 def harness_of(log: RunLog) -> tuple[str, Path, Path] | None:
@@ -102,6 +102,13 @@ def harness_command(log: RunLog, task_ids: list[str], rounds: int, out_dir: Path
     return _promptfoo(parse_json(data.decode("utf-8-sig", "replace"), source), task_ids, rounds, out_dir)
 
 
+def rerun_through_command(parent: Path, task_ids: list[str], rounds: int) -> str:
+    """The `rerunlens rerun --through harness` line to paste in a terminal, for the tasks chosen on a
+    page: ids and the log's path are data, so each id is one `--only=ID` word and the path follows `--`."""
+    options = [("--only", task_ids), ("--repeat", rounds), ("--through", "harness")]
+    return shell_line(command_words(["rerunlens", "rerun"], options, [str(parent)]))
+
+
 def _tool(name: str) -> str:
     found = shutil.which(name)
     if found is None:
@@ -115,13 +122,15 @@ def _inspect(parsed: dict[str, Any], ids: list[str], rounds: int, where: tuple[P
     task_file = spec.get("task_file")
     if not isinstance(task_file, str) or not (cwd / task_file).is_file():
         raise RerunLensError(f"{cwd / str(task_file)}: the Inspect task file is not there")
-    command = [_tool("inspect"), "eval", f"{task_file}@{spec.get('task')}", "--model", str(spec.get("model"))]
+    options: list[tuple[str, object]] = [("--model", str(spec.get("model")))]
     for name, value in (spec.get("task_args") or {}).items():
-        command += ["-T", f"{name}={value if isinstance(value, str) else json.dumps(value)}"]
+        options.append(("-T", f"{name}={value if isinstance(value, str) else json.dumps(value)}"))
     for name, value in (spec.get("model_generate_config") or {}).items():
-        if name in GENERATE_FLAGS and value is not None:
-            command += [GENERATE_FLAGS[name], str(value)]
-    command += ["--sample-id", ",".join(ids), "--epochs", str(rounds), "--log-dir", str(out_dir.resolve())]
+        if name in GENERATE_FLAGS:
+            options.append((GENERATE_FLAGS[name], str(value)))
+    options += [("--sample-id", ",".join(ids)), ("--epochs", rounds), ("--log-dir", out_dir.resolve())]
+    task = f"{data_path(task_file)}@{spec.get('task')}"
+    command = command_words([_tool("inspect"), "eval"], options, [task])
     return HarnessCommand(INSPECT, command, cwd, runs_code=f"the task file {cwd / task_file}")
 
 
@@ -135,8 +144,9 @@ def _promptfoo(parsed: dict[str, Any], ids: list[str], rounds: int, out_dir: Pat
     text = scrub(json.dumps(kept, indent=2), [])  # key-like words masked
     output = out_dir / "rerun.promptfoo.json"
     names = "|".join(re.escape(i.split(" | ")[0]) for i in ids)
-    command = [_tool("promptfoo"), "eval", "-c", str(config_path), "-o", str(output)]
-    command += ["--filter-pattern", f"^({names})$", "--repeat", str(rounds), "--no-cache"]
+    options = [("--config", config_path), ("--output", output), ("--filter-pattern", f"^({names})$")]
+    options += [("--repeat", rounds), ("--no-cache", True)]
+    command = command_words([_tool("promptfoo"), "eval"], options)
     code = "the promptfoo config stored in its results (providers and assertions it names may run scripts)"
     return HarnessCommand(
         PROMPTFOO, command, out_dir, harness_log=output, files=((config_path, text),), runs_code=code

@@ -30,7 +30,8 @@ class ThroughRequest:
     proxy: ProxyRequest
     out: Path
     confirm: Callable[[str], bool] | None = None
-    """Asked the command's `question()` before it runs; None or a no: nothing runs."""
+    """Asked the command's `question()` before it runs, after the command is shown; None or a no:
+    nothing runs. Its own consent: confirming a log's host (`--yes`) never confirms running its code."""
     output_to_stderr: bool = False
     """The harness's own output goes to stderr (`--json` keeps stdout for the report)."""
 
@@ -60,10 +61,10 @@ def rerun_through(request: ThroughRequest, echo: Callable[[str], None]) -> Throu
     """Run the parent's harness on the selected tasks, wrapped; compare before and after."""
     folder = request.out.with_name(request.out.name.split(".")[0] + ".harness")
     command = harness_command(request.parent, request.ids, request.rounds, folder)
+    echo(f"the re-run through {command.kind} would run: {command.shown()}")  # shown before the question
     question = command.question()
     if request.confirm is None or not request.confirm(question):
-        raise RerunLensError(f"{question}: not run (confirm with --yes, or answer y on a terminal)")
-    echo(f"re-running through {command.kind}: {command.shown()}")
+        raise RerunLensError(f"{question}: not run (confirm with --run-harness, or answer y on a terminal)")
     command.write_files()
     wrapped = WrapRequest(
         command.command,

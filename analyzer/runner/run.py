@@ -7,7 +7,6 @@ each builds a `RunPlan` (analyzer.runner.plan) first.
 from __future__ import annotations
 
 import contextlib
-import shlex
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from analyzer.runner.results import Stamp, error_summary
 from analyzer.runner.schedule import Bound, Scheduler
 from analyzer.runner.transport import KeyRing
 from analyzer.safety.scrub import one_line, scrub
+from analyzer.safety.shell_words import command_words, shell_line
 
 
 @dataclass
@@ -187,7 +187,8 @@ def _same_keys(recorded: Any, ring: KeyRing, plan: RunPlan, jpath: Path) -> None
 def _resume_hint(out: Path, command: str | None) -> str:
     if command:
         return f"Resume with: {command}"
-    return f"Resume with: rerunlens run --out {shlex.quote(str(out))} --resume (same tasks and route flags)"
+    again = shell_line(command_words(["rerunlens", "run"], [("--out", out), ("--resume", True)]))
+    return f"Resume with: {again} (same tasks and route flags)"
 
 
 def _log_route(profile: RouteProfile, served: Served, keys: KeyRing) -> Route:

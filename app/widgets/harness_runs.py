@@ -4,14 +4,13 @@ returns; runs nothing itself."""
 
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 import streamlit as st
 
 from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog
-from analyzer.proxy.harness_rerun import PROMPT_ONLY, harness_command, harness_of
+from analyzer.proxy.harness_rerun import PROMPT_ONLY, harness_command, harness_of, rerun_through_command
 from analyzer.proxy.watch import ProxyProgress, watch_proxy
 from app import fmt
 from app.widgets import figures
@@ -69,9 +68,8 @@ def through_choice(log: RunLog, parent: Path, ids: list[str], rounds: int) -> bo
     if picked == PROMPT_ONLY:
         st.caption(escape(f"This log was made by {name}: a prompt re-run is {PROMPT_ONLY}."))
         return False
-    ask = ["rerunlens", "rerun", str(parent), "--only", *ids, "--repeat", str(rounds), "--through", "harness"]
     st.markdown("Run this in a terminal (the route options as for `rerunlens run`):")
-    st.code(shlex.join(ask), language="bash")
+    st.code(rerun_through_command(parent, ids, rounds), language="bash")
     try:
         command = harness_command(
             log, ids, rounds, parent.with_name(parent.name.split(".")[0] + ".rerun.harness")

@@ -81,7 +81,7 @@ def test_rerun_offers_the_harness_with_its_command_or_prompt_only(
     radio = at.radio(key="rerun.through")
     assert radio.options == ["through Inspect (the agent itself)", PROMPT_ONLY]
     commands = [c.value for c in at.code]
-    assert any("rerunlens rerun" in c and "--through harness" in c and "sum" in c for c in commands)
+    assert any("rerunlens rerun" in c and "--through=harness" in c and "--only=sum" in c for c in commands)
     assert any("the inspect-ai log this run came from is not there" in plain(w.value) for w in at.warning)
     assert not [b for b in at.button if b.key == "rerun.start"]  # no prompt re-run button meanwhile
     radio.set_value(PROMPT_ONLY).run()

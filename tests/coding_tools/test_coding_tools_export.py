@@ -178,6 +178,6 @@ def test_a_key_pasted_as_the_key_variable_is_refused_without_showing_it() -> Non
 def test_the_command_that_merges_an_export_names_the_route() -> None:
     command = export_command(profile(model="gw coder", key_env="CODEX_KEY"), "codex")
     assert command == (
-        "rerunlens route export --for codex --base-url https://gw.example.com/v1 "
-        "--model 'gw coder' --key-env CODEX_KEY --out ~/.codex/config.toml"
+        "rerunlens route export --for=codex --base-url=https://gw.example.com/v1 "
+        "'--model=gw coder' --key-env=CODEX_KEY --out ~/.codex/config.toml"
     )

@@ -44,7 +44,7 @@ def test_the_launcher_passes_every_safe_setting_as_a_flag() -> None:
     for name, value in SAFE_OPTIONS.items():
         assert f"--{name}={value}" in command
     assert "--server.address=127.0.0.1" in command and "--server.port=8600" in command
-    assert command[-3:] == ["--", "--runs-dir", "runs"]
+    assert command[-2:] == ["--", "--runs-dir=runs"]
     assert "--server.address=0.0.0.0" in dashboard_command(None, address="0.0.0.0")
 
 

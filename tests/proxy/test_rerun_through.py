@@ -47,13 +47,13 @@ def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path
 
     ask = ["rerun", "p.altk_runs.json", "--only", "sum", "colour", "--repeat", "3", "--through", "harness"]
     refused = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
-    assert refused.returncode != 0 and not (tmp_path / "r.altk_runs.json").exists()  # no terminal, no --yes
+    assert refused.returncode != 0 and not (tmp_path / "r.altk_runs.json").exists()  # no terminal or switch
     line = (
         f"the re-run through inspect-ai runs the task file {tmp_path / 'inspect_task.py'}, named by the log"
     )
-    assert refused.stderr.strip().splitlines() == [
-        f"rerunlens: error: {line}: not run (confirm with --yes, or answer y on a terminal)"
-    ]
+    assert refused.stderr.strip().splitlines()[-1] == (
+        f"rerunlens: error: {line}: not run (confirm with --run-harness, or answer y on a terminal)"
+    )
     assert not list(tmp_path.glob("*.harness"))  # Inspect never started
     auto = _cli(
         tmp_path, ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "1", "--out", "a.altk_runs.json"]
@@ -61,10 +61,10 @@ def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path
     assert (
         auto.returncode == 0 and PROMPT_ONLY in auto.stderr and "not run" in auto.stderr
     )  # auto: prompt only
-    ask += ["--yes", "--json"]
+    ask += ["--run-harness", "--json"]
     again = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "--sample-id sum,colour --epochs 3" in again.stderr  # the exact command, shown
+    assert "--sample-id=sum,colour --epochs=3" in again.stderr  # the exact command, shown
     child = load_any(tmp_path / "r.altk_runs.json").log
     results = [r for rnd in child.runs for r in rnd]
     assert sorted({str(r.task_id) for r in results}) == ["colour", "sum"] and len(results) == 6
@@ -72,7 +72,7 @@ def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path
     assert (child.model_extra or {})["wrapped"]["harness"] == "inspect-ai"
     shown = json.loads(again.stdout)  # --json: the before/after as JSON, nothing else on stdout
     assert shown["through"] == "inspect-ai" and shown["returncode"] == 0
-    assert shown["path"] == "r.altk_runs.json" and "--sample-id sum,colour" in shown["command"]
+    assert shown["path"] == "r.altk_runs.json" and "--sample-id=sum,colour" in shown["command"]
     assert sorted(row["task_id"] for row in shown["tasks"]) == ["colour", "sum"]
     for path in tmp_path.rglob("*"):
         assert not path.is_file() or FAKE_KEY.encode() not in path.read_bytes(), path
@@ -107,13 +107,14 @@ def test_a_promptfoo_log_is_re_run_through_promptfoo_on_the_chosen_tests(tmp_pat
         wrap = ["wrap", "--scenario", "scenario.json", "--out", "p.altk_runs.json", "--"]
         first = _cli(tmp_path, [*wrap, *promptfoo])
         assert first.returncode in (0, 100), first.stderr
-        ask = ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "2", "--through", "harness", "--yes"]
+        ask = ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "2", "--through", "harness"]
+        ask.append("--run-harness")
         again = _cli(tmp_path, [*ask, "--scenario", "scenario.json", "--out", "r.altk_runs.json"])
     finally:
         os.environ["PATH"] = os.environ["PATH"].split(os.pathsep, 1)[1]
         for name in ("PROMPTFOO_CONFIG_DIR", "PROMPTFOO_DISABLE_TELEMETRY"):
             os.environ.pop(name, None)
     assert again.returncode == 0, again.stdout + again.stderr
-    assert "--filter-pattern '^(sum)$' --repeat 2" in again.stderr
+    assert "'--filter-pattern=^(sum)$' --repeat=2" in again.stderr
     results = [r for rnd in load_any(tmp_path / "r.altk_runs.json").log.runs for r in rnd]
     assert [str(r.task_id) for r in results] == ["sum", "sum"] and all(r.attempts for r in results)

@@ -59,7 +59,7 @@ def test_route_export_command_runs_only_its_words(tmp_path: Path, value: str, to
     expected_out = str(tmp_path / out[2:]) if out.startswith("~/") else out
     base = checked_base_url(profile)
     assert words == [
-        "route", "export", "--for", tool, "--base-url", base, "--model", value, "--key-env", value,
+        "route", "export", f"--for={tool}", f"--base-url={base}", f"--model={value}", f"--key-env={value}",
         "--out", expected_out,
     ]  # fmt: skip
 
@@ -68,7 +68,7 @@ def test_route_export_command_runs_only_its_words(tmp_path: Path, value: str, to
 def test_resume_hint_runs_only_its_words(tmp_path: Path, value: str) -> None:
     hint = _resume_hint(Path(value), None)
     command = hint.removeprefix("Resume with: ").removesuffix(" (same tasks and route flags)")
-    assert _pasted(command, tmp_path) == ["run", "--out", value, "--resume"]
+    assert _pasted(command, tmp_path) == ["run", f"--out={value}", "--resume"]
 
 
 @pytest.mark.parametrize("value", HOSTILE)
@@ -80,4 +80,4 @@ def test_dashboard_print_command_runs_only_its_words(
     python = shlex.quote(sys.executable)
     assert printed.startswith(python + " ")
     words = _pasted("rerunlens" + printed[len(python) :], tmp_path)
-    assert words[:3] == ["-m", "streamlit", "run"] and words[-2:] == ["--runs-dir", value]
+    assert words[:3] == ["-m", "streamlit", "run"] and words[-2:] == ["--", f"--runs-dir={value}"]
