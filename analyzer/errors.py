@@ -22,3 +22,8 @@ class TaskFileError(RerunLensError):
 
 class RouteError(RerunLensError):
     """A route profile that cannot be used."""
+
+
+class RerunLensWarning(UserWarning):
+    """Something set aside and done without (an unsafe file ignored): one line, the run goes on.
+    The CLI prints it as `rerunlens: warning: ...`."""

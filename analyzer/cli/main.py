@@ -8,10 +8,11 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import warnings
 from collections.abc import Callable, Sequence
 
 from analyzer.cli.parser import ROUTE_COMMANDS, build_parser
-from analyzer.errors import RerunLensError
+from analyzer.errors import RerunLensError, RerunLensWarning
 from analyzer.safety.terminal_text import visible
 
 EXIT_OK = 0
@@ -34,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if target is None:
         parser.print_help()
         return EXIT_BAD_INPUT
+    warnings.showwarning = _show_warning
     try:
         return _handler(target)(args)
     except RerunLensError as exc:
@@ -51,6 +53,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("rerunlens: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *rest: object, **more: object) -> None:
+    """A RerunLensWarning as one line on stderr (no file, line or source); others as Python shows them."""
+    if issubclass(category, RerunLensWarning):
+        print(f"rerunlens: warning: {visible(str(message))}", file=sys.stderr)
+    else:
+        _PYTHON_SHOW(message, category, *rest, **more)  # type: ignore[arg-type]
+
+
+_PYTHON_SHOW = warnings.showwarning
 
 
 def _handler(target: str) -> Handler:

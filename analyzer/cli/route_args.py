@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from analyzer.routes.profile import RouteProfile, build_profile, route_knobs
+from analyzer.routes.profile import KEY_ROUTE_FIELDS, RouteProfile, build_profile, route_knobs
 from analyzer.routes.url_lint import redact_url
 from analyzer.simulator import Scenario, load_scenario
 
@@ -23,8 +23,8 @@ def profile_from_args(args: argparse.Namespace, base: Mapping[str, Any] | None =
 
 def resume_profile(args: argparse.Namespace, recorded: Mapping[str, Any] | None) -> RouteProfile | None:
     """On --resume: the journal's route with what was given explicitly (flags, --profile) on top, and
-    the base URL and key variable always the user's own (environment, profile, flags), never the
-    journal's: a journal must not choose where a key goes.
+    the base URL, key variable and their rotations always the user's own (environment, profile,
+    flags), never the journal's: a journal must not choose where a key goes or which key.
 
     Other environment variables are not read (they may have changed since); a setting that differs
     from the journal's is refused when the plan is built. None when there is no journal.
@@ -32,7 +32,8 @@ def resume_profile(args: argparse.Namespace, recorded: Mapping[str, Any] | None)
     if recorded is None:
         return None
     own = build_profile(file=args.profile, overrides=route_overrides(args))
-    mine = {**route_overrides(args), "base_url": own.base_url or "", "key_env": own.key_env}
+    mine = {**route_overrides(args), **{f: getattr(own, f) for f in KEY_ROUTE_FIELDS}}
+    mine["base_url"] = own.base_url or ""
     return build_profile(file=args.profile, overrides=mine, base=recorded, use_env=False)
 
 

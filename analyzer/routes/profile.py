@@ -236,6 +236,11 @@ def knob_help(field: str) -> str:
     return f"{knob.help} (default {shown})"
 
 
+KEY_ROUTE_FIELDS = ("base_url", "key_env", "key_rotation", "base_url_rotation")
+"""The route fields that choose which key is read and where it is sent: only ever the user's own
+(flags, environment, profile file), never a log's or a journal's."""
+
+
 def flag_name(field: str) -> str:
     """The command-line flag that sets a profile field (`rounds` -> `--repeat`)."""
     knob = route_knobs().get(field)

@@ -16,6 +16,7 @@ from urllib.parse import parse_qsl, urlsplit, urlunsplit
 import httpx2
 
 from analyzer.errors import RouteError
+from analyzer.safety.trusted_hosts import dns_host
 from analyzer.safety.url_secrets import (
     REDACTED,
     has_redaction,
@@ -170,6 +171,7 @@ def lint_base_url(url: str) -> LintReport:
         fixed_scheme = "https"
     else:
         fixed_scheme = scheme or "https"
+    findings += _lookalike_findings(host)
     new_path = _without_endpoint(path, findings)
     host_l = host.lower()
     if host_l in HOME_PAGES:
@@ -249,6 +251,25 @@ def _carried_findings(url: str) -> list[Finding]:
             )
         )
     return findings
+
+
+def _lookalike_findings(host: str) -> list[Finding]:
+    """A host written with non-ASCII letters, shown in its DNS (`xn--`) form: it may imitate another."""
+    if host.isascii():
+        return []
+    try:
+        dns = dns_host(host)
+    except RouteError as err:
+        return [Finding("non_ascii_host", "error", err.message, "Use the host's plain ASCII name.")]
+    return [
+        Finding(
+            "non_ascii_host",
+            "warning",
+            f"The host {ascii(host)} holds non-ASCII letters: its DNS name is {dns}, which may imitate "
+            "another host.",
+            f"Write the host as {dns} if you mean that one, else the plain ASCII host you meant.",
+        )
+    ]
 
 
 def _is_version(segment: str) -> bool:

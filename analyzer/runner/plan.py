@@ -18,7 +18,7 @@ from typing import Any
 
 from analyzer.errors import RerunLensError, RouteError
 from analyzer.log.model import Result, TaskSpec
-from analyzer.routes.profile import RouteProfile, flag_name
+from analyzer.routes.profile import KEY_ROUTE_FIELDS, RouteProfile, flag_name
 from analyzer.routes.url_lint import has_redaction
 from analyzer.runner.executors import Executor
 from analyzer.runner.journal import JournalState, journal_path, read_journal
@@ -231,6 +231,7 @@ def _resume_route(header: dict[str, Any], given: RouteProfile | None, jpath: Pat
     except ValueError as err:
         raise RerunLensError(f"journal {jpath} is damaged at line 1: its route profile is not valid") from err
     if given is None:
+        _refuse_journal_key_route(recorded, jpath)
         if has_redaction(recorded.base_url):
             raise RouteError(
                 f"the journal {jpath.name} was started with a base URL holding a secret, which was not "
@@ -249,6 +250,17 @@ def _resume_route(header: dict[str, Any], given: RouteProfile | None, jpath: Pat
     if has_redaction(given.base_url):
         raise RouteError("--resume: give the real --base-url, not its redacted form")
     return given.model_copy(update={"rounds": recorded.rounds})
+
+
+def _refuse_journal_key_route(recorded: RouteProfile, jpath: Path) -> None:
+    """With no route given, the journal's may not choose a key or a host: only the defaults pass."""
+    default = RouteProfile()
+    named = [f for f in KEY_ROUTE_FIELDS if getattr(recorded, f) != getattr(default, f)]
+    if named:
+        raise RouteError(
+            f"--resume: the journal {jpath.name} names {', '.join(flag_name(f) for f in named)}; a journal "
+            "never chooses which key is sent where: resume with your own route (flags or --profile)"
+        )
 
 
 def _resume_executor(header: dict[str, Any], given: str | Executor | None) -> str | Executor | None:

@@ -21,7 +21,7 @@ from analyzer.log.model import RunLog
 from analyzer.routes.profile import RouteProfile
 from analyzer.routes.url_lint import has_redaction, redact_url
 from analyzer.safety.keys import allowed_key_variables, check_key_variable
-from analyzer.safety.trusted_hosts import is_trusted, origin_of, remember
+from analyzer.safety.trusted_hosts import is_lookalike, is_trusted, origin_of, remember
 from analyzer.simulator import Scenario
 
 SAMPLING = ("model", "temperature", "top_p", "max_tokens")
@@ -199,10 +199,13 @@ class RouteQuestion:
 
     def text(self) -> str:
         """One line naming both, the way the CLI and the dashboard ask."""
-        return (
+        text = (
             f"this log's route sends the key in {self.key_env} to {self.origin}, which is not the host "
             "of your own route"
         )
+        if is_lookalike(self.origin):
+            text += " (warning: its name holds non-ASCII letters, shown as xn--: it may imitate another host)"
+        return text
 
 
 def route_question(

@@ -5,7 +5,8 @@ user's decision, never the file's. Once confirmed, the pair is remembered in a s
 the user's config folder (`$XDG_CONFIG_HOME/rerunlens/trusted_hosts.json`, else
 `~/.config/rerunlens/...`) so the next re-run of the same colleague's logs does not ask again. The
 file holds origins (scheme, host and port: never a path, a query or user info) and variable names
-(checked to be names): never a key.
+(checked to be names): never a key. A file that is a symlink, writable by others or owned by
+another user is ignored with a warning: anyone who could write it could confirm a host for you.
 """
 
 from __future__ import annotations
@@ -13,15 +14,25 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
+import warnings
 from collections.abc import Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from analyzer.atomic import write_text_atomic
-from analyzer.errors import RerunLensError, RouteError
+from analyzer.errors import RerunLensError, RerunLensWarning, RouteError
 from analyzer.safety.bounded_read import read_file
 
-__all__ = ["is_trusted", "origin_of", "remember", "trusted_hosts_path"]
+__all__ = [
+    "dns_host",
+    "is_lookalike",
+    "is_trusted",
+    "origin_of",
+    "remember",
+    "trusted_hosts_path",
+    "unsafe_store",
+]
 
 LIMIT = 1 << 20
 """Largest trusted-hosts file read (it holds a few lines)."""
@@ -37,8 +48,29 @@ def trusted_hosts_path(env: Mapping[str, str] | None = None) -> Path:
     return Path(root) / "rerunlens" / "trusted_hosts.json"
 
 
+def dns_host(host: str) -> str:
+    """The host as DNS resolves it, lower case: a name with non-ASCII letters in its IDNA (`xn--`)
+    form, so a look-alike (Cyrillic "а" in "api.openаi.com") never reads as the host it imitates.
+
+    Raises:
+        RouteError: a name that has no IDNA form.
+    """
+    if host.isascii():
+        return host.lower()
+    try:
+        return host.encode("idna").decode("ascii").lower()
+    except UnicodeError:
+        raise RouteError(f"the base URL's host {ascii(host)} is not a valid host name") from None
+
+
+def is_lookalike(origin: str) -> bool:
+    """True when an origin's host was written with non-ASCII letters (an `xn--` label)."""
+    return "xn--" in origin
+
+
 def origin_of(url: str) -> str:
-    """`https://gw.example.com:443`: scheme, lower-cased host and port (the default one filled in).
+    """`https://gw.example.com:443`: scheme, lower-cased host (`xn--` form when not ASCII) and port
+    (the default one filled in).
 
     Raises:
         RouteError: the URL has no http(s) scheme or no host.
@@ -51,10 +83,31 @@ def origin_of(url: str) -> str:
     scheme = parts.scheme.lower()
     if scheme not in _DEFAULT_PORTS or not parts.hostname:
         raise RouteError("the base URL needs an http:// or https:// scheme and a host")
-    return f"{scheme}://{parts.hostname.lower()}:{port or _DEFAULT_PORTS[scheme]}"
+    return f"{scheme}://{dns_host(parts.hostname)}:{port or _DEFAULT_PORTS[scheme]}"
+
+
+def unsafe_store(path: Path) -> str | None:
+    """Why the trusted-hosts file may not be believed (None when it may): a symlink, writable by
+    others (group or world) or owned by another user could have been planted to pre-confirm a host."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    if stat.S_ISLNK(info.st_mode):
+        return "it is a symlink"
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file"
+    if info.st_mode & 0o022:
+        return f"it is writable by {'everyone' if info.st_mode & 0o002 else 'its group'}"
+    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+        return "it is owned by another user"
+    return None
 
 
 def _load(path: Path) -> dict[str, list[str]]:
+    if (why := unsafe_store(path)) is not None:
+        warnings.warn(f"{path}: ignored, {why}: no host counts as confirmed", RerunLensWarning, stacklevel=3)
+        return {}
     if not path.exists():
         return {}
     try:
