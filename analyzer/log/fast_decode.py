@@ -23,13 +23,13 @@ from itertools import repeat
 from operator import is_
 from typing import Annotated, Any, cast
 
-import jiter
 import msgspec
 import numpy as np
 from pydantic import BaseModel, TypeAdapter
 
 from analyzer.log.model import Attempt, Result, ResultError, Route, RunLog
 from analyzer.log.table import gc_paused, table_from_records
+from analyzer.safety.json_keys import duplicate_key
 
 UNSET = msgspec.UNSET
 
@@ -96,20 +96,6 @@ def decode_log(data: bytes) -> RunLog | None:
     if not keys.matches(data) and duplicate_key(data) is not None:
         return None
     return RunLog.deferred(header, data, table)
-
-
-def duplicate_key(data: bytes | str) -> str | None:
-    """The exact check: `"name" at line L column C` for the first key an object repeats, else None.
-
-    The text must be valid JSON (a syntax error is not reported here).
-    """
-    try:
-        jiter.from_json(data.encode() if isinstance(data, str) else data, catch_duplicate_keys=True)
-    except ValueError as exc:
-        detail = str(exc)
-        if detail.startswith("Detected duplicate key "):
-            return detail.removeprefix("Detected duplicate key ")
-    return None
 
 
 def _header(record: Any, keys: _KeyCount) -> RunLog:

@@ -11,6 +11,7 @@ from pydantic import TypeAdapter, ValidationError
 from analyzer.errors import TaskFileError
 from analyzer.log.model import TaskSpec
 from analyzer.safety.bounded_read import read_file
+from analyzer.safety.settings_file import refuse_duplicate_keys
 
 MAX_TASKFILE_BYTES = 256 * 2**20
 """Largest task file read (the dashboard's upload limit; real ones are a few megabytes)."""
@@ -22,7 +23,8 @@ def load_tasks_bytes(data: bytes, source: str = "tasks") -> list[TaskSpec]:
     """Parse and validate a task file's bytes; `source` names it in messages.
 
     Raises:
-        TaskFileError: not UTF-8, not JSON, wrong shape, empty, or duplicate task ids.
+        TaskFileError: not UTF-8, not JSON, wrong shape, empty, a key repeated in an object, or
+            duplicate task ids.
     """
     try:
         text = data.decode("utf-8-sig")
@@ -37,6 +39,7 @@ def load_tasks_bytes(data: bytes, source: str = "tasks") -> list[TaskSpec]:
         raise TaskFileError(f"{source}: {where.lstrip('.')}: {detail}") from None
     if not tasks:
         raise TaskFileError(f"{source}: the task list is empty")
+    refuse_duplicate_keys(text, source, TaskFileError)
     dupes = [t for t, n in Counter(str(t.task_id) for t in tasks).items() if n > 1]
     if dupes:
         raise TaskFileError(f"{source}: task_id {dupes[0]!r} appears more than once")

@@ -14,6 +14,7 @@ from typing import Any
 
 from analyzer.errors import RerunLensError
 from analyzer.safety.bounded_read import read_file
+from analyzer.safety.json_keys import duplicate_key
 
 MAX_SETTINGS_BYTES = 4 * 2**20
 """A settings file larger than this is refused (real ones are a few kilobytes)."""
@@ -40,11 +41,26 @@ def parse_settings(text: str, path: Path, error: type[RerunLensError] = RerunLen
     """
     kind = "JSON" if path.suffix.lower() == ".json" else "TOML"
     try:
-        return json.loads(text) if kind == "JSON" else tomllib.loads(text)
+        parsed = json.loads(text) if kind == "JSON" else tomllib.loads(text)  # TOML refuses duplicates
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as err:
         raise error(f"{path}: not valid {kind}: {err}") from None
     except RecursionError:
         raise error(f"{path}: nested too deeply to be a settings file") from None
+    if kind == "JSON":
+        refuse_duplicate_keys(text, path, error)
+    return parsed
+
+
+def refuse_duplicate_keys(text: str, where: object, error: type[RerunLensError] = RerunLensError) -> None:
+    """Refuse JSON whose object repeats a key (the later value would silently win), naming the key
+    and its line.
+
+    Raises:
+        error: `WHERE: duplicate key "name" at line L column C; ...`.
+    """
+    repeated = duplicate_key(text)
+    if repeated is not None:
+        raise error(f"{where}: duplicate key {repeated}; a key may appear only once in an object")
 
 
 def json_kind(value: object) -> str:

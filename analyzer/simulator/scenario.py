@@ -9,7 +9,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from analyzer.errors import RerunLensError
-from analyzer.safety.settings_file import read_settings_text
+from analyzer.safety.settings_file import read_settings_text, refuse_duplicate_keys
 
 Action = Literal["ok", "429", "500", "502", "503", "timeout", "401", "400"]
 """A scripted reply for one request."""
@@ -148,6 +148,7 @@ def load_scenario(path: str | Path) -> Scenario:
         raise RerunLensError(f"{p}: not valid JSON: {err}") from None
     except RecursionError:
         raise RerunLensError(f"{p}: nested too deeply to be a scenario") from None
+    refuse_duplicate_keys(text, p)
     try:
         return Scenario.model_validate(data)
     except ValidationError as err:
