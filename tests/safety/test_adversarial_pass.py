@@ -146,7 +146,7 @@ def _pasted_command(tmp: Path) -> str | None:
         words = _pasted(export_command(profile, "claude-code"), tmp)
     except AssertionError as exc:
         return f"the pasted command misbehaved: {exc}"
-    return None if hostile in words else f"the shell saw {words}"
+    return None if f"--model={hostile}" in words else f"the shell saw {words}"
 
 
 # --- High: zip bombs ------------------------------------------------------------------------------
@@ -438,6 +438,9 @@ def _resume(tmp: Path) -> str | None:
         with _env(OPENAI_API_KEY=FAKE_KEY):
             _quiet(["run", "--out", str(out), "--resume", "--quiet"])
         return f"{len(ep.received)} requests went to the journal's host" if ep.received else None
+
+
+import adversarial_cli_cases  # noqa: E402,F401,I001 - registers the fourth pass's CLI cases with `case`
 
 
 def run_case(name: str, folder: Path) -> str | None:
