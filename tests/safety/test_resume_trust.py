@@ -117,3 +117,26 @@ def test_route_export_refuses_a_lookalike_host(tmp_path: Path, capsys: pytest.Ca
     assert main(argv) == 2 and not out.exists()
     err = _one_error(capsys)
     assert "non_ascii_host" in err and "api.xn--openi-7ve.com" in err and "\u0430" not in err
+
+
+def test_a_rerun_journals_key_rotation_is_refused_on_resume(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from test_log_route_consent import SAMPLE_A
+
+    from analyzer.importers import load_any
+    from analyzer.runner.pinned_rerun import task_specs
+
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    monkeypatch.setenv("GITHUB_TOKEN", FAKE_KEY[::-1])
+    specs = task_specs(load_any(SAMPLE_A).log, ["shop-001"], None)
+    tasks = [spec.model_dump(mode="json", exclude_none=True) for spec in specs]
+    out = tmp_path / "r.altk_runs.json"
+    with HostileEndpoint(_ok) as own:
+        monkeypatch.setenv("OPENAI_BASE_URL", own.base_url)
+        profile = {"base_url": own.base_url, "key_rotation": ["GITHUB_TOKEN"], "rounds": 1}
+        _journal(out, profile=profile, tasks=tasks)
+        argv = ["rerun", str(SAMPLE_A), "--only", "shop-001", "--out", str(out), "--resume", "--quiet"]
+        assert main(argv) == 2
+        assert "--key-rotation ['GITHUB_TOKEN'] (given [])" in _one_error(capsys)
+        assert own.received == []
