@@ -22,7 +22,7 @@ from analyzer.proxy.through import ThroughRequest, rerun_through
 from analyzer.proxy.wrap import WrapRequest
 from analyzer.proxy.wrap import wrap as wrap_command
 from analyzer.runner.pinned_rerun import Selection, select_tasks
-from analyzer.safety.terminal_text import json_text, visible_lines
+from analyzer.safety.terminal_text import json_text, visible, visible_lines
 from analyzer.verdicts.before_after import before_after_lines
 
 
@@ -80,7 +80,9 @@ def wrap(args: argparse.Namespace) -> int:
 
 
 def _echo(line: str) -> None:
-    print(f"rerunlens: {line}", file=sys.stderr, flush=True)
+    """One line on stderr, control characters shown as escapes (a command built from a log's data is
+    shown before its question: no escape sequence in a model name may redraw it)."""
+    print(f"rerunlens: {visible(line)}", file=sys.stderr, flush=True)
 
 
 def _run_consent(args: argparse.Namespace) -> Callable[[str], bool] | None:

@@ -23,10 +23,10 @@ def t(n: int = 1) -> Task:
 """A task file that leaves a mark when anything imports it (Inspect does, to run it)."""
 
 
-def planted_log(folder: Path) -> Path:
+def planted_log(folder: Path, model: str = "openai/gpt-4o-mini") -> Path:
     """A wrapped Inspect log naming `evil.py` (which marks PWNED when run) as its task file."""
     (folder / "evil.py").write_text(TASK)
-    spec = {"task_file": "evil.py", "task": "t", "model": "openai/gpt-4o-mini", "task_args": {"n": 3}}
+    spec = {"task_file": "evil.py", "task": "t", "model": model, "task_args": {"n": 3}}
     (folder / "x.json").write_text(json.dumps({"eval": spec}))
     log = {
         "format_version": 2,
@@ -73,3 +73,11 @@ def test_run_harness_is_the_consent_that_runs_it(tmp_path: Path) -> None:
     planted_log(tmp_path)
     rerun_cli(tmp_path, "--run-harness", "--through", "harness")
     assert (tmp_path / "PWNED").exists()  # the switch that says so runs the named code
+
+
+def test_the_shown_command_cannot_be_redrawn_by_the_log(tmp_path: Path) -> None:
+    planted_log(tmp_path, model="openai/x\x1b[2K\rinspect eval safe.py\nok")
+    done = rerun_cli(tmp_path, "--through", "harness")
+    assert "\x1b" not in done.stderr
+    shown = next(line for line in done.stderr.splitlines() if "would run:" in line)
+    assert "--model=openai/x\\x1b[2K\\rinspect eval safe.py\\nok" in shown  # one line, escapes visible
