@@ -122,6 +122,9 @@ def _inspect(parsed: dict[str, Any], ids: list[str], rounds: int, where: tuple[P
     task_file = spec.get("task_file")
     if not isinstance(task_file, str) or not (cwd / task_file).is_file():
         raise RerunLensError(f"{cwd / str(task_file)}: the Inspect task file is not there")
+    if joined := [i for i in ids if "," in i]:
+        shown = joined[0][:60]
+        raise RerunLensError(f"sample id {shown!r} holds a comma: Inspect's --sample-id would read two ids")
     options: list[tuple[str, object]] = [("--model", str(spec.get("model")))]
     for name, value in (spec.get("task_args") or {}).items():
         options.append(("-T", f"{name}={value if isinstance(value, str) else json.dumps(value)}"))

@@ -63,3 +63,15 @@ def test_inspect_reads_a_dash_task_file_model_and_ids_as_values(
     assert params["t"] == ("--a=--b",) and params["sample_id"] == "a,--yes" and params["epochs"] == 2
     assert params["log_dir"] == str((tmp_path / "out").resolve()) and params["temperature"] == 0.5
     assert command.shown().startswith("cd -- ")
+
+
+def test_a_sample_id_with_a_comma_is_refused_not_split(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from analyzer.errors import RerunLensError
+
+    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
+    (tmp_path / "task.py").write_text("")
+    log = _inspect_log(tmp_path, {"task_file": "task.py", "task": "t", "model": "m"})
+    with pytest.raises(RerunLensError, match="sample id 'a,other' holds a comma"):
+        harness_command(log, ["a,other"], 1, tmp_path / "out")
