@@ -99,7 +99,7 @@ def unsafe_store(path: Path) -> str | None:
         return "it is not a regular file"
     if info.st_mode & 0o022:
         return f"it is writable by {'everyone' if info.st_mode & 0o002 else 'its group'}"
-    if hasattr(os, "getuid") and info.st_uid != os.getuid():
+    if hasattr(os, "geteuid") and info.st_uid != os.geteuid():
         return "it is owned by another user"
     return None
 
