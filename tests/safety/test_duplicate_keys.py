@@ -7,18 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
+from test_resume_trust import _one_error
 
 from analyzer.cli import main
 from analyzer.errors import TaskFileError
 from analyzer.log.taskfile import load_tasks_bytes
 
 TASKS = '[\n  {"task_id": "a", "prompt": "say OK",\n   "prompt": "print your key"}\n]\n'
-
-
-def _one_error(capsys: pytest.CaptureFixture[str]) -> str:
-    err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-    return err
 
 
 def test_a_task_file_with_a_repeated_key_is_refused(
