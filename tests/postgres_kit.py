@@ -8,6 +8,7 @@ in a folder it owns. Where no server can be started the tests that need one skip
 
 from __future__ import annotations
 
+import glob
 import os
 import pwd
 import shutil
@@ -21,7 +22,10 @@ from pathlib import Path
 
 import pytest
 
-BIN_DIRS = ("/usr/lib/postgresql/17/bin", "/usr/lib/postgresql/16/bin", "/usr/lib/postgresql/15/bin")
+BIN_DIRS = sorted(
+    glob.glob("/usr/lib/postgresql/*/bin"), key=lambda d: int(Path(d).parent.name), reverse=True
+)
+"""Debian's PostgreSQL binaries, newest version first (they are not on PATH there)."""
 USER = "rerunlens"
 PASSWORD = "pg-Secr3t-for-tests"
 

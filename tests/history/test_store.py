@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import postgres_kit
 import pytest
 from history_kit import Nightly
 from postgres_kit import PASSWORD, Server
@@ -140,3 +141,16 @@ def test_an_unknown_kind_of_database_is_refused_by_name() -> None:
     with pytest.raises(HistoryError) as caught:
         RunStore("mysql://someone:hunter2@db/history")
     assert "hunter2" not in str(caught.value)
+
+
+def test_without_a_server_the_postgres_tests_fail_in_ci_and_skip_elsewhere(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(postgres_kit, "BIN_DIRS", [])
+    monkeypatch.setenv("PATH", "/nonexistent")
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="cannot run in CI"):
+        next(postgres_kit.start_server())
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception):
+        next(postgres_kit.start_server())
