@@ -81,4 +81,5 @@ def add_monitor(sub: argparse._SubParsersAction, add_command: object, add_route_
         "--state-dir", metavar="DIR", help="where probes and the monitor's state go (default: runs/monitor)"
     )
     _db_option(p)
-    add_route_flags(p, repeat=False)  # type: ignore[operator]
+    if add_route_flags is not None:
+        add_route_flags(p, repeat=False)  # type: ignore[operator]

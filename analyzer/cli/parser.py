@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from analyzer.cli.history_parser import add_history
+from analyzer.cli.history_parser import add_history, add_monitor
 from analyzer.formats import format_list
 from analyzer.metrics.answer_keys import ANSWER_KEYS
 
@@ -59,6 +59,7 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     _add_proxy(sub, with_route_flags in (None, "proxy"))
     _add_wrap(sub, with_route_flags in (None, "wrap"))
     add_history(sub, add_command)
+    add_monitor(sub, add_command, add_route_flags if with_route_flags in (None, "monitor") else None)
     return parser
 
 

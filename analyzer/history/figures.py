@@ -20,6 +20,7 @@ from analyzer.log.model import RunLog
 from analyzer.log.task_set import task_set
 from analyzer.safety.url_secrets import redact_url
 
+SIMULATOR = "the built-in simulator"
 PARAMETERS = ("temperature", "top_p", "seed", "max_tokens", "max_retries")
 """The sampling and retry parameters a route change names."""
 
@@ -42,6 +43,8 @@ def run_row(log: RunLog, analysis: Analysis) -> dict[str, Any]:
     head = analysis.headline
     route = log.route
     base_url = _majority(results["base_url"]) or (route.base_url if route else None)
+    if route is not None and route.simulator:  # its loopback port changes from run to run
+        base_url = SIMULATOR
     parameters = {p: _majority(results[p]) for p in PARAMETERS if p in results}
     outcome = head.outcome
     return {
@@ -51,7 +54,7 @@ def run_row(log: RunLog, analysis: Analysis) -> dict[str, Any]:
         "created_at": _utc(log.created_at or _first_start(results)),
         "key_fingerprint": _majority(results["key_fingerprint"])
         or (route.key_fingerprint if route else None),
-        "base_url": redact_url(str(base_url)) if base_url else None,
+        "base_url": redact_url(str(base_url)) if base_url and base_url != SIMULATOR else base_url,
         "model": _majority(results["model"]) or (route.model if route else None),
         "parameters": json.dumps(parameters, sort_keys=True, default=str),
         "served_model": _majority(results["served_model"]),
