@@ -11,6 +11,7 @@ from typing import Any
 import analyzer.numbers as numbers
 from analyzer.history.labels import ALPHA, TaskLabel
 from analyzer.history.timeline import FIGURES, Change, History, run_name
+from analyzer.history.trend import MIN_TREND_RUNS, Trend
 
 FIGURE_NAMES = {
     "answer_gap_pp": "answer gap (pp)",
@@ -73,6 +74,13 @@ def _evidence(label: TaskLabel) -> str:
     if label.label == "flaky" and label.q_change > ALPHA:
         return f"runs disagree, {numbers.p_value(label.q_flaky, 'q')}"
     return f"change, {numbers.p_value(label.q_change, 'q')}"
+
+
+def trend_phrase(t: Trend) -> str:
+    """`slope per run 0.512 (95 % CI 0.100–0.900)`, or why there is none."""
+    if t.slope is None:
+        return f"too few runs for a trend ({MIN_TREND_RUNS} needed)"
+    return f"slope per run {numbers.num_ci(t.slope, t.interval, 3)}"
 
 
 def history_json(history: History, others: list[dict[str, Any]]) -> dict[str, Any]:
@@ -160,9 +168,7 @@ def history_lines(history: History, others: list[dict[str, Any]]) -> list[str]:
     lines += ["", f"tasks: {len(history.labels) - len(moved)} stable of {len(history.labels)}"]
     lines += [f"  {t.task_id}: {label_phrase(history, t.task_id)} ({_evidence(t)})" for t in moved]
     lines += ["", "trends (Theil-Sen slope per run, 95 % CI):"]
-    for f, t in history.trends.items():
-        shown = numbers.num_ci(t.slope, t.interval, 3)
-        lines.append(f"  {FIGURE_NAMES[f]}: {shown if t.slope is not None else 'too few runs'}")
+    lines += [f"  {FIGURE_NAMES[f]}: {trend_phrase(t)}" for f, t in history.trends.items()]
     lines += ["", f"rule: {RULE}"]
     if others:
         lines += ["", "other task sets in these logs (show one with --key):"]

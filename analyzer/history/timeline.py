@@ -74,7 +74,7 @@ def route_changes(before: dict[str, Any], after: dict[str, Any]) -> list[tuple[s
     ]
     old, new = json.loads(before["parameters"] or "{}"), json.loads(after["parameters"] or "{}")
     out += [
-        (p, str(old.get(p)), str(new.get(p)))
+        (p, _set(old.get(p)), _set(new.get(p)))
         for p in sorted(old.keys() | new.keys())
         if old.get(p) != new.get(p)
     ]
