@@ -117,3 +117,36 @@ def test_intervals_are_read_with_their_unit_and_nonsense_is_refused() -> None:
     for bad in ("0s", "soon", "-5m", "30 minutes"):
         with pytest.raises(Exception, match="--every"):
             parse_interval(bad)
+
+
+def test_a_reference_log_starts_the_history_and_one_of_other_tasks_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    reference = tmp_path / "reference.altk_runs.json"
+    tasks = _task_file(tmp_path)
+    run = [
+        "run",
+        "--tasks",
+        str(tasks),
+        "--repeat",
+        "4",
+        "--temperature",
+        "0",
+        "--quiet",
+        "--out",
+        str(reference),
+    ]
+    assert main(run) == 0
+    assert main([*_monitor(tmp_path), "--max-probes", "1", "--against", str(reference)]) == 0
+    capsys.readouterr()
+    assert main(["history", str(tmp_path / "monitor"), str(reference), "--json"]) == 0
+    history = json.loads(capsys.readouterr().out)
+    assert [Path(r["path"]).name for r in history["runs"]] == [reference.name, "probe-0001.altk_runs.json"]
+    other = tmp_path / "other.json"
+    other.write_text(json.dumps([{"task_id": "sum", "prompt": "What is 3+3?"}]))
+    assert (
+        main(["run", "--tasks", str(other), "--repeat", "2", "--quiet", "--out", str(tmp_path / "o.json")])
+        == 0
+    )
+    assert main([*_monitor(tmp_path), "--max-probes", "2", "--against", str(tmp_path / "o.json")]) == 2
+    assert "ran other tasks (or prompts) than the task file" in capsys.readouterr().err
