@@ -14,6 +14,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote, quote_plus
 
+from alembic.util.exc import CommandError
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -110,6 +111,10 @@ def database_errors(url: str, doing: str) -> Iterator[None]:
     """Any driver error inside becomes one `HistoryError` line naming the masked URL, never its password."""
     try:
         yield
+    except CommandError:
+        raise HistoryError(
+            f"{shown_url(url)}: the history was written by a newer RerunLens (an unknown schema revision)"
+        ) from None
     except SQLAlchemyError as exc:
         cause = exc.orig if getattr(exc, "orig", None) is not None else exc  # type: ignore[attr-defined]
         detail = scrubbed(str(cause), url)

@@ -37,10 +37,12 @@ from analyzer.runner.plan import (
     plan_from_journal,
 )
 from analyzer.runner.run import run_plan
+from analyzer.safety.bounded_read import read_file
 from analyzer.safety.url_secrets import redact_url
 from analyzer.simulator import Scenario
 
 STATE_FILE = "monitor.state"
+STATE_BYTES = 64 * 1024
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 
 
@@ -102,7 +104,7 @@ class State:
         if not path.is_file():
             return cls(0, 0.0, key)
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(read_file(path, STATE_BYTES, "monitor state"))
             state = cls(int(data["probes"]), float(data["next_at"]), str(data["task_set"]))
         except (ValueError, KeyError, TypeError):
             raise RerunLensError(

@@ -154,3 +154,14 @@ def test_without_a_server_the_postgres_tests_fail_in_ci_and_skip_elsewhere(
     monkeypatch.setenv("CI", "false")
     with pytest.raises(pytest.skip.Exception):
         next(postgres_kit.start_server())
+
+
+def test_a_history_from_a_newer_schema_is_refused_in_one_line(db_url: str) -> None:
+    RunStore(db_url).close()
+    store = RunStore(db_url)
+    with store.engine.begin() as conn:
+        conn.exec_driver_sql("UPDATE alembic_version SET version_num = 'r9999'")
+    store.close()
+    with pytest.raises(HistoryError, match="written by a newer RerunLens") as caught:
+        RunStore(db_url)
+    assert PASSWORD not in str(caught.value)
