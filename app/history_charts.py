@@ -21,13 +21,12 @@ def heat_map(matrix: pd.DataFrame, marks: list[tuple[str, str]]) -> go.Figure:
     fig = go.Figure(
         go.Heatmap(
             z=matrix.to_numpy(),
-            x=list(range(matrix.shape[1])),
+            x=[str(c) for c in matrix.columns],
             y=[str(t) for t in matrix.index],
             zmin=-0.5,
             zmax=len(CELL_STATES) - 0.5,
             colorscale=scale,
-            customdata=[[c for c in matrix.columns] for _ in matrix.index],
-            hovertemplate="task %{y}<br>run %{customdata}<extra></extra>",
+            hovertemplate="task %{y}<br>run %{x}<extra></extra>",
             colorbar={"tickvals": list(range(len(CELL_STATES))), "ticktext": list(CELL_STATES), "title": ""},
         )
     )
@@ -43,8 +42,7 @@ def heat_map(matrix: pd.DataFrame, marks: list[tuple[str, str]]) -> go.Figure:
             yanchor="bottom",
             hovertext=text,
         )
-    step = max(1, matrix.shape[1] // 12)
-    fig.update_xaxes(tickvals=list(range(0, matrix.shape[1], step)), ticktext=list(matrix.columns[::step]))
+    fig.update_xaxes(type="category", nticks=12)
     fig.update_yaxes(autorange="reversed", showticklabels=matrix.shape[0] <= 60)
     fig.update_layout(
         height=min(900, 160 + 14 * matrix.shape[0]), margin={"l": 10, "r": 10, "t": 30, "b": 10}
