@@ -49,6 +49,9 @@ def load_history(request: HistoryRequest) -> HistoryResult:
     are never mixed in, even where they share task ids.
     """
     sources = request.sources or [str(runs_folder([]))]
+    missing = [s for s in sources if not Path(s).exists()]
+    if missing:  # before the store is opened: a default SQLite file would create the folder
+        raise HistoryError(f"{missing[0]}: no such file or folder")
     url = database_url(request.db_url, runs_folder(sources))
     store = RunStore(url, rebuild=request.rebuild)
     try:

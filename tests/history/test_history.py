@@ -119,3 +119,13 @@ def test_the_change_test_is_exact_on_a_case_counted_by_hand() -> None:
     """Runs of 2 rounds with 2, 0 and 1 successes: of the 20 orders of the six rounds, 12 give a best
     split at least as far apart as the one seen (enumerated), so p = 0.6."""
     assert change_p([2, 0, 1], [2, 2, 2]).p == pytest.approx(0.6)
+
+
+def test_a_missing_folder_is_one_line_and_nothing_is_created(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["history", str(tmp_path / "nowhere")]) == 2
+    assert (
+        capsys.readouterr().err.strip() == f"rerunlens: error: {tmp_path / 'nowhere'}: no such file or folder"
+    )
+    assert list(tmp_path.iterdir()) == []
