@@ -28,7 +28,7 @@ RULE = (
 
 
 def route_phrase(change: Change) -> str:
-    """ "when the base URL changed from A to B", or that the route did not change at that run."""
+    """The route at a change point as a clause (when the base URL changed from A to B), or that it did not."""
     if not change.route_changes:
         return "with no change of route recorded at that run"
     parts = [f"the {name} changed from {old} to {new}" for name, old, new in change.route_changes]
