@@ -78,6 +78,8 @@ def _evidence(label: TaskLabel) -> str:
 
 def trend_phrase(t: Trend) -> str:
     """`slope per run 0.512 (95 % CI 0.100–0.900)`, or why there is none."""
+    if t.runs == 0:
+        return "not recorded by these logs"
     if t.slope is None:
         return f"too few runs for a trend ({MIN_TREND_RUNS} needed)"
     return f"slope per run {numbers.num_ci(t.slope, t.interval, 3)}"

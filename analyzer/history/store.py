@@ -106,7 +106,10 @@ class RunStore:
         return report
 
     def _index_one(self, path: Path, row: Any, report: IndexReport) -> None:
-        info = path.stat()
+        try:
+            info = path.stat()
+        except FileNotFoundError:  # removed since the folder was walked: forgotten on the next pass
+            return
         if row is not None and row.size == info.st_size and row.mtime_ns == info.st_mtime_ns:
             report.unchanged += 1
             return

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from analyzer.history.render import trend_phrase
 from analyzer.history.trend import band, trend
 
 
@@ -35,3 +36,8 @@ def test_a_new_run_of_the_same_figure_falls_above_the_band_at_most_2_5_percent_o
         assert bounds is not None
         above += rng.normal(20, 4) > bounds[1]
     assert above / trials <= 0.025 + 2.33 * np.sqrt(0.025 * 0.975 / trials)
+
+
+def test_a_figure_no_log_records_reads_not_recorded_never_zero() -> None:
+    assert trend_phrase(trend([None] * 8)) == "not recorded by these logs"
+    assert trend_phrase(trend([1.0, None, 2.0])) == "too few runs for a trend (5 needed)"
