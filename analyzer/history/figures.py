@@ -67,7 +67,17 @@ def run_row(log: RunLog, analysis: Analysis) -> dict[str, Any]:
         "pass_hat_k": outcome.pass_hat_k[outcome.n] if outcome else None,
         "tokens_per_task": head.tokens.per_task_mean if head.tokens.known_results else None,
         "errors": head.errors,
+        **_ends("answer_gap_pp", head.answer_gap_ci),
+        **_ends("outcome_gap_pp", outcome.outcome_gap_ci if outcome else None),
+        **_ends("mean_score", head.score.mean_ci if head.score else None),
+        **_ends("pass_hat_k", outcome.pass_hat_k_ci if outcome else None),
     }
+
+
+def _ends(figure: str, interval: list[float] | None) -> dict[str, float | None]:
+    """The interval `analyze` gives the figure, as its two columns (None where it gives none)."""
+    low, high = interval if interval else (None, None)
+    return {f"{figure}_low": low, f"{figure}_high": high}
 
 
 def _utc(moment: datetime | None) -> datetime | None:

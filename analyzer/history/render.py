@@ -10,6 +10,7 @@ from typing import Any
 
 import analyzer.numbers as numbers
 from analyzer.history.labels import ALPHA, TaskLabel
+from analyzer.history.schema import INTERVAL_FIGURES
 from analyzer.history.timeline import FIGURES, Change, History, run_name
 from analyzer.history.trend import MIN_TREND_RUNS, Trend
 
@@ -136,6 +137,10 @@ def _run_json(row: dict[str, Any]) -> dict[str, Any]:
         "path": row["path"],
         "created_at": created.isoformat() + "Z" if created is not None else None,
         **{f: row[f] for f in FIGURES},
+        **{
+            f"{f}_ci": [row[f"{f}_low"], row[f"{f}_high"]] if row[f"{f}_low"] is not None else None
+            for f in INTERVAL_FIGURES
+        },
         "cost_per_task": None,
         "errors": row["errors"],
         "route": {

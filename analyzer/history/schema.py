@@ -24,6 +24,9 @@ from sqlalchemy import (
 
 metadata = MetaData()
 
+INTERVAL_FIGURES = ("answer_gap_pp", "outcome_gap_pp", "mean_score", "pass_hat_k")
+"""Figures whose 95 % interval each run keeps (`<figure>_low`, `<figure>_high`; revision r0002)."""
+
 logs = Table(
     "logs",
     metadata,
@@ -52,6 +55,7 @@ logs = Table(
     Column("pass_hat_k", Float),
     Column("tokens_per_task", Float),
     Column("errors", Integer),
+    *[Column(f"{figure}_{end}", Float) for figure in INTERVAL_FIGURES for end in ("low", "high")],
     Index("ix_logs_task_set_created", "task_set_key", "created_at"),
     Index("ix_logs_run_id", "run_id"),
 )

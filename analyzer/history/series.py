@@ -1,9 +1,7 @@
 """What the History view draws, as frames: a figure over the runs with its interval and trend line,
 the task x run heat-map, the change points and the tasks that moved.
 
-The answer gap's interval per run is the 95 % Wilson interval over that run's measured tasks (the
-interval `analyze` gives it); the other figures carry their trend's interval only (a run's own interval
-is not kept in the history).
+Each run's interval is the one `analyze` gave its log (kept in the store); tokens per task have none.
 """
 
 from __future__ import annotations
@@ -13,22 +11,15 @@ import pandas as pd
 import analyzer.numbers as numbers
 from analyzer.history.render import change_phrase, label_phrase
 from analyzer.history.timeline import History, run_name
-from analyzer.metrics.stats import wilson_interval
 
 CELL_STATES = ("consistent", "inconsistent", "errored", "absent")
 """The heat-map's states, in the order of their codes 0..3."""
 
 
 def figure_series(history: History, figure: str) -> pd.DataFrame:
-    """One row per run: `run`, `value`, `low`/`high` (NaN where not known) and `trend` (Theil-Sen line)."""
+    """One row per run: `run`, `value`, `low`/`high` (NaN where no interval is kept) and `trend`."""
     values = [row[figure] for row in history.runs]
-    low, high = [float("nan")] * len(values), [float("nan")] * len(values)
-    if figure == "answer_gap_pp":
-        for i in range(len(values)):
-            states = [cells[i] for cells in history.cells.values()]
-            measured = sum(s in ("consistent", "inconsistent") for s in states)
-            lo, hi = wilson_interval(sum(s == "inconsistent" for s in states), measured)
-            low[i], high[i] = 100 * lo, 100 * hi
+    ends = [(row.get(f"{figure}_low"), row.get(f"{figure}_high")) for row in history.runs]
     t = history.trends[figure]
     known = [i for i, v in enumerate(values) if v is not None]
     trend = [float("nan")] * len(values)
@@ -39,8 +30,8 @@ def figure_series(history: History, figure: str) -> pd.DataFrame:
         {
             "run": [run_name(r) for r in history.runs],
             "value": pd.array(values, dtype="Float64"),
-            "low": low,
-            "high": high,
+            "low": [float("nan") if low is None else low for low, _ in ends],
+            "high": [float("nan") if high is None else high for _, high in ends],
             "trend": trend,
         }
     )

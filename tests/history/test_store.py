@@ -8,12 +8,15 @@ from pathlib import Path
 
 import postgres_kit
 import pytest
+from alembic import command
+from alembic.config import Config
 from history_kit import Nightly
 from postgres_kit import PASSWORD, Server
 
 import analyzer.history.store as store_module
 from analyzer.cli.main import main
 from analyzer.history import HistoryError, RunStore
+from analyzer.history.migrate import MIGRATIONS
 
 TASKS = [f"t{i:02d}" for i in range(6)]
 
@@ -165,3 +168,25 @@ def test_a_history_from_a_newer_schema_is_refused_in_one_line(db_url: str) -> No
     with pytest.raises(HistoryError, match="written by a newer RerunLens") as caught:
         RunStore(db_url)
     assert PASSWORD not in str(caught.value)
+
+
+def test_a_history_of_the_first_schema_is_migrated_and_its_logs_read_again_to_fill_the_new_columns(
+    tmp_path: Path, db_url: str
+) -> None:
+    folder = tmp_path / "runs"
+    Nightly(TASKS, lambda t, run, r: not (t == "t00" and r == 0), runs=2).save(folder)
+    store = RunStore(db_url)
+    store.index([folder])
+    with store.engine.begin() as conn:  # back to revision r0001, as an older RerunLens left it
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        config.attributes["connection"] = conn
+        command.downgrade(config, "r0001")
+    store.close()
+    migrated = RunStore(db_url)
+    assert len(migrated.index([folder]).read) == 2  # read again once, to fill the intervals
+    [first, _] = migrated.runs()
+    assert first["answer_gap_pp"] == pytest.approx(100 / 6)
+    assert first["answer_gap_pp_low"] < first["answer_gap_pp"] < first["answer_gap_pp_high"]
+    assert migrated.index([folder]).read == []
+    migrated.close()
