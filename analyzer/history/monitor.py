@@ -154,10 +154,15 @@ def check_probe(plan: MonitorPlan, key: str) -> dict[str, Any]:
     return {**result.history.gate, "finding": finding(result.history)}
 
 
-def send_webhook(url: str, alert: dict[str, Any], say: Callable[[str], None]) -> None:
-    """POST the alert as JSON; a failure is one line on stderr, never fatal, the URL shown redacted."""
+def check_webhook(url: str) -> None:
+    """Only an http(s) URL, refused before the first probe rather than at the first alert."""
     if not url.lower().startswith(("http://", "https://")):
         raise RerunLensError(f"--webhook {redact_url(url)}: only http:// or https:// URLs")
+
+
+def send_webhook(url: str, alert: dict[str, Any], say: Callable[[str], None]) -> None:
+    """POST the alert as JSON; a failure is one line on stderr, never fatal, the URL shown redacted."""
+    check_webhook(url)
     request = urllib.request.Request(
         url, data=json.dumps(alert).encode(), headers={"Content-Type": "application/json"}, method="POST"
     )
@@ -180,6 +185,8 @@ def reference_key(plan: MonitorPlan) -> str:
 
 def monitor(plan: MonitorPlan, controls: RunControls, sleep: Callable[[float], None] = time.sleep) -> int:
     """Probe until `max_probes` in all (forever without); 1 when any probe raised an alert, else 0."""
+    if plan.webhook:
+        check_webhook(plan.webhook)
     plan.folder.mkdir(parents=True, exist_ok=True)
     key = reference_key(plan)
     state = State.read(plan.folder, key)

@@ -112,6 +112,14 @@ def test_an_outage_raises_an_alert_on_stderr_the_exit_code_and_the_webhook(
     assert alert["run_id"] == "probe-0004" and sorted(alert["regressed_tasks"]) == ["capital", "sky", "sum"]
 
 
+def test_a_webhook_that_is_not_http_is_refused_before_any_probe(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main([*_monitor(tmp_path), "--max-probes", "1", "--webhook", "file:///etc/passwd"]) == 2
+    assert "only http:// or https:// URLs" in capsys.readouterr().err
+    assert not (tmp_path / "monitor").exists()
+
+
 def test_intervals_are_read_with_their_unit_and_nonsense_is_refused() -> None:
     assert [parse_interval(t) for t in ("90s", "30m", "6h", "1d", "5")] == [90, 1800, 21600, 86400, 5]
     for bad in ("0s", "soon", "-5m", "30 minutes"):
