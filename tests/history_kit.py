@@ -7,7 +7,7 @@ task's right answer, a bad one fails with a wrong answer, so the answers and the
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -30,7 +30,6 @@ class Nightly:
     served_model: Callable[[int], str] = lambda run: "gpt-4o-mini-2026-01-15"
     prompt_prefix: str = "Question"
     name: str = "nightly"
-    extra: dict[str, object] = field(default_factory=dict)
 
     def run_id(self, run: int) -> str:
         return f"{self.name}-{run + 1:02d}"
