@@ -28,6 +28,7 @@ import streamlit as st
 
 from analyzer.analysis import Analysis, analyze
 from analyzer.errors import RerunLensError
+from analyzer.history import HistoryRequest, HistoryResult, load_history
 from analyzer.importers import load_any, load_any_bytes
 from analyzer.importers.experiments import experiment_groups
 from analyzer.importers.stamp import source_stamp
@@ -373,3 +374,12 @@ def result_json(log: RunLog, task_id: str) -> dict[int, str]:
         for rnd, result in log.results()
         if str(result.task_id) == task_id
     }
+
+
+@st.cache_resource(show_spinner="Reading the history…", max_entries=4, ttl=5)
+def history(folder: str, task_set: str | None) -> HistoryResult | Problem:
+    """The runs folder's history (new or changed logs indexed first), or why there is none."""
+    try:
+        return load_history(HistoryRequest([folder], task_set=task_set))
+    except RerunLensError as exc:
+        return Problem(folder, exc.message)

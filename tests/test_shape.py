@@ -105,6 +105,7 @@ LAYERS = (
     ("analyzer.simulator",),
     ("analyzer.runner",),
     ("analyzer.proxy",),
+    ("analyzer.history",),
     ("analyzer.coding_tools",),
     ("analyzer.jobs",),
     ("analyzer.cli",),

@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from analyzer.cli.history_parser import add_history, add_monitor
 from analyzer.formats import format_list
 from analyzer.metrics.answer_keys import ANSWER_KEYS
 
@@ -23,7 +24,7 @@ CODING_TOOLS = ("claude-code", "codex", "cc-switch")
 """`route export --for` choices (analyzer.coding_tools.TOOLS, not imported: it loads the profile)."""
 
 
-ROUTE_COMMANDS = ("run", "rerun", "check", "route", "resample", "proxy", "wrap")
+ROUTE_COMMANDS = ("run", "rerun", "check", "route", "resample", "proxy", "wrap", "monitor")
 """Commands that take route flags."""
 
 
@@ -57,6 +58,8 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     _add_route(sub, with_route_flags in (None, "route"))
     _add_proxy(sub, with_route_flags in (None, "proxy"))
     _add_wrap(sub, with_route_flags in (None, "wrap"))
+    add_history(sub, add_command)
+    add_monitor(sub, add_command, add_route_flags if with_route_flags in (None, "monitor") else None)
     return parser
 
 

@@ -25,6 +25,7 @@ VIEWS = {
     "Re-run": "rerun",
     "New run": "new-run",
     "Watch a run": "watch",
+    "History": "history",
 }
 QUERY = "?" + "&".join(f"log={p.name}" for p in list_logs(SAMPLES) if p.name[1] == "_") + "&key=exact"
 OVERFLOW_JS = """() => {
