@@ -90,18 +90,36 @@ print(json.dumps({"seconds": time.perf_counter() - t,
 SAMPLE = ROOT / "sample_runs" / "A_baseline.altk_runs.json"
 
 
-def make_log(tasks: int, rounds: int, seed: int = 7) -> dict:
-    """A format-2 log with attempts, retries, two keys, a backend switch and graded answers."""
+KEYS = ["sha256:aaaaaaaaaaaa", "sha256:bbbbbbbbbbbb", "sha256:cccccccccccc"]
+URLS = ["http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"]
+
+
+def _mixed_round(rng: random.Random, t: int, r: int) -> tuple[str, str, str]:
+    """One result of a `mixed` log: (answer, key, base URL). Keys rotate over three, base URLs switch
+    halfway; a quarter of tasks agree, a quarter split by model noise alone, a quarter follow the key
+    and a quarter the base URL, each with 10 % noise on top."""
+    key, url = (t + r) % 3, (r * 2 // 10 + t) % 2
+    kind = t % 4
+    noise = rng.random() < (0.5 if kind == 1 else 0.1 if kind > 1 else 0.0)
+    answer = 0 if kind == 0 else (key if kind == 2 else url if kind == 3 else 0) + (7 if noise else 0)
+    return f"answer {t} v{answer}", KEYS[key], URLS[url]
+
+
+def make_log(tasks: int, rounds: int, seed: int = 7, mixed: bool = False) -> dict:
+    """A format-2 log with attempts, retries, two keys, a backend switch and graded answers. `mixed`:
+    route causes among the tasks too (three keys, two base URLs; see `_mixed_round`)."""
     rng = random.Random(seed)
     start = datetime(2026, 11, 1, tzinfo=UTC)
-    keys = ["sha256:aaaaaaaaaaaa", "sha256:bbbbbbbbbbbb"]
+    keys = KEYS[:2]
     runs = []
     for r in range(1, rounds + 1):
         rnd = []
         for t in range(tasks):
             variants = 1 + (t % 4)
             answer = f"answer {t} v{rng.randrange(variants)}"
-            key = keys[(t + r) % 2]
+            key, url = keys[(t + r) % 2], URLS[0]
+            if mixed:
+                answer, key, url = _mixed_round(rng, t, r)
             began = start + timedelta(seconds=r * tasks + t)
             attempts = []
             n_attempts = 1 if rng.random() > 0.1 else 2
@@ -115,7 +133,7 @@ def make_log(tasks: int, rounds: int, seed: int = 7) -> dict:
                         "status_code": 200 if last else 429,
                         "outcome": "ok" if last else "rate_limited",
                         "retry_after_s": None if last else 1.0,
-                        "base_url": "http://127.0.0.1:8000/v1",
+                        "base_url": url,
                         "key_fingerprint": key,
                     }
                 )
@@ -136,7 +154,7 @@ def make_log(tasks: int, rounds: int, seed: int = 7) -> dict:
                     "finished_at": (began + timedelta(seconds=n_attempts)).isoformat(),
                     "latency_ms": 400.0 * n_attempts,
                     "route": {
-                        "base_url": "http://127.0.0.1:8000/v1",
+                        "base_url": url,
                         "key_fingerprint": key,
                         "model": "sim-large",
                         "temperature": 0.0,
