@@ -22,7 +22,7 @@ from analyzer.analysis import analyze
 from analyzer.jobs.manager import get_manager
 from analyzer.log.loader import list_logs, load_path
 from analyzer.safety.keys import key_fingerprint
-from analyzer.verdicts.before_after import default_rounds, rounds_to_decide, verdict_phrase
+from analyzer.verdicts.before_after import rerun_plan_of, verdict_phrase
 from app import data
 from app.widgets import task_files
 
@@ -186,8 +186,7 @@ def test_a_format1_log_picks_the_task_file_beside_it_and_reruns_with_another(run
     assert at.selectbox(key="rerun.tasks_pick").value == str(shipped)
     at.toggle(key="rerun.allow_simulator").set_value(True).run()  # the sample came from OpenAI
     assert not start_button(at).disabled
-    decide = default_rounds(rounds_to_decide(analyze(load_path(runs / FORMAT1).log), flagged))
-    assert decide > 5  # one round per answer in the parent: a 5-round re-run could not decide
+    decide = rerun_plan_of(analyze(load_path(runs / FORMAT1).log), flagged).rounds
     assert start_button(at).label == f"Re-run {len(flagged)} tasks x {decide} rounds on this route"
 
     tasks = [{"task_id": t, "prompt": f"Answer for {t}."} for t in flagged[:-1]]
