@@ -16,8 +16,14 @@ once against `json.load` too, with the trajectory metrics timed apart.
 Sizes from --big-from results up are run once (not best of --repeat): a 1M run takes a minute.
 Generated logs are kept in --cache when given, so a second run does not rebuild them.
 
+`--cli 10000 100000 1000000` measures instead what a user waits for: the whole `rerunlens analyze
+--json` process on the mixed log (route causes among the tasks), beside a bare `python -c json.load`
+process of the same file, alternated; targets 100k within 2.5x, 1M within 3x, memory within 1.6x,
+growth exponent at most 1.05. `--against TREE` adds that tree's CLI (the code before a change).
+
 Usage: python scripts/bench_analyzer.py [--tasks 1000 10000 30000 100000] [--rounds 10] [--repeat 3]
                                          [--cache DIR] [--key fuzzy] [--agent 1000 10 50]
+       python scripts/bench_analyzer.py --cli 10000 100000 1000000 [--against TREE] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -241,6 +247,69 @@ def wall(argv: list[str], repeat: int, env: dict[str, str] | None = None) -> flo
     return min(times)
 
 
+def whole_process(argv: list[str], cwd: Path = ROOT) -> dict:
+    """One whole process, what a user waits for: wall and CPU seconds and its own peak RSS (from
+    `os.wait4`, so the figure is this child's alone), its output thrown away."""
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    began = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - began
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise SystemExit(f"{argv[:4]} failed: {child.stderr.read().decode()[-300:] if child.stderr else ''}")
+    return {"seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
+
+
+def cli_case(path: Path, repeat: int, against: Path | None) -> dict[str, dict]:
+    """`rerunlens analyze --json FILE` as a whole process beside a bare `python -c json.load` process
+    of the same file, alternated (best of `repeat` each); with `against`, that tree's CLI too."""
+    bare = [sys.executable, "-c", "import json, sys; json.load(open(sys.argv[1], 'rb'))", str(path)]
+    cli = [sys.executable, "-m", "analyzer.cli", "analyze", "--json", str(path)]
+    runs: dict[str, list[dict]] = {"bare": [], "ours": [], "theirs": []}
+    for _ in range(repeat):
+        runs["bare"].append(whole_process(bare))
+        runs["ours"].append(whole_process(cli))
+        if against is not None:
+            runs["theirs"].append(whole_process(cli, cwd=against))
+    return {name: min(got, key=lambda r: r["seconds"]) for name, got in runs.items() if got}
+
+
+def cli_table(args: argparse.Namespace, folder: Path) -> None:
+    """The whole-process table over `--cli` sizes (results), on the `mixed` log."""
+    print("\n`rerunlens analyze --json` as a whole process against a bare `python -c json.load` process,")
+    print(f"mixed log (route causes, three keys, two base URLs), {args.rounds} rounds; best of {args.repeat}")
+    print(f"({args.big_from:,} results and up: once); wall seconds, CPU seconds, peak RSS of each process")
+    head = f"{'results':>9} {'file MB':>8} {'json.load s':>11} {'ours s':>7} {'ratio':>6} {'cpu ratio':>9}"
+    print(
+        head
+        + f" {'json MB':>8} {'ours MB':>8} {'mem ratio':>9}"
+        + ("  before s  ratio" if args.against else "")
+    )
+    sizes, ours, bares = [], [], []
+    for results in args.cli:
+        tasks = results // args.rounds
+        path = log_file(folder, tasks, args.rounds, mixed=True)
+        got = cli_case(path, 1 if results >= args.big_from else args.repeat, args.against)
+        bare, mine = got["bare"], got["ours"]
+        line = (
+            f"{results:>9,} {path.stat().st_size / 2**20:>8.1f} {bare['seconds']:>11.3f} "
+            f"{mine['seconds']:>7.3f} "
+            f"{mine['seconds'] / bare['seconds']:>5.2f}x {mine['cpu'] / bare['cpu']:>8.2f}x "
+            f"{bare['rss_mb']:>8.0f} {mine['rss_mb']:>8.0f} {mine['rss_mb'] / bare['rss_mb']:>8.2f}x"
+        )
+        if "theirs" in got:
+            theirs = got["theirs"]
+            line += f"  {theirs['seconds']:>8.3f} {theirs['seconds'] / bare['seconds']:>5.2f}x"
+        print(line, flush=True)
+        sizes.append(results)
+        ours.append(mine["seconds"])
+        bares.append(bare["seconds"])
+    if len(sizes) > 1:
+        print(f"growth exponent: ours {exponent(sizes, ours):.3f}, json.load {exponent(sizes, bares):.3f}")
+    print("targets: 100k <= 2.5x, 1M <= 3x, memory <= 1.6x, exponent <= 1.05")
+
+
 def exponent(sizes: list[int], seconds: list[float]) -> float:
     """Least-squares slope of log(seconds) against log(size): 1.0 is linear growth."""
     xs, ys = [math.log(s) for s in sizes], [math.log(t) for t in seconds]
@@ -248,12 +317,12 @@ def exponent(sizes: list[int], seconds: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
-def log_file(folder: Path, tasks: int, rounds: int) -> Path:
-    path = folder / f"bench_{tasks}x{rounds}.json"
+def log_file(folder: Path, tasks: int, rounds: int, mixed: bool = False) -> Path:
+    path = folder / f"bench_{tasks}x{rounds}{'_mixed' if mixed else ''}.json"
     if not path.exists():
         tmp = path.with_suffix(".tmp")
         with tmp.open("w") as fh:
-            json.dump(make_log(tasks, rounds), fh)
+            json.dump(make_log(tasks, rounds, mixed=mixed), fh)
         tmp.replace(path)
     return path
 
@@ -333,7 +402,23 @@ def main() -> None:
         metavar=("TASKS", "ROUNDS", "CALLS"),
         help="the agent log's shape (tool calls per result); 0 0 0 skips it",
     )
+    parser.add_argument(
+        "--cli",
+        type=int,
+        nargs="+",
+        metavar="RESULTS",
+        help="only the whole-process `analyze --json` table, at these sizes in results (e.g. 10000 100000 "
+        "1000000), on the mixed log",
+    )
     args = parser.parse_args()
+    if args.cli:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = args.cache or Path(tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            cli_table(args, folder)
+            print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return
 
     print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     startup(args.repeat)
