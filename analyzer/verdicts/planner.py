@@ -22,7 +22,7 @@ holds.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -71,7 +71,7 @@ class RerunPlan(NamedTuple):
         return {t.task_id: t.rounds for t in self.tasks}
 
 
-def plan_rerun(parent: dict[str, Sequence[Round]], ids: Sequence[str], cap: int = ROUNDS_CAP) -> RerunPlan:
+def plan_rerun(parent: Mapping[str, Sequence[Round]], ids: Sequence[str], cap: int = ROUNDS_CAP) -> RerunPlan:
     """The plan of a re-run of `ids` from the parent's answered rounds (portable routes, per task).
 
     Args:
