@@ -301,6 +301,7 @@ def cli_table(args: argparse.Namespace, folder: Path) -> None:
         if "theirs" in got:
             theirs = got["theirs"]
             line += f"  {theirs['seconds']:>8.3f} {theirs['seconds'] / bare['seconds']:>5.2f}x"
+            line += f" cpu {theirs['cpu'] / bare['cpu']:.2f}x"
         print(line, flush=True)
         sizes.append(results)
         ours.append(mine["seconds"])
