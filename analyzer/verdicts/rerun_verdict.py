@@ -83,7 +83,7 @@ class Evidence(NamedTuple):
 def rerun_verdict(parent: Sequence[Round], rerun: Sequence[Round]) -> TaskVerdict:
     """The verdict of one task from its answered rounds before and after, held to `RERUN_FDR_Q` alone."""
     evidence = rerun_evidence(parent, rerun)
-    plan = plan_rerun({"task": parent}, ["task"]).tasks
+    plan = plan_rerun({"task": parent}, ["task"]).tasks if evidence.agreed else ()
     p_value = None if evidence.test is None else evidence.test.p_value
     return settle(evidence, p_value, plan[0] if plan else None)
 
