@@ -131,7 +131,10 @@ def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None) -> No
     a y/N question on a terminal, else a one-line refusal."""
     ids = [str(t.task_id) for t in plan.tasks]
     cost = rerun_cost(request.parent_analysis, ids, plan.rounds)
-    print(visible(plan_summary(rerun_plan_of(request.parent_analysis, ids))), file=sys.stderr)
+    planned = rerun_plan_of(request.parent_analysis, ids)
+    print(visible(plan_summary(planned)), file=sys.stderr)
+    if plan.rounds < planned.rounds:
+        print(f"This re-run runs {plan.rounds}: a task that needs more stays inconclusive.", file=sys.stderr)
     print(visible(cost_sentence(cost)), file=sys.stderr)
     if limit is None or cost.requests <= limit:
         return

@@ -210,7 +210,7 @@ def plan_summary(plan: RerunPlan) -> str:
     text = (
         f"{len(sure)} of {m} tested tasks can be decided by agreeing pinned rounds (each must reach "
         f"p <= {plan.level:.3g}, the Benjamini-Hochberg step at {100 * RERUN_FDR_Q:.0f} % with {len(sure)} "
-        f"of {m} passing); {plan.rounds} rounds"
+        f"of {m} passing): the planner's rounds, {plan.rounds}"
     )
     rest = [t for t in plan.tasks if t.rounds is None]
     if not rest:
