@@ -204,8 +204,7 @@ def plan_summary(plan: RerunPlan) -> str:
             f"None of the {m} tested tasks can be decided by up to {ROUNDS_CAP} agreeing pinned rounds "
             f"(beside each other, the Benjamini-Hochberg step at {100 * RERUN_FDR_Q:.0f} % asks one alone "
             f"for p <= {plan.level:.3g}); {plan.rounds} rounds show whether the pinned route agrees. "
-            + "; ".join(f"{t.task_id}: {plan_sentence(t)}" for t in plan.tasks[:5])
-            + (f"; and {m - 5} more." if m > 5 else ".")
+            f"{_named(plan.tasks)}."
         )
     text = (
         f"{len(sure)} of {m} tested tasks can be decided by agreeing pinned rounds (each must reach "
@@ -215,6 +214,10 @@ def plan_summary(plan: RerunPlan) -> str:
     rest = [t for t in plan.tasks if t.rounds is None]
     if not rest:
         return text + "."
-    shown = "; ".join(f"{t.task_id}: {plan_sentence(t)}" for t in rest[:5])
-    more = f"; and {len(rest) - 5} more" if len(rest) > 5 else ""
-    return f"{text}. Not decidable in this re-run ({len(rest)}): {shown}{more}."
+    return f"{text}. Not decidable in this re-run ({len(rest)}): {_named(rest)}."
+
+
+def _named(tasks: Sequence[TaskPlan], most: int = 5) -> str:
+    """The first `most` tasks with what each needs, and how many more."""
+    shown = "; ".join(f"{t.task_id}: {plan_sentence(t)}" for t in tasks[:most])
+    return shown + (f"; and {len(tasks) - most} more" if len(tasks) > most else "")
