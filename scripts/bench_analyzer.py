@@ -16,8 +16,14 @@ once against `json.load` too, with the trajectory metrics timed apart.
 Sizes from --big-from results up are run once (not best of --repeat): a 1M run takes a minute.
 Generated logs are kept in --cache when given, so a second run does not rebuild them.
 
+`--cli 10000 100000 1000000` measures instead what a user waits for: the whole `rerunlens analyze
+--json` process on the mixed log (route causes among the tasks), beside a bare `python -c json.load`
+process of the same file, alternated; targets 100k within 2.5x, 1M within 3x, memory within 1.6x,
+growth exponent at most 1.05. `--against TREE` adds that tree's CLI (the code before a change).
+
 Usage: python scripts/bench_analyzer.py [--tasks 1000 10000 30000 100000] [--rounds 10] [--repeat 3]
                                          [--cache DIR] [--key fuzzy] [--agent 1000 10 50]
+       python scripts/bench_analyzer.py --cli 10000 100000 1000000 [--against TREE] [--cache DIR]
 """
 
 from __future__ import annotations
@@ -90,18 +96,36 @@ print(json.dumps({"seconds": time.perf_counter() - t,
 SAMPLE = ROOT / "sample_runs" / "A_baseline.altk_runs.json"
 
 
-def make_log(tasks: int, rounds: int, seed: int = 7) -> dict:
-    """A format-2 log with attempts, retries, two keys, a backend switch and graded answers."""
+KEYS = ["sha256:aaaaaaaaaaaa", "sha256:bbbbbbbbbbbb", "sha256:cccccccccccc"]
+URLS = ["http://127.0.0.1:8000/v1", "http://127.0.0.1:8001/v1"]
+
+
+def _mixed_round(rng: random.Random, t: int, r: int) -> tuple[str, str, str]:
+    """One result of a `mixed` log: (answer, key, base URL). Keys rotate over three, base URLs switch
+    halfway; a quarter of tasks agree, a quarter split by model noise alone, a quarter follow the key
+    and a quarter the base URL, each with 10 % noise on top."""
+    key, url = (t + r) % 3, (r * 2 // 10 + t) % 2
+    kind = t % 4
+    noise = rng.random() < (0.5 if kind == 1 else 0.1 if kind > 1 else 0.0)
+    answer = 0 if kind == 0 else (key if kind == 2 else url if kind == 3 else 0) + (7 if noise else 0)
+    return f"answer {t} v{answer}", KEYS[key], URLS[url]
+
+
+def make_log(tasks: int, rounds: int, seed: int = 7, mixed: bool = False) -> dict:
+    """A format-2 log with attempts, retries, two keys, a backend switch and graded answers. `mixed`:
+    route causes among the tasks too (three keys, two base URLs; see `_mixed_round`)."""
     rng = random.Random(seed)
     start = datetime(2026, 11, 1, tzinfo=UTC)
-    keys = ["sha256:aaaaaaaaaaaa", "sha256:bbbbbbbbbbbb"]
+    keys = KEYS[:2]
     runs = []
     for r in range(1, rounds + 1):
         rnd = []
         for t in range(tasks):
             variants = 1 + (t % 4)
             answer = f"answer {t} v{rng.randrange(variants)}"
-            key = keys[(t + r) % 2]
+            key, url = keys[(t + r) % 2], URLS[0]
+            if mixed:
+                answer, key, url = _mixed_round(rng, t, r)
             began = start + timedelta(seconds=r * tasks + t)
             attempts = []
             n_attempts = 1 if rng.random() > 0.1 else 2
@@ -115,7 +139,7 @@ def make_log(tasks: int, rounds: int, seed: int = 7) -> dict:
                         "status_code": 200 if last else 429,
                         "outcome": "ok" if last else "rate_limited",
                         "retry_after_s": None if last else 1.0,
-                        "base_url": "http://127.0.0.1:8000/v1",
+                        "base_url": url,
                         "key_fingerprint": key,
                     }
                 )
@@ -136,7 +160,7 @@ def make_log(tasks: int, rounds: int, seed: int = 7) -> dict:
                     "finished_at": (began + timedelta(seconds=n_attempts)).isoformat(),
                     "latency_ms": 400.0 * n_attempts,
                     "route": {
-                        "base_url": "http://127.0.0.1:8000/v1",
+                        "base_url": url,
                         "key_fingerprint": key,
                         "model": "sim-large",
                         "temperature": 0.0,
@@ -223,6 +247,70 @@ def wall(argv: list[str], repeat: int, env: dict[str, str] | None = None) -> flo
     return min(times)
 
 
+def whole_process(argv: list[str], cwd: Path = ROOT) -> dict:
+    """One whole process, what a user waits for: wall and CPU seconds and its own peak RSS (from
+    `os.wait4`, so the figure is this child's alone), its output thrown away."""
+    env = {**os.environ, "PYTHONPATH": str(cwd)}
+    began = time.perf_counter()
+    child = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd, env=env)
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - began
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise SystemExit(f"{argv[:4]} failed: {child.stderr.read().decode()[-300:] if child.stderr else ''}")
+    return {"seconds": seconds, "cpu": usage.ru_utime + usage.ru_stime, "rss_mb": usage.ru_maxrss / 1024}
+
+
+def cli_case(path: Path, repeat: int, against: Path | None) -> dict[str, dict]:
+    """`rerunlens analyze --json FILE` as a whole process beside a bare `python -c json.load` process
+    of the same file, alternated (best of `repeat` each); with `against`, that tree's CLI too."""
+    bare = [sys.executable, "-c", "import json, sys; json.load(open(sys.argv[1], 'rb'))", str(path)]
+    cli = [sys.executable, "-m", "analyzer.cli", "analyze", "--json", str(path)]
+    runs: dict[str, list[dict]] = {"bare": [], "ours": [], "theirs": []}
+    for _ in range(repeat):
+        runs["bare"].append(whole_process(bare))
+        runs["ours"].append(whole_process(cli))
+        if against is not None:
+            runs["theirs"].append(whole_process(cli, cwd=against))
+    return {name: min(got, key=lambda r: r["seconds"]) for name, got in runs.items() if got}
+
+
+def cli_table(args: argparse.Namespace, folder: Path) -> None:
+    """The whole-process table over `--cli` sizes (results), on the `mixed` log."""
+    print("\n`rerunlens analyze --json` as a whole process against a bare `python -c json.load` process,")
+    print(f"mixed log (route causes, three keys, two base URLs), {args.rounds} rounds; best of {args.repeat}")
+    print(f"({args.big_from:,} results and up: once); wall seconds, CPU seconds, peak RSS of each process")
+    head = f"{'results':>9} {'file MB':>8} {'json.load s':>11} {'ours s':>7} {'ratio':>6} {'cpu ratio':>9}"
+    print(
+        head
+        + f" {'json MB':>8} {'ours MB':>8} {'mem ratio':>9}"
+        + ("  before s  ratio" if args.against else "")
+    )
+    sizes, ours, bares = [], [], []
+    for results in args.cli:
+        tasks = results // args.rounds
+        path = log_file(folder, tasks, args.rounds, mixed=True)
+        got = cli_case(path, 1 if results >= args.big_from else args.repeat, args.against)
+        bare, mine = got["bare"], got["ours"]
+        line = (
+            f"{results:>9,} {path.stat().st_size / 2**20:>8.1f} {bare['seconds']:>11.3f} "
+            f"{mine['seconds']:>7.3f} "
+            f"{mine['seconds'] / bare['seconds']:>5.2f}x {mine['cpu'] / bare['cpu']:>8.2f}x "
+            f"{bare['rss_mb']:>8.0f} {mine['rss_mb']:>8.0f} {mine['rss_mb'] / bare['rss_mb']:>8.2f}x"
+        )
+        if "theirs" in got:
+            theirs = got["theirs"]
+            line += f"  {theirs['seconds']:>8.3f} {theirs['seconds'] / bare['seconds']:>5.2f}x"
+            line += f" cpu {theirs['cpu'] / bare['cpu']:.2f}x"
+        print(line, flush=True)
+        sizes.append(results)
+        ours.append(mine["seconds"])
+        bares.append(bare["seconds"])
+    if len(sizes) > 1:
+        print(f"growth exponent: ours {exponent(sizes, ours):.3f}, json.load {exponent(sizes, bares):.3f}")
+    print("targets: 100k <= 2.5x, 1M <= 3x, memory <= 1.6x, exponent <= 1.05")
+
+
 def exponent(sizes: list[int], seconds: list[float]) -> float:
     """Least-squares slope of log(seconds) against log(size): 1.0 is linear growth."""
     xs, ys = [math.log(s) for s in sizes], [math.log(t) for t in seconds]
@@ -230,12 +318,12 @@ def exponent(sizes: list[int], seconds: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / sum((x - mx) ** 2 for x in xs)
 
 
-def log_file(folder: Path, tasks: int, rounds: int) -> Path:
-    path = folder / f"bench_{tasks}x{rounds}.json"
+def log_file(folder: Path, tasks: int, rounds: int, mixed: bool = False) -> Path:
+    path = folder / f"bench_{tasks}x{rounds}{'_mixed' if mixed else ''}.json"
     if not path.exists():
         tmp = path.with_suffix(".tmp")
         with tmp.open("w") as fh:
-            json.dump(make_log(tasks, rounds), fh)
+            json.dump(make_log(tasks, rounds, mixed=mixed), fh)
         tmp.replace(path)
     return path
 
@@ -315,7 +403,23 @@ def main() -> None:
         metavar=("TASKS", "ROUNDS", "CALLS"),
         help="the agent log's shape (tool calls per result); 0 0 0 skips it",
     )
+    parser.add_argument(
+        "--cli",
+        type=int,
+        nargs="+",
+        metavar="RESULTS",
+        help="only the whole-process `analyze --json` table, at these sizes in results (e.g. 10000 100000 "
+        "1000000), on the mixed log",
+    )
     args = parser.parse_args()
+    if args.cli:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = args.cache or Path(tmp)
+            folder.mkdir(parents=True, exist_ok=True)
+            print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+            cli_table(args, folder)
+            print(f"load average at end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        return
 
     print(f"load average at start: {', '.join(f'{x:.2f}' for x in os.getloadavg())}")
     startup(args.repeat)

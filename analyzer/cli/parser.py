@@ -329,6 +329,13 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         action="store_true",
         help="finish an interrupted re-run from its journal, on the journal's route",
     )
+    p.add_argument(
+        "--max-requests",
+        type=int,
+        metavar="N",
+        help="ask before sending more than N requests (with no terminal to ask: refuse); the requests "
+        "and expected tokens are printed before any re-run",
+    )
     p.add_argument("--label", help="label stored in the new log")
     p.add_argument(
         "--simulator",

@@ -31,6 +31,7 @@ from analyzer.runner.plan import (
     Provenance,
     ResumeRequest,
     RunControls,
+    RunPlan,
     Simulation,
     new_plan,
     plan_from_journal,
@@ -45,8 +46,11 @@ from analyzer.runner.resample import resample as resample_steps
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import read_keys
 from analyzer.safety.shell_words import command_words, shell_line
-from analyzer.safety.terminal_text import json_text, visible_lines
+from analyzer.safety.terminal_text import json_text, visible, visible_lines
 from analyzer.simulator import Scenario, Simulator
+from analyzer.verdicts.before_after import rerun_plan_of
+from analyzer.verdicts.planner import plan_summary
+from analyzer.verdicts.rerun_cost import cost_sentence, rerun_cost
 
 
 def run(args: argparse.Namespace) -> int:
@@ -111,6 +115,7 @@ def rerun(args: argparse.Namespace) -> int:
         plan = rerun_plan(
             request, profile, out, rounds=args.rounds, executor=args.executor, simulation=Simulation(scenario)
         )
+    _confirm_cost(request, plan, args.max_requests)
     report = rerun_request(request, plan, _controls(args, again))
     if report.outcome.cancelled:
         return 130
@@ -120,6 +125,26 @@ def rerun(args: argparse.Namespace) -> int:
         print(visible_lines(report.lines()))
         print(f"\n{report.outcome.path}  run_id {report.outcome.run_id}  parent {report.parent_run_id}")
     return _exit_code(report.outcome.progress)
+
+
+def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None) -> None:
+    """The plan and the requests and expected tokens on stderr before anything is sent; past `limit`,
+    a y/N question on a terminal, else a one-line refusal."""
+    ids = [str(t.task_id) for t in plan.tasks]
+    cost = rerun_cost(request.parent_analysis, ids, plan.rounds)
+    planned = rerun_plan_of(request.parent_analysis, ids)
+    print(visible(plan_summary(planned)), file=sys.stderr)
+    if plan.rounds < planned.rounds:
+        print(f"This re-run runs {plan.rounds}: a task that needs more stays inconclusive.", file=sys.stderr)
+    print(visible(cost_sentence(cost)), file=sys.stderr)
+    if limit is None or cost.requests <= limit:
+        return
+    ask = terminal_question("Send them?")
+    past = f"{cost.requests:,} requests is past --max-requests {limit:,}"
+    if ask is None:
+        raise RerunLensError(f"{past}; no terminal to ask: give --repeat fewer rounds or a higher limit")
+    if not ask(past):
+        raise RerunLensError(f"{past}: not sent")
 
 
 def check(args: argparse.Namespace) -> int:

@@ -11,8 +11,8 @@ discovery rate of `stats.FDR_Q` by Benjamini-Hochberg. The cause:
 - `model`: none passes, the answers differ within one route (every factor alike), and the test had
   the power to see a factor (`FactorTest.best_case` <= q: a factor whose every level gave its own
   answer would have passed), or no factor varied at all;
-- `inconclusive`: none passes and the rounds could not have shown it; `rounds_needed` says how many
-  agreeing rounds on a pinned route would decide;
+- `inconclusive`: none passes and the rounds could not have shown it (the re-run planner,
+  `verdicts.planner`, names the rounds that would decide, for the tasks a re-run takes together);
 - `unmeasured`: fewer than two answered rounds record a key or base URL, or the answers differ only
   on rounds that record neither.
 """
@@ -20,7 +20,6 @@ discovery rate of `stats.FDR_Q` by Benjamini-Hochberg. The cause:
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from functools import lru_cache
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -28,13 +27,11 @@ import pandas as pd
 from pydantic import BaseModel, Field
 
 import analyzer.numbers as numbers
-from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
+from analyzer.metrics.factor_test import FactorTest, factor_test
 from analyzer.metrics.grouping import tuple_codes
 from analyzer.metrics.route_factors import FACTORS, factor_columns
 from analyzer.metrics.stats import (
     FDR_Q,
-    RERUN_FDR_Q,
-    ROUNDS_CAP,
     benjamini_hochberg,
     exact_share_interval,
     reaches,
@@ -65,8 +62,6 @@ class Attribution(BaseModel):
     """The Benjamini-Hochberg adjusted p-value over the log's measured inconsistent tasks."""
     passes: bool = False
     """q_value <= `stats.FDR_Q`: only then is the cause `route` or `both`."""
-    rounds_needed: int | None = None
-    """For `inconclusive`: agreeing rounds on a pinned route that would decide (None past the cap)."""
     evidence: str
     """What in the log supports the cause, one sentence."""
     by_route: list[str] = Field(default_factory=list)
@@ -154,16 +149,16 @@ def attribution_caption(items: Sequence[Attribution]) -> str:
     return text + f"; at this rate up to about {FDR_Q * called:.1f} of the {called} may be false."
 
 
-def decide(finding: Finding, q: float | None) -> tuple[Cause, int | None]:
-    """The cause of a task from its finding and its q-value, with the rounds that would decide."""
+def decide(finding: Finding, q: float | None) -> Cause:
+    """The cause of a task from its finding and its q-value."""
     test = finding.test
     if test is None or q is None:
-        return "unmeasured", None
+        return "unmeasured"
     if reaches(q, FDR_Q):
-        return ("route" if test.explains else "both"), None
+        return "route" if test.explains else "both"
     if test.split_within_route and reaches(test.best_case, FDR_Q):
-        return "model", None
-    return "inconclusive", None
+        return "model"
+    return "inconclusive"
 
 
 def attribute_rounds(rounds: Sequence[Round], describe: dict[Hashable, str] | None = None) -> Finding:
@@ -199,11 +194,12 @@ def _levels(known: Sequence[Round]) -> tuple[list[list[Hashable]], list[str]]:
     return [[r.route for r in known]], ["route"]
 
 
-def finished(task: str, finding: Finding, q: float | None, rounds: Sequence[Round] = ()) -> Attribution:
-    """The attribution of a task from its finding, q-value and rounds (for the rounds that would decide)."""
-    cause, _ = decide(finding, q)
+def finished(task: str, finding: Finding, q: float | None) -> Attribution:
+    """The attribution of a task from its finding and q-value. No re-run is planned here: the rounds
+    that decide depend on the tasks a re-run takes together (`verdicts.planner`), and planning every
+    inconclusive task of a large log cost more than the rest of its analysis."""
+    cause = decide(finding, q)
     test = finding.test
-    need = rounds_to_decide_rounds(rounds) if cause == "inconclusive" else None
     factor = " and ".join(test.factors) if test is not None and test.factors else None
     return Attribution(
         task_id=task,
@@ -212,13 +208,12 @@ def finished(task: str, finding: Finding, q: float | None, rounds: Sequence[Roun
         p_value=None if test is None else test.p_value,
         q_value=q,
         passes=q is not None and reaches(q, FDR_Q),
-        rounds_needed=need,
-        evidence=_sentence(cause, finding, q, factor, need),
+        evidence=_sentence(cause, finding, q, factor),
         by_route=list(finding.by_route) if test is not None else [],
     )
 
 
-def _sentence(cause: Cause, finding: Finding, q: float | None, factor: str | None, need: int | None) -> str:
+def _sentence(cause: Cause, finding: Finding, q: float | None, factor: str | None) -> str:
     test = finding.test
     if test is None:
         return finding.evidence
@@ -234,63 +229,8 @@ def _sentence(cause: Cause, finding: Finding, q: float | None, factor: str | Non
             else f"no route factor explains it (best: {factor}, {odds}, and the rounds could have shown one)"
         )
         return f"answers differ within one route; {why}: {finding.evidence}"
-    decide_in = (
-        f"{need} agreeing rounds on a pinned route would decide"
-        if need
-        else (f"more than {ROUNDS_CAP} rounds would be needed")
-    )
     best = f"best: {factor}, {odds}" if factor else "no factor varied twice"
-    return f"not enough rounds to tell ({best}); {decide_in}: {finding.evidence}"
-
-
-def rounds_to_decide_rounds(rounds: Sequence[Round]) -> int | None:
-    """Agreeing rounds on a new pinned route (giving the most common answer, the least telling) at
-    which the task's factor test, with the re-run as a factor of its own, would reach `RERUN_FDR_Q`
-    (the level the re-run's verdict is held to); None past
-    `ROUNDS_CAP` or with one answer. Rounds with no route recorded count as one route of their own."""
-    known = [r for r in rounds if r.route is not None]
-    if len({r.answer for r in rounds}) < 2:
-        return None
-    if len(known) < len(rounds) or not known:
-        known = [
-            r._replace(factors=(), route=r.route if r.route is not None else ("unrecorded", i))
-            for i, r in enumerate(rounds)
-        ]
-    levels, names = _levels(known)
-    answers = _pattern([r.answer for r in known])
-    return _rounds_needed(answers, tuple(_pattern(col) for col in levels), tuple(names))
-
-
-def _pattern(values: Sequence[Hashable]) -> tuple[int, ...]:
-    seen: dict[Hashable, int] = {}
-    return tuple(seen.setdefault(v, len(seen)) for v in values)
-
-
-@lru_cache(maxsize=16384)
-def _rounds_needed(
-    answers: tuple[int, ...], levels: tuple[tuple[int, ...], ...], names: tuple[str, ...]
-) -> int | None:
-    """The smallest k that decides, by bisection over 2..ROUNDS_CAP: more agreeing rounds only make
-    the evidence stronger (the p-value falls with k, the selection's chance with it more slowly)."""
-    majority = max(set(answers), key=answers.count)
-
-    def decides(k: int) -> bool:
-        cols = [[*col, *[-1] * k] for col in levels]
-        run = [*[0] * len(answers), *[1] * k]
-        combined = [*answers, *[majority] * k]
-        test = factor_test(combined, [*cols, run], [*names, "re-run"])
-        return reaches(selection_adjusted(test.p_value, combined, len(answers)), RERUN_FDR_Q)
-
-    if not decides(ROUNDS_CAP):
-        return None
-    low, high = 2, ROUNDS_CAP
-    while low < high:
-        mid = (low + high) // 2
-        if decides(mid):
-            high = mid
-        else:
-            low = mid + 1
-    return high
+    return f"not enough rounds to tell ({best}); a pinned re-run may decide: {finding.evidence}"
 
 
 def _group(rounds: Sequence[Round]) -> dict[Hashable, list[Round]]:
@@ -335,17 +275,17 @@ def task_attribution(results: pd.DataFrame, attempts: pd.DataFrame, tasks: pd.Da
     if inconsistent.empty:
         return []
     per_task, values = answered_rounds(results, attempts, set(inconsistent))
-    findings: list[tuple[str, Finding, list[Round]]] = []
+    findings: list[tuple[str, Finding]] = []
     described: dict[frozenset[Hashable], dict[Hashable, str]] = {}  # tasks often share their routes
     for task in inconsistent:
         rounds = per_task.get(task, [])
         labels = frozenset(r.route for r in rounds if r.route is not None)
         if labels not in described:
             described[labels] = describe_routes(values, set(labels))
-        findings.append((task, attribute_rounds(rounds, described[labels]), rounds))
-    measured = [i for i, (_, f, _) in enumerate(findings) if f.test is not None]
+        findings.append((task, attribute_rounds(rounds, described[labels])))
+    measured = [i for i, (_, f) in enumerate(findings) if f.test is not None]
     q = dict(zip(measured, benjamini_hochberg([findings[i][1].test.p_value for i in measured]), strict=True))  # type: ignore[union-attr]
-    return [finished(task, finding, q.get(i), rounds) for i, (task, finding, rounds) in enumerate(findings)]
+    return [finished(task, finding, q.get(i)) for i, (task, finding) in enumerate(findings)]
 
 
 def route_codes(factors: pd.DataFrame) -> np.ndarray:
@@ -452,8 +392,8 @@ def _text(value: object) -> str:
 
 
 def attribution_frame(items: Sequence[Attribution]) -> pd.DataFrame:
-    """The attributions as a table: task_id, cause, factor, p_value, q_value, passes, rounds_needed,
-    evidence (for pages and exports)."""
+    """The attributions as a table: task_id, cause, factor, p_value, q_value, passes, evidence (for
+    pages and exports)."""
     return pd.DataFrame(
         {
             "task_id": pd.array([a.task_id for a in items], dtype="string"),
@@ -462,7 +402,6 @@ def attribution_frame(items: Sequence[Attribution]) -> pd.DataFrame:
             "p_value": pd.array([a.p_value for a in items], dtype="Float64"),
             "q_value": pd.array([a.q_value for a in items], dtype="Float64"),
             "passes": pd.array([a.passes for a in items], dtype="boolean"),
-            "rounds_needed": pd.array([a.rounds_needed for a in items], dtype="Int64"),
             "evidence": pd.array([a.evidence for a in items], dtype="string"),
         }
     )

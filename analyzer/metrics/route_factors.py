@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analyzer.log.frames import ROUTE_FIELDS
+from analyzer.metrics.grouping import first_rows, tuple_codes
 
 FACTORS: tuple[str, ...] = ("key", "base URL", "parameters", "backend", "retry state")
 """The route factors, in the order evidence names them."""
@@ -113,12 +114,14 @@ def _retry_state(
 
 def _joined(results: pd.DataFrame, fields: tuple[str, ...]) -> np.ndarray:
     """One text per result joining the fields (`unset` for a missing one), each distinct tuple built once."""
-    frame = results[list(fields)].reset_index(drop=True)
-    codes, uniques = pd.factorize(pd.MultiIndex.from_frame(frame.astype(object).fillna(UNSET)))
-    texts = np.array(
-        [" ".join(f"{f}={v}" for f, v in zip(fields, u, strict=True)) for u in uniques], dtype=object
-    )
-    return texts[codes] if len(codes) else np.zeros(0, dtype=object)
+    frame = results[list(fields)].reset_index(drop=True).astype(object).fillna(UNSET)
+    codes = tuple_codes(frame, list(fields))  # digits of per-column codes: no tuple per row
+    if not len(codes):
+        return np.zeros(0, dtype=object)
+    firsts = frame.iloc[first_rows(codes)].itertuples(index=False)
+    joined = [" ".join(f"{f}={v}" for f, v in zip(fields, u, strict=True)) for u in firsts]
+    texts = np.array(joined, dtype=object)
+    return texts[codes]
 
 
 def _text(values: pd.Series) -> np.ndarray:

@@ -18,7 +18,7 @@ def cause_section(items: Sequence[Attribution], esc: Callable[[object], str]) ->
         return "<h3>Route or model, from the log</h3><p>No inconsistent task.</p>"
     counts = verdict_counts(items)
     shown = " · ".join(f"<b>{n}</b> {esc(c)}" for c, n in counts.items())
-    head = ["task", "cause", "factor", "p", "q", "passes", "rounds to decide", "evidence"]
+    head = ["task", "cause", "factor", "p", "q", "passes", "evidence"]
     rows = []
     for a in items[:_LIST_AT_MOST]:
         cells = [
@@ -28,7 +28,6 @@ def cause_section(items: Sequence[Attribution], esc: Callable[[object], str]) ->
             "—" if a.p_value is None else f"{a.p_value:.3g}",
             "—" if a.q_value is None else f"{a.q_value:.3g}",
             "yes" if a.passes else "no",
-            "—" if a.rounds_needed is None else str(a.rounds_needed),
             a.evidence,
         ]
         rows.append("<tr>" + "".join(f"<td>{esc(c)}</td>" for c in cells) + "</tr>")

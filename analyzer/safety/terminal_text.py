@@ -10,6 +10,7 @@ exactly one line showing what the text holds. `json_text` does the same for `--j
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
 from collections.abc import Iterable
 
@@ -19,6 +20,12 @@ _BIDI_AND_SEPARATORS = frozenset(
 """Direction marks, overrides and isolates, and the Unicode line and paragraph separators."""
 
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+_ESCAPED_IN_JSON = re.compile(
+    "[\x00-\x09\x0b-\x1f\x7f-\x9f\ud800-\udfff\u200e\u200f\u202a-\u202e\u2066-\u2069\u2028\u2029]"
+)
+"""Every character `_shown` changes but the line break (categories Cc and Cs, and the bidi set): what
+`json_text` writes as `\\uXXXX`."""
 
 
 def _shown(ch: str) -> str:
@@ -50,9 +57,11 @@ def json_text(value: object, indent: int | None = 2) -> str:
     `visible` would escape (C1 controls such as 0x9b, DEL, bidi overrides, line separators, lone
     surrogates) written as its `\\uXXXX` escape, so the JSON means the same and the terminal obeys none."""
     text = json.dumps(value, indent=indent, ensure_ascii=False, default=str)
-    if text.isprintable() or all(ch == "\n" or ch.isprintable() for ch in text):
-        return text
-    return "".join(f"\\u{ord(ch):04x}" if ch != "\n" and _shown(ch) != ch else ch for ch in text)
+    return _ESCAPED_IN_JSON.sub(_json_escape, text)
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 __all__ = ["json_text", "visible", "visible_lines"]

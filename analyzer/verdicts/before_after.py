@@ -17,9 +17,10 @@ from analyzer.analysis import Analysis, analyze
 from analyzer.importers import load_any
 from analyzer.log.model import RunLog
 from analyzer.metrics.answer_keys import AnswerKey
-from analyzer.metrics.attribution import answered_rounds, portable_routes, rounds_to_decide_rounds
+from analyzer.metrics.attribution import Round, answered_rounds, portable_routes
 from analyzer.metrics.semantic import SemanticOptions
 from analyzer.metrics.stats import ROUNDS_CAP, benjamini_hochberg
+from analyzer.verdicts.planner import RerunPlan, plan_rerun
 from analyzer.verdicts.rerun_verdict import TaskVerdict, Verdict, rerun_evidence, settle
 
 __all__ = [
@@ -31,7 +32,7 @@ __all__ = [
     "compare_before_after",
     "compare_files",
     "decisive_rounds",
-    "default_rounds",
+    "rerun_plan_of",
     "rounds_to_decide",
     "tasks_with",
     "verdict_phrase",
@@ -121,37 +122,37 @@ def task_verdicts(parent: Analysis, new: Analysis, ids: Sequence[str]) -> list[T
     evidence = [rerun_evidence(before.get(str(t), []), after.get(str(t), [])) for t in ids]
     tested = [i for i, e in enumerate(evidence) if e.test is not None]
     q = dict(zip(tested, benjamini_hochberg([evidence[i].test.p_value for i in tested]), strict=True))  # type: ignore[union-attr]
-    return [settle(e, q.get(i)) for i, e in enumerate(evidence)]
+    unsure = [str(ids[i]) for i in tested if evidence[i].agreed]
+    plans = {p.task_id: p for p in _plan(before, [str(ids[i]) for i in tested]).tasks} if unsure else {}
+    return [settle(e, q.get(i), plans.get(str(ids[i]))) for i, e in enumerate(evidence)]
+
+
+def _plan(before: dict[str, list[Round]], ids: Sequence[str], cap: int = ROUNDS_CAP) -> RerunPlan:
+    return plan_rerun({t: before.get(t, []) for t in ids}, ids, cap)
+
+
+def rerun_plan_of(parent: Analysis, ids: Sequence[str], cap: int = ROUNDS_CAP) -> RerunPlan:
+    """The plan of a re-run of `ids` (`planner.plan_rerun` over the parent's answered rounds): per
+    task the fewest agreeing pinned rounds that decide under the re-run's false discovery rate, with
+    the other tasks of the re-run counted, and the rounds the re-run runs."""
+    wanted = {str(t) for t in ids}
+    before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
+    return _plan(before, [str(t) for t in ids], cap)
 
 
 def rounds_to_decide(parent: Analysis, ids: Sequence[str], cap: int = ROUNDS_CAP) -> dict[str, int | None]:
-    """Per task: agreeing rounds on a pinned route that would make its verdict `route` at 2 %
-    (`attribution.rounds_to_decide_rounds`: the re-run's test, parent and re-run together, the new
-    rounds giving the parent's most common answer); None when the task was consistent or when more
-    than `cap` would be needed. A parent split within one route is no exception: a pinned re-run that
-    agrees beyond chance overturns it. The CLI and the dashboard both default to `default_rounds` of this."""
-    wanted = {str(t) for t in ids}
-    before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
-    out: dict[str, int | None] = {}
-    for task in ids:
-        need = rounds_to_decide_rounds(before.get(str(task), []))
-        out[str(task)] = need if need is not None and need <= cap else None
-    return out
+    """Per task: the fewest agreeing pinned rounds that make its verdict `route` in a re-run of all of
+    `ids` (`rerun_plan_of`); None when the task was consistent or no number up to `cap` decides it."""
+    planned = rerun_plan_of(parent, ids, cap).by_task()
+    return {str(t): planned.get(str(t)) for t in ids}
 
 
 def decisive_rounds(
     log: RunLog, ids: Sequence[str], key: AnswerKey = "exact", analysis: Analysis | None = None
 ) -> int:
-    """The rounds a re-run of `ids` should run by default, the CLI's and the dashboard's one rule:
-    `default_rounds` of `rounds_to_decide` over the parent's analysis (`analysis` when given)."""
-    return default_rounds(rounds_to_decide(analysis or analyze(log, key), ids))
-
-
-def default_rounds(needed: dict[str, int | None], cap: int = ROUNDS_CAP) -> int:
-    """The rounds a re-run should default to: enough for every task that can be decided within `cap`
-    (the most any of them needs), at least 2; `cap` when none can."""
-    known = [n for n in needed.values() if n is not None]
-    return max(2, max(known)) if known else cap
+    """The rounds a re-run of `ids` runs by default, the CLI's and the dashboard's one rule:
+    `rerun_plan_of(...).rounds` over the parent's analysis (`analysis` when given)."""
+    return rerun_plan_of(analysis or analyze(log, key), ids).rounds
 
 
 def chance_headline(frame: pd.DataFrame) -> str:

@@ -16,8 +16,9 @@ Benjamini-Hochberg in `before_after`).
 - `route`: the test passes and the re-run agrees on its pinned route;
 - `both`: the test passes and the re-run's answers still vary on the pinned route;
 - `model`: the re-run disagrees on its pinned route and no factor passes;
-- `inconclusive`: the re-run agrees but not beyond chance; `rounds_needed` more agreeing rounds in
-  all (parent and re-run together, `attribution.rounds_to_decide_rounds`) would decide;
+- `inconclusive`: the re-run agrees but not beyond chance; `rounds_needed` agreeing pinned rounds
+  would decide (`planner.plan_rerun`, with the re-run's other tasks in the false discovery rate), or
+  the reason says no number up to the cap would and what re-run could;
 - `stable` (consistent before and after), `regressed` (consistent before, not after) and
   `unmeasured` (fewer than two answers after).
 
@@ -37,10 +38,11 @@ from collections.abc import Hashable, Sequence
 from typing import Literal, NamedTuple
 
 import analyzer.numbers as numbers
-from analyzer.metrics.attribution import Round, rounds_to_decide_rounds
+from analyzer.metrics.attribution import Round
 from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
 from analyzer.metrics.route_factors import FACTORS
-from analyzer.metrics.stats import RERUN_FDR_Q, ROUNDS_CAP, chance_agreement, reaches
+from analyzer.metrics.stats import RERUN_FDR_Q, chance_agreement, reaches
+from analyzer.verdicts.planner import TaskPlan, plan_rerun, plan_sentence
 
 Verdict = Literal["route", "both", "model", "inconclusive", "stable", "regressed", "unmeasured"]
 """What a task's before/after says about the cause of its inconsistency."""
@@ -76,13 +78,14 @@ class Evidence(NamedTuple):
     pinned: int
     spilled: int
     chance: float | None
-    need: int | None
 
 
 def rerun_verdict(parent: Sequence[Round], rerun: Sequence[Round]) -> TaskVerdict:
     """The verdict of one task from its answered rounds before and after, held to `RERUN_FDR_Q` alone."""
     evidence = rerun_evidence(parent, rerun)
-    return settle(evidence, None if evidence.test is None else evidence.test.p_value)
+    plan = plan_rerun({"task": parent}, ["task"]).tasks if evidence.agreed else ()
+    p_value = None if evidence.test is None else evidence.test.p_value
+    return settle(evidence, p_value, plan[0] if plan else None)
 
 
 def rerun_evidence(parent: Sequence[Round], rerun: Sequence[Round]) -> Evidence:
@@ -107,12 +110,11 @@ def rerun_evidence(parent: Sequence[Round], rerun: Sequence[Round]) -> Evidence:
     answers = [r.answer for r in rounds]
     test = factor_test(answers, levels, names)
     test = test._replace(p_value=selection_adjusted(test.p_value, answers, len(parent)))
-    need = rounds_to_decide_rounds(list(parent)) if agreed else None
-    return Evidence(None, test, agreed, len(pinned), spilled, chance, need)
+    return Evidence(None, test, agreed, len(pinned), spilled, chance)
 
 
-def settle(e: Evidence, q: float | None) -> TaskVerdict:
-    """The verdict from a task's evidence and its q-value."""
+def settle(e: Evidence, q: float | None, plan: TaskPlan | None = None) -> TaskVerdict:
+    """The verdict from a task's evidence, its q-value and its re-run plan (what would decide it)."""
     if e.early is not None or e.test is None or q is None:
         return e.early or TaskVerdict("unmeasured", None, None, None, "no test")
     test, factor = e.test, " and ".join(e.test.factors) or None
@@ -129,16 +131,12 @@ def settle(e: Evidence, q: float | None) -> TaskVerdict:
     head = f"{e.pinned} rounds agree on the pinned route (alone, by chance {e.chance:.0%} of the time)"
     if reaches(q, RERUN_FDR_Q):
         return made("route", f"{head}; answers follow the {factor}, {odds}")
-    decide = (
-        f"{e.need} agreeing rounds would decide"
-        if e.need
-        else f"more than {ROUNDS_CAP} rounds would be needed"
-    )
-    return made("inconclusive", f"{head}; {odds}, {decide}", e.need)
+    decide = "a re-run of its own would decide" if plan is None else plan_sentence(plan)
+    return made("inconclusive", f"{head}; {odds}; {decide}", None if plan is None else plan.rounds)
 
 
 def _early(verdict: Verdict, reason: str) -> Evidence:
-    return Evidence(TaskVerdict(verdict, None, None, None, reason), None, False, 0, 0, None, None)
+    return Evidence(TaskVerdict(verdict, None, None, None, reason), None, False, 0, 0, None)
 
 
 def _levels(parent: Sequence[Round], rerun: Sequence[Round]) -> tuple[list[list[Hashable]], list[str]]:

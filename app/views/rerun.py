@@ -25,11 +25,12 @@ from analyzer.verdicts.before_after import (
     VERDICT_TEXT,
     Verdict,
     chance_headline,
-    default_rounds,
-    rounds_to_decide,
+    rerun_plan_of,
     tasks_with,
     verdict_phrase,
 )
+from analyzer.verdicts.planner import RerunPlan, plan_summary
+from analyzer.verdicts.rerun_cost import cost_sentence, rerun_cost
 from app import data, fmt, log_folders
 from app.widgets import figures, harness_runs, job_panel, log_route, route_editor, task_files
 from app.widgets.messages import escape, one_line_error
@@ -131,9 +132,10 @@ def render(selection: data.Selection | None = None) -> None:
         allow_simulator=allow_simulator,
         analysis=group.analysis,
     )
-    needed = rounds_to_decide(group.analysis, ids)
-    rounds = default_rounds(needed) if needed else (choice.profile.rounds if choice else 5)
-    job = _run_button(request, ids, choice, job, rounds, sendable=defined is not None and not blocked) or job
+    plan = rerun_plan_of(group.analysis, ids)
+    if not plan.tasks:  # nothing to test: the route's own rounds
+        plan = plan._replace(rounds=choice.profile.rounds if choice else 5)
+    job = _run_button(request, ids, choice, job, plan, sendable=defined is not None and not blocked) or job
     if job is None:
         st.caption("No re-run of this log yet.")
         return
@@ -188,12 +190,13 @@ def _run_button(
     ids: list[str],
     choice: route_editor.RouteChoice | None,
     job: JobStatus | None,
-    rounds_default: int,
+    plan: RerunPlan,
     *,
     sendable: bool,
 ) -> JobStatus | None:
-    """Rounds (by default, the rounds that could decide every task's verdict) and the one button;
-    while a re-run runs, the button names it and is disabled.
+    """Rounds (by default, the planner's: the rounds that decide the tasks that can be decided), the
+    plan and the requests and tokens it sends beside the one button; while a re-run runs, the button
+    names it and is disabled.
 
     `ids` are the tasks the request selects; `sendable` is False while a log without task
     definitions still lacks the task file with its prompts.
@@ -201,17 +204,16 @@ def _run_button(
     running = job is not None and job.active
     with st.columns([1, 3])[0]:
         fixed = job.rounds if job is not None and running else None
-        rounds = route_editor.rounds_input("rerun.rounds", rounds_default, fixed)
-    st.caption(
-        f"{rounds_default} rounds by default: enough agreeing rounds on the pinned route to tell the route "
-        "from chance for the tasks that can be decided at all (fewer can only be inconclusive)."
-    )
+        rounds = route_editor.rounds_input("rerun.rounds", plan.rounds, fixed)
+    st.caption(escape(plan_summary(plan)))
     label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
     if job is not None and running:
         label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
     ready = choice is not None and bool(ids) and sendable and not running
     ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
-    if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
+    button, cost = st.columns([1, 2], vertical_alignment="center")
+    cost.caption(escape(cost_sentence(rerun_cost(request.parent_analysis, ids, rounds))))
+    if button.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
         return _start(request, rounds, choice)
     return None
 

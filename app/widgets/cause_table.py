@@ -29,7 +29,6 @@ COLUMNS = {
         "q", help="Benjamini-Hochberg over the log's tasks.", format="%.3g"
     ),
     "passes": st.column_config.CheckboxColumn("passes", help="q <= 0.05"),
-    "rounds_needed": st.column_config.NumberColumn("rounds to decide", help="For inconclusive tasks."),
     "evidence": st.column_config.TextColumn("evidence", width="medium"),
 }
 """The cause table (Overview, Routes)."""

@@ -22,9 +22,12 @@ from analyzer.analysis import analyze
 from analyzer.jobs.manager import get_manager
 from analyzer.log.loader import list_logs, load_path
 from analyzer.safety.keys import key_fingerprint
-from analyzer.verdicts.before_after import default_rounds, rounds_to_decide, verdict_phrase
+from analyzer.verdicts.before_after import rerun_plan_of, verdict_phrase
+from analyzer.verdicts.planner import plan_summary
+from analyzer.verdicts.rerun_cost import cost_sentence, rerun_cost
 from app import data
 from app.widgets import task_files
+from app.widgets.messages import escape
 
 PARENT = "A_baseline.altk_runs.json"
 FORMAT1 = "format1_plain_script.json"
@@ -186,8 +189,7 @@ def test_a_format1_log_picks_the_task_file_beside_it_and_reruns_with_another(run
     assert at.selectbox(key="rerun.tasks_pick").value == str(shipped)
     at.toggle(key="rerun.allow_simulator").set_value(True).run()  # the sample came from OpenAI
     assert not start_button(at).disabled
-    decide = default_rounds(rounds_to_decide(analyze(load_path(runs / FORMAT1).log), flagged))
-    assert decide > 5  # one round per answer in the parent: a 5-round re-run could not decide
+    decide = rerun_plan_of(analyze(load_path(runs / FORMAT1).log), flagged).rounds
     assert start_button(at).label == f"Re-run {len(flagged)} tasks x {decide} rounds on this route"
 
     tasks = [{"task_id": t, "prompt": f"Answer for {t}."} for t in flagged[:-1]]
@@ -332,3 +334,17 @@ def test_the_route_takes_the_parents_model_and_sampling_and_warns_when_they_diff
     assert_clean(at)
     assert at.number_input(key="route.temperature").value == 0.0
     assert not [w for w in at.warning if "Differs from the parent log" in w.value]
+
+
+def test_the_plan_and_its_cost_stand_beside_the_button_and_follow_the_rounds(runs: Path) -> None:
+    at = open_view()
+    flagged = inconsistent_ids(runs / PARENT)
+    parent = analyze(load_path(runs / PARENT).log)
+    plan = rerun_plan_of(parent, flagged)
+    captions = [c.value for c in at.caption]
+    assert escape(plan_summary(plan)) in captions  # the CLI's sentences, escaped for markdown
+    assert escape(cost_sentence(rerun_cost(parent, flagged, plan.rounds))) in captions
+    at.number_input(key="rerun.rounds").set_value(3).run()
+    cost = rerun_cost(parent, flagged, 3)
+    assert cost.requests == 3 * len(flagged)
+    assert escape(cost_sentence(cost)) in [c.value for c in at.caption]

@@ -31,7 +31,7 @@ from fake_keys import FAKE_KEY, SESSION_KEY
 from analyzer.analysis import analyze
 from analyzer.log.loader import list_logs, load_path
 from analyzer.safety.keys import key_fingerprint
-from analyzer.verdicts.before_after import default_rounds, rounds_to_decide
+from analyzer.verdicts.before_after import rerun_plan_of
 
 SAMPLES = ROOT / "sample_runs"
 PARENT = "A_baseline.altk_runs.json"
@@ -108,7 +108,7 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
 
     parent = analyze(load_path(SAMPLES / PARENT).log)
     inconsistent = [str(t) for t in parent.tasks.loc[parent.tasks["consistent"].eq(False), "task_id"]]
-    rounds = default_rounds(rounds_to_decide(parent, inconsistent))  # the rounds that could decide
+    rounds = rerun_plan_of(parent, inconsistent).rounds  # the planner's rounds
     label = f"Re-run {len(inconsistent)} tasks x {rounds} rounds on this route"
     button = page.get_by_role("button", name=label)  # type: ignore[attr-defined]
     button.click()

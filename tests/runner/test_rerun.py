@@ -15,7 +15,7 @@ from analyzer.log.loader import load_path
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner import default_rerun_path, select_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, rerun_plan
-from analyzer.verdicts.before_after import default_rounds, rounds_to_decide
+from analyzer.verdicts.before_after import rerun_plan_of
 
 SAMPLE_A = Path("sample_runs/A_baseline.altk_runs.json")
 SAMPLE_C = Path("sample_runs/C_pinned.altk_runs.json")
@@ -196,8 +196,9 @@ def test_a_rerun_without_rounds_runs_the_rounds_that_could_decide(tmp_path: Path
     parent = load_path(SAMPLE_A).log
     ids = select_tasks(parent, "inconsistent")
     plan = rerun_plan(RerunRequest(parent, "inconsistent", SAMPLE_A), RouteProfile(), tmp_path / "r.json")
-    needed = rounds_to_decide(analyze(parent), ids)
-    assert plan.rounds == default_rounds(needed) == max(n for n in needed.values() if n is not None)
+    planned = rerun_plan_of(analyze(parent), ids)
+    needed = [n for n in planned.by_task().values() if n is not None]
+    assert plan.rounds == planned.rounds == (max(needed) if needed else planned.rounds)
     assert plan.rounds != RouteProfile().rounds  # not the profile's
     given = rerun_plan(
         RerunRequest(parent, "inconsistent", SAMPLE_A), RouteProfile(), tmp_path / "g.json", rounds=4

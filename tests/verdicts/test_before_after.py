@@ -16,7 +16,7 @@ from analyzer.verdicts.before_after import (
     before_after_lines,
     chance_headline,
     compare_before_after,
-    default_rounds,
+    rerun_plan_of,
     rounds_to_decide,
 )
 
@@ -45,15 +45,17 @@ def _selected(n: int, x: int) -> float:
     return 1 - math.comb(x, 5) / math.comb(n, 5) - math.comb(n - x, 5) / math.comb(n, 5)
 
 
-def test_rounds_to_decide_and_the_default() -> None:
-    needed = rounds_to_decide(analyze(PARENT), ["by-key", "noise", "steady"])
-    # k agreeing rounds on a new route, tested with the key and the re-run as two partitions, the
-    # p-value divided by the chance the parent was chosen: by-key 2 / C(5 + k, 2) / P(S) <= 0.02 at
-    # k = 18; noise (split 3 / 2 within key A) stays above 0.02 up to 30 rounds
-    assert needed == {"by-key": 18, "noise": None, "steady": None}
-    assert default_rounds(needed) == 18
-    assert default_rounds({"a": 3, "b": None}) == 3
-    assert default_rounds({"a": None}) == 30
+def test_rounds_to_decide_count_the_other_tasks_of_the_rerun() -> None:
+    # alone, k agreeing rounds on a new route, tested with the key and the re-run as two partitions,
+    # the p-value divided by the chance the parent was chosen: 2 / C(5 + k, 2) / P(S) <= 0.02 at k = 18
+    assert rounds_to_decide(analyze(PARENT), ["by-key", "steady"]) == {"by-key": 18, "steady": None}
+    # beside the noise task (split 3 / 2 within key A, which no number of rounds decides),
+    # Benjamini-Hochberg asks by-key for p <= 0.02 x 1 / 2, which 30 rounds do not reach either
+    plan = rerun_plan_of(analyze(PARENT), ["by-key", "noise", "steady"])
+    assert plan.by_task() == {"by-key": None, "noise": None} and plan.level == pytest.approx(0.01)
+    assert plan.rounds == 5  # nothing to decide: as many rounds as the parent, not 30 for nothing
+    by_key = plan.tasks[0]  # what can: rounds on the parent's own rotation beside the pinned ones
+    assert by_key.more_parent_rounds is not None and by_key.with_pinned is not None
 
 
 def test_before_after_carries_chance_q_values_and_the_headline_counts_every_inconsistent_task() -> None:
@@ -97,6 +99,6 @@ def test_two_agreeing_rounds_on_a_new_route_are_inconclusive() -> None:
     frame = compare_before_after(PARENT, after, ["by-key"])
     row = frame.iloc[0]
     assert row["verdict"] == "inconclusive" and row["rounds_needed"] == 18
-    assert "18 agreeing rounds would decide" in row["reason"]
+    assert "18 agreeing pinned rounds decide" in row["reason"]
     lines = before_after_lines(frame)
     assert any(line.startswith("  by-key: 2 rounds agree") for line in lines)

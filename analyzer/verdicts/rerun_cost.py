@@ -1,0 +1,61 @@
+"""What a re-run will cost, said before it runs: requests and expected tokens.
+
+Expected tokens are the parent's own: per task, its mean tokens per result times the rounds the re-run
+runs (a re-run sends the same prompts on the same model). A task whose parent recorded no tokens adds
+requests but no tokens, and the sentence says how many such tasks there are. No price table is kept,
+so no cost in money is given.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import analyzer.numbers as numbers
+from analyzer.analysis import Analysis
+
+
+class RerunCost(NamedTuple):
+    """A re-run's size before it runs."""
+
+    tasks: int
+    """Tasks re-run."""
+    rounds: int
+    """Rounds per task."""
+    requests: int
+    """Tasks x rounds: one request per result (a retry after a 429 or a timeout adds more)."""
+    tokens: int | None
+    """Expected tokens (the parent's mean per result x rounds, over the tasks that recorded some);
+    None when none of them did."""
+    unknown_tasks: int
+    """Tasks whose parent recorded no tokens (they count in `requests`, not in `tokens`)."""
+    parent_tokens: int | None
+    """The parent's own tokens over all its tasks, for scale; None when it recorded none."""
+
+
+def rerun_cost(parent: Analysis, ids: Sequence[str], rounds: int) -> RerunCost:
+    """The requests and expected tokens of re-running `ids` for `rounds` rounds."""
+    wanted = {str(t) for t in ids}
+    tasks = parent.tasks[parent.tasks["task_id"].astype(str).isin(wanted)]
+    known = tasks["tokens_mean"].astype("Float64").dropna()
+    tokens = round(float(known.sum()) * rounds) if len(known) else None
+    total = parent.tasks["tokens_total"].astype("Int64")
+    parent_tokens = int(total.sum()) if total.notna().any() else None
+    unknown = len(wanted) - len(known)
+    return RerunCost(len(wanted), rounds, len(wanted) * rounds, tokens, unknown, parent_tokens)
+
+
+def cost_sentence(cost: RerunCost) -> str:
+    """The cost in one sentence, for the CLI and the Re-run page alike."""
+    head = (
+        f"{numbers.counted(cost.tasks, 'task')} x {numbers.counted(cost.rounds, 'round')} = "
+        f"{cost.requests:,} requests"
+    )
+    if cost.tokens is None:
+        tokens = "expected tokens not known (the parent recorded none for these tasks)"
+    else:
+        scale = f"; the whole parent used {cost.parent_tokens:,}" if cost.parent_tokens else ""
+        none = numbers.counted(cost.unknown_tasks, "task")
+        missing = f", not counting {none} with none recorded" if cost.unknown_tasks else ""
+        tokens = f"about {cost.tokens:,} tokens (the parent's tokens per result x rounds{missing}{scale})"
+    return f"This re-run sends {head}, {tokens}; no price is known, so no cost in money."
