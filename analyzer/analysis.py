@@ -181,9 +181,10 @@ def analyze(
     semantic = (semantic or SemanticOptions()) if key == "semantic" else None
     base = results_frame(log)
     attempts = attempts_frame(log)
+    keyed = answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic)
     results = assign_clusters(
         base.assign(
-            answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic),
+            answer_key=keyed,
             no_answer=no_answer(base),
             passed=passed(base, score_threshold),
         )
@@ -205,6 +206,8 @@ def analyze(
     exact_gap = _exact_gap(base) if key != "exact" and _stored_gap(log) else None
     frames = _Frames(results, attempts, tasks, usage, routes, outliers)
     headline = _headline(log, key, frames, exact_gap)
+    if keyed.attrs.get("notes"):  # what the key could not do as asked (a task too large, a judge failing)
+        headline = headline.model_copy(update={"warnings": [*headline.warnings, *keyed.attrs["notes"]]})
     if semantic is not None:
         headline = headline.model_copy(update={"semantic_threshold": semantic.threshold})
     headline = _with_uncertainty(headline, log, results, attempts, tasks)
