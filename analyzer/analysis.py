@@ -178,10 +178,11 @@ def analyze(
         score_threshold: Score at or above which a result without `success` counts as a success.
         semantic: Threshold and embedder of the `semantic` key (default: the bundled model).
     """
-    semantic = (semantic or SemanticOptions()) if key == "semantic" else None
+    semantic = (semantic or SemanticOptions()) if key in ("semantic", "judge") else None
     base = results_frame(log)
     attempts = attempts_frame(log)
-    keyed = answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic)
+    prompts = {str(t.task_id): t.prompt for t in log.tasks or []} if key == "judge" else None
+    keyed = answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic, prompts=prompts)
     results = assign_clusters(
         base.assign(
             answer_key=keyed,
