@@ -21,7 +21,7 @@ import json
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -38,6 +38,7 @@ from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
 from analyzer.metrics.answer_keys import AnswerKey, answer_key
 from analyzer.metrics.answers import answer_keys
+from analyzer.metrics.judge import JudgeOptions, distinct_by_task, judge_plan, judged_members
 from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions, semantic_members
 from analyzer.report.finding import Finding
 from analyzer.report.finding import finding as finding_of
@@ -45,6 +46,9 @@ from analyzer.report.html import ReportEntry, render_report_html
 from analyzer.report.runs_table import ListedLog
 from analyzer.verdicts.before_after import compare_files
 from app import log_folders
+
+if TYPE_CHECKING:
+    from analyzer.runner.judge import RouteJudge
 from app.log_folders import runs_dir
 
 ROOT = log_folders.ROOT
@@ -54,6 +58,8 @@ LOGS = "src.logs"
 UPLOADS = "src.uploads"
 KEY = "src.answer_key"
 SEMANTIC_T = "src.semantic_threshold"
+JUDGE_OK = "src.judge_confirmed"
+"""Set by the sidebar's confirm button: the judge may be asked (for this session)."""
 FOCUS = "src.focus"
 LABEL = "src.label."  # + source: a label the user typed for that group
 SEEN_UPLOADS = "src.seen_uploads"  # upload file ids already opened once
@@ -131,6 +137,8 @@ def _analyze(token: str, key: AnswerKey, threshold: float, _loaded: LoadedLog) -
     """The analyzer's results for one opened log under one answer key (and semantic threshold)."""
     try:
         semantic = SemanticOptions(threshold=threshold) if key == "semantic" else None
+        if key == "judge":
+            semantic = JudgeOptions(decide=the_judge().decide, model=the_judge().name)
         return analyze(_loaded.log, key=key, semantic=semantic)
     except RerunLensError as exc:
         return Problem(_loaded.source, exc.message)
@@ -164,6 +172,8 @@ def _experiments(token: str, _loaded: LoadedLog) -> list[tuple[int, tuple[str, L
 
 
 def _open_one(token: str, source: str, loaded: LoadedLog, key: AnswerKey) -> Group | Problem:
+    if key == "judge" and not st.session_state.get(JUDGE_OK):
+        return Problem(source, f"{source}: {judge_plan_of(loaded)}; confirm it under the answer key to ask")
     threshold = semantic_threshold() if key == "semantic" else 0.0
     if key == "semantic":
         _embed_first(token, loaded, threshold)
@@ -200,6 +210,34 @@ def _embed_first(token: str, loaded: LoadedLog, threshold: float) -> None:
         )
     bar.empty()
     done.add(token)
+
+
+@st.cache_resource(max_entries=1)
+def the_judge() -> RouteJudge:
+    """The judge of the `judge` key: your own route's model (the environment's; the simulator's
+    judge when no base URL is set), never a log's."""
+    from analyzer.runner.judge import JudgeRoute, RouteJudge, judge_profile  # the SDK only when judging
+
+    return RouteJudge(judge_profile(JudgeRoute()))
+
+
+def judge_plan_of(loaded: LoadedLog) -> str:
+    """The most judge calls and tokens one log can cost, as the sentence the CLI prints."""
+    base = results_frame(loaded.log)
+    prompts = {str(t.task_id): t.prompt for t in loaded.log.tasks or []}
+    groups = distinct_by_task(base["task_id"], answer_keys(base, "normalized"))
+    return judge_plan(groups, prompts).sentence(the_judge().model)
+
+
+def judged_members_of(analysis: Analysis, task_id: str) -> pd.DataFrame | str:
+    """One task's judge clusters (representative, answer, verdict, reason), or the one-line problem."""
+    if not isinstance(analysis.semantic, JudgeOptions):
+        return "not analysed with the judge key"
+    prompt = next((t.prompt for t in analysis.log.tasks or [] if str(t.task_id) == str(task_id)), None)
+    try:
+        return judged_members(analysis.results, task_id, analysis.semantic, prompt)
+    except RerunLensError as exc:
+        return exc.message
 
 
 def semantic_members_of(analysis: Analysis, task_id: str) -> pd.DataFrame | str:

@@ -9,7 +9,14 @@ this package never calls a model itself.
 
 from analyzer.metrics.judge.cache import DecisionCache, cached
 from analyzer.metrics.judge.cluster import Decision, JudgedMember, JudgedTask, JudgeFailed, judge_clusters
-from analyzer.metrics.judge.key import DEFAULT_BAND, JudgeOptions, JudgePlan, judge_keys, judge_plan
+from analyzer.metrics.judge.key import (
+    DEFAULT_BAND,
+    JudgeOptions,
+    JudgePlan,
+    distinct_by_task,
+    judge_keys,
+    judge_plan,
+)
 from analyzer.metrics.judge.view import JUDGED_COLUMNS, judged_members
 
 __all__ = [
@@ -23,6 +30,7 @@ __all__ = [
     "JudgedMember",
     "JudgedTask",
     "cached",
+    "distinct_by_task",
     "judge_clusters",
     "judge_keys",
     "judge_plan",

@@ -22,7 +22,16 @@ from analyzer.metrics.semantic import SemanticOptions, SemanticUnavailable
 from analyzer.metrics.semantic.key import PairJudge
 from analyzer.metrics.semantic.text import embedding_text
 
-__all__ = ["DEFAULT_BAND", "NOT_RECORDED", "JudgeOptions", "JudgePlan", "band", "judge_keys", "judge_plan"]
+__all__ = [
+    "DEFAULT_BAND",
+    "NOT_RECORDED",
+    "JudgeOptions",
+    "JudgePlan",
+    "band",
+    "distinct_by_task",
+    "judge_keys",
+    "judge_plan",
+]
 
 DEFAULT_BAND = (0.30, 0.95)
 """Cosines of the bundled encoder outside which no call is made: below 0.30 the pair is apart, at
@@ -82,7 +91,7 @@ def judge_keys(
     each task's `JudgedTask` in `attrs["judged"]`."""
     if options.decide is None:
         raise ValueError("the judge key needs a judge: JudgeOptions(decide=...)")
-    groups = _distinct_by_task(task_ids, normalized)
+    groups = distinct_by_task(task_ids, normalized)
     if options.confirm is not None and groups:
         options.confirm(judge_plan(groups, prompts))
     store = options.decisions or DecisionCache()
@@ -117,7 +126,7 @@ class _Counting:
         return self.decide(prompt, a, b)
 
 
-def _distinct_by_task(task_ids: pd.Series, normalized: pd.Series) -> dict[str, list[str]]:
+def distinct_by_task(task_ids: pd.Series, normalized: pd.Series) -> dict[str, list[str]]:
     """Each task with two or more distinct answers: its answers, one per result (frequency counts)."""
     frame = pd.DataFrame({"task": task_ids.astype(str).to_numpy(), "answer": normalized.to_numpy()})
     frame = frame[normalized.notna().to_numpy()]
