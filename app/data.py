@@ -138,7 +138,7 @@ def _analyze(token: str, key: AnswerKey, threshold: float, _loaded: LoadedLog) -
     try:
         semantic = SemanticOptions(threshold=threshold) if key == "semantic" else None
         if key == "judge":
-            semantic = JudgeOptions(decide=the_judge().decide, model=the_judge().name)
+            semantic = judge_options()
         return analyze(_loaded.log, key=key, semantic=semantic)
     except RerunLensError as exc:
         return Problem(_loaded.source, exc.message)
@@ -219,6 +219,11 @@ def the_judge() -> RouteJudge:
     from analyzer.runner.judge import JudgeRoute, RouteJudge, judge_profile  # the SDK only when judging
 
     return RouteJudge(judge_profile(JudgeRoute()))
+
+
+def judge_options() -> JudgeOptions:
+    """The judge key's options: the sidebar's judge (asked only once the sidebar confirmed)."""
+    return JudgeOptions(decide=the_judge().decide, model=the_judge().name)
 
 
 def judge_plan_of(loaded: LoadedLog) -> str:
@@ -362,6 +367,10 @@ def rerun_before_after(
     semantic = (
         SemanticOptions(threshold=threshold or DEFAULT_SEMANTIC_THRESHOLD) if key == "semantic" else None
     )
+    if key == "judge":
+        if not st.session_state.get(JUDGE_OK):
+            raise RerunLensError("the judge key asks a model: confirm it under the answer key first")
+        semantic = judge_options()
     return compare_files(parent, out, list(ids), key, semantic)
 
 
