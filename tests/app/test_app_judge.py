@@ -49,7 +49,7 @@ def test_the_judge_is_asked_only_after_the_sidebar_confirms(
     at.radio(key=data.KEY).set_value("judge").run()
     assert not at.exception, [e.value for e in at.exception]
     problem = " ".join(e.value for e in at.error)
-    assert "at most 585 questions over 13 tasks" in problem and "confirm" in problem
+    assert "at most 13 questions over 13 tasks" in problem and "confirm" in problem
     assert "analysed under judge" not in [m.value for m in at.markdown]
     assert not (tmp_path / "cache" / "judge").exists()  # nothing asked yet
     at.button(key="sidebar.judge_confirm").click().run()

@@ -73,12 +73,14 @@ class JudgePlan:
 
 
 def judge_plan(groups: Mapping[str, list[str]], prompts: Mapping[str, str]) -> JudgePlan:
-    """The most calls and tokens for these tasks' distinct answers (before the band and cache)."""
+    """The most calls and tokens for these tasks' answers (one per result; the distinct ones count),
+    before the band and the cache make them fewer."""
     calls = tokens = 0
     for task, answers in groups.items():
-        k = len(answers)
+        distinct = set(answers)
+        k = len(distinct)
         pairs = k * (k - 1) // 2
-        mean = sum(len(a) for a in answers) / k if k else 0
+        mean = sum(len(a) for a in distinct) / k if k else 0
         per_call = (len(JUDGE_INSTRUCTION) + len(prompts.get(task, NOT_RECORDED)) + 2 * mean) / 4
         calls += pairs
         tokens += int(pairs * (per_call + JUDGE_MAX_TOKENS))
