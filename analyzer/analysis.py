@@ -28,6 +28,7 @@ from analyzer.metrics.consistency import (
 )
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.intervals import Interval, answer_intervals, outcome_intervals
+from analyzer.metrics.judge import task_prompts
 from analyzer.metrics.lead import Lead, agent_lead
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
@@ -181,7 +182,7 @@ def analyze(
     semantic = (semantic or SemanticOptions()) if key in ("semantic", "judge") else None
     base = results_frame(log)
     attempts = attempts_frame(log)
-    prompts = {str(t.task_id): t.prompt for t in log.tasks or []} if key == "judge" else None
+    prompts = task_prompts(log) if key == "judge" else None
     keyed = answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic, prompts=prompts)
     results = assign_clusters(
         base.assign(

@@ -38,7 +38,7 @@ from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
 from analyzer.metrics.answer_keys import AnswerKey, answer_key
 from analyzer.metrics.answers import answer_keys
-from analyzer.metrics.judge import JudgeOptions, distinct_by_task, judge_plan, judged_members
+from analyzer.metrics.judge import JudgeOptions, distinct_by_task, judge_plan, judged_members, task_prompts
 from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions, semantic_members
 from analyzer.report.finding import Finding
 from analyzer.report.finding import finding as finding_of
@@ -46,10 +46,10 @@ from analyzer.report.html import ReportEntry, render_report_html
 from analyzer.report.runs_table import ListedLog
 from analyzer.verdicts.before_after import compare_files
 from app import log_folders
+from app.log_folders import runs_dir
 
 if TYPE_CHECKING:
     from analyzer.runner.judge import RouteJudge
-from app.log_folders import runs_dir
 
 ROOT = log_folders.ROOT
 
@@ -229,18 +229,18 @@ def judge_options() -> JudgeOptions:
 def judge_plan_of(loaded: LoadedLog) -> str:
     """The most judge calls and tokens one log can cost, as the sentence the CLI prints."""
     base = results_frame(loaded.log)
-    prompts = {str(t.task_id): t.prompt for t in loaded.log.tasks or []}
     groups = distinct_by_task(base["task_id"], answer_keys(base, "normalized"))
-    return judge_plan(groups, prompts).sentence(the_judge().model)
+    return judge_plan(groups, task_prompts(loaded.log)).sentence(the_judge().model)
 
 
 def judged_members_of(analysis: Analysis, task_id: str) -> pd.DataFrame | str:
     """One task's judge clusters (representative, answer, verdict, reason), or the one-line problem."""
     if not isinstance(analysis.semantic, JudgeOptions):
         return "not analysed with the judge key"
-    prompt = next((t.prompt for t in analysis.log.tasks or [] if str(t.task_id) == str(task_id)), None)
     try:
-        return judged_members(analysis.results, task_id, analysis.semantic, prompt)
+        return judged_members(
+            analysis.results, task_id, analysis.semantic, task_prompts(analysis.log).get(str(task_id))
+        )
     except RerunLensError as exc:
         return exc.message
 

@@ -16,6 +16,7 @@ from analyzer.metrics.judge.key import (
     distinct_by_task,
     judge_keys,
     judge_plan,
+    task_prompts,
 )
 from analyzer.metrics.judge.view import JUDGED_COLUMNS, judged_members
 
@@ -35,4 +36,5 @@ __all__ = [
     "judge_keys",
     "judge_plan",
     "judged_members",
+    "task_prompts",
 ]

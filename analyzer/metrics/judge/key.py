@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from analyzer.log.model import RunLog
 from analyzer.metrics.judge.cache import DecisionCache, cached
 from analyzer.metrics.judge.cluster import Decide, Decision, JudgedTask, judge_clusters
 from analyzer.metrics.judge.prompt import JUDGE_INSTRUCTION, JUDGE_MAX_TOKENS
@@ -31,6 +32,7 @@ __all__ = [
     "distinct_by_task",
     "judge_keys",
     "judge_plan",
+    "task_prompts",
 ]
 
 DEFAULT_BAND = (0.10, 0.95)
@@ -85,6 +87,11 @@ def judge_plan(groups: Mapping[str, list[str]], prompts: Mapping[str, str]) -> J
         calls += pairs
         tokens += int(pairs * (per_call + JUDGE_MAX_TOKENS))
     return JudgePlan(len(groups), calls, tokens)
+
+
+def task_prompts(log: RunLog) -> dict[str, str]:
+    """Each task's prompt, as the log records it (format 2's `tasks`); empty when it records none."""
+    return {str(t.task_id): t.prompt for t in log.tasks or []}
 
 
 def judge_keys(

@@ -227,9 +227,9 @@ def _candidates(answer: str, reps: list[str], cosines: np.ndarray, lowest: float
     """The representatives (by position, in order) that can pass with `answer`: a cosine at or above
     the lowest threshold, or one's words within the other's (containment scores 1)."""
     close = cosines >= lowest
-    words = _word_set(embedding_text(answer))
+    words = _word_set(embedding_text(answer[:MAX_RULE_CHARS]))
     for r in np.flatnonzero(~close).tolist():
-        other = _word_set(embedding_text(reps[r]))
+        other = _word_set(embedding_text(reps[r][:MAX_RULE_CHARS]))
         close[r] = words <= other or other <= words
     return np.flatnonzero(close).tolist()
 
