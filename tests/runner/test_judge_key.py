@@ -131,3 +131,28 @@ def test_the_judge_key_variable_follows_the_rerun_rules(
         code = main([*argv, "--judge-key-env", "GITHUB_TOKEN"])
     out = capsys.readouterr()
     assert code == 2 and ep.received == [] and "GITHUB_TOKEN" in out.err and FAKE_KEY not in out.err + out.out
+
+
+@pytest.mark.parametrize("command", ["compare", "export", "report"])
+def test_compare_export_and_report_take_the_judge_key(
+    command: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = SAMPLE.with_name("C_pinned.altk_runs.json")
+    argv = {
+        "compare": ["compare", str(SAMPLE), str(other)],
+        "export": ["export", str(SAMPLE), "--csv", str(tmp_path / "t.csv")],
+        "report": ["report", str(SAMPLE), "-o", str(tmp_path / "r.html")],
+    }[command]
+    assert main([*argv, "--key", "judge", "--yes"]) == 0
+    err = capsys.readouterr().err
+    assert "the judge key asks gpt-4o-mini at most 13 questions over 13 tasks" in err
+    if command == "report":
+        assert "judge key (gpt-4o-mini@" in (tmp_path / "r.html").read_text()
+
+
+def test_a_reruns_verdicts_take_the_judge_key(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "r.altk_runs.json"
+    argv = ["rerun", str(SAMPLE), "--only", "shop-001", "--repeat", "2", "--out", str(out), "--quiet"]
+    assert main([*argv, "--key", "judge", "--yes"]) == 0
+    captured = capsys.readouterr()
+    assert "the judge key asks" in captured.err and "shop-001" in captured.out
