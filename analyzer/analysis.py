@@ -210,7 +210,7 @@ def analyze(
     headline = _headline(log, key, frames, exact_gap)
     if keyed.attrs.get("notes"):  # what the key could not do as asked (a task too large, a judge failing)
         headline = headline.model_copy(update={"warnings": [*headline.warnings, *keyed.attrs["notes"]]})
-    if semantic is not None:
+    if semantic is not None and key == "semantic":  # the judge key's clusters depend on no threshold
         headline = headline.model_copy(update={"semantic_threshold": semantic.threshold})
     headline = _with_uncertainty(headline, log, results, attempts, tasks)
     trajectories = measure_trajectories(log)

@@ -98,3 +98,15 @@ def _ragged(tmp: Path) -> str | None:
         except SemanticUnavailable as exc:
             return None if "\n" not in str(exc) else "a multi-line error"
     return "ragged rows accepted"
+
+
+@case("judge key: a judge key variable the user's route does not name is refused, nothing sent")
+def _judge_variable(tmp: Path) -> str | None:
+    from fake_keys import FAKE_KEY
+    from hostile_endpoint import completion
+
+    sample = Path(__file__).resolve().parents[2] / "sample_runs" / "A_baseline.altk_runs.json"
+    with _pass._env(GITHUB_TOKEN=FAKE_KEY), HostileEndpoint(lambda got: completion("yes: same")) as ep:
+        argv = ["analyze", str(sample), "--key", "judge", "--yes", "--judge-base-url", ep.base_url]
+        hole = _pass._one_line_error([*argv, "--judge-key-env", "GITHUB_TOKEN"], "GITHUB_TOKEN")
+        return hole or (f"{len(ep.received)} requests reached the judge's host" if ep.received else None)
