@@ -91,3 +91,22 @@ def test_a_pair_the_local_encoder_is_certain_of_costs_no_call(sure: bool) -> Non
     task = judge_clusters(PROMPT, ["a", "b"], judge, certain=lambda x, y: sure)
     assert judge.asked == [] and task.settled_locally == 1
     assert len(groups(task.members)) == (1 if sure else 2)
+
+
+@pytest.mark.parametrize(
+    ("reply", "same"),
+    [
+        ("yes: both say 3 pm", True),
+        ("**No** - one says 4 pm", False),
+        ("Yes.", True),
+        ("yes and no", None),
+        ("Yes/No", None),
+        ("It depends on the time zone.", None),
+        ("", None),
+        ("yesterday it was", None),
+    ],
+)
+def test_only_a_clear_yes_or_no_is_a_verdict(reply: str, same: bool | None) -> None:
+    from analyzer.metrics.judge.prompt import read_verdict
+
+    assert read_verdict(reply).same is same

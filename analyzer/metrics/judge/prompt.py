@@ -27,6 +27,7 @@ JUDGE_SEED = 20240601
 """The fixed seed every judge call sends (with temperature 0)."""
 JUDGE_MAX_TOKENS = 60
 _REPLY = re.compile(r"\s*[*_`\"']*(yes|no)\b[*_`\"']*\s*[:.,;\-–—]?\s*(.*)", re.IGNORECASE | re.DOTALL)
+_BOTH = re.compile(r"\W*(?:yes|no)\W*(?:and|or|/)\W*(?:yes|no)\b", re.IGNORECASE)
 _MAX_ANSWER = 4000
 
 
@@ -56,9 +57,10 @@ def read_pair(messages: list[Any]) -> tuple[str, str, str] | None:
 
 def read_verdict(reply: str | None) -> Decision:
     """A clear `yes` or `no` at the start of the reply's first line, with the rest as the reason;
-    anything else is unclear (`same` None) and the reply's first 80 characters are the reason."""
+    anything else ("yes and no", "It depends", an empty reply) is unclear (`same` None) and the
+    reply's first 80 characters are the reason."""
     first = (reply or "").strip().splitlines()[0] if (reply or "").strip() else ""
     match = _REPLY.fullmatch(first)
-    if match is None:
+    if match is None or _BOTH.match(first):
         return Decision(None, f"unclear reply: {first[:80]!r}")
     return Decision(match[1].casefold() == "yes", match[2].strip()[:200] or match[1].casefold())
