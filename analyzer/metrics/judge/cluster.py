@@ -4,9 +4,9 @@ A task's distinct answers are visited most frequent first (ties by first appeara
 the representatives in turn, in the order they were made, and joins the first one that, in the
 judge's verdict, says the same thing; with none, it starts a cluster. So a task with k distinct
 answers costs at most k x (clusters) verdicts. `certain(a, b)` may settle a pair without a call
-(True: the same, False: apart, None: ask), the local encoder's band. A reply that is not a clear yes or no is an error for
-that pair, counted, never taken as either; a judge that fails (`JudgeFailed`) leaves the task's
-answers apart, each its own cluster, and the task says why.
+(True: the same, False: apart, None: ask), the local encoder's band. A reply that is not a clear
+yes or no is an error for that pair, counted, never taken as either; a judge that fails
+(`JudgeFailed`) leaves the task's answers apart, each its own cluster, and the task says why.
 """
 
 from __future__ import annotations
