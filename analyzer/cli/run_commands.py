@@ -21,7 +21,7 @@ from analyzer.cli.route_args import (
     route_overrides,
     scenario_from_args,
 )
-from analyzer.cli.semantic_args import semantic_options
+from analyzer.cli.semantic_args import judge_consent_first, semantic_options
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
 from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command
@@ -86,6 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 def rerun(args: argparse.Namespace) -> int:
     """`rerunlens rerun`: the chosen tasks of a log on a pinned route, then before/after."""
+    judge_consent_first(args)
     parent = load_any(args.log).log
     only: str | list[str] = args.only[0] if args.only in (["flagged"], ["inconsistent"]) else args.only
     out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))

@@ -54,6 +54,22 @@ def semantic_options(args: argparse.Namespace) -> SemanticOptions | None:
     )
 
 
+def judge_consent_first(args: argparse.Namespace) -> None:
+    """For a command that runs a model before it judges (a re-run): refuse `--key judge` up front
+    without `--yes` or `--judge-limit`, rather than after the run's calls."""
+    from analyzer.errors import RouteError
+
+    if getattr(args, "key", None) == "judge" and not _agreed(args):
+        raise RouteError(
+            "--key judge asks a chat model about the answers after the re-run (the most calls are "
+            "shown then): confirm with --yes, or cap the calls with --judge-limit N"
+        )
+
+
+def _agreed(args: argparse.Namespace) -> bool:
+    return bool(getattr(args, "yes", False)) or getattr(args, "judge_limit", None) is not None
+
+
 def _judge_options(args: argparse.Namespace, threshold: float) -> SemanticOptions:
     from analyzer.errors import RouteError
     from analyzer.metrics.judge import JudgeOptions
@@ -64,7 +80,7 @@ def _judge_options(args: argparse.Namespace, threshold: float) -> SemanticOption
         raise RouteError("--judge-limit: give a count of 0 or more")
     route = JudgeRoute(args.judge_model, args.judge_base_url, args.judge_key_env)
     judge = RouteJudge(judge_profile(route), limit=limit)
-    agreed = bool(getattr(args, "yes", False)) or limit is not None
+    agreed = _agreed(args)
 
     def confirm(plan: JudgePlan) -> None:
         if agreed:

@@ -156,3 +156,12 @@ def test_a_reruns_verdicts_take_the_judge_key(tmp_path: Path, capsys: pytest.Cap
     assert main([*argv, "--key", "judge", "--yes"]) == 0
     captured = capsys.readouterr()
     assert "the judge key asks" in captured.err and "shop-001" in captured.out
+
+
+def test_a_rerun_under_the_judge_key_is_refused_before_it_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "r.altk_runs.json"
+    argv = ["rerun", str(SAMPLE), "--only", "shop-001", "--repeat", "2", "--out", str(out), "--quiet"]
+    assert main([*argv, "--key", "judge"]) == 2
+    assert "--judge-limit" in capsys.readouterr().err and not out.exists()
