@@ -28,6 +28,7 @@ from analyzer.metrics.consistency import (
 )
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.intervals import Interval, answer_intervals, outcome_intervals
+from analyzer.metrics.judge import task_prompts
 from analyzer.metrics.lead import Lead, agent_lead
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
@@ -178,12 +179,14 @@ def analyze(
         score_threshold: Score at or above which a result without `success` counts as a success.
         semantic: Threshold and embedder of the `semantic` key (default: the bundled model).
     """
-    semantic = (semantic or SemanticOptions()) if key == "semantic" else None
+    semantic = (semantic or SemanticOptions()) if key in ("semantic", "judge") else None
     base = results_frame(log)
     attempts = attempts_frame(log)
+    prompts = task_prompts(log) if key == "judge" else None
+    keyed = answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic, prompts=prompts)
     results = assign_clusters(
         base.assign(
-            answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic),
+            answer_key=keyed,
             no_answer=no_answer(base),
             passed=passed(base, score_threshold),
         )
@@ -205,7 +208,9 @@ def analyze(
     exact_gap = _exact_gap(base) if key != "exact" and _stored_gap(log) else None
     frames = _Frames(results, attempts, tasks, usage, routes, outliers)
     headline = _headline(log, key, frames, exact_gap)
-    if semantic is not None:
+    if keyed.attrs.get("notes"):  # what the key could not do as asked (a task too large, a judge failing)
+        headline = headline.model_copy(update={"warnings": [*headline.warnings, *keyed.attrs["notes"]]})
+    if semantic is not None and key == "semantic":  # the judge key's clusters depend on no threshold
         headline = headline.model_copy(update={"semantic_threshold": semantic.threshold})
     headline = _with_uncertainty(headline, log, results, attempts, tasks)
     trajectories = measure_trajectories(log)

@@ -21,7 +21,7 @@ import json
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 import streamlit as st
@@ -39,6 +39,7 @@ from analyzer.log.redaction import shown_text
 from analyzer.log.table import has_trajectories
 from analyzer.metrics.answer_keys import AnswerKey, answer_key
 from analyzer.metrics.answers import answer_keys
+from analyzer.metrics.judge import JudgeOptions, distinct_by_task, judge_plan, judged_members, task_prompts
 from analyzer.metrics.semantic import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions, semantic_members
 from analyzer.report.finding import Finding
 from analyzer.report.finding import finding as finding_of
@@ -48,6 +49,9 @@ from analyzer.verdicts.before_after import compare_files
 from app import log_folders
 from app.log_folders import runs_dir
 
+if TYPE_CHECKING:
+    from analyzer.runner.judge import RouteJudge
+
 ROOT = log_folders.ROOT
 
 # Session-state keys (ids and selections only).
@@ -55,6 +59,8 @@ LOGS = "src.logs"
 UPLOADS = "src.uploads"
 KEY = "src.answer_key"
 SEMANTIC_T = "src.semantic_threshold"
+JUDGE_OK = "src.judge_confirmed"
+"""Set by the sidebar's confirm button: the judge may be asked (for this session)."""
 FOCUS = "src.focus"
 LABEL = "src.label."  # + source: a label the user typed for that group
 SEEN_UPLOADS = "src.seen_uploads"  # upload file ids already opened once
@@ -132,6 +138,8 @@ def _analyze(token: str, key: AnswerKey, threshold: float, _loaded: LoadedLog) -
     """The analyzer's results for one opened log under one answer key (and semantic threshold)."""
     try:
         semantic = SemanticOptions(threshold=threshold) if key == "semantic" else None
+        if key == "judge":
+            semantic = judge_options()
         return analyze(_loaded.log, key=key, semantic=semantic)
     except RerunLensError as exc:
         return Problem(_loaded.source, exc.message)
@@ -165,6 +173,8 @@ def _experiments(token: str, _loaded: LoadedLog) -> list[tuple[int, tuple[str, L
 
 
 def _open_one(token: str, source: str, loaded: LoadedLog, key: AnswerKey) -> Group | Problem:
+    if key == "judge" and not st.session_state.get(JUDGE_OK):
+        return Problem(source, f"{source}: {judge_plan_of(loaded)}; confirm it under the answer key to ask")
     threshold = semantic_threshold() if key == "semantic" else 0.0
     if key == "semantic":
         _embed_first(token, loaded, threshold)
@@ -201,6 +211,39 @@ def _embed_first(token: str, loaded: LoadedLog, threshold: float) -> None:
         )
     bar.empty()
     done.add(token)
+
+
+@st.cache_resource(max_entries=1)
+def the_judge() -> RouteJudge:
+    """The judge of the `judge` key: your own route's model (the environment's; the simulator's
+    judge when no base URL is set), never a log's."""
+    from analyzer.runner.judge import JudgeRoute, RouteJudge, judge_profile  # the SDK only when judging
+
+    return RouteJudge(judge_profile(JudgeRoute()))
+
+
+def judge_options() -> JudgeOptions:
+    """The judge key's options: the sidebar's judge (asked only once the sidebar confirmed)."""
+    return JudgeOptions(decide=the_judge().decide, model=the_judge().name)
+
+
+def judge_plan_of(loaded: LoadedLog) -> str:
+    """The most judge calls and tokens one log can cost, as the sentence the CLI prints."""
+    base = results_frame(loaded.log)
+    groups = distinct_by_task(base["task_id"], answer_keys(base, "normalized"))
+    return judge_plan(groups, task_prompts(loaded.log)).sentence(the_judge().model)
+
+
+def judged_members_of(analysis: Analysis, task_id: str) -> pd.DataFrame | str:
+    """One task's judge clusters (representative, answer, verdict, reason), or the one-line problem."""
+    if not isinstance(analysis.semantic, JudgeOptions):
+        return "not analysed with the judge key"
+    try:
+        return judged_members(
+            analysis.results, task_id, analysis.semantic, task_prompts(analysis.log).get(str(task_id))
+        )
+    except RerunLensError as exc:
+        return exc.message
 
 
 def semantic_members_of(analysis: Analysis, task_id: str) -> pd.DataFrame | str:
@@ -325,6 +368,10 @@ def rerun_before_after(
     semantic = (
         SemanticOptions(threshold=threshold or DEFAULT_SEMANTIC_THRESHOLD) if key == "semantic" else None
     )
+    if key == "judge":
+        if not st.session_state.get(JUDGE_OK):
+            raise RerunLensError("the judge key asks a model: confirm it under the answer key first")
+        semantic = judge_options()
     return compare_files(parent, out, list(ids), key, semantic)
 
 

@@ -12,7 +12,7 @@ from analyzer.log.loader import MAX_UPLOAD_BYTES
 from analyzer.metrics.answer_keys import ANSWER_KEYS, answer_key
 from analyzer.metrics.semantic import CROSS_LANGUAGE_GAP, DEFAULT_SEMANTIC_THRESHOLD
 from analyzer.safety.scrub import one_line
-from app import log_folders, url_state
+from app import data, log_folders, url_state
 from app.data import (
     FOCUS,
     FOCUS_SOURCE,
@@ -37,7 +37,9 @@ KEY_HELP = (
     "white space and punctuation at either end ignored), fuzzy (normalized answers that are nearly "
     "equal), actions (the same tool calls with the same arguments, for agent logs with trajectories), "
     "semantic (the same meaning, in English, Chinese and other languages: sentence embeddings with "
-    "guards on negation, numbers, dates and units; needs pip install 'rerunlens[semantic]')."
+    "guards on negation, numbers, dates and units; needs pip install 'rerunlens[semantic]'), "
+    "judge (a chat model on your own route says whether two answers to the task's prompt say the same "
+    "thing; asked only after you confirm)."
 )
 
 LOGS_BOX = "sidebar.logs_box"
@@ -82,6 +84,7 @@ def render() -> Selection:
         with st.popover(_key_label(), icon=":material/rule:", width="stretch", key=KEY_BOX):
             st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
             semantic_control()
+            judge_control()
         url_state.mirror_to_url("key", st.session_state[KEY])
 
         fresh = _to_focus()
@@ -142,6 +145,8 @@ def _log_picker(folder: Path, available: list[str]) -> None:
 def _key_label() -> str:
     """The answer key's button: the key in use (and the semantic key's threshold)."""
     key = answer_key(st.session_state.get(KEY))
+    if key == "judge":
+        return f"Answer key: judge, {data.the_judge().model}"
     if key == "semantic":
         return f"Answer key: semantic, {st.session_state.get(SEMANTIC_T, DEFAULT_SEMANTIC_THRESHOLD):.2f}"
     return f"Answer key: {key}"
@@ -216,6 +221,23 @@ def _unreadable_note(problems: list[str], shown: int = 3) -> None:
         f"{len(problems)} file{'' if one else 's'} in your runs folder {'is' if one else 'are'} named like "
         f"a log but cannot be read, so {'it is' if one else 'they are'} not listed:\n" + "\n".join(lines)
     )
+
+
+def judge_control() -> None:
+    """Under the judge key: which model judges, and the button that lets it be asked (each log
+    shows the most calls and tokens it can cost until then)."""
+    if answer_key(st.session_state.get(KEY)) != "judge":
+        return
+    st.caption(
+        f"The judge: {data.the_judge().model} on your own route (the built-in simulator's judge when no "
+        "base URL is set). Each open log shows the most questions and tokens it can cost; verdicts are "
+        "cached, so a log judged again costs nothing."
+    )
+    if st.session_state.get(data.JUDGE_OK):
+        st.caption("Confirmed for this session.")
+    elif st.button("Ask the judge", key="sidebar.judge_confirm", icon=":material/gavel:"):
+        st.session_state[data.JUDGE_OK] = True
+        st.rerun()
 
 
 def semantic_control() -> None:

@@ -10,7 +10,11 @@ short replies and agent-length sentences). Printed, each measured in this run:
 - the same log again in a fresh cache object reading the folder, as a new process would: no new
   embedding work (`computed` must be 0).
 
-    python scripts/bench_semantic.py [--tasks 2000] [--rounds 5]
+With `--hostile`, the bounds instead: the guards on two 80,000-character answers with no sentence end,
+and 1,000 and 10,000 distinct answers in one task (vectors from a hash, so only the clustering is
+timed), each beside the normalized key on the same answers in the same run.
+
+    python scripts/bench_semantic.py [--tasks 2000] [--rounds 5] [--hostile]
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import random
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -77,7 +82,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--hostile", action="store_true", help="time the bounds on hostile answers")
     args = parser.parse_args()
+    if args.hostile:
+        hostile()
+        return
     data = make_log(args.tasks, args.rounds)
     log = load_bytes(data, "bench").log
     answers = [r.answer or "" for rnd in log.runs for r in rnd]
@@ -116,6 +125,48 @@ def main() -> None:
         print(
             f"  semantic, the same log again           {warm:6.2f} s  ({again.cache().computed:,} embedded; "
             f"{warm / baseline:.1f}x the baseline)"
+        )
+
+
+def hostile() -> None:
+    """The guards and the clustering on hostile answers, beside the normalized key on the same."""
+    import numpy as np
+    import pandas as pd
+
+    from analyzer.metrics.normalized import normalized_key
+    from analyzer.metrics.semantic.embed import EmbeddingCache
+    from analyzer.metrics.semantic.key import PairJudge, semantic_keys
+
+    class Hashed:
+        name, dimension = "hashed", 64
+
+        def embed(self, texts: Sequence[str]) -> np.ndarray:
+            return np.stack([np.random.default_rng(abs(hash(t))).standard_normal(64) for t in texts])
+
+    draw = random.Random(7)
+    plain = [chr(c) for c in range(0x4E00, 0x9FA5) if chr(c) not in "吗和与跟"]
+    a = "".join(draw.choice(plain) for _ in range(80_000))
+    t0 = time.perf_counter()
+    normalized_key(a), normalized_key(a[::-1])
+    base = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    PairJudge(EmbeddingCache(Hashed(), persist=False), 0.65, 0.5, 0.45).score(a, a[::-1], 0.99)
+    rules = time.perf_counter() - t0
+    print(
+        f"  two 80,000-character answers: the guards {rules:.2f} s, "
+        f"normalizing them {base:.3f} s ({rules / base:.0f}x)"
+    )
+    for n in (1000, 10_000):
+        answers = pd.Series([f"your order {i} ships on march {i % 28 + 1}" for i in range(n)], dtype="string")
+        t0 = time.perf_counter()
+        answers.map(normalized_key)
+        base = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        semantic_keys(pd.Series(["t"] * n), answers, SemanticOptions(embedder=Hashed(), persist=False))
+        took = time.perf_counter() - t0
+        print(
+            f"  {n:,} distinct answers in one task: {took:.2f} s, "
+            f"normalized key {base:.3f} s ({took / base:.0f}x)"
         )
 
 

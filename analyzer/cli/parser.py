@@ -13,6 +13,7 @@ import argparse
 import math
 
 from analyzer.cli.history_parser import add_history, add_monitor
+from analyzer.cli.semantic_args import add_judge_flags
 from analyzer.formats import format_list
 from analyzer.metrics.answer_keys import ANSWER_KEYS
 
@@ -83,8 +84,9 @@ def add_command(
     return p
 
 
-def add_answer_key_option(p: argparse.ArgumentParser) -> None:
-    """The shared `--key` option (every answer key in `ANSWER_KEYS`) and the semantic key's settings."""
+def add_answer_key_option(p: argparse.ArgumentParser, yes: bool = True) -> None:
+    """The shared `--key` option (every answer key in `ANSWER_KEYS`), the semantic and judge keys'
+    settings (`yes`: the judge's `--yes`, for a command without its own)."""
     p.add_argument(
         "--key",
         choices=ANSWER_KEYS,
@@ -113,6 +115,7 @@ def add_answer_key_option(p: argparse.ArgumentParser) -> None:
         default="text-embedding-3-small",
         help="the model --embeddings route asks for (default: text-embedding-3-small)",
     )
+    add_judge_flags(p, yes)
 
 
 def add_route_flags(p: argparse.ArgumentParser, repeat: bool = True) -> None:
@@ -322,7 +325,7 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
     p.add_argument(
         "--tasks", help="task file, for a log with no prompts (format 1, or a source that records none)"
     )
-    add_answer_key_option(p)
+    add_answer_key_option(p, yes=False)
     _add_executor(p)
     p.add_argument(
         "--resume",

@@ -20,7 +20,7 @@ from analyzer.cli.route_args import (
     route_overrides,
     scenario_from_args,
 )
-from analyzer.cli.semantic_args import semantic_options
+from analyzer.cli.semantic_args import judge_consent_first, semantic_options
 from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
 from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command
@@ -90,6 +90,7 @@ def run(args: argparse.Namespace) -> int:
 
 def rerun(args: argparse.Namespace) -> int:
     """`rerunlens rerun`: the chosen tasks of a log on a pinned route, then before/after."""
+    judge_consent_first(args)
     parent = load_any(args.log).log
     wanted: list[str] = args.only or ["flagged"]
     only: str | list[str] = wanted[0] if wanted in (["flagged"], ["inconsistent"]) else wanted

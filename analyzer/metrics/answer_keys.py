@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Literal
 
-AnswerKey = Literal["exact", "normalized", "fuzzy", "actions", "semantic"]
+AnswerKey = Literal["exact", "normalized", "fuzzy", "actions", "semantic", "judge"]
 """How answers are compared when grouped into clusters (see `analyzer.metrics.answers`)."""
 
-ANSWER_KEYS: tuple[AnswerKey, ...] = ("exact", "normalized", "fuzzy", "actions", "semantic")
+ANSWER_KEYS: tuple[AnswerKey, ...] = ("exact", "normalized", "fuzzy", "actions", "semantic", "judge")
 """Every answer key, the default first."""
 
 

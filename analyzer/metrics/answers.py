@@ -18,6 +18,8 @@
   has no actions keys at all (rounds that did nothing did not "do the same things").
 - `semantic`: normalized answers of one task clustered by meaning (sentence embeddings plus guards
   on negation, numbers, units and weekdays), in `analyzer.metrics.semantic`.
+- `judge`: normalized answers of one task clustered by a chat model's verdict on each pair, with the
+  task's prompt as context, in `analyzer.metrics.judge`.
 
 An absent answer (missing, null, empty or white space only) is "no answer": it has no text key, so
 it never joins a cluster and never agrees with another absent answer (two rounds that both said
@@ -29,7 +31,7 @@ distinct answers costs little.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -39,6 +41,7 @@ from rapidfuzz import fuzz, process
 from analyzer.log.call_tokens import canonical_json, signature, signature_piece
 from analyzer.metrics.answer_keys import ANSWER_KEYS, AnswerKey
 from analyzer.metrics.grouping import sorted_distinct
+from analyzer.metrics.judge import JudgeOptions, judge_keys
 from analyzer.metrics.normalized import normalized_key
 from analyzer.metrics.semantic import SemanticOptions, semantic_keys
 
@@ -122,6 +125,7 @@ def answer_keys(
     *,
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     semantic: SemanticOptions | None = None,
+    prompts: Mapping[str, str] | None = None,
 ) -> pd.Series:
     """The answer key of every result (a new Series aligned with `results`); `<NA>` for errors.
 
@@ -133,7 +137,9 @@ def answer_keys(
             the `actions` key needs the `actions` column, from `action_signature`).
         key: `exact`, `normalized`, `fuzzy`, `actions` or `semantic`.
         fuzzy_threshold: rapidfuzz ratio (0..100) for the `fuzzy` key.
-        semantic: Threshold and embedder for the `semantic` key (default: the bundled model).
+        semantic: Threshold and embedder for the `semantic` key (default: the bundled model); for
+            the `judge` key, its `JudgeOptions`.
+        prompts: Each task's prompt, the judge's context (`judge` key only).
     """
     if key not in ANSWER_KEYS:
         raise ValueError(f"unknown answer key {key!r}; use one of {', '.join(ANSWER_KEYS)}")
@@ -147,6 +153,12 @@ def answer_keys(
     keyed = _map_unique(answers, func)
     if key == "semantic":
         return semantic_keys(results["task_id"], keyed, semantic or SemanticOptions())
+    if key == "judge":
+        if not isinstance(semantic, JudgeOptions):
+            raise ValueError(
+                "the judge key needs its judge: JudgeOptions (the CLI builds it from --key judge)"
+            )
+        return judge_keys(results["task_id"], keyed, semantic, prompts or {})
     if key != "fuzzy":
         return keyed
     return _fuzzy(results["task_id"], keyed, fuzzy_threshold)

@@ -58,4 +58,15 @@ class RouteEmbedder:
                 raise SemanticUnavailable(f"{served.shown_url}/embeddings: {said}") from None
             finally:
                 client.close()
-        return np.asarray(rows, dtype=np.float32)
+        widths = {len(row) for row in rows}
+        if len(widths) > 1 or 0 in widths:
+            shown = ", ".join(str(w) for w in sorted(widths)[:4])
+            raise SemanticUnavailable(
+                f"{served.shown_url}/embeddings: vectors of different lengths ({shown})"
+            )
+        try:
+            return np.asarray(rows, dtype=np.float32)
+        except (TypeError, ValueError):
+            raise SemanticUnavailable(
+                f"{served.shown_url}/embeddings: vectors that are not numbers"
+            ) from None

@@ -16,6 +16,7 @@ from typing import Any
 
 from analyzer.simulator.agent import parse_tool_reply
 from analyzer.simulator.engine import choose_answer, count_tokens, stable_int, text_embedding
+from analyzer.simulator.judge import simulated_verdict
 from analyzer.simulator.scenario import Backend, Faults, RateLimit, Scenario, ScriptRule
 
 LOOPBACK = "127.0.0.1"
@@ -255,6 +256,11 @@ class _Handler(BaseHTTPRequestHandler):
                     "model_not_found",
                 ),
             )
+            return
+        verdict = simulated_verdict(messages)
+        if verdict is not None:  # a judge request: its deterministic verdict, no fault, no latency
+            backend = state.backend_for(self._key(), 0, random.Random(0))
+            self._send(200, _completion(body, model, messages, verdict, backend, state.requests))
             return
         prompt = _last_user_text(messages)
         key = self._key()

@@ -26,8 +26,25 @@ COLUMNS = {
 }
 
 
+JUDGED = {
+    "cluster": st.column_config.NumberColumn("cluster", help="In the order the clusters were made."),
+    "representative": st.column_config.TextColumn(
+        "representative", help="The answer the others were put to."
+    ),
+    "answer": st.column_config.TextColumn("answer", help="A distinct answer (normalized)."),
+    "results": st.column_config.NumberColumn("results", help="Rounds that gave this answer."),
+    "verdict": st.column_config.TextColumn(
+        "verdict", help="The judge's verdict joining it to the representative."
+    ),
+    "reason": st.column_config.TextColumn("reason", help="The judge's one-line reason."),
+}
+
+
 def render(analysis: Analysis, task_id: str) -> None:
-    """The members table under the semantic key; nothing under another key."""
+    """The members table under the semantic or judge key; nothing under another key."""
+    if analysis.key == "judge":
+        _judged(analysis, task_id)
+        return
     if analysis.key != "semantic" or analysis.semantic is None:
         return
     st.markdown(
@@ -39,3 +56,14 @@ def render(analysis: Analysis, task_id: str) -> None:
         st.error(members)
         return
     st.dataframe(members, placeholder=fmt.NONE, column_config=COLUMNS, hide_index=True, key="tasks.semantic")
+
+
+def _judged(analysis: Analysis, task_id: str) -> None:
+    """Each answer joined to a representative with the judge's verdict and reason."""
+    model = getattr(analysis.semantic, "model", "the judge")
+    st.markdown(f"**Judge clusters** · judged by {model} (verdicts read back from the cache)")
+    members = data.judged_members_of(analysis, task_id)
+    if isinstance(members, str):
+        st.error(members)
+        return
+    st.dataframe(members, placeholder=fmt.NONE, column_config=JUDGED, hide_index=True, key="tasks.judged")

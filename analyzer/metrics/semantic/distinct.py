@@ -19,13 +19,25 @@ __all__ = ["distinct_conflict"]
 
 _SEPARATES = re.compile(
     r"\b[a-z]+ and [a-z]+ (?:are|were) (?:\w+ )?(?:two|separate|different|distinct|not the same)\b"
-    r"|[\u4e00-\u9fff]+[和与跟][\u4e00-\u9fff]+(?:是|为)(?:两个|两种|不同的|独立的|两码事)"
 )
+_ZH_RUN = re.compile(r"[\u4e00-\u9fff]{4,}")
+_ZH_JOINER = re.compile(r"[和与跟]")
+_ZH_SEPARATE = re.compile(r"(?:是|为)(?:两个|两种|不同的|独立的|两码事)")
 
 
 @lru_cache(maxsize=65536)
 def _separates(text: str) -> bool:
-    return _SEPARATES.search(text) is not None
+    return _SEPARATES.search(text) is not None or any(_zh_separates(run[0]) for run in _ZH_RUN.finditer(text))
+
+
+def _zh_separates(run: str) -> bool:
+    """A run of Chinese characters that holds `A和B是两个` (A and B one or more characters each).
+
+    Read in one pass over the run: the first joiner after the run's first character, then any
+    `是两个` after the character that follows it. (`[CJK]+[和与跟][CJK]+是…` as one pattern backtracks
+    over every pair of positions: quadratic or worse in a long answer with no punctuation.)"""
+    joiner = _ZH_JOINER.search(run, 1)
+    return joiner is not None and _ZH_SEPARATE.search(run, joiner.end() + 1) is not None
 
 
 def distinct_conflict(a: str, b: str) -> bool:

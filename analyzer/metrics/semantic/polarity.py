@@ -34,7 +34,7 @@ import re
 from functools import lru_cache
 
 from analyzer.metrics.semantic.antonyms import NEGATIVE_STATUS
-from analyzer.metrics.semantic.scope import affirmed_words, negated_phrases
+from analyzer.metrics.semantic.scope import affirmed_words, affirms_any, negated_phrases
 
 __all__ = ["pair_polarity", "polarity", "restated_clause"]
 
@@ -62,7 +62,7 @@ _NOT_DENIALS = re.compile(
 )
 _ZH_DENY = re.compile(r"[不没無无未非别勿否]|拒绝|除了")
 _ZH_A_NOT_A = re.compile(r"([\u4e00-\u9fff])[不没]\1|[不没]有?[?？]|可不可以")
-_ZH_QUESTION = re.compile(r"[^。！？!?.]*吗[?？]?")
+_SENTENCE_END = re.compile(r"[。！？!?.]")
 _WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _PREFIXES = ("non-", "non", "dis", "un", "in", "im", "il", "ir")
 _CLAUSE_WITH_END = re.compile(
@@ -76,7 +76,7 @@ def polarity(text: str) -> frozenset[str]:
     """The denial kinds (`deny`, `partial`, `ask`) a normalized answer holds; empty when it asserts."""
     text = text.casefold().replace("’", "'")
     kinds: set[str] = set()
-    if any(_ZH_DENY.search(q[0]) for q in _ZH_QUESTION.finditer(_NOT_DENIALS.sub(" ", text))):
+    if any(_ZH_DENY.search(q) for q in _zh_questions(_NOT_DENIALS.sub(" ", text))):
         kinds.add("ask")
     if _ZH_A_NOT_A.search(text):
         kinds.add("ask")
@@ -94,6 +94,17 @@ def polarity(text: str) -> frozenset[str]:
     ):
         kinds.add("deny")
     return frozenset(kinds)
+
+
+def _zh_questions(text: str) -> list[str]:
+    """Each sentence's text up to its last `吗`: the `吗` questions, found in one pass (a pattern that
+    looks for `吗` from every character is quadratic in a long answer with no sentence end)."""
+    questions = []
+    for sentence in _SENTENCE_END.split(text):
+        end = sentence.rfind("吗")
+        if end >= 0:
+            questions.append(sentence[: end + 1])
+    return questions
 
 
 @lru_cache(maxsize=65536)
@@ -134,10 +145,7 @@ def restated_clause(negated: str, plain: str) -> str | None:
     if polarity(plain) or len(plain_words) < 2:
         return None
     affirmed_plain = affirmed_words(plain)
-    if any(
-        any(affirmed_plain[i : i + len(p)] == p for i in range(len(affirmed_plain) - len(p) + 1))
-        for p in negated_phrases(negated)
-    ):
+    if affirms_any(affirmed_plain, negated_phrases(negated)):
         return None
     restating = None
     for m in _CLAUSE_WITH_END.finditer(negated):

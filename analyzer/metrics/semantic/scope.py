@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-__all__ = ["affirmed_words", "negated_phrases", "scope_conflict"]
+__all__ = ["affirmed_words", "affirms_any", "negated_phrases", "scope_conflict"]
 
 _SCOPE_WORDS = 3
 _ZH_SCOPE = 2
@@ -86,9 +86,14 @@ def affirmed_words(text: str) -> tuple[str, ...]:
     return _split(text)[1]
 
 
-def _affirms(words: tuple[str, ...], phrase: tuple[str, ...]) -> bool:
-    n = len(phrase)
-    return any(words[i : i + n] == phrase for i in range(len(words) - n + 1))
+def affirms_any(words: tuple[str, ...], phrases: frozenset[tuple[str, ...]]) -> bool:
+    """Some phrase (of one or two words) occurs in `words`: one pass over the words' pairs, so a long
+    answer with many negations is linear, not phrases x words."""
+    if not phrases:
+        return False
+    if any((w,) in phrases for w in words):
+        return True
+    return any(pair in phrases for pair in zip(words, words[1:], strict=False))
 
 
 def scope_conflict(a: str, b: str) -> bool:
@@ -96,4 +101,4 @@ def scope_conflict(a: str, b: str) -> bool:
     against "it can permanently damage your eyes")."""
     neg_a, aff_a = _split(a)
     neg_b, aff_b = _split(b)
-    return any(_affirms(aff_b, p) for p in neg_a) or any(_affirms(aff_a, p) for p in neg_b)
+    return affirms_any(aff_b, neg_a) or affirms_any(aff_a, neg_b)
