@@ -233,6 +233,9 @@ class Provenance:
     experiments: list[dict[str, Any]] | None = None
     """Experiment groups the source compares in one file (promptfoo's providers and prompts), in the
     source's order: `{"label", "tasks": {task_id: name in the group}}` (`importers.experiments`)."""
+    figures: list[dict[str, Any]] | None = None
+    """The source tool's own figures as it reported them, each beside RerunLens's recomputation from
+    the same file (lm-evaluation-harness: `importers.lm_eval_run.figures`)."""
 
 
 def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: bytes) -> RunLog:
@@ -285,6 +288,7 @@ def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: byte
             "imported_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "warnings": prov.warnings,
             **({"experiments": prov.experiments} if prov.experiments else {}),
+            **({"source_figures": prov.figures} if prov.figures else {}),
         },
     )
 
