@@ -185,7 +185,7 @@ def analyze(
         base.assign(
             answer_key=answer_keys(base, key, fuzzy_threshold=fuzzy_threshold, semantic=semantic),
             no_answer=no_answer(base),
-            passed=passed(base, score_threshold),
+            passed=passed(base, score_threshold if score_scale(log) is None else None),
         )
     )
     results = results.assign(retries=result_retries(results))
@@ -265,7 +265,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
         answer_consistency_rate=rate,
         answer_gap_pp=gap,
         outcome=outcome,
-        score=score_figures(results, tasks, _score_name(log)),
+        score=_with_scale(score_figures(results, tasks, _score_name(log)), log),
         tokens=tokens,
         retries=retry_figures(results, attempts),
         route=route_figures(results, frames.usage, frames.routes, tasks),
@@ -326,7 +326,22 @@ REWARD_FORMATS = ("tau-bench", "tau2-bench")
 
 
 def _score_name(log: RunLog) -> str:
+    if score_scale(log) is not None:
+        return "grade"
     return "reward" if (log.imported_from or {}).get("format") in REWARD_FORMATS else "score"
+
+
+def score_scale(log: RunLog) -> dict[str, Any] | None:
+    """The log's score scale where its scores say nothing of pass or fail (a 0-10 rubric), else None."""
+    scale = (log.imported_from or {}).get("score_scale")
+    return scale if isinstance(scale, dict) and scale.get("pass_fail") is False else None
+
+
+def _with_scale(score: ScoreFigures | None, log: RunLog) -> ScoreFigures | None:
+    scale = score_scale(log)
+    if score is None or scale is None:
+        return score
+    return score.model_copy(update={"no_pass_fail": str(scale.get("phrase") or "a rubric")})
 
 
 def _stored_gap(log: RunLog) -> bool:

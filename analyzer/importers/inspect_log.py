@@ -20,6 +20,7 @@ from typing import Any
 
 from analyzer.importers.common import Provenance, Row, Source, make_route, member_obj, parse_time, plural
 from analyzer.importers.inspect_attempts import attempts, retried_calls, skipped_retries
+from analyzer.importers.inspect_scale import rubric_scale
 from analyzer.importers.messages import text_of, trajectory
 from analyzer.log.loader import json_type
 from analyzer.log.model import Route, TaskSpec
@@ -83,6 +84,13 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
             f"Inspect re-ran a sample {plural(skipped, 'time')} (retry_on_error) after an error that was "
             "no model API error: these tries are not counted as HTTP attempts or retries"
         )
+    scale = rubric_scale(log, samples, scorer)
+    if scale is not None:
+        warnings.append(
+            f"{scale['phrase']}: a rubric with no pass mark in the log, so no pass/fail is derived "
+            "(no Mean@n or Pass^k); only the mean grade is shown"
+            + (f", as Inspect's {scale['metric']} is" if scale.get("metric") else "")
+        )
     version = log.get("version")
     packages = member_obj(spec, "packages")
     prov = Provenance(
@@ -94,6 +102,7 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
         route=_route(log, spec, source),
         tasks=tasks or None,
         warnings=warnings,
+        score_scale=scale,
     )
     return rows, prov
 

@@ -134,6 +134,8 @@ def outcome_section(h: Headline) -> list[str]:
     """The outcome figures and the mean reward or score; says so when every result errored."""
     if h.outcome is None and h.results and h.errors == h.results:
         lines = [f"Outcome: every result errored ({h.errors} of {h.results}); nothing was graded"]
+    elif h.outcome is None and h.score is not None and h.score.no_pass_fail:
+        lines = [f"Outcome: no pass/fail in {h.score.no_pass_fail} (no pass mark); the mean grade only"]
     else:
         lines = outcome_lines(h.outcome)
     return lines + score_lines(h.score)
