@@ -65,6 +65,9 @@ class Headline(BaseModel):
     left out of the answer clusters, never counted as agreeing."""
     no_answer_tasks: int = 0
     """Tasks with at least one such result."""
+    never_ran: list[str] | None = None
+    """Tasks the source planned but never ran (an eval that stopped part-way); None where the
+    source does not say what it planned."""
     answer_key: AnswerKey
     """How answers were compared."""
     semantic_threshold: float | None = None
@@ -257,6 +260,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
         errors=int((results["status"] == "error").sum()),
         no_answer=int(tasks["n_no_answer"].sum()),
         no_answer_tasks=int((tasks["n_no_answer"] > 0).sum()),
+        never_ran=_never_ran(log),
         answer_key=key,
         tasks_measured=int(measured.sum()),
         tasks_single=int((~measured).sum()),
@@ -329,6 +333,12 @@ def _score_name(log: RunLog) -> str:
     if score_scale(log) is not None:
         return "grade"
     return "reward" if (log.imported_from or {}).get("format") in REWARD_FORMATS else "score"
+
+
+def _never_ran(log: RunLog) -> list[str] | None:
+    stopped = (log.imported_from or {}).get("stopped")
+    never = stopped.get("never_ran") if isinstance(stopped, dict) else None
+    return [str(t) for t in never] if isinstance(never, list) else None
 
 
 def score_scale(log: RunLog) -> dict[str, Any] | None:

@@ -122,6 +122,11 @@ def answer_lines(h: Headline) -> list[str]:
             f"  no answer          {_n(h.no_answer, 'result')} in {_n(h.no_answer_tasks, 'task')} "
             "(left out of the clusters, never agreeing)"
         )
+    if h.never_ran:
+        lines.append(
+            f"  never ran          {_n(len(h.never_ran), 'task')} (the run stopped part-way): "
+            f"{', '.join(h.never_ran[:_LIST_AT_MOST])}{' ...' if len(h.never_ran) > _LIST_AT_MOST else ''}"
+        )
     if h.tasks_single:
         lines.append(
             f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
