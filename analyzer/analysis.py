@@ -12,7 +12,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 import analyzer.numbers as numbers
-from analyzer.importers.experiments import experiments_of
+from analyzer.importers.experiments import experiments_of, groups_share_route
 from analyzer.log.frames import attempts_frame, results_frame
 from analyzer.log.model import RunLog
 from analyzer.log.structural import structural_warnings
@@ -299,7 +299,8 @@ def _with_uncertainty(
     if groups:  # the route differs between the file's experiments by design: that is no drift
         verdict = (
             f"Experiment groups, not route drift: this file compares {len(groups)} groups "
-            f"({', '.join(str(g.get('label')) for g in groups)}), each on its own route; see them side "
+            f"({', '.join(str(g.get('label')) for g in groups)}), "
+            f"{'all on one route' if groups_share_route(log) else 'each on its own route'}; see them side "
             "by side in Compare (`rerunlens compare FILE`)"
         )
     return headline.model_copy(

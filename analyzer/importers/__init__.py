@@ -40,6 +40,7 @@ from analyzer.importers import (
 from analyzer.importers.appworld_tree import Tree, looks_like_zip, read_folder, read_zip
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
 from analyzer.importers.inspect_archive import is_empty_zip, is_eval_archive, read_eval_archive
+from analyzer.importers.inspect_eval_set import is_eval_set, read_eval_set
 from analyzer.importers.listing import list_any_logs
 from analyzer.importers.lm_eval_files import newest_results, results_beside, samples_beside
 from analyzer.log.loader import MAX_LOG_BYTES, LoadedLog, load_bytes
@@ -85,12 +86,17 @@ def load_any(path: str | os.PathLike[str]) -> LoadedLog:
     """Read a native run log or a foreign one from a file, recognised by its content.
 
     A tau2-bench `results.json` in the directory layout reads its `simulations/` folder beside it;
-    a folder is read as AppWorld experiment outputs (one experiment folder per round).
+    a folder is read as an Inspect eval set (its `logs.json`), an lm-evaluation-harness output
+    folder (its newest `results_<time>.json`), else AppWorld experiment outputs (one experiment
+    folder per round).
 
     Raises:
         LogError: the file is missing, too large, damaged, or in no format RerunLens reads.
     """
     p = Path(path)
+    if p.is_dir() and is_eval_set(p):
+        read, source, digest = read_eval_set(p)
+        return _imported(read, source, digest)
     if p.is_dir():
         results, notes = newest_results(p)
         if results is not None:

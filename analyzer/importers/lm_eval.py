@@ -236,7 +236,7 @@ def _created(results: dict[str, Any] | None) -> datetime | None:
 
 
 def _unrecorded(results: dict[str, Any] | None) -> list[str]:
-    out = ["lm-evaluation-harness records no times, retries or errors per document (nor tokens)"]
+    out = ["lm-evaluation-harness records no times, retries or errors per document"]
     if results is None:
         out.append(
             "a samples file alone: the model, base URL and lm-eval's own figures are in "

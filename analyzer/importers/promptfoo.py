@@ -301,6 +301,7 @@ def _warnings(rows: list[Row], groups: dict[tuple[str, str, str], list[dict[str,
     sizes = {len(v) for v in groups.values()}
     if sizes == {1}:
         out.append("each test ran once (no --repeat): every task has a single answer")
+        return out
     out.append(
         "promptfoo writes repeats without a repeat index: rounds are the order of each "
         "(prompt, provider, test) group's rows by testIdx"
