@@ -26,10 +26,12 @@ from analyzer.metrics.consistency import (
     consistency_rate,
     task_consistency,
 )
+from analyzer.metrics.cost import CostFigures, cost_figures
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.intervals import Interval, answer_intervals, outcome_intervals
 from analyzer.metrics.lead import Lead, agent_lead
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
+from analyzer.metrics.prices import PriceTable
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
 from analyzer.metrics.route_drift import (
     RouteFigures,
@@ -65,6 +67,8 @@ class Headline(BaseModel):
     left out of the answer clusters, never counted as agreeing."""
     no_answer_tasks: int = 0
     """Tasks with at least one such result."""
+    cost: CostFigures | None = None
+    """Cost: reported by the source or computed from tokens and a price table (`metrics.cost`)."""
     never_ran: list[str] | None = None
     """Tasks the source planned but never ran (an eval that stopped part-way); None where the
     source does not say what it planned."""
@@ -171,6 +175,7 @@ def analyze(
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     score_threshold: float = 0.5,
     semantic: SemanticOptions | None = None,
+    prices: PriceTable | None = None,
 ) -> Analysis:
     """Measure one log: answer consistency, outcomes, tokens, retries, route drift, summary check.
 
@@ -180,6 +185,7 @@ def analyze(
         fuzzy_threshold: rapidfuzz ratio (0..100) at or above which `fuzzy` joins two answers.
         score_threshold: Score at or above which a result without `success` counts as a success.
         semantic: Threshold and embedder of the `semantic` key (default: the bundled model).
+        prices: The user's price table, to compute a cost where the log records only tokens.
     """
     semantic = (semantic or SemanticOptions()) if key == "semantic" else None
     base = results_frame(log)
@@ -208,6 +214,7 @@ def analyze(
     exact_gap = _exact_gap(base) if key != "exact" and _stored_gap(log) else None
     frames = _Frames(results, attempts, tasks, usage, routes, outliers)
     headline = _headline(log, key, frames, exact_gap)
+    headline = headline.model_copy(update={"cost": cost_figures(log, prices)})
     if semantic is not None:
         headline = headline.model_copy(update={"semantic_threshold": semantic.threshold})
     headline = _with_uncertainty(headline, log, results, attempts, tasks)

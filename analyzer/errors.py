@@ -22,3 +22,7 @@ class TaskFileError(RerunLensError):
 
 class RouteError(RerunLensError):
     """A route profile that cannot be used."""
+
+
+class PriceFileError(RerunLensError):
+    """A price table (`--prices FILE`) that cannot be used."""

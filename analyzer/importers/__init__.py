@@ -40,7 +40,7 @@ from analyzer.importers import (
 from analyzer.importers.appworld_tree import Tree, looks_like_zip, read_folder, read_zip
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
 from analyzer.importers.inspect_archive import is_empty_zip, is_eval_archive, read_eval_archive
-from analyzer.importers.inspect_eval_set import is_eval_set, read_eval_set
+from analyzer.importers.inspect_eval_set import LISTING, is_eval_set, read_eval_set
 from analyzer.importers.listing import list_any_logs
 from analyzer.importers.lm_eval_files import newest_results, results_beside, samples_beside
 from analyzer.log.loader import MAX_LOG_BYTES, LoadedLog, load_bytes
@@ -94,6 +94,8 @@ def load_any(path: str | os.PathLike[str]) -> LoadedLog:
         LogError: the file is missing, too large, damaged, or in no format RerunLens reads.
     """
     p = Path(path)
+    if p.name == LISTING and is_eval_set(p.parent):
+        p = p.parent  # an eval set's listing: its logs are the folder's
     if p.is_dir() and is_eval_set(p):
         read, source, digest = read_eval_set(p)
         return _imported(read, source, digest)

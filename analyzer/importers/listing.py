@@ -17,6 +17,7 @@ from pathlib import Path
 from analyzer.errors import LogError
 from analyzer.importers.appworld_tree import looks_like_zip
 from analyzer.importers.inspect_archive import ZIP_MAGIC
+from analyzer.importers.inspect_eval_set import LISTING
 from analyzer.importers.lm_eval_files import results_beside
 from analyzer.importers.proxy_journal import is_journal
 from analyzer.log.loader import MAX_LOG_BYTES, list_logs
@@ -44,7 +45,7 @@ def list_any_logs(folder: str | os.PathLike[str]) -> list[Path]:
     if not root.is_dir():
         return []
     found = set(list_logs(root))
-    experiments = _appworld_folders(root)
+    experiments = _appworld_folders(root) | _eval_set_folders(root)
     for p in root.rglob("*"):
         inside = any(folder in p.parents for folder in experiments)
         if (
@@ -56,6 +57,11 @@ def list_any_logs(folder: str | os.PathLike[str]) -> list[Path]:
         ):
             found.add(p)
     return sorted(found | experiments)
+
+
+def _eval_set_folders(root: Path) -> set[Path]:
+    """Inspect eval-set log folders (a `logs.json` listing beside its logs): each listed once, as a folder."""
+    return {listing.parent for listing in root.rglob(LISTING) if listing.parent != root and listing.is_file()}
 
 
 def _appworld_folders(root: Path) -> set[Path]:

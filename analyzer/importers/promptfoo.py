@@ -96,6 +96,8 @@ def _parse(row: dict[str, Any], place: str, source: Source) -> dict[str, Any]:
             else _tokens(row.get("tokenUsage"), f"{place}.tokenUsage", source)
         ),
     }
+    if fields["cost_usd"] == 0 and "total_tokens" not in fields:
+        fields["cost_usd"] = None  # promptfoo's 0 for a provider that reports no usage: not recorded
     latency = source.optional_number(row.get("latencyMs"), f"{place}.latencyMs")
     if latency is not None and latency >= 0:
         fields["latency_ms"] = latency

@@ -9,6 +9,7 @@ import pandas as pd
 import analyzer.numbers as numbers
 from analyzer.log.field_labels import field_label
 from analyzer.metrics.attribution import CAUSES, verdict_counts
+from analyzer.metrics.cost import CostFigures, cost_phrase, usd
 from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
 from analyzer.safety.scrub import one_line
@@ -51,6 +52,8 @@ def render_report(analysis: Analysis, source: str) -> str:
     lines.append("")
     lines += outcome_section(h)
     lines += ["", "Tokens", _token_line(h)]
+    if h.cost is not None:
+        lines += ["", "Cost", f"  {cost_phrase(h.cost)}", *_cost_rounds(h.cost)]
     lines += ["", "Retries", *retry_lines(h.retries)]
     lines += ["", "Route", f"  {h.route.verdict}"]
     if h.route.drifted_fields:
@@ -97,6 +100,15 @@ def _token_line(h: Headline) -> str:
         f" · {num(t.retry_tokens)} on results that needed a retry"
         f" · {_n(t.outliers, 'outlier')}"
     )
+
+
+def _cost_rounds(cost: CostFigures) -> list[str]:
+    """Cost per round and per route, where any is known."""
+    if cost.total_usd is None:
+        return []
+    rounds = "  ".join(f"{n}: {usd(v)}" for n, v in cost.per_round.items())
+    routes = "  ".join(f"{name}: {usd(v)}" for name, v in cost.per_route.items())
+    return [f"  per round  {rounds}", f"  per route  {routes}"]
 
 
 def _flagged_lines(h: Headline) -> list[str]:
@@ -327,6 +339,7 @@ def render_comparison(comparison: Comparison) -> str:
             "pass^n": table["pass_hat_n"].map(_pct_or_dash),
             "mean score": table["mean_score"].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}"),
             "tokens": table["tokens_total"].map(lambda v: num(None if pd.isna(v) else int(v))),
+            "cost": table["cost_usd"].map(lambda v: usd(None if pd.isna(v) else float(v))),
             "retried results": table["results_with_retry"],
             "extra attempts": table["extra_attempts"],
             "route pinned": table["route_pinned"].map(numbers.yes_no),
