@@ -335,16 +335,6 @@ def _warnings(log: dict[str, Any], rows: list[Row]) -> list[str]:
             f"Inspect reduced epochs with {', '.join(map(str, reducers))}, not mean: its per-sample "
             "figures are not success rates; RerunLens shows every epoch and computes its own"
         )
-    blank = [
-        r for r in rows if r.fields.get("status") != "error" and not (r.fields.get("answer") or "").strip()
-    ]
-    if blank:
-        shown = ", ".join(f"{r.task_id} epoch {r.round}" for r in blank[:3])
-        more = f" and {len(blank) - 3} more" if len(blank) > 3 else ""
-        out.append(
-            f"{plural(len(blank), 'sample')} recorded no answer (no text in output.completion or "
-            f"output.choices[0].message.content: {shown}{more}): counted as no answer, never as agreeing"
-        )
     errored = sum(r.fields.get("status") == "error" for r in rows)
     epochs = config.get("epochs")
     if errored and isinstance(epochs, int) and epochs > 1:

@@ -288,9 +288,9 @@ def _warnings(rows: list[Row], groups: dict[tuple[str, str, str], list[dict[str,
     errored = [r for r in rows if r.fields.get("status") == "error"]
     if errored and len(errored) == len(rows):
         first = errored[0].fields["error"]["message"]
-        out.append(
-            f"every row failed with an error ({len(rows)} of {len(rows)}, failureReason 2): there is no "
-            f"answer or grade to measure; the first error: {first}"
+        out.append(  # that every result errored is said by the analysis, for every format
+            f"the first error promptfoo recorded (failureReason 2 on every row: {len(rows)} of {len(rows)}): "
+            f"{first}"
         )
     elif errored:
         out.append(f"{plural(len(errored), 'row')} failed with an error (failureReason 2): counted as errors")
