@@ -6,8 +6,9 @@ request's id and HTTP status). Each call becomes its attempts with the SDK retry
 counts retries by (`Attempt.retry`): the call's first request is retry 0, so an agent's many calls
 are not taken for retries. A call Inspect retried `r` times gets `r` failed attempts before its
 last, with the statuses of its `request_ids` where recorded (else `server_error`). Some versions
-write one event per attempt instead: consecutive events with the same input, each after a failed
-one, are one call (the last may say `retries: r`), never `r` more attempts on top. Cache reads made
+write one event per attempt instead, sharing a `call_id` with an `attempt` number (or, in older ones,
+no call id: consecutive events with the same input, each after a failed one): they are one call
+(the last may say `retries: r`), never `r` more attempts on top. Cache reads made
 no request and are left out. A call that failed in the client before any request was sent (a
 `TypeError` building it: no API error class, no HTTP status, no request id) is no attempt at all:
 the result's error says so (`client_side`), never a provider `server_error`.
@@ -111,14 +112,25 @@ def _events(sample: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def group_calls(events: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Model events as calls: an event that follows a failed one with the same input is its retry."""
+    """Model events as calls: events sharing a `call_id` (one event per attempt, `attempt` 1, 2, ...)
+    are one call; without one, an event that follows a failed one with the same input is its retry."""
     calls: list[list[dict[str, Any]]] = []
+    by_id: dict[str, list[dict[str, Any]]] = {}
     for event in events:
+        call_id = event.get("call_id")
+        if isinstance(call_id, str) and call_id:
+            if call_id not in by_id:
+                by_id[call_id] = []
+                calls.append(by_id[call_id])
+            by_id[call_id].append(event)
+            continue
         last = calls[-1][-1] if calls else None
         if last is not None and _event_error(last) and not client_side(last) and _same_input(last, event):
             calls[-1].append(event)
         else:
             calls.append([event])
+    for call in by_id.values():
+        call.sort(key=lambda e: e["attempt"] if isinstance(e.get("attempt"), int) else 0)
     return calls
 
 

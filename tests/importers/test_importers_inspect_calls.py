@@ -38,22 +38,30 @@ def test_a_retried_call_is_one_call_with_its_attempts_and_their_statuses() -> No
 
 
 def test_one_event_per_attempt_is_still_one_call() -> None:
-    """The shape of versions that write each attempt as its own event (no call id): the real retried
-    event split into its three attempts, the first two failed, the last with `retries: 2`."""
+    """The shape of versions that write each attempt as its own event (a shared `call_id` and an
+    `attempt` number, inspect_ai pull request #3860's `ModelEvent` fields; older ones with no call id):
+    the real retried event split into its three attempts, the first two failed, the last with
+    `retries: 2`."""
     raw = json.loads((INSPECT / "retried_calls.json").read_text(encoding="utf-8"))
     sample = raw["samples"][0]
     (event,) = _model_events(sample)
     split = []
-    for status in [500, 500, 200]:
+    for number, status in enumerate([500, 500, 200], start=1):
         attempt = {key: value for key, value in event.items() if key not in ("retries", "request_ids")}
+        attempt |= {"call_id": "call-1", "attempt": number}
         if status != 200:
             attempt["error"] = f"InternalServerError('Error code: {status}')"
         else:
             attempt["retries"] = 2
         split.append(attempt)
     sample["events"] = [e for e in sample["events"] if e["event"] != "model"] + split
-    for tail in (True, False):  # with `retries: 2` on the last event, and the older shape without
-        if not tail:
+    # with a call id, attempts 1-3 and `retries: 2` on the last; then the older shape: no call id
+    for shape in ("call_id", "no call id", "no call id, no retries"):
+        if shape != "call_id":
+            for attempt in split:
+                attempt.pop("call_id", None)
+                attempt.pop("attempt", None)
+        if shape.endswith("no retries"):
             split[-1].pop("retries")
         flaky = load_any_bytes(json.dumps(raw).encode(), "log.json").log.runs[0][0]
         assert [a.retry for a in flaky.attempts] == [0, 1, 2]
