@@ -20,6 +20,7 @@ from analyzer.importers.lm_eval import TaskSamples, is_results
 from analyzer.log.loader import MAX_LOG_BYTES
 from analyzer.safety.bounded_read import read_file
 
+_HEAD_BYTES = 64 * 1024
 TIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)")
 """The time lm-eval puts in a run's file names."""
 
@@ -97,6 +98,15 @@ def newest_results(folder: Path) -> tuple[Path | None, list[str]]:
 
 
 def _is_results_file(path: Path) -> bool:
+    """A results file by its content: its first bytes name lm-eval's keys before the whole is parsed
+    (a folder of large run logs is not read through to find none)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(_HEAD_BYTES)
+    except OSError:
+        return False
+    if b'"results"' not in head or not (b'"alias"' in head or b'"configs"' in head):
+        return False
     try:
         return is_results(
             parse_json(read_file(path, MAX_LOG_BYTES, "results file", LogError), Source(path.name))

@@ -98,3 +98,15 @@ def test_analyze_json_carries_cost_and_says_not_recorded_as_null(tmp_path: Path)
         check=True,
     ).stdout
     assert "computed from tokens and the price table" in text
+
+
+def test_the_html_report_and_comparison_say_the_cost_in_the_same_words() -> None:
+    from analyzer.report.compare_view import cost_caption
+    from analyzer.report.html import ReportEntry, render_report_html
+
+    path = FOREIGN / "tau2_bench" / "solo_stop.json"
+    analysis = analyze(load_any(path).log)
+    html = render_report_html([ReportEntry("solo", str(path), analysis)], title="t")
+    assert cost_phrase(analysis.headline.cost) in html and "$0.04" in html
+    caption = cost_caption(["solo", "none"], [analysis.headline.cost, None])
+    assert caption == f"Cost: solo {cost_phrase(analysis.headline.cost)} · none cost not recorded"
