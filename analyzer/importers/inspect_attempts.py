@@ -44,7 +44,7 @@ def attempts(sample: dict[str, Any], final_error: dict[str, Any] | None) -> list
     """The sample's attempts in order; None when it records neither model calls nor API-error retries."""
     tries = [r for r in _error_retries(sample) if _is_api_try(r)]
     out: list[dict[str, Any]] = [{"retry": i, "outcome": outcome(r)} for i, r in enumerate(tries)]
-    events = [e for e in _events(sample) if e.get("event") == "model" and e.get("cache") != "read"]
+    events = _requested(sample)
     calls = [c for c in group_calls(events) if not client_side(c[-1])]
     for number, call in enumerate(calls):
         out.extend(_call_attempts(call, first_retry=len(tries) if number == 0 else 0))
@@ -84,7 +84,7 @@ def _is_api_try(error: Any) -> bool:
 
 def retried_calls(sample: dict[str, Any]) -> int:
     """Model calls of the sample that were retried (several attempt events, or `retries` above 0)."""
-    events = [e for e in _events(sample) if e.get("event") == "model" and e.get("cache") != "read"]
+    events = _requested(sample)
     return sum(
         1
         for call in group_calls(events)
@@ -104,6 +104,11 @@ def outcome(error: dict[str, Any]) -> str:
     if "401" in text or "403" in text or "authentication" in text:
         return "auth_error"
     return "server_error"
+
+
+def _requested(sample: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sample's model events that asked the model (a cache read made no request)."""
+    return [e for e in _events(sample) if e.get("event") == "model" and e.get("cache") != "read"]
 
 
 def _events(sample: dict[str, Any]) -> list[dict[str, Any]]:
@@ -143,7 +148,7 @@ def client_side(event: dict[str, Any]) -> bool:
 
 def client_side_errors(sample: dict[str, Any]) -> list[str]:
     """The errors of the sample's model calls that failed in the client (no request was sent)."""
-    events = [e for e in _events(sample) if e.get("event") == "model" and e.get("cache") != "read"]
+    events = _requested(sample)
     return [str(_event_error(e)) for e in events if client_side(e)]
 
 

@@ -118,22 +118,20 @@ def _task_rows(
     by_doc: dict[Any, list[tuple[int, dict[str, Any]]]] = {}
     for n, record in enumerate(task.records, 1):
         if not is_sample(record):
-            source.fail(
-                f"{task.file or ''}line {n}".strip(), "not a document of a samples file (no doc_id, resps)"
-            )
+            source.fail(_place(task, n), "not a document of a samples file (no doc_id, resps)")
         by_doc.setdefault(record["doc_id"], []).append((n, record))
     out = _Read([], [], [])
     grader = _grading_filter(task, config)
     repeats = 0
     for doc_id, lines in by_doc.items():
         n, first = lines[0]
-        place = f"{task.file} line {n}".strip() if task.file else f"line {n}"
+        place = _place(task, n)
         task_id = (
             f"{task.name}/{doc_id}" if several and task.name else source.task_id(doc_id, f"{place}.doc_id")
         )
         said = answers(first, place, source)
         repeats = max(repeats, len(said))
-        grade = _grade(dict((r.get("filter"), r) for _, r in lines).get(grader), len(said), grader)
+        grade = _grade(dict((r.get("filter"), r) for _, r in lines).get(grader), grader)
         for i, answer in enumerate(said):
             fields: dict[str, Any] = {"answer": answer, "expected": first.get("target")}
             if route is not None:
@@ -144,6 +142,11 @@ def _task_rows(
         out.specs.append(TaskSpec(task_id=task_id, prompt=prompt_text(first), expected=first.get("target")))
     out.warnings += _task_warnings(task, grader, repeats, len(by_doc))
     return out
+
+
+def _place(task: TaskSamples, line: int) -> str:
+    """Where a line is: `samples_<task>_<time>.jsonl line 3`, or `line 3` in the file imported."""
+    return f"{task.file} line {line}" if task.file else f"line {line}"
 
 
 def _grading_filter(task: TaskSamples, config: dict[str, Any]) -> str | None:
@@ -172,7 +175,7 @@ def _takes_first(config: dict[str, Any], name: Any) -> bool:
     return False
 
 
-def _grade(record: dict[str, Any] | None, repeats: int, grader: str | None) -> dict[str, Any]:
+def _grade(record: dict[str, Any] | None, grader: str | None) -> dict[str, Any]:
     """Round 1's `success`/`score` from the grading filter's first numeric metric."""
     if record is None or grader is None:
         return {}
