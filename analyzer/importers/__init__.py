@@ -103,6 +103,8 @@ def load_any(path: str | os.PathLike[str]) -> LoadedLog:
         results, notes = newest_results(p)
         if results is not None:
             loaded = load_any(results)
+            provenance = loaded.log.imported_from or {}
+            provenance["warnings"] = [*notes, *provenance.get("warnings", [])]  # every report says it
             return LoadedLog(log=loaded.log, source=str(p), warnings=[*notes, *loaded.warnings])
         return _appworld_folder(p)
     data = read_file(p, MAX_LOG_BYTES, "run log", LogError)

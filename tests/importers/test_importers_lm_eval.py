@@ -141,3 +141,12 @@ def test_the_runs_folder_lists_the_run_once(tmp_path: Path) -> None:
         (target / f.name).write_bytes(f.read_bytes())
     listed = list_any_logs(tmp_path)
     assert listed == [target / RESULTS.name]
+
+
+def test_older_runs_in_the_folder_are_named_in_every_report(tmp_path: Path) -> None:
+    for f in RUN.iterdir():
+        (tmp_path / f.name).write_bytes(f.read_bytes())
+    (tmp_path / "results_2026-01-01T00-00-00.000001.json").write_bytes(RESULTS.read_bytes())
+    log = load_any(tmp_path).log
+    said = [w for w in analyze(log).headline.warnings if "older lm-eval run" in w]
+    assert said == ["1 older lm-eval run(s) in the folder left out: results_2026-01-01T00-00-00.000001.json"]
