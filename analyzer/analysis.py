@@ -12,7 +12,7 @@ import pandas as pd
 from pydantic import BaseModel
 
 import analyzer.numbers as numbers
-from analyzer.importers.experiments import experiments_of
+from analyzer.importers.experiments import experiments_of, groups_share_route
 from analyzer.log.frames import attempts_frame, results_frame
 from analyzer.log.model import RunLog
 from analyzer.log.structural import structural_warnings
@@ -26,11 +26,13 @@ from analyzer.metrics.consistency import (
     consistency_rate,
     task_consistency,
 )
+from analyzer.metrics.cost import CostFigures, cost_figures
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.intervals import Interval, answer_intervals, outcome_intervals
 from analyzer.metrics.judge import task_prompts
 from analyzer.metrics.lead import Lead, agent_lead
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
+from analyzer.metrics.prices import PriceTable
 from analyzer.metrics.retries import RetryFigures, result_retries, retry_figures, task_retries
 from analyzer.metrics.route_drift import (
     RouteFigures,
@@ -66,6 +68,11 @@ class Headline(BaseModel):
     left out of the answer clusters, never counted as agreeing."""
     no_answer_tasks: int = 0
     """Tasks with at least one such result."""
+    cost: CostFigures | None = None
+    """Cost: reported by the source or computed from tokens and a price table (`metrics.cost`)."""
+    never_ran: list[str] | None = None
+    """Tasks the source planned but never ran (an eval that stopped part-way); None where the
+    source does not say what it planned."""
     answer_key: AnswerKey
     """How answers were compared."""
     semantic_threshold: float | None = None
@@ -169,6 +176,7 @@ def analyze(
     fuzzy_threshold: float = DEFAULT_FUZZY_THRESHOLD,
     score_threshold: float = 0.5,
     semantic: SemanticOptions | None = None,
+    prices: PriceTable | None = None,
 ) -> Analysis:
     """Measure one log: answer consistency, outcomes, tokens, retries, route drift, summary check.
 
@@ -178,6 +186,7 @@ def analyze(
         fuzzy_threshold: rapidfuzz ratio (0..100) at or above which `fuzzy` joins two answers.
         score_threshold: Score at or above which a result without `success` counts as a success.
         semantic: Threshold and embedder of the `semantic` key (default: the bundled model).
+        prices: The user's price table, to compute a cost where the log records only tokens.
     """
     semantic = (semantic or SemanticOptions()) if key in ("semantic", "judge") else None
     base = results_frame(log)
@@ -188,7 +197,7 @@ def analyze(
         base.assign(
             answer_key=keyed,
             no_answer=no_answer(base),
-            passed=passed(base, score_threshold),
+            passed=passed(base, score_threshold if score_scale(log) is None else None),
         )
     )
     results = results.assign(retries=result_retries(results))
@@ -210,6 +219,7 @@ def analyze(
     headline = _headline(log, key, frames, exact_gap)
     if keyed.attrs.get("notes"):  # what the key could not do as asked (a task too large, a judge failing)
         headline = headline.model_copy(update={"warnings": [*headline.warnings, *keyed.attrs["notes"]]})
+    headline = headline.model_copy(update={"cost": cost_figures(log, prices)})
     if semantic is not None and key == "semantic":  # the judge key's clusters depend on no threshold
         headline = headline.model_copy(update={"semantic_threshold": semantic.threshold})
     headline = _with_uncertainty(headline, log, results, attempts, tasks)
@@ -262,6 +272,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
         errors=int((results["status"] == "error").sum()),
         no_answer=int(tasks["n_no_answer"].sum()),
         no_answer_tasks=int((tasks["n_no_answer"] > 0).sum()),
+        never_ran=_never_ran(log),
         answer_key=key,
         tasks_measured=int(measured.sum()),
         tasks_single=int((~measured).sum()),
@@ -270,7 +281,7 @@ def _headline(log: RunLog, key: AnswerKey, frames: _Frames, exact_gap: float | N
         answer_consistency_rate=rate,
         answer_gap_pp=gap,
         outcome=outcome,
-        score=score_figures(results, tasks, _score_name(log)),
+        score=_with_scale(score_figures(results, tasks, _score_name(log)), log),
         tokens=tokens,
         retries=retry_figures(results, attempts),
         route=route_figures(results, frames.usage, frames.routes, tasks),
@@ -300,7 +311,8 @@ def _with_uncertainty(
     if groups:  # the route differs between the file's experiments by design: that is no drift
         verdict = (
             f"Experiment groups, not route drift: this file compares {len(groups)} groups "
-            f"({', '.join(str(g.get('label')) for g in groups)}), each on its own route; see them side "
+            f"({', '.join(str(g.get('label')) for g in groups)}), "
+            f"{'all on one route' if groups_share_route(log) else 'each on its own route'}; see them side "
             "by side in Compare (`rerunlens compare FILE`)"
         )
     return headline.model_copy(
@@ -331,7 +343,28 @@ REWARD_FORMATS = ("tau-bench", "tau2-bench")
 
 
 def _score_name(log: RunLog) -> str:
+    if score_scale(log) is not None:
+        return "grade"
     return "reward" if (log.imported_from or {}).get("format") in REWARD_FORMATS else "score"
+
+
+def _never_ran(log: RunLog) -> list[str] | None:
+    stopped = (log.imported_from or {}).get("stopped")
+    never = stopped.get("never_ran") if isinstance(stopped, dict) else None
+    return [str(t) for t in never] if isinstance(never, list) else None
+
+
+def score_scale(log: RunLog) -> dict[str, Any] | None:
+    """The log's score scale where its scores say nothing of pass or fail (a 0-10 rubric), else None."""
+    scale = (log.imported_from or {}).get("score_scale")
+    return scale if isinstance(scale, dict) and scale.get("pass_fail") is False else None
+
+
+def _with_scale(score: ScoreFigures | None, log: RunLog) -> ScoreFigures | None:
+    scale = score_scale(log)
+    if score is None or scale is None:
+        return score
+    return score.model_copy(update={"no_pass_fail": str(scale.get("phrase") or "a rubric")})
 
 
 def _stored_gap(log: RunLog) -> bool:

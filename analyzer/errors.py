@@ -27,3 +27,7 @@ class RouteError(RerunLensError):
 class RerunLensWarning(UserWarning):
     """Something set aside and done without (an unsafe file ignored): one line, the run goes on.
     The CLI prints it as `rerunlens: warning: ...`."""
+
+
+class PriceFileError(RerunLensError):
+    """A price table (`--prices FILE`) that cannot be used."""

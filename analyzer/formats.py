@@ -31,6 +31,7 @@ FORMATS: tuple[Format, ...] = (
     Format("promptfoo", "promptfoo", "promptfoo"),
     Format("altk-evolve", "an ALTK-Evolve score card", "altk_evolve"),
     Format("rerunlens-proxy", "a RerunLens proxy journal", "proxy_journal"),
+    Format("lm-eval", "lm-evaluation-harness (samples_*.jsonl, results_*.json or their folder)", "lm_eval"),
     Format("appworld", "AppWorld experiment outputs (a folder or zip of experiment folders)", None),
 )
 

@@ -52,7 +52,13 @@ def counted(value: int, noun: str, plural: str | None = None) -> str:
     return f"{count(value)} {word}"
 
 
+_HARD_CH = ("epoch", "stomach", "monarch")
+"""Nouns whose -ch sounds /k/: their plural takes -s (`27 epochs`, never `epoches`)."""
+
+
 def _plural(noun: str) -> str:
+    if noun.endswith(_HARD_CH):
+        return noun + "s"
     if noun.endswith(("s", "x", "ch", "sh")):
         return noun + "es"
     if noun.endswith("y") and noun[-2:-1] not in "aeiou":

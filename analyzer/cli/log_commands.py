@@ -17,6 +17,7 @@ from analyzer.importers import import_to_file, load_any
 from analyzer.importers.experiments import experiment_groups
 from analyzer.log.schema import log_json_schema
 from analyzer.log.taskfile import load_tasks
+from analyzer.metrics.prices import PriceTable, load_prices
 from analyzer.report.export import flagged_task_file, missing_prompts, missing_prompts_note, tasks_csv
 from analyzer.report.html import ReportEntry, render_report_html
 from analyzer.report.text import render_comparison, render_report
@@ -27,7 +28,9 @@ from analyzer.verdicts.compare import comparison_report
 
 def analyze(args: argparse.Namespace) -> int:
     """`rerunlens analyze`: the report, or one JSON object; exit 1 above `--fail-above`."""
-    analysis = analyze_log(load_any(args.file).log, args.key, semantic=semantic_options(args))
+    analysis = analyze_log(
+        load_any(args.file).log, args.key, semantic=semantic_options(args), prices=_prices(args)
+    )
     if args.json:
         report = analysis.report()
         report["source"] = str(args.file)
@@ -100,13 +103,22 @@ def _labelled(args: argparse.Namespace) -> list[tuple[str, str, Analysis]]:
         raise RerunLensError(f"{len(args.label)} --label given for {len(args.files)} files")
     out = []
     semantic = semantic_options(args)
+    prices = _prices(args)
     for i, path in enumerate(args.files):
         loaded = load_any(path)
         label = args.label[i] if args.label else loaded.log.display_label(Path(path).name)
         parts = experiment_groups(loaded)
         if not parts:
-            out.append((label, str(path), analyze_log(loaded.log, args.key, semantic=semantic)))
+            out.append(
+                (label, str(path), analyze_log(loaded.log, args.key, semantic=semantic, prices=prices))
+            )
         for part, group in parts:  # a file that compares experiments: each group on its own
             shown = part if len(args.files) == 1 else f"{label}: {part}"
-            out.append((shown, str(path), analyze_log(group.log, args.key, semantic=semantic)))
+            out.append((shown, str(path), analyze_log(group.log, args.key, semantic=semantic, prices=prices)))
     return out
+
+
+def _prices(args: argparse.Namespace) -> PriceTable | None:
+    """The `--prices` table, where the command takes one and it was given."""
+    path = getattr(args, "prices", None)
+    return load_prices(path) if path else None

@@ -149,6 +149,16 @@ def _finite_float(text: str) -> float:
     return value
 
 
+def add_prices_option(p: argparse.ArgumentParser) -> None:
+    """`--prices FILE`: the user's price table, to compute a cost where a log records only tokens."""
+    p.add_argument(
+        "--prices",
+        metavar="FILE",
+        help='price table (JSON: {"MODEL": {"prompt": P, "completion": C, "cached": K}} in US dollars per '
+        "million tokens) to compute a cost where a log records tokens but no cost; none is ever guessed",
+    )
+
+
 def _add_analyze(sub: argparse._SubParsersAction) -> None:
     p = add_command(
         sub,
@@ -166,6 +176,7 @@ def _add_analyze(sub: argparse._SubParsersAction) -> None:
         metavar="PP",
         help="exit 1 when the answer gap exceeds PP percentage points (for CI)",
     )
+    add_prices_option(p)
 
 
 def _add_report(sub: argparse._SubParsersAction) -> None:
@@ -187,6 +198,7 @@ def _add_report(sub: argparse._SubParsersAction) -> None:
         "--title", default="RerunLens report", help='the report\'s title (default "RerunLens report")'
     )
     add_answer_key_option(p)
+    add_prices_option(p)
 
 
 def _add_compare(sub: argparse._SubParsersAction) -> None:
@@ -200,6 +212,7 @@ def _add_compare(sub: argparse._SubParsersAction) -> None:
     p.add_argument("files", nargs="+", help="two or more run logs")
     p.add_argument("--label", action="append", help="a label per file, in order (default: the log's label)")
     add_answer_key_option(p)
+    add_prices_option(p)
     p.add_argument("--json", action="store_true", help="print JSON instead of tables")
 
 

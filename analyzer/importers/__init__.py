@@ -28,11 +28,21 @@ from typing import Any
 from analyzer.atomic import write_text_atomic
 from analyzer.errors import LogError
 from analyzer.formats import FORMATS, format_list
-from analyzer.importers import altk_evolve, appworld, inspect_log, proxy_journal, tau2_bench
+from analyzer.importers import (
+    altk_evolve,
+    appworld,
+    inspect_log,
+    json_lines,
+    lm_eval,
+    proxy_journal,
+    tau2_bench,
+)
 from analyzer.importers.appworld_tree import Tree, looks_like_zip, read_folder, read_zip
 from analyzer.importers.common import ForeignLogError, Provenance, Row, Source, build_log, parse_json
 from analyzer.importers.inspect_archive import is_empty_zip, is_eval_archive, read_eval_archive
+from analyzer.importers.inspect_eval_set import LISTING, is_eval_set, read_eval_set
 from analyzer.importers.listing import list_any_logs
+from analyzer.importers.lm_eval_files import newest_results, results_beside, samples_beside
 from analyzer.log.loader import MAX_LOG_BYTES, LoadedLog, load_bytes
 from analyzer.log.model import RunLog
 from analyzer.log.structural import structural_warnings
@@ -76,13 +86,26 @@ def load_any(path: str | os.PathLike[str]) -> LoadedLog:
     """Read a native run log or a foreign one from a file, recognised by its content.
 
     A tau2-bench `results.json` in the directory layout reads its `simulations/` folder beside it;
-    a folder is read as AppWorld experiment outputs (one experiment folder per round).
+    a folder is read as an Inspect eval set (its `logs.json`), an lm-evaluation-harness output
+    folder (its newest `results_<time>.json`), else AppWorld experiment outputs (one experiment
+    folder per round).
 
     Raises:
         LogError: the file is missing, too large, damaged, or in no format RerunLens reads.
     """
     p = Path(path)
+    if p.name == LISTING and is_eval_set(p.parent):
+        p = p.parent  # an eval set's listing: its logs are the folder's
+    if p.is_dir() and is_eval_set(p):
+        read, source, digest = read_eval_set(p)
+        return _imported(read, source, digest)
     if p.is_dir():
+        results, notes = newest_results(p)
+        if results is not None:
+            loaded = load_any(results)
+            provenance = loaded.log.imported_from or {}
+            provenance["warnings"] = [*notes, *provenance.get("warnings", [])]  # every report says it
+            return LoadedLog(log=loaded.log, source=str(p), warnings=[*notes, *loaded.warnings])
         return _appworld_folder(p)
     data = read_file(p, MAX_LOG_BYTES, "run log", LogError)
     return _bounded_depth(data, str(p), p)
@@ -176,10 +199,27 @@ def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
             )
         sims = tau2_bench.read_folder_simulations(path, parsed, source)
         return _imported(tau2_bench.read(parsed, source, sims), source, data)
+    if kind == lm_eval.FORMAT and path is not None:
+        return _imported(_lm_eval_beside(path, parsed, source), source, data)
     if kind == altk_evolve.FORMAT and path is not None:
         beside = altk_evolve.siblings(path, parsed, source)
         return _imported(altk_evolve.read(parsed, source, beside), source, data)
     return _imported(FOREIGN_FORMATS[kind][1](parsed, source), source, data)
+
+
+def _lm_eval_beside(path: Path, parsed: Any, source: Source) -> tuple[list[Row], Provenance]:
+    """An lm-eval results file with its samples files, or a samples file with its results file."""
+    records = json_lines.records(parsed)
+    if records is None:
+        tasks, missing = samples_beside(path, parsed, source)
+        rows, prov = lm_eval.read_run(parsed, tasks, source)
+        prov.warnings[:0] = missing
+        return rows, prov
+    found = results_beside(path)
+    if found is None:
+        return lm_eval.read(parsed, source)
+    results, task = found
+    return lm_eval.read_run(results, [lm_eval.TaskSamples(task, "", records)], source)
 
 
 def _appworld_folder(path: Path) -> LoadedLog:
@@ -213,6 +253,13 @@ def _match(parsed: Any, source: Source) -> str:
     for kind, (looks_like, _) in FOREIGN_FORMATS.items():
         if looks_like(parsed):
             return kind
+    lines = json_lines.records(parsed)
+    if lines is not None:
+        source.fail(
+            "top level",
+            f"JSON Lines ({len(lines)} records) whose records are no log RerunLens reads "
+            f"(a log of {format_list()})",
+        )
     source.fail(
         "top level",
         f"not a RerunLens run log (no `runs`) nor a log of {format_list()}",
@@ -229,7 +276,7 @@ def _foreign(data: bytes, source: Source) -> tuple[str, Any] | None:
     """(format, parsed content) of a file the native loader refused; None when it is not foreign
     either, and the native loader's error is the one to show."""
     try:
-        parsed = parse_json(_text(data, source.name), source)
+        parsed = _parsed(data, source)
     except LogError:
         return None
     for kind, (looks_like, _) in FOREIGN_FORMATS.items():
@@ -239,10 +286,12 @@ def _foreign(data: bytes, source: Source) -> tuple[str, Any] | None:
 
 
 def _parsed(data: bytes, source: Source) -> Any:
-    """The parsed content: one JSON value, or a proxy journal's JSON lines."""
+    """The parsed content: one JSON value, a proxy journal's JSON lines, or other JSON Lines."""
     text = _text(data, source.name)
     if proxy_journal.is_journal(data):
         return proxy_journal.parse_lines(text, source)
+    if json_lines.is_json_lines(text):
+        return json_lines.parse(text, source)
     return parse_json(text, source)
 
 

@@ -233,6 +233,15 @@ class Provenance:
     experiments: list[dict[str, Any]] | None = None
     """Experiment groups the source compares in one file (promptfoo's providers and prompts), in the
     source's order: `{"label", "tasks": {task_id: name in the group}}` (`importers.experiments`)."""
+    score_scale: dict[str, Any] | None = None
+    """The headline score's scale where it is no pass/fail and no 0-1 share (a 0-10 rubric):
+    `{"scorer", "metric", "low", "high", "pass_fail": False, "phrase"}` (`importers.inspect_scale`)."""
+    stopped: dict[str, Any] | None = None
+    """For a run that stopped before running every task: `{"status", "error", "planned", "logged",
+    "never_ran": [ids]}` (`importers.inspect_stopped`)."""
+    figures: list[dict[str, Any]] | None = None
+    """The source tool's own figures as it reported them, each beside RerunLens's recomputation from
+    the same file (lm-evaluation-harness: `importers.lm_eval_run.figures`)."""
 
 
 def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: bytes) -> RunLog:
@@ -285,6 +294,9 @@ def build_log(rows: list[Row], prov: Provenance, source: Source, digest_of: byte
             "imported_at": datetime.now(UTC).isoformat(timespec="seconds"),
             "warnings": prov.warnings,
             **({"experiments": prov.experiments} if prov.experiments else {}),
+            **({"source_figures": prov.figures} if prov.figures else {}),
+            **({"score_scale": prov.score_scale} if prov.score_scale else {}),
+            **({"stopped": prov.stopped} if prov.stopped else {}),
         },
     )
 

@@ -22,6 +22,21 @@ def experiments_of(log: RunLog) -> list[dict[str, Any]]:
     return [g for g in found if isinstance(g, dict) and isinstance(g.get("tasks"), dict)]
 
 
+def groups_share_route(log: RunLog) -> bool:
+    """Whether every experiment group was sent on one and the same route (two prompts through one
+    provider), so the groups differ by what they asked, not by where they went."""
+    routes: set[str] = set()
+    for group in experiments_of(log):
+        names = {str(k) for k in group["tasks"]}
+        routes |= {
+            r.route.model_dump_json(exclude_none=True) if r.route is not None else ""
+            for rnd in log.runs
+            for r in rnd
+            if str(r.task_id) in names
+        }
+    return len(routes) <= 1
+
+
 def experiment_groups(loaded: LoadedLog) -> list[tuple[str, LoadedLog]]:
     """(label, log) per experiment group, in the source's order; `[]` when the log is one experiment.
 

@@ -18,8 +18,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from analyzer.importers.common import Provenance, Row, Source, make_route, member_obj, parse_time, plural
-from analyzer.importers.inspect_attempts import attempts, retried_calls, skipped_retries
+from analyzer.importers.common import (
+    Provenance,
+    Row,
+    Source,
+    make_route,
+    member_list,
+    member_obj,
+    parse_time,
+    plural,
+)
+from analyzer.importers.inspect_attempts import attempts, client_side_errors, retried_calls, skipped_retries
+from analyzer.importers.inspect_scale import rubric_scale
+from analyzer.importers.inspect_stopped import stopped, stopped_warning
 from analyzer.importers.messages import text_of, trajectory
 from analyzer.log.loader import json_type
 from analyzer.log.model import Route, TaskSpec
@@ -71,17 +82,19 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
             f"the input of {plural(flattened, 'task')} is a chat with more than the user's messages: the "
             "prompt keeps the user messages' text only (a re-run sends it as one user message)"
         )
-    retried = sum(retried_calls(s) for s in samples if isinstance(s, dict))
-    if retried:
-        warnings.append(
-            f"Inspect retried {plural(retried, 'model call')} (model events' `retries`): each retry is an "
-            "attempt; Inspect does not record why the retried requests failed, so they show as server_error"
-        )
+    warnings += _call_warnings([s for s in samples if isinstance(s, dict)])
     skipped = sum(skipped_retries(s) for s in samples if isinstance(s, dict))
     if skipped:
         warnings.append(
             f"Inspect re-ran a sample {plural(skipped, 'time')} (retry_on_error) after an error that was "
             "no model API error: these tries are not counted as HTTP attempts or retries"
+        )
+    scale = rubric_scale(log, samples, scorer)
+    if scale is not None:
+        warnings.append(
+            f"{scale['phrase']}: a rubric with no pass mark in the log, so no pass/fail is derived "
+            "(no Mean@n or Pass^k); only the mean grade is shown"
+            + (f", as Inspect's {scale['metric']} is" if scale.get("metric") else "")
         )
     version = log.get("version")
     packages = member_obj(spec, "packages")
@@ -94,6 +107,8 @@ def read(data: Any, source: Source) -> tuple[list[Row], Provenance]:
         route=_route(log, spec, source),
         tasks=tasks or None,
         warnings=warnings,
+        score_scale=scale,
+        stopped=stopped(log, samples),
     )
     return rows, prov
 
@@ -170,7 +185,10 @@ def _row(sample: dict[str, Any], place: str, scorer: str | None, source: Source)
     error = sample.get("error")
     if error is not None:
         error = source.obj(error, f"{place}.error")
-        fields.update(status="error", answer=None, success=None, score=None, error=_error(error))
+        reason = _error(error)
+        if reason["message"] in {m.splitlines()[0][:300] for m in client_side_errors(sample)}:
+            reason["client_side"] = True  # it failed before any request: not the provider's
+        fields.update(status="error", answer=None, success=None, score=None, error=reason)
     source.optional_items(sample.get("error_retries"), f"{place}.error_retries")
     source.optional_items(sample.get("events"), f"{place}.events")
     fields["attempts"] = attempts(sample, error)
@@ -219,6 +237,25 @@ def _grade(scores: Any, scorer: str | None, place: str, source: Source) -> dict[
         except ValueError:
             return {}
     return {}
+
+
+def _call_warnings(samples: list[dict[str, Any]]) -> list[str]:
+    """What the import made of retried calls and of calls that never left the client."""
+    out = []
+    retried = sum(retried_calls(s) for s in samples)
+    if retried:
+        out.append(
+            f"Inspect retried {plural(retried, 'model call')}: each try is an attempt, with its HTTP "
+            "status where the event's request_ids record it (else server_error: not recorded why)"
+        )
+    local = [e for s in samples for e in client_side_errors(s)]
+    if local:
+        out.append(
+            f"{plural(len(local), 'model call')} failed in the client before any request was sent "
+            f"({local[0].splitlines()[0][:80]}): client-side failures, not provider errors; no HTTP "
+            "attempt is counted for them"
+        )
+    return out
 
 
 def _ungraded(sample: Any, row: Row) -> bool:
@@ -284,28 +321,23 @@ def _route(log: dict[str, Any], spec: dict[str, Any], source: Source) -> Route:
 def _warnings(log: dict[str, Any], rows: list[Row]) -> list[str]:
     out = []
     status = log.get("status")
-    if status not in (None, "success"):
+    halted = stopped(log, member_list(log, "samples"))
+    if halted is not None:
+        out.append(stopped_warning(halted))
+    elif status not in (None, "success"):
         out.append(f"the eval's status is {status!r}: the log may hold only part of the samples")
     spec = member_obj(log, "eval")
     config = member_obj(spec, "config")
     reducers = config.get("epochs_reducer")
-    if isinstance(reducers, list) and reducers and reducers != ["mean"]:
+    several = isinstance(config.get("epochs"), int) and config["epochs"] > 1
+    if several and isinstance(reducers, list) and reducers and reducers != ["mean"]:
         out.append(
             f"Inspect reduced epochs with {', '.join(map(str, reducers))}, not mean: its per-sample "
             "figures are not success rates; RerunLens shows every epoch and computes its own"
         )
-    blank = [
-        r for r in rows if r.fields.get("status") != "error" and not (r.fields.get("answer") or "").strip()
-    ]
-    if blank:
-        shown = ", ".join(f"{r.task_id} epoch {r.round}" for r in blank[:3])
-        more = f" and {len(blank) - 3} more" if len(blank) > 3 else ""
-        out.append(
-            f"{plural(len(blank), 'sample')} recorded no answer (no text in output.completion or "
-            f"output.choices[0].message.content: {shown}{more}): counted as no answer, never as agreeing"
-        )
     errored = sum(r.fields.get("status") == "error" for r in rows)
-    if errored:
+    epochs = config.get("epochs")
+    if errored and isinstance(epochs, int) and epochs > 1:
         out.append(
             f"{plural(errored, 'epoch')} errored: counted as errors here; Inspect's epoch reducers "
             "skip errored epochs silently, so its per-sample scores average over fewer epochs"

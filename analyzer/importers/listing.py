@@ -17,6 +17,8 @@ from pathlib import Path
 from analyzer.errors import LogError
 from analyzer.importers.appworld_tree import looks_like_zip
 from analyzer.importers.inspect_archive import ZIP_MAGIC
+from analyzer.importers.inspect_eval_set import LISTING
+from analyzer.importers.lm_eval_files import results_beside
 from analyzer.importers.proxy_journal import is_journal
 from analyzer.log.loader import MAX_LOG_BYTES, list_logs
 from analyzer.safety.bounded_read import read_file
@@ -24,14 +26,17 @@ from analyzer.safety.bounded_read import read_file
 HEAD_BYTES = 64 * 1024
 """How much of a JSON file is read to recognise it."""
 FOREIGN_SUFFIXES = (".json", ".eval", ".zip", ".jsonl")
-"""`.jsonl`: a RerunLens proxy journal (the runner's own `.journal.jsonl` checkpoints are not listed)."""
+"""`.jsonl`: a RerunLens proxy journal (the runner's own `.journal.jsonl` checkpoints are not listed),
+or an lm-eval samples file with no results file beside it (else the results file lists the run)."""
 
 _MARKS: tuple[tuple[bytes, ...], ...] = (
     (b'"eval"', b'"version"', b'"samples"'),  # Inspect .json
     (b'"evalId"', b'"results"'),  # promptfoo
     (b'"info"', b'"num_trials"', b'"user_info"'),  # tau2-bench results.json (either layout)
     (b'"aggregate_trajectory_uncertainty"', b'"step_uncertainty"'),  # ALTK-Evolve score card
+    (b'"results"', b'"alias"', b'"configs"'),  # lm-evaluation-harness results_<time>.json
 )
+_LM_EVAL_SAMPLE = (b'"doc_id"', b'"resps"', b'"filtered_resps"')
 
 
 def list_any_logs(folder: str | os.PathLike[str]) -> list[Path]:
@@ -40,7 +45,7 @@ def list_any_logs(folder: str | os.PathLike[str]) -> list[Path]:
     if not root.is_dir():
         return []
     found = set(list_logs(root))
-    experiments = _appworld_folders(root)
+    experiments = _appworld_folders(root) | _eval_set_folders(root)
     for p in root.rglob("*"):
         inside = any(folder in p.parents for folder in experiments)
         if (
@@ -52,6 +57,11 @@ def list_any_logs(folder: str | os.PathLike[str]) -> list[Path]:
         ):
             found.add(p)
     return sorted(found | experiments)
+
+
+def _eval_set_folders(root: Path) -> set[Path]:
+    """Inspect eval-set log folders (a `logs.json` listing beside its logs): each listed once, as a folder."""
+    return {listing.parent for listing in root.rglob(LISTING) if listing.parent != root and listing.is_file()}
 
 
 def _appworld_folders(root: Path) -> set[Path]:
@@ -88,7 +98,7 @@ def looks_foreign(path: Path) -> bool:
         return _inspect_archive(path) or (path.suffix == ".zip" and _appworld_zip(path))
     text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
     if path.suffix == ".jsonl":
-        return is_journal(text)
+        return is_journal(text) or (all(m in text for m in _LM_EVAL_SAMPLE) and results_beside(path) is None)
     if text[:1] == b"[":  # tau-bench: a list of results
         return b'"task_id"' in text and b'"reward"' in text and (b'"traj"' in text or b'"trial"' in text)
     return text[:1] == b"{" and any(all(m in text for m in marks) for marks in _MARKS)

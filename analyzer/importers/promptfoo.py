@@ -96,6 +96,8 @@ def _parse(row: dict[str, Any], place: str, source: Source) -> dict[str, Any]:
             else _tokens(row.get("tokenUsage"), f"{place}.tokenUsage", source)
         ),
     }
+    if fields["cost_usd"] == 0 and "total_tokens" not in fields:
+        fields["cost_usd"] = None  # promptfoo's 0 for a provider that reports no usage: not recorded
     latency = source.optional_number(row.get("latencyMs"), f"{place}.latencyMs")
     if latency is not None and latency >= 0:
         fields["latency_ms"] = latency
@@ -286,9 +288,9 @@ def _warnings(rows: list[Row], groups: dict[tuple[str, str, str], list[dict[str,
     errored = [r for r in rows if r.fields.get("status") == "error"]
     if errored and len(errored) == len(rows):
         first = errored[0].fields["error"]["message"]
-        out.append(
-            f"every row failed with an error ({len(rows)} of {len(rows)}, failureReason 2): there is no "
-            f"answer or grade to measure; the first error: {first}"
+        out.append(  # that every result errored is said by the analysis, for every format
+            f"the first error promptfoo recorded (failureReason 2 on every row: {len(rows)} of {len(rows)}): "
+            f"{first}"
         )
     elif errored:
         out.append(f"{plural(len(errored), 'row')} failed with an error (failureReason 2): counted as errors")
@@ -301,6 +303,7 @@ def _warnings(rows: list[Row], groups: dict[tuple[str, str, str], list[dict[str,
     sizes = {len(v) for v in groups.values()}
     if sizes == {1}:
         out.append("each test ran once (no --repeat): every task has a single answer")
+        return out
     out.append(
         "promptfoo writes repeats without a repeat index: rounds are the order of each "
         "(prompt, provider, test) group's rows by testIdx"

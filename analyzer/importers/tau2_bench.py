@@ -221,7 +221,10 @@ def _route(info: dict[str, Any], source: Source) -> Route | None:
 def _label(info: dict[str, Any], source: Source) -> str:
     env = member_obj(info, "environment_info")
     agent = member_obj(info, "agent_info")
-    parts = [str(p) for p in (env.get("domain_name"), agent.get("llm")) if p]
+    kind = agent.get("implementation")  # the agent type: two agents on one model differ only here
+    llm = agent.get("llm")
+    who = f"{kind} on {llm}" if kind and llm and kind != llm else kind or llm
+    parts = [str(p) for p in (env.get("domain_name"), who) if p]
     return "tau2-bench: " + (" ".join(parts) if parts else source.name.rsplit("/", 1)[-1])
 
 

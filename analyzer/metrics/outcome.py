@@ -52,15 +52,18 @@ class OutcomeFigures(BaseModel):
     """Interval of the outcome gap, in points."""
 
 
-def passed(results: pd.DataFrame, score_threshold: float = 0.5) -> pd.Series:
+def passed(results: pd.DataFrame, score_threshold: float | None = 0.5) -> pd.Series:
     """Whether each result succeeded: `success` where recorded, else `score >= score_threshold`.
 
     A new nullable boolean Series; `<NA>` where the result is not graded.
 
     Args:
         results: Result frame with `success` and `score`.
-        score_threshold: Score at or above which a result without `success` counts as a success.
+        score_threshold: Score at or above which a result without `success` counts as a success;
+            None where a score says nothing of pass or fail (a 0-10 rubric): only `success` counts.
     """
+    if score_threshold is None:
+        return results["success"].astype("boolean")
     by_score = (results["score"] >= score_threshold).astype("boolean")
     return results["success"].astype("boolean").fillna(by_score).astype("boolean")
 

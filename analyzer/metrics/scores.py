@@ -45,6 +45,9 @@ class ScoreFigures(BaseModel):
     """[low, high] the scores are taken to lie in: [0, 1], or the range seen (`scale_seen`)."""
     scale_seen: bool
     """True when some score is outside [0, 1], so the scale is the smallest and largest seen."""
+    no_pass_fail: str | None = None
+    """The scale named, where the scores are grades with no pass mark (a 0-10 rubric): then no
+    pass/fail is derived and only this mean is shown."""
 
 
 def task_scores(results: pd.DataFrame) -> pd.DataFrame:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 import analyzer.numbers as numbers
+from analyzer.metrics.cost import CostFigures, cost_phrase
 from analyzer.numbers import Bounds
 
 if TYPE_CHECKING:
@@ -117,6 +118,15 @@ def _with_ci(t: pd.DataFrame, value: str, stem: str, style: Callable[[float, Bou
         style(v, (low, high))
         for v, low, high in zip(t[value], t[f"{stem}_low"], t[f"{stem}_high"], strict=True)
     ]
+
+
+def cost_caption(names: Sequence[str], costs: Sequence[CostFigures | None]) -> str:
+    """Each group's cost in the words every view uses (`metrics.cost.cost_phrase`), one line; kept
+    out of the side-by-side table, which must fit the page's width."""
+    return "Cost: " + " · ".join(
+        f"{name} {cost_phrase(cost) if cost is not None else 'cost not recorded'}"
+        for name, cost in zip(names, costs, strict=True)
+    )
 
 
 def flip_table(comparison: Comparison) -> pd.DataFrame:

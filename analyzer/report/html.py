@@ -22,6 +22,7 @@ from plotly.offline import get_plotlyjs
 import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.log.field_labels import field_label
+from analyzer.metrics.cost import CostFigures, cost_phrase, usd
 from analyzer.report.cause_html import cause_section
 from analyzer.verdicts.compare import compare
 
@@ -158,6 +159,7 @@ def _figures(report: dict[str, Any]) -> str:
         ),
         *_score_figure(report.get("score")),
         ("Tokens, total", _int((report.get("tokens") or {}).get("total")), ""),
+        *_cost_figure(report.get("cost")),
         ("Retries", _int((report.get("retries") or {}).get("extra_attempts")), ""),
         ("Errored results", _int(report.get("errors")), ""),
         ("No answer", _int(report.get("no_answer")), ""),
@@ -170,6 +172,14 @@ def _figures(report: dict[str, Any]) -> str:
         for label, value, ci in figures
     ]
     return "<div class='figs'>" + "".join(cells) + "</div>"
+
+
+def _cost_figure(cost: Any) -> list[tuple[str, str, str]]:
+    """The cost and where it comes from, in the words every view uses (`metrics.cost`)."""
+    if not isinstance(cost, dict):
+        return []
+    figures = CostFigures.model_validate(cost)
+    return [("Cost", esc(usd(figures.total_usd)), esc(cost_phrase(figures)))]
 
 
 def _score_figure(score: Any) -> list[tuple[str, str, str]]:

@@ -9,6 +9,7 @@ import pandas as pd
 import analyzer.numbers as numbers
 from analyzer.log.field_labels import field_label
 from analyzer.metrics.attribution import CAUSES, verdict_counts
+from analyzer.metrics.cost import CostFigures, cost_phrase, usd
 from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
 from analyzer.safety.scrub import one_line
@@ -51,6 +52,8 @@ def render_report(analysis: Analysis, source: str) -> str:
     lines.append("")
     lines += outcome_section(h)
     lines += ["", "Tokens", _token_line(h)]
+    if h.cost is not None:
+        lines += ["", "Cost", f"  {cost_phrase(h.cost)}", *_cost_rounds(h.cost)]
     lines += ["", "Retries", *retry_lines(h.retries)]
     lines += ["", "Route", f"  {h.route.verdict}"]
     if h.route.drifted_fields:
@@ -99,6 +102,15 @@ def _token_line(h: Headline) -> str:
     )
 
 
+def _cost_rounds(cost: CostFigures) -> list[str]:
+    """Cost per round and per route, where any is known."""
+    if cost.total_usd is None:
+        return []
+    rounds = "  ".join(f"{n}: {usd(v)}" for n, v in cost.per_round.items())
+    routes = "  ".join(f"{name}: {usd(v)}" for name, v in cost.per_route.items())
+    return [f"  per round  {rounds}", f"  per route  {routes}"]
+
+
 def _flagged_lines(h: Headline) -> list[str]:
     lines = [f"Flagged for a re-run: {_n(len(h.flagged), 'task')}, inconsistent ones first"]
     # Route drift alone flags every task of an unpinned run; the inconsistent ones are the news.
@@ -122,6 +134,11 @@ def answer_lines(h: Headline) -> list[str]:
             f"  no answer          {_n(h.no_answer, 'result')} in {_n(h.no_answer_tasks, 'task')} "
             "(left out of the clusters, never agreeing)"
         )
+    if h.never_ran:
+        lines.append(
+            f"  never ran          {_n(len(h.never_ran), 'task')} (the run stopped part-way): "
+            f"{', '.join(h.never_ran[:_LIST_AT_MOST])}{' ...' if len(h.never_ran) > _LIST_AT_MOST else ''}"
+        )
     if h.tasks_single:
         lines.append(
             f"  fewer than 2 {'rounds that called a tool' if h.answer_key == 'actions' else 'answers'} "
@@ -134,6 +151,8 @@ def outcome_section(h: Headline) -> list[str]:
     """The outcome figures and the mean reward or score; says so when every result errored."""
     if h.outcome is None and h.results and h.errors == h.results:
         lines = [f"Outcome: every result errored ({h.errors} of {h.results}); nothing was graded"]
+    elif h.outcome is None and h.score is not None and h.score.no_pass_fail:
+        lines = [f"Outcome: no pass/fail in {h.score.no_pass_fail} (no pass mark); the mean grade only"]
     else:
         lines = outcome_lines(h.outcome)
     return lines + score_lines(h.score)
@@ -320,6 +339,7 @@ def render_comparison(comparison: Comparison) -> str:
             "pass^n": table["pass_hat_n"].map(_pct_or_dash),
             "mean score": table["mean_score"].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}"),
             "tokens": table["tokens_total"].map(lambda v: num(None if pd.isna(v) else int(v))),
+            "cost": table["cost_usd"].map(lambda v: usd(None if pd.isna(v) else float(v))),
             "retried results": table["results_with_retry"],
             "extra attempts": table["extra_attempts"],
             "route pinned": table["route_pinned"].map(numbers.yes_no),

@@ -36,6 +36,7 @@ TABLE_COLUMNS: tuple[str, ...] = (
     "mean_score_high",
     "tokens_total",
     "tokens_per_task_mean",
+    "cost_usd",
     "attempts_total",
     "extra_attempts",
     "results_with_retry",
@@ -77,7 +78,14 @@ def compare(groups: Sequence[tuple[str, Analysis]]) -> Comparison:
     labels = _unique_labels([label for label, _ in groups])
     rows = [_row(label, analysis) for label, (_, analysis) in zip(labels, groups, strict=True)]
     table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS))
-    for name in (*_FLOAT_COLUMNS, "mean_at_n", "pass_hat_n", *_SCORE_COLUMNS, "tokens_per_task_mean"):
+    for name in (
+        *_FLOAT_COLUMNS,
+        "mean_at_n",
+        "pass_hat_n",
+        *_SCORE_COLUMNS,
+        "tokens_per_task_mean",
+        "cost_usd",
+    ):
         table[name] = table[name].astype("Float64")
     table["route_pinned"] = table["route_pinned"].astype("boolean")
     table["tokens_total"] = table["tokens_total"].astype("Int64")
@@ -147,6 +155,7 @@ def _row(label: str, analysis: Analysis) -> dict[str, object]:
         "mean_score_high": h.score.mean_ci[1] if h.score else None,
         "tokens_total": h.tokens.total,
         "tokens_per_task_mean": h.tokens.per_task_mean,
+        "cost_usd": h.cost.total_usd if h.cost else None,
         "attempts_total": h.retries.attempts_total,
         "extra_attempts": h.retries.extra_attempts,
         "results_with_retry": h.retries.results_with_retry,

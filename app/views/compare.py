@@ -7,7 +7,15 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analyzer.report.compare_view import flip_table, legend, name_legend, sharing, short_names, side_by_side
+from analyzer.report.compare_view import (
+    cost_caption,
+    flip_table,
+    legend,
+    name_legend,
+    sharing,
+    short_names,
+    side_by_side,
+)
 from analyzer.verdicts.compare import Comparison, compare
 from app import compare_charts, data, fmt, url_state
 from app.widgets import lazy, static_table
@@ -49,6 +57,7 @@ def render(selection: data.Selection | None = None) -> None:
         for n, rest in name_legend(names, labels)
     )
     st.caption(f"{groups_legend}  \n{legend(table)}")
+    st.caption(escape(cost_caption(names, [g.analysis.headline.cost for g in groups])))
 
     st.subheader("Differences beyond noise?")
     st.caption(

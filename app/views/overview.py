@@ -8,6 +8,7 @@ import streamlit as st
 import analyzer.numbers as numbers
 from analyzer.analysis import Headline
 from analyzer.metrics.attribution import attribution_caption, verdict_counts
+from analyzer.metrics.cost import cost_phrase, usd
 from analyzer.metrics.lead import Lead
 from analyzer.metrics.outcome import OutcomeFigures
 from analyzer.metrics.scores import ScoreFigures
@@ -63,6 +64,8 @@ def render(selection: data.Selection | None = None) -> None:
         _outcome(h.outcome)
     if h.score:
         _score(h.score)
+    if h.cost is not None and h.cost.total_usd is not None:
+        figures.row([("Cost", usd(h.cost.total_usd), cost_phrase(h.cost))])
 
     trajectory_panel.overview_section(group)
 

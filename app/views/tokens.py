@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from analyzer.metrics.cost import cost_phrase
 from app import charts, data, fmt
 from app.widgets import figures
 
@@ -42,6 +43,8 @@ def render(selection: data.Selection | None = None) -> None:
             ("Outliers", fmt.count(t.outliers), "Results far from their task's own runs."),
         ]
     )
+    if analysis.headline.cost is not None:
+        st.caption(f"Cost: {cost_phrase(analysis.headline.cost)}")
     if t.unknown_results:
         n = t.unknown_results
         st.caption(

@@ -63,8 +63,8 @@ def test_the_pinned_route_as_each_tools_settings(
     assert (
         len(commands) == 3
         and (
-            "rerunlens route export --for codex --base-url https://api.openai.com/v1 --model gpt-4o-mini "
-            "--key-env OPENAI_API_KEY --out ~/.codex/config.toml"
+            "rerunlens route export --for=codex --base-url=https://api.openai.com/v1 --model=gpt-4o-mini "
+            "--key-env=OPENAI_API_KEY --out ~/.codex/config.toml"
         )
         in commands
     )

@@ -32,7 +32,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def test_every_tool_has_a_log_listed() -> None:
-    tools = {"altk_evolve", "appworld", "inspect_ai", "promptfoo", "tau2_bench", "tau_bench"}
+    tools = {"altk_evolve", "appworld", "inspect_ai", "lm_eval", "promptfoo", "tau2_bench", "tau_bench"}
     assert {name.split("/")[0] for name in LOGS} == tools
 
 

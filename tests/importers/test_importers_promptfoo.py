@@ -152,7 +152,10 @@ def test_an_all_errored_eval_says_so_and_its_attempts_become_retries() -> None:
     # "after 4 attempts": four attempts, three of them retries; "after 2 retries": the try and two more
     assert [a.outcome for a in first.attempts or []] == ["rate_limited"] * 4
     assert [a.outcome for a in second.attempts or []] == ["server_error"] * 3
-    assert any(w.startswith("every row failed with an error (2 of 2") for w in loaded.warnings)
+    assert any(
+        w.startswith("the first error promptfoo recorded (failureReason 2 on every row: 2 of 2)")
+        for w in loaded.warnings
+    )
     h = analyze(loaded.log).headline
     assert h.retries.extra_attempts == 3 + 2 and h.retries.results_with_retry == 2
     assert any(w.startswith("every result errored (2 of 2)") for w in h.warnings)
@@ -180,7 +183,10 @@ def test_a_real_all_errored_eval_counts_its_retries() -> None:
     path = FOREIGN / "all_errored" / "results.json"
     own = json.loads(path.read_text(encoding="utf-8"))["results"]
     loaded = load_any(path)
-    assert any(w.startswith("every row failed with an error (4 of 4") for w in loaded.warnings)
+    assert any(
+        w.startswith("the first error promptfoo recorded (failureReason 2 on every row: 4 of 4)")
+        for w in loaded.warnings
+    )
     h = analyze(loaded.log).headline
     assert h.errors == own["stats"]["errors"] == 4
     # "Request failed after 4 retries": the first try and 4 retries, all refused connections
