@@ -76,14 +76,21 @@ class ResponseFacts:
     system_fingerprint: str | None = None
     usage: dict[str, Any] = field(default_factory=dict)
     """Token counts as reported (the journal's record drops what is not a count)."""
-    parts: list[str] = field(default_factory=list)
+    _answer: Any = field(default_factory=lambda: hashlib.sha256(b'"'))
+    """The answer's text hashed as it arrives (a long stream is never held whole)."""
+    _any_text: bool = False
     error: str | None = None
     """The error an event or a body carried in place of an answer."""
 
     @property
     def content_hash(self) -> str | None:
-        """sha256 of the answer's text and tool calls, None when there was none."""
-        return canonical_hash("".join(self.parts)) if self.parts else None
+        """sha256 of the answer's text and tool calls, None when there was none: `canonical_hash` of
+        the parts joined, taken piece by piece (a JSON string's escapes are per character)."""
+        if not self._any_text:
+            return None
+        done = self._answer.copy()
+        done.update(b'"')
+        return done.hexdigest()[:24]
 
     def take(self, data: Any) -> None:
         """Read one JSON response, or one event of a stream."""
@@ -99,7 +106,10 @@ class ResponseFacts:
             if isinstance(src.get("system_fingerprint"), str):
                 self.system_fingerprint = src["system_fingerprint"]
             self._usage(src.get("usage"))
-        self.parts.extend(_texts(data))
+        for part in _texts(data):
+            text = json.dumps(part, ensure_ascii=False)[1:-1]
+            self._answer.update(text.encode("utf-8", "surrogatepass"))
+            self._any_text = True
 
     def _usage(self, usage: Any) -> None:
         if not isinstance(usage, dict):
