@@ -440,6 +440,9 @@ def _resume(tmp: Path) -> str | None:
         return f"{len(ep.received)} requests went to the journal's host" if ep.received else None
 
 
+import adversarial_proxy_cases  # noqa: E402, F401 - registers the proxy's cases with `case`
+
+
 def run_case(name: str, folder: Path) -> str | None:
     """One case in a fresh folder and config folder; an unexpected exception is a hole too."""
     with _env(XDG_CONFIG_HOME=str(folder / "config"), OPENAI_BASE_URL=None, OPENAI_API_KEY=None):

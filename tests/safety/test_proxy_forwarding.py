@@ -64,7 +64,7 @@ def _models(_got: Received) -> Reply:
     return Reply(200, {"content-type": "application/json"}, b'{"object": "list", "data": []}')
 
 
-def test_no_hostile_path_reaches_the_upstream_and_plain_ones_keep_the_gateway_prefix(tmp_path: Path) -> None:
+def test_no_hostile_path_reaches_the_upstream_and_plain_ones_keep_the_prefix(tmp_path: Path) -> None:
     with HostileEndpoint(_models) as ep, proxy_on(ep.origin + PREFIX, tmp_path / "j.jsonl") as proxy:
         refused = {target: raw_request(proxy, method, target)[0] for method, target in HOSTILE_PATHS}
         assert ep.received == []  # nothing left the proxy for any of them
