@@ -1,4 +1,4 @@
-"""The recording proxy's holes of the fourth security pass, as cases of the adversarial script.
+"""The recording proxy's and wrap's holes of the fourth security pass, as cases of the adversarial script.
 
 Each case runs the test that pins the hole (tests/safety/test_proxy_*.py) in the case's folder and
 reports its failed assertion as the hole. `test_adversarial_pass` imports this module after its
@@ -14,6 +14,7 @@ from pathlib import Path
 import test_proxy_bounds as bounds
 import test_proxy_forwarding as forwarding
 import test_proxy_journal_values as values
+import test_wrap_hygiene as hygiene
 
 _PASS = sys.modules.get("test_adversarial_pass") or sys.modules["__main__"]
 case = _PASS.case
@@ -79,3 +80,18 @@ def _big_request(tmp: Path) -> str | None:
 @case("proxy: a whole response over 64 MiB is a 502; a long stream is not held whole")
 def _big_response(tmp: Path) -> str | None:
     return _held(bounds.test_a_whole_response_over_the_cap_is_not_relayed_and_a_long_stream_is_not_held, tmp)
+
+
+@case("wrap: the harness reads no key from /proc/PPID/environ; what it started is ended with it")
+def _wrap_environ(tmp: Path) -> str | None:
+    return _held(hygiene.test_the_harness_reads_no_key_from_its_parent_and_what_it_started_is_ended, tmp)
+
+
+@case("wrap: a harness ignoring SIGTERM is killed after the grace period")
+def _wrap_stubborn(tmp: Path) -> str | None:
+    return _held(hygiene.test_a_harness_ignoring_sigterm_is_killed_after_the_grace_period, tmp)
+
+
+@case("wrap: a kill -9 of wrap takes the harness with it")
+def _wrap_killed(tmp: Path) -> str | None:
+    return _held(hygiene.test_a_kill_9_of_wrap_takes_the_harness_with_it, tmp)
