@@ -9,12 +9,13 @@ importer reads each journal line with it too, so one bad attempt costs its bad f
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from analyzer.log.model import HttpStatus, Int64, NonNegFloat, NonNegInt, Number, Outcome
-from analyzer.safety.scrub import scrub_json
+from analyzer.safety.scrub import scrub, scrub_json
 
 MAX_TEXT = 2_000
 """The longest text field kept (ids, model names, URLs); a longer one is dropped, not cut."""
@@ -101,8 +102,12 @@ class AttemptRecord(_Strict):
 
 def attempt_record(values: dict[str, Any], secrets: list[str]) -> AttemptRecord:
     """A record from raw values: every text scrubbed, every invalid value dropped with a note."""
-    data = scrub_json({k: v for k, v in values.items() if v is not None}, secrets)
-    assert isinstance(data, dict)
+    data = {k: v for k, v in values.items() if v is not None}
+    texts = "\n".join(_texts(data))
+    if texts and scrub(texts, secrets) != texts:  # one cheap test; the walk only when needed
+        scrubbed = scrub_json(data, secrets)
+        assert isinstance(scrubbed, dict)
+        data = scrubbed
     dropped = [str(d) for d in data.pop("dropped", None) or [] if isinstance(d, str)]
     for _ in range(len(data) + 8):
         try:
@@ -116,6 +121,17 @@ def attempt_record(values: dict[str, Any], secrets: list[str]) -> AttemptRecord:
                 _remove(data, loc)
                 dropped.append(f"{'.'.join(loc)}: {problem['msg']}"[:MAX_TEXT])
     return AttemptRecord(dropped=["the attempt: no valid field"])
+
+
+def _texts(data: dict[str, Any]) -> Iterator[str]:
+    """The record's texts (values, and values of `params` and `usage`; its keys are its own)."""
+    for value in data.values():
+        if isinstance(value, str):
+            yield value
+        elif isinstance(value, dict):
+            yield from (v for v in value.values() if isinstance(v, str))
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, str))
 
 
 def _remove(data: dict[str, Any], loc: list[str]) -> None:

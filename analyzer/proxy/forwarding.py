@@ -12,8 +12,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import httpx2
-
 ENDPOINTS = {
     ("POST", "/v1/chat/completions"),
     ("POST", "/v1/completions"),
@@ -59,17 +57,10 @@ class ApiRoot:
         return self.url + path + (f"?{query}" if query else "")
 
     def holds(self, url: str) -> bool:
-        """Whether a URL (a redirect's target too) is one of this root's own endpoints: its origin
-        and its path prefix, followed by a path the proxy forwards. Only such a URL gets the key."""
-        try:
-            mine, theirs = httpx2.URL(self.url), httpx2.URL(url)
-        except (httpx2.InvalidURL, ValueError):
+        """Whether a URL (a redirect's target too) is one of this root's own endpoints: the root as
+        written, then a path the proxy forwards. Only such a URL gets the key. Compared as text: a
+        URL spelled otherwise (another case, an explicit default port) gets no key, never the reverse."""
+        if not url.startswith(self.url + "/v1/"):
             return False
-        if (mine.scheme, mine.host, mine.port) != (theirs.scheme, theirs.host, theirs.port):
-            return False
-        prefix = mine.raw_path.decode("ascii", "replace").split("?")[0].rstrip("/")
-        path = theirs.raw_path.decode("ascii", "replace").split("?")[0]
-        if not path.startswith(prefix + "/v1"):
-            return False
-        rest = path[len(prefix) :].encode()
-        return any(forwarded_path(m, rest) for m in ("GET", "POST"))
+        rest = url[len(self.url) :].split("?", 1)[0].encode("ascii", "replace")
+        return forwarded_path("GET", rest) is not None or forwarded_path("POST", rest) is not None

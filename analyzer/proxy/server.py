@@ -323,10 +323,12 @@ class RecordingProxy:
 
     def _headers_back(self, response: httpx2.Response) -> _Headers:
         """The upstream's headers for the client: values scrubbed, a header whose name holds a key dropped."""
+        names = "\n".join(response.headers.keys())
+        named = scrub(names, self._secrets) != names  # one test for all names; each only when needed
         return [
             (k.encode("latin-1"), scrub(v, self._secrets).encode("latin-1", "replace"))
             for k, v in response.headers.items()
-            if k.lower() not in _DROPPED_BACK and scrub(k, self._secrets) == k
+            if k.lower() not in _DROPPED_BACK and not (named and scrub(k, self._secrets) != k)
         ]
 
     async def _relay_whole(
