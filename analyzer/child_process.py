@@ -15,7 +15,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from types import FrameType
 
@@ -26,7 +26,7 @@ STOP_GRACE_S = 10.0
 """How long the child has to stop after a forwarded signal before it is killed."""
 ORPHAN_GRACE_S = 2.0
 """How long what the child left running has to stop after SIGTERM before it is killed."""
-_PR_SET_PDEATHSIG, _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 1, 4, 36
+_PR_SET_PDEATHSIG, _PR_GET_DUMPABLE, _PR_SET_DUMPABLE, _PR_SET_CHILD_SUBREAPER = 1, 3, 4, 36
 
 
 def _libc() -> ctypes.CDLL | None:
@@ -160,12 +160,19 @@ def _end_orphans(before: set[int]) -> None:
         time.sleep(0.05)
 
 
-def keep_memory_private() -> None:
-    """Make this process non-dumpable (Linux): a process of the same user (a child) can no longer
-    read its memory or its /proc files, where the key lives. Root can, whatever is done."""
+@contextlib.contextmanager
+def private_memory() -> Iterator[None]:
+    """This process non-dumpable for the duration (Linux): a process of the same user (a child) can
+    no longer read its memory or its /proc files, where the key lives. Root can, whatever is done."""
     libc = _libc()
+    was = libc.prctl(_PR_GET_DUMPABLE, 0, 0, 0, 0) if libc is not None else -1
     if libc is not None:
         libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+    try:
+        yield
+    finally:
+        if libc is not None and was in (1, 2):
+            libc.prctl(_PR_SET_DUMPABLE, was, 0, 0, 0)
 
 
 def forget_initial_environ(values: list[str]) -> None:

@@ -26,7 +26,7 @@ from analyzer.atomic import write_text_atomic
 from analyzer.child_process import (
     STOP_GRACE_S,
     forget_initial_environ,
-    keep_memory_private,
+    private_memory,
     run_forwarding,
 )
 from analyzer.errors import LogError, RerunLensError
@@ -93,9 +93,9 @@ def keys_out_of_reach(key_envs: list[str], secrets: list[str]) -> Iterator[None]
     for name in held:
         del os.environ[name]
     forget_initial_environ(secrets)
-    keep_memory_private()
     try:
-        yield
+        with private_memory():
+            yield
     finally:
         os.environ.update(held)
 
