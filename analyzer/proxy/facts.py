@@ -132,6 +132,8 @@ def answer_problem(path: str, data: Any) -> str | None:
     """Why a whole 200 response is not an answer (one line), or None: a chat completion is read by
     the runner's strict reader; any other endpoint's answer only may not be an error object."""
     if path.endswith("/chat/completions"):
+        if data is None:
+            return "the response is not a JSON object: not a chat completion"
         try:
             read_completion(data)
         except OddResponse as problem:

@@ -109,17 +109,20 @@ def test_one_unreadable_attempt_costs_that_attempt_not_the_journal(tmp_path: Pat
 
 
 def test_a_200_whose_body_is_an_error_is_journaled_as_an_error(tmp_path: Path) -> None:
-    def error(_got: Received) -> Reply:
+    def error(got: Received) -> Reply:
+        if b"html" in got.body:
+            return Reply(200, {"content-type": "text/html"}, b"<html>gateway login</html>")
         body = {"error": {"message": "upstream overloaded", "type": "server_error"}}
         return Reply(200, {"content-type": "application/json"}, json.dumps(body).encode())
 
     journal = tmp_path / "j.proxy.jsonl"
     with HostileEndpoint(error) as ep, proxy_on(ep.base_url, journal) as proxy:
-        _post(proxy, b'{"model": "m", "messages": []}')
-    (attempt,) = attempts_of(journal)
-    assert attempt["outcome"] != "ok" and "error object" in attempt["error"]
-    (result,) = [r for row in load_any(journal).log.runs for r in row]
-    assert result.status == "error"
+        _post(proxy, b'{"model": "m", "messages": [{"role": "user", "content": "json"}]}')
+        _post(proxy, b'{"model": "m", "messages": [{"role": "user", "content": "html"}]}')
+    first, second = attempts_of(journal)
+    assert first["outcome"] != "ok" and "error object" in first["error"]
+    assert second["outcome"] != "ok" and "not a JSON object" in second["error"]
+    assert {r.status for row in load_any(journal).log.runs for r in row} == {"error"}
 
 
 def test_a_retry_header_that_is_not_ascii_digits_is_not_recorded_and_no_500(tmp_path: Path) -> None:
