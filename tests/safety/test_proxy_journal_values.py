@@ -20,6 +20,7 @@ from test_proxy_forwarding import proxy_on
 from analyzer.importers import load_any
 from analyzer.log.model import RunLog
 from analyzer.proxy.join import JoinReport, join_log
+from analyzer.proxy.watch import watch_proxy
 from analyzer.proxy.wrap import journal_records
 
 HOSTILE_BODY = (
@@ -88,6 +89,7 @@ def test_invalid_values_from_client_and_upstream_are_left_out_with_a_note(tmp_pa
     loaded = load_any(journal)
     assert attempts_loaded(loaded.log) == 2  # the journal loads whole
     assert any("not valid" in w for w in loaded.warnings)
+    assert watch_proxy(journal).tokens == 0  # Watch counts no 10**30 either
 
 
 def test_one_unreadable_attempt_costs_that_attempt_not_the_journal(tmp_path: Path) -> None:
