@@ -13,7 +13,6 @@ pooled `httpx2.AsyncClient`.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hmac
 import json
 import secrets
@@ -305,11 +304,9 @@ class RecordingProxy:
         first_byte: float | None = None
         try:
             if streaming:
-                first_byte = await _unless_gone(
-                    self._relay_stream(hop, response, headers, facts, send), receive
-                )
-                hop.extra["client_gone"] = first_byte is _GONE or None
-                first_byte = None if first_byte is _GONE else first_byte
+                ended = await _unless_gone(self._relay_stream(hop, response, headers, facts, send), receive)
+                hop.extra["client_gone"] = ended is _GONE or None  # the upstream was no longer read
+                first_byte = None if ended is _GONE else ended
             else:
                 await self._relay_whole(hop, response, (headers, facts), send)
         except httpx2.TransportError:
@@ -475,19 +472,29 @@ _GONE = object()
 
 async def _unless_gone(relay: Awaitable[float | None], receive: Receive) -> Any:
     """Run the relay until it ends or the client hangs up, whichever comes first; on a hang-up the
-    relay is cancelled, so the upstream is no longer read (its response is closed by the caller)."""
-    pump = asyncio.ensure_future(relay)
-    gone = asyncio.ensure_future(_client_gone(receive))
+    relay is cancelled, so the upstream is no longer read (its response is closed by the caller).
+    The relay runs in this task (no hop through the loop before the first event); a watcher task
+    cancels it when the client's disconnect arrives."""
+    relaying = asyncio.current_task()
+    assert relaying is not None
+    hung_up = False
+
+    async def watch() -> None:
+        nonlocal hung_up
+        await _client_gone(receive)
+        hung_up = True
+        relaying.cancel()
+
+    watcher = asyncio.ensure_future(watch())
     try:
-        done, _ = await asyncio.wait({pump, gone}, return_when=asyncio.FIRST_COMPLETED)
+        return await relay
+    except asyncio.CancelledError:
+        if not hung_up:
+            raise  # the server is stopping: not ours to swallow
+        relaying.uncancel()
+        return _GONE
     finally:
-        gone.cancel()
-    if pump in done:
-        return pump.result()
-    pump.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await pump
-    return _GONE
+        watcher.cancel()
 
 
 async def _client_gone(receive: Receive) -> None:
