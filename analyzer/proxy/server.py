@@ -49,6 +49,8 @@ MAX_REQUEST_BYTES = 32 * 2**20
 """A request body over 32 MiB is refused (413) before it is read further."""
 MAX_RESPONSE_BYTES = 64 * 2**20
 """A whole (not streamed) response over 64 MiB is not relayed (502); it would be held to scrub it."""
+MAX_JSON_READ = 8_000_000
+"""A body larger than this is relayed but not parsed for its facts (nor judged an error)."""
 MAX_EVENT_BYTES = 8 * 2**20
 """A streamed response is relayed event by event; one event over 8 MiB ends the stream."""
 CLIENT_ID_HEADERS = ("x-irid", "x-client-request-id")
@@ -347,7 +349,8 @@ class RecordingProxy:
             chunks.append(chunk)
         body = scrub_body(b"".join(chunks), self._secrets)
         data = _take_json(facts, body)
-        problem = answer_problem(hop.path, data) if response.status_code == 200 else None
+        checked = response.status_code == 200 and len(body) <= MAX_JSON_READ
+        problem = answer_problem(hop.path, data) if checked else None
         if problem is not None:
             hop.failed("server_error", problem)
         headers.append((b"content-length", str(len(body)).encode()))
@@ -520,7 +523,7 @@ def _shown_origin(url: str) -> str:
 
 def _take_json(facts: ResponseFacts, body: bytes) -> Any:
     """The parsed JSON object (its facts taken), or None when the body is not one."""
-    if len(body) > 8_000_000 or not body.lstrip().startswith(b"{"):
+    if len(body) > MAX_JSON_READ or not body.lstrip().startswith(b"{"):
         return None
     try:
         data = json.loads(body)
