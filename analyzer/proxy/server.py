@@ -1,8 +1,9 @@
 """The recording proxy: a pass-through endpoint on 127.0.0.1 in front of one route.
 
 Clients (a harness, a coding tool) authenticate with a per-run local token; the route's real key is
-held here only and sent only to the route's own origin (scheme, host, port). Redirects are followed
-by hand, at most `MAX_REDIRECTS`, and a hop to another origin carries no credential. Every attempt
+held here only and sent only to the endpoints the proxy serves under the route's own root (the one
+rule in `forwarding`). Redirects are followed by hand, at most `MAX_REDIRECTS`, and a hop anywhere
+else carries no credential. Bodies are bounded (`MAX_REQUEST_BYTES`, `MAX_RESPONSE_BYTES`). Every attempt
 is written to the journal; bodies and headers going back to the client pass the scrubber. A stream
 (SSE) is relayed event by event as it arrives.
 

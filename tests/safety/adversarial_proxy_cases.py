@@ -95,3 +95,8 @@ def _wrap_stubborn(tmp: Path) -> str | None:
 @case("wrap: a kill -9 of wrap takes the harness with it")
 def _wrap_killed(tmp: Path) -> str | None:
     return _held(hygiene.test_a_kill_9_of_wrap_takes_the_harness_with_it, tmp)
+
+
+@case("proxy journal: a stream carrying an error event is an error, not ok")
+def _error_event(tmp: Path) -> str | None:
+    return _held(values.test_a_stream_that_carries_an_error_event_is_journaled_as_an_error, tmp)

@@ -127,6 +127,20 @@ def test_a_200_whose_body_is_an_error_is_journaled_as_an_error(tmp_path: Path) -
     assert {r.status for row in load_any(journal).log.runs for r in row} == {"error"}
 
 
+def test_a_stream_that_carries_an_error_event_is_journaled_as_an_error(tmp_path: Path) -> None:
+    events = b'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error"}}\n\n'
+
+    def stream(_got: Received) -> Reply:
+        return Reply(200, {"content-type": "text/event-stream"}, events)
+
+    journal = tmp_path / "j.proxy.jsonl"
+    with HostileEndpoint(stream) as ep, proxy_on(ep.base_url, journal) as proxy:
+        relayed = _post(proxy, b'{"model": "m", "stream": true, "messages": []}')
+    assert relayed.content == events  # the client gets the stream as sent
+    (attempt,) = attempts_of(journal)
+    assert attempt["outcome"] != "ok" and "error" in attempt["error"]
+
+
 def test_a_retry_header_that_is_not_ascii_digits_is_not_recorded_and_no_500(tmp_path: Path) -> None:
     journal = tmp_path / "j.proxy.jsonl"
     with HostileEndpoint(lambda _got: completion()) as ep, proxy_on(ep.base_url, journal) as proxy:
