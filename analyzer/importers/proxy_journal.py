@@ -13,7 +13,9 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
+from analyzer.errors import RerunLensError
 from analyzer.importers.common import Provenance, Row, Source, make_route, parse_json, parse_time, plural
+from analyzer.importers.proxy_record import attempt_record
 from analyzer.log.model import Route
 
 FORMAT = "rerunlens-proxy"
@@ -29,7 +31,8 @@ def is_journal(data: bytes) -> bool:
 
 def parse_lines(text: str, source: Source) -> dict[str, Any]:
     """The journal's records as `{"journal": MARK, "records": [...]}`; a torn last line (a journal
-    still being written) is left out, any other bad line is an error naming it."""
+    still being written) is left out; a bad first line is an error naming it, and any later bad line
+    (an attempt with NaN, a key twice) becomes an `unreadable` record, so the rest is kept."""
     lines = text.split("\n")
     records: list[dict[str, Any]] = []
     for n, line in enumerate(lines, 1):
@@ -37,7 +40,18 @@ def parse_lines(text: str, source: Source) -> dict[str, Any]:
             continue
         if n == len(lines) and not text.endswith("\n"):
             break  # torn tail: the writer had not finished the line
-        records.append(source.obj(parse_json(line, source, f"line {n}"), f"line {n}"))
+        try:
+            records.append(source.obj(parse_json(line, source, f"line {n}"), f"line {n}"))
+        except RerunLensError as problem:
+            if not records:
+                raise
+            records.append(
+                {
+                    "kind": "unreadable",
+                    "line": n,
+                    "why": str(problem).removeprefix(f"{source.name}: line {n}: "),
+                }
+            )
     return {"journal": JOURNAL_MARK, "records": records}
 
 
@@ -50,8 +64,8 @@ def read(parsed: dict[str, Any], source: Source) -> tuple[list[Row], Provenance]
     """One result per client call, its attempts in order."""
     records = parsed["records"]
     start: dict[str, Any] = next((r for r in records if r.get("kind") == "start"), {})
-    attempts = [(i, r) for i, r in enumerate(records) if r.get("kind") == "attempt"]
-    calls = group_calls([r for _, r in attempts])
+    attempts, notes = checked_attempts(records)
+    calls = group_calls(attempts)
     order: dict[str, int] = defaultdict(int)
     rows = []
     for call in calls:
@@ -72,9 +86,33 @@ def read(parsed: dict[str, Any], source: Source) -> tuple[list[Row], Provenance]
             "hash) and each answer the response content's hash"
         ],
     )
+    prov.warnings += notes
     if not any(r.get("kind") == "end" for r in records):
         prov.warnings.append("the journal has no end record: the proxy was still running or was killed")
     return rows, prov
+
+
+def checked_attempts(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The attempt records, each read through the journal's one model: a value that is not valid is
+    left out as not recorded, so one bad attempt costs its bad values, never the journal; and one
+    line saying how many attempts lost values (empty when none did)."""
+    attempts, lost = [], []
+    for record in records:
+        if record.get("kind") == "unreadable":
+            lost.append(f"line {record.get('line')}: {record.get('why')}")
+        if record.get("kind") != "attempt":
+            continue
+        checked = attempt_record({k: v for k, v in record.items() if k not in ("journal", "kind")}, [])
+        attempts.append({"kind": "attempt", **checked.line()})
+        if checked.dropped:
+            lost.append(f"attempt {checked.n}: {'; '.join(checked.dropped[:3])}")
+    if not lost:
+        return attempts, []
+    return attempts, [
+        f"{plural(len(lost), 'attempt')} of the journal held values that are not valid, left out as "
+        "not recorded "
+        f"({lost[0]}{' ...' if len(lost) > 1 else ''})"
+    ]
 
 
 def group_calls(attempts: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:

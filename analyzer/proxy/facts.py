@@ -14,6 +14,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzer.runner.completion_shape import OddResponse, read_completion
+
 PARAMS = ("model", "temperature", "top_p", "seed", "max_tokens")
 """The sampling parameters recorded per attempt, as the client sent them."""
 
@@ -72,18 +74,30 @@ class ResponseFacts:
 
     served_model: str | None = None
     system_fingerprint: str | None = None
-    usage: dict[str, int] = field(default_factory=dict)
-    parts: list[str] = field(default_factory=list)
+    usage: dict[str, Any] = field(default_factory=dict)
+    """Token counts as reported (the journal's record drops what is not a count)."""
+    _answer: Any = field(default_factory=lambda: hashlib.sha256(b'"'))
+    """The answer's text hashed as it arrives (a long stream is never held whole)."""
+    _any_text: bool = False
+    error: str | None = None
+    """The error an event or a body carried in place of an answer."""
 
     @property
     def content_hash(self) -> str | None:
-        """sha256 of the answer's text and tool calls, None when there was none."""
-        return canonical_hash("".join(self.parts)) if self.parts else None
+        """sha256 of the answer's text and tool calls, None when there was none: `canonical_hash` of
+        the parts joined, taken piece by piece (a JSON string's escapes are per character)."""
+        if not self._any_text:
+            return None
+        done = self._answer.copy()
+        done.update(b'"')
+        return done.hexdigest()[:24]
 
     def take(self, data: Any) -> None:
         """Read one JSON response, or one event of a stream."""
         if not isinstance(data, dict):
             return
+        if data.get("error") is not None or data.get("type") == "error":
+            self.error = self.error or "the response carried an error object"
         inner = data.get("message") if isinstance(data.get("message"), dict) else None  # Anthropic start
         inner = inner or (data.get("response") if isinstance(data.get("response"), dict) else None)
         for src in (data, inner or {}):
@@ -92,7 +106,10 @@ class ResponseFacts:
             if isinstance(src.get("system_fingerprint"), str):
                 self.system_fingerprint = src["system_fingerprint"]
             self._usage(src.get("usage"))
-        self.parts.extend(_texts(data))
+        for part in _texts(data):
+            text = json.dumps(part, ensure_ascii=False)[1:-1]
+            self._answer.update(text.encode("utf-8", "surrogatepass"))
+            self._any_text = True
 
     def _usage(self, usage: Any) -> None:
         if not isinstance(usage, dict):
@@ -103,11 +120,28 @@ class ResponseFacts:
             "total_tokens": ("total_tokens",),
         }
         for ours, theirs in names.items():
-            value = next((usage[n] for n in theirs if isinstance(usage.get(n), int)), None)
+            value = next((usage[n] for n in theirs if usage.get(n) is not None), None)
             if value is not None:
                 self.usage[ours] = value
-        if "total_tokens" not in usage and {"prompt_tokens", "completion_tokens"} <= self.usage.keys():
-            self.usage["total_tokens"] = self.usage["prompt_tokens"] + self.usage["completion_tokens"]
+        counts = [self.usage.get(k) for k in ("prompt_tokens", "completion_tokens")]
+        if "total_tokens" not in usage and all(type(c) is int and c >= 0 for c in counts):
+            self.usage["total_tokens"] = sum(c for c in counts if isinstance(c, int))
+
+
+def answer_problem(path: str, data: Any) -> str | None:
+    """Why a whole 200 response is not an answer (one line), or None: a chat completion is read by
+    the runner's strict reader; any other endpoint's answer only may not be an error object."""
+    if path.endswith("/chat/completions"):
+        if data is None:
+            return "the response is not a JSON object: not a chat completion"
+        try:
+            read_completion(data)
+        except OddResponse as problem:
+            return str(problem)
+        return None
+    if isinstance(data, dict) and (data.get("error") is not None or data.get("type") == "error"):
+        return "the response is an error object with status 200"
+    return None
 
 
 def _texts(data: dict[str, Any]) -> list[str]:

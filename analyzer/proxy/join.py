@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from analyzer.importers.common import parse_time, plural
-from analyzer.importers.proxy_journal import as_attempt, call_route, group_calls
+from analyzer.importers.proxy_journal import as_attempt, call_route, checked_attempts, group_calls
 from analyzer.log.model import Attempt, Result, Route, RunLog
 
 SLACK = timedelta(seconds=2)
@@ -49,6 +49,8 @@ class JoinReport:
     """Harness calls matched by their recorded request id."""
     by_hash: int = 0
     unmatched_results: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """Values of the journal left out as not valid (one line, or none)."""
 
     def lines(self) -> list[str]:
         """The join in three lines: joined, unmatched calls, unmatched results."""
@@ -61,6 +63,7 @@ class JoinReport:
             "hash and time)",
             f"unmatched calls: {self.unmatched_calls} of {self.calls} proxy calls belong to no result",
             f"unmatched results: {len(self.unmatched_results)}" + (f" ({unmatched})" if unmatched else ""),
+            *self.notes,
         ]
 
     def to_json(self) -> dict[str, Any]:
@@ -128,7 +131,7 @@ def join_log(
     log: RunLog, calls: list[HarnessCall], records: list[dict[str, Any]], report: JoinReport
 ) -> RunLog:
     """The harness's log with each result's attempts, route and served model from the proxy."""
-    attempts = [r for r in records if r.get("kind") == "attempt"]
+    attempts, report.notes = checked_attempts(records)
     attempts.sort(key=lambda a: a.get("started_at") or "")
     start = next((r for r in records if r.get("kind") == "start"), {})
     found = match(calls, attempts, report)

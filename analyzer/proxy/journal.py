@@ -15,6 +15,7 @@ from typing import Any
 
 from analyzer.errors import RerunLensError
 from analyzer.importers.proxy_journal import JOURNAL_MARK
+from analyzer.importers.proxy_record import AttemptRecord
 from analyzer.runner.transport import now_utc
 
 
@@ -34,9 +35,18 @@ class Journal:
         self._lock = threading.Lock()
         self.attempts = 0
 
+    def attempt(self, record: AttemptRecord) -> None:
+        """Append one attempt (validated and scrubbed by `attempt_record`)."""
+        self.write("attempt", record.line())
+
     def write(self, kind: str, record: dict[str, Any]) -> None:
-        """Append one record (`start`, `attempt`, `end`) as one line."""
-        line = json.dumps({"journal": JOURNAL_MARK, "kind": kind, **record}, ensure_ascii=False, default=str)
+        """Append one record (`start`, `end`; attempts through `attempt`) as one line."""
+        line = json.dumps(
+            {"journal": JOURNAL_MARK, "kind": kind, **record},
+            ensure_ascii=False,
+            default=str,
+            allow_nan=False,
+        )
         with self._lock:
             if kind == "attempt":
                 self.attempts += 1

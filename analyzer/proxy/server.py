@@ -1,8 +1,9 @@
 """The recording proxy: a pass-through endpoint on 127.0.0.1 in front of one route.
 
 Clients (a harness, a coding tool) authenticate with a per-run local token; the route's real key is
-held here only and sent only to the route's own origin (scheme, host, port). Redirects are followed
-by hand, at most `MAX_REDIRECTS`, and a hop to another origin carries no credential. Every attempt
+held here only and sent only to the endpoints the proxy serves under the route's own root (the one
+rule in `forwarding`). Redirects are followed by hand, at most `MAX_REDIRECTS`, and a hop anywhere
+else carries no credential. Bodies are bounded (`MAX_REQUEST_BYTES`, `MAX_RESPONSE_BYTES`). Every attempt
 is written to the journal; bodies and headers going back to the client pass the scrubber. A stream
 (SSE) is relayed event by event as it arrives.
 
@@ -27,7 +28,9 @@ import httpx2
 import uvicorn
 
 from analyzer.errors import RerunLensError
-from analyzer.proxy.facts import RequestFacts, ResponseFacts, request_facts
+from analyzer.importers.proxy_record import attempt_record
+from analyzer.proxy.facts import RequestFacts, ResponseFacts, answer_problem, request_facts
+from analyzer.proxy.forwarding import ApiRoot, forwarded_path
 from analyzer.proxy.journal import Journal
 from analyzer.routes.url_lint import redact_url, strip_query
 from analyzer.runner.client import MAX_REDIRECTS, _proxy_for
@@ -43,21 +46,20 @@ from analyzer.safety.keys import key_fingerprint
 from analyzer.safety.scrub import scrub, scrub_body
 
 LOOPBACK = "127.0.0.1"
-ROUTES = {
-    ("POST", "/v1/chat/completions"),
-    ("POST", "/v1/completions"),
-    ("POST", "/v1/responses"),
-    ("POST", "/v1/embeddings"),
-    ("POST", "/v1/messages"),
-    ("POST", "/v1/messages/count_tokens"),
-    ("GET", "/v1/models"),
-}
-"""What the proxy forwards (OpenAI chat, responses, embeddings, models; Anthropic messages)."""
+MAX_REQUEST_BYTES = 32 * 2**20
+"""A request body over 32 MiB is refused (413) before it is read further."""
+MAX_RESPONSE_BYTES = 64 * 2**20
+"""A whole (not streamed) response over 64 MiB is not relayed (502); it would be held to scrub it."""
+MAX_JSON_READ = 8_000_000
+"""A body larger than this is relayed but not parsed for its facts (nor judged an error)."""
+MAX_EVENT_BYTES = 8 * 2**20
+"""A streamed response is relayed event by event; one event over 8 MiB ends the stream."""
 CLIENT_ID_HEADERS = ("x-irid", "x-client-request-id")
 """Request ids a client sends and records in its own log: the exact join key when present."""
 _DROPPED = {"host", "connection", "content-length", "transfer-encoding", "accept-encoding", "keep-alive"}
 _DROPPED_BACK = {"content-length", "content-encoding", "transfer-encoding", "connection", "keep-alive"}
 
+_Headers = list[tuple[bytes, bytes]]
 Send = Callable[[dict[str, Any]], Awaitable[None]]
 Receive = Callable[[], Awaitable[dict[str, Any]]]
 
@@ -96,7 +98,14 @@ class _Hop:
     t0: float = 0.0
     shown: str = ""
     """The API root this request went to, as the journal shows it."""
+    outcome: str | None = None
+    """Set when the answer failed although its status did not say so (an error object, a cap)."""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def failed(self, outcome: str, why: str) -> str:
+        """Mark the attempt failed although its status did not say so; `why` in one line."""
+        self.outcome, self.extra["error"] = outcome, why
+        return why
 
 
 class RecordingProxy:
@@ -110,10 +119,8 @@ class RecordingProxy:
         if self._origin is None:
             raise RerunLensError(f"{redact_url(config.upstream)}: the route's base URL has no host")
         upstreams = [config.upstream, *[u for u in config.rotation if u != config.upstream]]
-        self._roots = [(u.rstrip("/").removesuffix("/v1"), redact_url(u)) for u in upstreams]
-        """Each API root without its `/v1`, with how the journal shows it."""
-        self._origins = {origin_of(u) for u in upstreams}
-        self._root, self._shown = self._roots[0]
+        self._roots = [ApiRoot(u.rstrip("/").removesuffix("/v1"), redact_url(u)) for u in upstreams]
+        self._shown = self._roots[0].shown
         self._secrets = config.keys.secrets()
         self._serial = 0
         self.refused = 0
@@ -212,37 +219,41 @@ class RecordingProxy:
             self.refused += 1
             await _reply(send, 401, _error("missing or wrong local token for the RerunLens proxy"))
             return
-        path = scope["path"].rstrip("/") or "/"
         method = scope["method"]
-        known = (method, path) in ROUTES or (method == "GET" and path.startswith("/v1/models/"))
-        if not known:
-            await _reply(send, 404, _error(f"the RerunLens proxy does not forward {method} {path}"))
+        path = forwarded_path(method, scope.get("raw_path") or b"")
+        if path is None:
+            shown = scrub(scope["path"], self._secrets)[:200]
+            await _reply(send, 404, _error(f"the RerunLens proxy does not forward {method} {shown!r}"))
             return
-        body = await _read_body(receive)
+        body = await _read_body(receive, headers)
+        if body is None:
+            await _reply(send, 413, _error(f"the request body is over {MAX_REQUEST_BYTES >> 20} MiB"))
+            return
         if self._client is None:
             self._client = _upstream_client(self.config)
         self._serial += 1
-        retry = headers.get("x-stainless-retry-count", "")
-        number = int(retry) if retry.isdigit() and len(retry) < 7 else None
-        hop = _Hop(self._serial, method, path, request_facts(path, body), number)
+        retry = _retry_count(headers.get("x-stainless-retry-count", ""))
+        hop = _Hop(self._serial, method, path, request_facts(path, body), retry)
         ids = [headers[h] for h in CLIENT_ID_HEADERS if h in headers]
         hop.client_id = ids[0][:200] if ids else None
         query = scope.get("query_string", b"").decode("latin-1")
-        root, hop.shown = self._roots[(self._serial - 1) % len(self._roots)]  # a rotation in turn
-        url = root + path + (f"?{query}" if query else "")
-        await self._forward(hop, url, (headers, body), send)
+        root = self._roots[(self._serial - 1) % len(self._roots)]  # a rotation in turn
+        hop.shown = root.shown
+        await self._forward(hop, root.target(path, query), (headers, body), (receive, send))
 
     def _authorized(self, headers: dict[str, str]) -> bool:
         auth = headers.get("authorization", "")
         given = auth[7:].strip() if auth.lower().startswith("bearer ") else headers.get("x-api-key", "")
         return hmac.compare_digest(given.encode("utf-8", "replace"), self.token.encode())
 
-    async def _forward(self, hop: _Hop, url: str, request: tuple[dict[str, str], bytes], send: Send) -> None:
+    async def _forward(
+        self, hop: _Hop, url: str, request: tuple[dict[str, str], bytes], client: tuple[Receive, Send]
+    ) -> None:
         """Send to the upstream, following redirects by hand; relay the final answer."""
         headers, body = request
-        method = hop.method
+        method, send = hop.method, client[1]
         for _ in range(MAX_REDIRECTS + 1):
-            home = origin_of(url) in self._origins
+            home = any(root.holds(url) for root in self._roots)
             out, key_fp = self._outgoing(headers, home)
             hop.started_at, hop.t0 = now_utc().isoformat(), time.perf_counter()
             hop.extra = {"base_url": hop.shown if home else _shown_origin(url), "key_fingerprint": key_fp}
@@ -250,7 +261,8 @@ class RecordingProxy:
                 hop.extra["request_body"] = scrub(body.decode("utf-8", "replace"), self._secrets)
             try:
                 assert self._client is not None
-                req = self._client.build_request(method, url, headers=out, content=body or None)
+                raw = {k.encode(): v.encode("latin-1", "replace") for k, v in out.items()}  # as sent to us
+                req = self._client.build_request(method, url, headers=raw, content=body or None)
                 response = await self._client.send(req, stream=True)
             except httpx2.TimeoutException:
                 await self._failed(hop, "timeout", 504, send)
@@ -268,7 +280,7 @@ class RecordingProxy:
                     method, body = "GET", b""
                 url = str(target)
                 continue
-            await self._relay(hop, response, send)
+            await self._relay(hop, response, client)
             return
         await self._failed(hop, "redirect", 502, send)
 
@@ -286,28 +298,20 @@ class RecordingProxy:
         out["x-api-key" if anthropic else "authorization"] = key if anthropic else f"Bearer {key}"
         return out, key_fingerprint(key)
 
-    async def _relay(self, hop: _Hop, response: httpx2.Response, send: Send) -> None:
+    async def _relay(self, hop: _Hop, response: httpx2.Response, client: tuple[Receive, Send]) -> None:
         """The upstream's answer back to the client (scrubbed), whole or as a stream."""
+        receive, send = client
         facts = ResponseFacts()
-        headers = [
-            (k.encode("latin-1"), scrub(v, self._secrets).encode("latin-1", "replace"))
-            for k, v in response.headers.items()
-            if k.lower() not in _DROPPED_BACK
-        ]
+        headers = self._headers_back(response)
         streaming = response.headers.get("content-type", "").startswith("text/event-stream")
         first_byte: float | None = None
         try:
             if streaming:
-                first_byte = await self._relay_stream(response, headers, facts, send)
+                ended = await _unless_gone(self._relay_stream(hop, response, headers, facts, send), receive)
+                hop.extra["client_gone"] = ended is _GONE or None  # the upstream was no longer read
+                first_byte = None if ended is _GONE else ended
             else:
-                body = scrub_body(await response.aread(), self._secrets)
-                _take_json(facts, body)
-                headers.append((b"content-length", str(len(body)).encode()))
-                start = {"type": "http.response.start", "status": response.status_code, "headers": headers}
-                await send(start)
-                await send({"type": "http.response.body", "body": body})
-                if self.config.keep_bodies:
-                    hop.extra["response_body"] = body.decode("utf-8", "replace")
+                await self._relay_whole(hop, response, (headers, facts), send)
         except httpx2.TransportError:
             hop.extra["broken"] = True
         finally:
@@ -317,8 +321,52 @@ class RecordingProxy:
         )
         self._record(hop, response.status_code, retry_after_seconds(response.headers), facts, first_byte)
 
+    def _headers_back(self, response: httpx2.Response) -> _Headers:
+        """The upstream's headers for the client: values scrubbed, a header whose name holds a key dropped."""
+        names = "\n".join(response.headers.keys())
+        named = scrub(names, self._secrets) != names  # one test for all names; each only when needed
+        return [
+            (k.encode("latin-1"), scrub(v, self._secrets).encode("latin-1", "replace"))
+            for k, v in response.headers.items()
+            if k.lower() not in _DROPPED_BACK and not (named and scrub(k, self._secrets) != k)
+        ]
+
+    async def _relay_whole(
+        self,
+        hop: _Hop,
+        response: httpx2.Response,
+        back: tuple[_Headers, ResponseFacts],
+        send: Send,
+    ) -> None:
+        """A whole answer: read up to the cap, scrubbed, checked (a 200 that is an error is one)."""
+        headers, facts = back
+        chunks, size = [], 0
+        async for chunk in response.aiter_raw():
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                over = hop.failed("too_large", f"a response over {MAX_RESPONSE_BYTES >> 20} MiB, not relayed")
+                await _reply(send, 502, _error(f"the route's upstream sent {over}"))
+                return
+            chunks.append(chunk)
+        body = scrub_body(b"".join(chunks), self._secrets)
+        data = _take_json(facts, body)
+        checked = response.status_code == 200 and len(body) <= MAX_JSON_READ
+        problem = answer_problem(hop.path, data) if checked else None
+        if problem is not None:
+            hop.failed("server_error", problem)
+        headers.append((b"content-length", str(len(body)).encode()))
+        await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
+        await send({"type": "http.response.body", "body": body})
+        if self.config.keep_bodies:
+            hop.extra["response_body"] = body.decode("utf-8", "replace")
+
     async def _relay_stream(
-        self, response: httpx2.Response, headers: list[tuple[bytes, bytes]], facts: ResponseFacts, send: Send
+        self,
+        hop: _Hop,
+        response: httpx2.Response,
+        headers: _Headers,
+        facts: ResponseFacts,
+        send: Send,
     ) -> float | None:
         """Relay server-sent events one complete event at a time; the time to the first one (ms)."""
         await send({"type": "http.response.start", "status": response.status_code, "headers": headers})
@@ -327,6 +375,10 @@ class RecordingProxy:
             pending += chunk
             cut = pending.rfind(b"\n\n")
             if cut < 0:
+                if len(pending) > MAX_EVENT_BYTES:
+                    hop.failed("too_large", f"an event over {MAX_EVENT_BYTES >> 20} MiB; the stream was cut")
+                    pending = b""
+                    break
                 continue
             events, pending = pending[: cut + 2], pending[cut + 2 :]
             clean = scrub_body(events, self._secrets)
@@ -336,6 +388,8 @@ class RecordingProxy:
             _take_events(facts, clean)
         tail = scrub_body(pending, self._secrets) if pending else b""
         _take_events(facts, tail)
+        if facts.error is not None:
+            hop.failed("server_error", facts.error)
         await send({"type": "http.response.body", "body": tail, "more_body": False})
         return first
 
@@ -360,7 +414,9 @@ class RecordingProxy:
             "method": hop.method,
             "path": hop.path,
             "status": status,
-            "outcome": outcome or (outcome_for_status(status) if status is not None else "connection_error"),
+            "outcome": outcome
+            or hop.outcome
+            or (outcome_for_status(status) if status is not None else "connection_error"),
             "retry": hop.retry,
             "client_request_id": hop.client_id,
             "retry_after_s": retry_after,
@@ -378,7 +434,7 @@ class RecordingProxy:
                 "response_hash": facts.content_hash,
             }
         rec |= hop.extra
-        self.journal.write("attempt", {k: v for k, v in rec.items() if v is not None})
+        self.journal.attempt(attempt_record(rec, self._secrets))
 
 
 def _upstream_client(config: ProxyConfig) -> httpx2.AsyncClient:
@@ -392,13 +448,62 @@ def _upstream_client(config: ProxyConfig) -> httpx2.AsyncClient:
     )
 
 
-async def _read_body(receive: Receive) -> bytes:
-    chunks = []
+async def _read_body(receive: Receive, headers: dict[str, str]) -> bytes | None:
+    """The request body, or None when it is over `MAX_REQUEST_BYTES` (said or sent): not read further."""
+    stated = headers.get("content-length", "")
+    if stated.isascii() and stated.isdigit() and int(stated) > MAX_REQUEST_BYTES:
+        return None
+    chunks, size = [], 0
     while True:
         message = await receive()
-        chunks.append(message.get("body", b""))
+        chunk = message.get("body", b"")
+        size += len(chunk)
+        if size > MAX_REQUEST_BYTES:
+            return None
+        chunks.append(chunk)
         if not message.get("more_body"):
             return b"".join(chunks)
+
+
+def _retry_count(text: str) -> int | None:
+    """The SDK's retry number from its header: ASCII digits only (`²` is a digit to Python), else None."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 7 else None
+
+
+_GONE = object()
+"""What `_unless_gone` returns when the client hung up first."""
+
+
+async def _unless_gone(relay: Awaitable[float | None], receive: Receive) -> Any:
+    """Run the relay until it ends or the client hangs up, whichever comes first; on a hang-up the
+    relay is cancelled, so the upstream is no longer read (its response is closed by the caller).
+    The relay runs in this task (no hop through the loop before the first event); a watcher task
+    cancels it when the client's disconnect arrives."""
+    relaying = asyncio.current_task()
+    assert relaying is not None
+    hung_up = False
+
+    async def watch() -> None:
+        nonlocal hung_up
+        await _client_gone(receive)
+        hung_up = True
+        relaying.cancel()
+
+    watcher = asyncio.ensure_future(watch())
+    try:
+        return await relay
+    except asyncio.CancelledError:
+        if not hung_up:
+            raise  # the server is stopping: not ours to swallow
+        relaying.uncancel()
+        return _GONE
+    finally:
+        watcher.cancel()
+
+
+async def _client_gone(receive: Receive) -> None:
+    while (await receive())["type"] != "http.disconnect":
+        pass
 
 
 async def _reply(send: Send, status: int, body: dict[str, Any]) -> None:
@@ -417,13 +522,16 @@ def _shown_origin(url: str) -> str:
     return redact_url(f"{parsed.scheme}://{parsed.netloc.decode('ascii', 'replace')}")
 
 
-def _take_json(facts: ResponseFacts, body: bytes) -> None:
-    if len(body) > 8_000_000 or not body.lstrip().startswith(b"{"):
-        return
+def _take_json(facts: ResponseFacts, body: bytes) -> Any:
+    """The parsed JSON object (its facts taken), or None when the body is not one."""
+    if len(body) > MAX_JSON_READ or not body.lstrip().startswith(b"{"):
+        return None
     try:
-        facts.take(json.loads(body))
+        data = json.loads(body)
     except (ValueError, RecursionError):
-        return
+        return None
+    facts.take(data)
+    return data
 
 
 def _take_events(facts: ResponseFacts, events: bytes) -> None:

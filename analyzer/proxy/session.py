@@ -10,7 +10,7 @@ from pathlib import Path
 from analyzer.proxy.server import ProxyConfig, RecordingProxy
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.embedded import key_ring, serving
-from analyzer.safety.keys import read_keys
+from analyzer.safety.keys import RunKeys, read_keys
 from analyzer.safety.url_secrets import secret_values
 from analyzer.simulator import Scenario
 
@@ -31,14 +31,17 @@ class ProxyRequest:
 
 
 @contextlib.contextmanager
-def proxied(request: ProxyRequest, echo: Callable[[str], None] | None = None) -> Iterator[RecordingProxy]:
+def proxied(
+    request: ProxyRequest, echo: Callable[[str], None] | None = None, keys: RunKeys | None = None
+) -> Iterator[RecordingProxy]:
     """A started proxy on the request's route; stopped (journal closed) on the way out.
 
     Args:
         echo: called with one line when the built-in simulator serves (no base URL set).
+        keys: the route's keys when already read (else read from the environment here).
     """
     profile = request.profile
-    keys = read_keys(profile.key_envs())
+    keys = keys if keys is not None else read_keys(profile.key_envs())
     with serving(profile, scenario=request.scenario) as served:
         if served.notice and echo is not None:
             echo(served.notice)

@@ -17,7 +17,7 @@ import pandas as pd
 from analyzer.errors import LogError
 from analyzer.importers import load_any
 from analyzer.importers.common import Source
-from analyzer.importers.proxy_journal import group_calls, parse_lines
+from analyzer.importers.proxy_journal import checked_attempts, group_calls, parse_lines
 from analyzer.log.loader import MAX_LOG_BYTES
 from analyzer.safety.bounded_read import read_file
 
@@ -69,7 +69,7 @@ def watch_proxy(journal: str | os.PathLike[str]) -> ProxyProgress:
     data = read_file(path, MAX_LOG_BYTES, "proxy journal", LogError)
     records = parse_lines(data.decode("utf-8", "replace"), Source(str(path)))["records"]
     start: dict[str, Any] = next((r for r in records if r.get("kind") == "start"), {})
-    attempts = [r for r in records if r.get("kind") == "attempt"]
+    attempts, _ = checked_attempts(records)  # a usage of `true` or 10**30 counts no tokens
     calls = group_calls(attempts)
     log = joined_log_for(path)
     return ProxyProgress(

@@ -1,26 +1,34 @@
 """`rerunlens wrap`: run a harness's own command through the recording proxy, then join its log.
 
 The child gets the base-URL and key variables pointed at the proxy (the local token as its key);
-the route's key variables, and any variable holding a key, are not passed on. Its output is its
-own (inherited), SIGTERM and SIGHUP are forwarded, and Ctrl-C reaches it from the terminal as it
-reaches us (we wait for it to finish).
+the route's key variables, and any variable holding a key, are not passed on. Nor can it read them
+from us: the key is read once, then removed from our environment (and overwritten where
+/proc/PID/environ shows it), and our memory is made private. Its output is its own (inherited),
+SIGTERM and SIGHUP are forwarded (killed `STOP_GRACE_S` after one if it does not stop), and Ctrl-C
+reaches it from the terminal as it reaches us (we wait for it to finish).
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import signal
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import analyzer.numbers as numbers
 from analyzer.atomic import write_text_atomic
-from analyzer.child_process import run_forwarding
+from analyzer.child_process import (
+    STOP_GRACE_S,
+    forget_initial_environ,
+    private_memory,
+    run_forwarding,
+)
 from analyzer.errors import LogError, RerunLensError
 from analyzer.importers import load_any, native_text
 from analyzer.importers.common import Source
@@ -67,22 +75,40 @@ class WrapOutcome:
 def child_env(proxy: RecordingProxy, key_envs: list[str], secrets: list[str]) -> dict[str, str]:
     """The child's environment: ours, without the route's keys, pointed at the proxy."""
     env = {
-        name: value
-        for name, value in os.environ.items()
-        if name not in key_envs and not (secrets and scrub(value, secrets) != value)
+        name: value for name, value in os.environ.items() if not _holds_key(name, value, key_envs, secrets)
     }
     env.update(proxy.client_env())
     return env
+
+
+def _holds_key(name: str, value: str, key_envs: list[str], secrets: list[str]) -> bool:
+    return name in key_envs or bool(secrets and scrub(value, secrets) != value)
+
+
+@contextlib.contextmanager
+def keys_out_of_reach(key_envs: list[str], secrets: list[str]) -> Iterator[None]:
+    """While the child runs, no variable of ours holds a key and our memory is private; the
+    variables are put back afterwards (for a caller in the same process)."""
+    held = {k: v for k, v in os.environ.items() if _holds_key(k, v, key_envs, secrets)}
+    for name in held:
+        del os.environ[name]
+    forget_initial_environ(secrets)
+    try:
+        with private_memory():
+            yield
+    finally:
+        os.environ.update(held)
 
 
 def run_child(
     command: list[str], env: dict[str, str], cwd: Path | None = None, to_stderr: bool = False
 ) -> int:
     """Run the command to its end, forwarding SIGTERM and SIGHUP (SIGINT reaches it from the
-    terminal); its exit code (128 + N when a signal N ended it, as a shell reports it)."""
+    terminal; killed if it has not stopped `STOP_GRACE_S` after a forwarded signal); its exit code
+    (128 + N when a signal N ended it, as a shell reports it)."""
     try:
         stdout = sys.stderr.fileno() if to_stderr else None
-        return run_forwarding(command, None, env, cwd=cwd, forwarded=FORWARDED, stdout=stdout)
+        return run_forwarding(command, STOP_GRACE_S, env, cwd=cwd, forwarded=FORWARDED, stdout=stdout)
     except FileNotFoundError:
         raise RerunLensError(f"wrap: {shlex.quote(command[0])}: command not found") from None
     except PermissionError:
@@ -96,9 +122,10 @@ def wrap(request: WrapRequest, echo: Callable[[str], None]) -> WrapOutcome:
     if request.out.exists():
         raise RerunLensError(f"{request.out}: already exists; choose another --out (nothing was run)")
     profile = request.proxy.profile
-    secrets = read_keys(profile.key_envs()).secrets()
+    keys = read_keys(profile.key_envs())
+    secrets = keys.secrets()
     started = time.time()
-    with proxied(request.proxy, echo) as proxy:
+    with keys_out_of_reach(profile.key_envs(), secrets), proxied(request.proxy, echo, keys) as proxy:
         env = child_env(proxy, profile.key_envs(), secrets)
         code = run_child(request.command, env, request.cwd, to_stderr=request.output_to_stderr)
         refused, attempts = proxy.refused, proxy.journal.attempts

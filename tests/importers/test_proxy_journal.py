@@ -37,11 +37,14 @@ def test_a_torn_last_line_is_left_out_and_the_missing_end_said(tmp_path: Path) -
     assert any("no end record" in w for w in loaded.warnings)
 
 
-def test_a_bad_line_is_one_error_naming_it() -> None:
+def test_a_bad_first_line_is_one_error_naming_it_and_a_later_one_is_left_out_and_named() -> None:
     lines = FIXTURE.read_text().splitlines(keepends=True)
-    broken = "".join([lines[0], "{not json\n", *lines[1:]])
-    with pytest.raises(LogError, match=r"^x\.proxy\.jsonl: line 2: not valid JSON"):
-        load_any_bytes(broken.encode(), "x.proxy.jsonl")
+    with pytest.raises(LogError, match=r"^x\.proxy\.jsonl: not valid JSON"):
+        load_any_bytes("".join(["{not json\n", *lines]).encode(), "x.proxy.jsonl")
+    whole = load_any_bytes(FIXTURE.read_bytes(), "x.proxy.jsonl")
+    broken = load_any_bytes("".join([lines[0], "{not json\n", *lines[1:]]).encode(), "x.proxy.jsonl")
+    assert broken.log.runs == whole.log.runs
+    assert any("line 2: not valid JSON" in w for w in broken.warnings)
 
 
 def test_a_runs_folder_lists_proxy_journals_but_not_run_checkpoints(tmp_path: Path) -> None:

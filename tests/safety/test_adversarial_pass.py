@@ -442,6 +442,7 @@ def _resume(tmp: Path) -> str | None:
 
 import adversarial_cli_cases  # noqa: E402,F401,I001 - registers the fourth pass's CLI cases with `case`
 import adversarial_semantic_cases  # noqa: E402, F401 - registers the semantic key's cases
+import adversarial_proxy_cases  # noqa: E402, F401 - registers the proxy's cases with `case`
 
 
 def run_case(name: str, folder: Path) -> str | None:
