@@ -1,0 +1,149 @@
+"""The kernels the identity test compares samples with: one per kind of evidence a log carries.
+
+Every kernel is positive semi-definite with 1 on its diagonal, and 0 between different prompts (the
+test only ever compares samples of one prompt). `opening` is the Hamming kernel of Model Equality
+Testing (Gao, Liang, Guestrin, ICLR 2025): the share of the first `OPENING_CHARS` characters two
+completions have in common, position by position, the shorter one padded.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from analyzer.audit.samples import Samples
+
+OPENING_CHARS = 1000
+"""Characters the Hamming kernel reads (L in the MET paper)."""
+WORDING_BUCKETS = 256
+"""Character trigrams are hashed into this many buckets; the wording kernel is their cosine."""
+PARTS = ("opening", "wording", "length", "tokens", "finish reason", "served model", "fingerprint")
+"""The kernels, in the order the test reports them; each is one kind of evidence."""
+CATEGORICAL = {
+    "finish reason": "finish_reason",
+    "served model": "served_model",
+    "fingerprint": "system_fingerprint",
+}
+CHUNK_CELLS = 20_000_000
+"""Elements a chunk of Hamming comparisons may hold at once (memory bound)."""
+
+
+@dataclass(frozen=True)
+class Features:
+    """Per pooled sample: what the kernels read, computed once."""
+
+    texts: list[str]
+    trigrams: np.ndarray
+    """(samples, WORDING_BUCKETS) unit vectors of hashed character trigrams."""
+    log_length: np.ndarray
+    log_tokens: np.ndarray
+    """log1p(completion tokens); NaN where not recorded."""
+    categories: dict[str, np.ndarray]
+    """Integer codes per categorical part ("not recorded" is a code of its own)."""
+    opening_chars: int
+
+
+def _codes(texts: list[str], width: int) -> np.ndarray:
+    """Code points of each text's first `width` characters, 0-padded, as a (texts, width) array."""
+    if width == 0:
+        return np.zeros((len(texts), 0), dtype=np.uint32)
+    return np.array(texts, dtype=f"<U{width}").view(np.uint32).reshape(len(texts), width)
+
+
+def _trigrams(texts: list[str], width: int) -> np.ndarray:
+    out = np.zeros((len(texts), WORDING_BUCKETS), dtype=np.float32)
+    step = max(1, 2_000_000 // max(width, 1))
+    for start in range(0, len(texts), step):
+        codes = _codes([t.casefold() for t in texts[start : start + step]], max(width, 3)).astype(np.int64)
+        h = (codes[:, :-2] * 1_000_003 + codes[:, 1:-1] * 8_191 + codes[:, 2:] * 131) % WORDING_BUCKETS
+        valid = codes[:, 2:] > 0
+        rows = np.broadcast_to(np.arange(len(codes))[:, None], h.shape)
+        np.add.at(out[start : start + step], (rows[valid], h[valid]), 1.0)
+    norms = np.linalg.norm(out, axis=1)
+    out[norms == 0, 0] = 1.0
+    norms[norms == 0] = 1.0
+    return out / norms[:, None]
+
+
+def _category_codes(values: list[object]) -> np.ndarray:
+    seen: dict[object, int] = {}
+    return np.array([seen.setdefault(v, len(seen)) for v in values], dtype=np.int64)
+
+
+def features(samples: Samples) -> Features:
+    """Each pooled sample's features, computed once for the test and every resample of it."""
+    texts = [a if isinstance(a, str) else "" for a in samples.columns["answer"]]
+    lengths = np.array([len(t) for t in texts], dtype=np.float64)
+    width = int(min(OPENING_CHARS, lengths.max(initial=0)))
+    tokens = np.array(
+        [np.nan if t is None else float(t) for t in samples.columns["completion_tokens"]], dtype=np.float64
+    )
+    return Features(
+        texts,
+        _trigrams(texts, width),
+        np.log1p(lengths),
+        np.log1p(tokens),
+        {part: _category_codes(samples.columns[col]) for part, col in CATEGORICAL.items()},
+        width,
+    )
+
+
+def _bandwidth(values: np.ndarray, rows: np.ndarray) -> float:
+    """Within-prompt pooled spread of a feature (labels play no part, so permutations keep it)."""
+    v = np.where(rows >= 0, values[np.maximum(rows, 0)], np.nan)
+    centred = v - np.nanmean(v, axis=1, keepdims=True)
+    spread = float(np.sqrt(np.nanmean(centred**2))) if np.isfinite(centred).any() else 0.0
+    return max(spread, 0.05)
+
+
+@dataclass(frozen=True)
+class Bandwidths:
+    length: float
+    tokens: float
+
+
+def bandwidths(feats: Features, rows: np.ndarray) -> Bandwidths:
+    return Bandwidths(_bandwidth(feats.log_length, rows), _bandwidth(feats.log_tokens, rows))
+
+
+def _gaussian(values: np.ndarray, bandwidth: float) -> np.ndarray:
+    diff = values[:, :, None] - values[:, None, :]
+    return np.exp(-0.5 * (diff / bandwidth) ** 2)
+
+
+def hamming(feats: Features, rows: np.ndarray) -> np.ndarray:
+    """MET's kernel for a block of prompts: (prompts, width, width) shares of matching characters."""
+    t, n = rows.shape
+    width = feats.opening_chars
+    out = np.zeros((t, n, n), dtype=np.float32)
+    if width == 0:
+        return out + 1.0
+    flat = rows.reshape(-1)
+    codes = _codes([feats.texts[i] if i >= 0 else "" for i in flat], width).reshape(t, n, width)
+    step = max(1, CHUNK_CELLS // max(1, n * n * width))
+    for s in range(0, t, step):
+        block = codes[s : s + step]
+        out[s : s + step] = (block[:, :, None, :] == block[:, None, :, :]).mean(axis=3)
+    return out
+
+
+def grams(feats: Features, rows: np.ndarray, bw: Bandwidths) -> np.ndarray:
+    """Every part's kernel for a block of prompts: (parts, prompts, width, width), float32."""
+    idx = np.maximum(rows, 0)
+    tri = feats.trigrams[idx]
+    tokens = feats.log_tokens[idx]
+    present = np.isfinite(tokens)
+    both = present[:, :, None] & present[:, None, :]
+    token_kernel = np.where(both, _gaussian(np.nan_to_num(tokens), bw.tokens), 0.0)
+    token_kernel = np.where(~present[:, :, None] & ~present[:, None, :], 1.0, token_kernel)
+    parts = [
+        hamming(feats, rows),
+        np.einsum("tnd,tmd->tnm", tri, tri),
+        _gaussian(feats.log_length[idx], bw.length),
+        token_kernel,
+    ]
+    for part in CATEGORICAL:
+        codes = feats.categories[part][idx]
+        parts.append(codes[:, :, None] == codes[:, None, :])
+    return np.stack([np.asarray(p, dtype=np.float32) for p in parts])

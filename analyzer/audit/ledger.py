@@ -1,0 +1,134 @@
+"""The token ledger of two logs: tokens each route reported against tokens counted here, offline.
+
+Counted prompt tokens are the task prompt's tokens plus an overhead per request (the chat format, a
+system prompt the log does not record) learnt from the reference route as the median of its reported
+minus its prompt's tokens; without reported figures on the reference, the cookbook's rule for one
+user message. Counted completion tokens are the visible answer (or tool call) plus the reference's
+median extra (hidden reasoning, end tokens). So the reference reads about 1 by construction, and the
+candidate's ratio says how far its bill strays from what the reference's would be for the same text.
+Ratios are sums over results; the 95 % interval is a bootstrap over prompts (results of one prompt
+move together). Verdicts: `overbilled` when the interval lies above `OVER`, `underbilled` when it lies
+below `UNDER`, `as counted` otherwise, `unmeasured` when no result has both figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from analyzer.log.model import RunLog
+from analyzer.log.table import log_table
+from analyzer.metrics.token_count import PER_MESSAGE, REPLY_PRIMING, count_text, encoding_name
+
+OVER = 1.05
+UNDER = 0.95
+OVERBILLED, AS_COUNTED, UNDERBILLED, UNMEASURED = "overbilled", "as counted", "underbilled", "unmeasured"
+BOOTSTRAP = 2000
+COOKBOOK_PROMPT_OVERHEAD = PER_MESSAGE + 1 + REPLY_PRIMING
+"""One user message by the cookbook's rule: its 3 tokens, the role's 1, the reply's 3."""
+
+
+@dataclass(frozen=True)
+class Ratio:
+    reported: int
+    counted: int
+    ratio: float | None
+    interval: tuple[float, float] | None
+    results: int
+    verdict: str
+
+
+@dataclass(frozen=True)
+class RouteLedger:
+    prompt: Ratio
+    completion: Ratio
+
+
+@dataclass(frozen=True)
+class Ledger:
+    encoding: str
+    overhead: tuple[float, float]
+    """Prompt and completion tokens added per request to what is counted (learnt or the cookbook's)."""
+    learnt: bool
+    reference: RouteLedger
+    candidate: RouteLedger
+
+    @property
+    def verdict(self) -> str:
+        verdicts = {self.candidate.prompt.verdict, self.candidate.completion.verdict}
+        for v in (OVERBILLED, UNDERBILLED, AS_COUNTED):
+            if v in verdicts:
+                return v
+        return UNMEASURED
+
+
+def _texts(log: RunLog, encoding: str) -> dict[str, np.ndarray]:
+    """Per result: task id, reported prompt and completion tokens, counted prompt and answer tokens."""
+    cols = log_table(log).results
+    prompts = {str(t.task_id): t.prompt for t in log.tasks or []}
+    cache: dict[str, int] = {}
+
+    def tokens(text: Any) -> float:
+        if not isinstance(text, str):
+            return np.nan
+        if text not in cache:
+            cache[text] = count_text(text, encoding)
+        return float(cache[text])
+
+    ok = [s == "ok" for s in cols["status"]]
+    ids = [str(t) for t in cols["task_id"]]
+    return {
+        "task": np.array([i for i, k in zip(ids, ok, strict=True) if k], dtype=object),
+        "prompt_reported": _floats(cols["prompt_tokens"], ok),
+        "completion_reported": _floats(cols["completion_tokens"], ok),
+        "prompt_content": np.array([tokens(prompts.get(i)) for i, k in zip(ids, ok, strict=True) if k]),
+        "answer": np.array([tokens(a) for a, k in zip(cols["answer"], ok, strict=True) if k]),
+    }
+
+
+def _floats(values: Any, ok: list[bool]) -> np.ndarray:
+    return np.array([np.nan if v is None else float(v) for v, k in zip(values, ok, strict=True) if k])
+
+
+def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Ratio:
+    both = np.isfinite(reported) & np.isfinite(counted)
+    if not both.any() or counted[both].sum() <= 0:
+        return Ratio(0, 0, None, None, 0, UNMEASURED)
+    r, c, t = reported[both], counted[both], tasks[both]
+    _, group = np.unique(t.astype(str), return_inverse=True)
+    r_sum, c_sum = np.bincount(group, r), np.bincount(group, c)
+    weights = np.random.default_rng(3).poisson(1.0, size=(BOOTSTRAP, len(r_sum)))
+    boot = (weights @ r_sum) / np.maximum(weights @ c_sum, 1e-9)
+    low, high = (float(x) for x in np.quantile(boot, [0.025, 0.975]))
+    ratio = float(r.sum() / c.sum())
+    verdict = OVERBILLED if low > OVER else UNDERBILLED if high < UNDER else AS_COUNTED
+    return Ratio(int(r.sum()), int(round(c.sum())), ratio, (low, high), int(both.sum()), verdict)
+
+
+def _median_gap(reported: np.ndarray, counted: np.ndarray) -> float | None:
+    both = np.isfinite(reported) & np.isfinite(counted)
+    return float(np.median(reported[both] - counted[both])) if both.any() else None
+
+
+def token_ledger(reference: RunLog, candidate: RunLog) -> Ledger:
+    """Both routes' reported tokens against the counted ones, the overhead learnt from the reference."""
+    model = (reference.route.model if reference.route else None) or next(
+        (m for m in log_table(reference).results["served_model"] if m), None
+    )
+    enc = encoding_name(model)
+    ref, cand = _texts(reference, enc), _texts(candidate, enc)
+    gap_p = _median_gap(ref["prompt_reported"], ref["prompt_content"])
+    gap_c = _median_gap(ref["completion_reported"], ref["answer"])
+    learnt = gap_p is not None
+    over_p = gap_p if gap_p is not None else float(COOKBOOK_PROMPT_OVERHEAD)
+    over_c = gap_c if gap_c is not None else 0.0
+
+    def route(cols: dict[str, np.ndarray]) -> RouteLedger:
+        return RouteLedger(
+            _ratio(cols["prompt_reported"], cols["prompt_content"] + over_p, cols["task"]),
+            _ratio(cols["completion_reported"], cols["answer"] + over_c, cols["task"]),
+        )
+
+    return Ledger(enc, (over_p, over_c), learnt, route(ref), route(cand))
