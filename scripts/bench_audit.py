@@ -134,7 +134,7 @@ def speed(ref: list, cand: list) -> tuple[float, float]:
             json.loads(path.read_bytes())
         baseline = time.perf_counter() - t
         t = time.perf_counter()
-        audit_logs(*(load_any(p).log for p in paths))
+        audit_logs(load_any(paths[0]).log, load_any(paths[1]).log)
         return baseline, time.perf_counter() - t
 
 
@@ -146,23 +146,19 @@ def main() -> None:
     pools = {name: pool(d, i + 1) for i, (name, d) in enumerate(VARIANTS.items())}
     reference = pool(Distortion(), 99)
     ours, met = rates(reference, pools["honest"], args.pairs, 0.05, 1)
-    print(
-        f"false 'differ' on identical routes ({args.pairs} pairs, alpha 0.05): combined {ours:.3f}, MET {met:.3f}"
-    )
+    head = f"false 'differ' on identical routes ({args.pairs} pairs, alpha 0.05)"
+    print(f"{head}: combined {ours:.3f}, MET {met:.3f}")
     for name in list(VARIANTS)[1:]:
         ours, met = rates(reference, pools[name], args.power_pairs, 0.05, 2)
         print(f"power, {name} ({args.power_pairs} pairs, 10 x 25): combined {ours:.2f}, MET {met:.2f}")
     for name in ("honest", "usage x1.2", "injected system prompt"):
-        fig = audit_figures(audit_logs(*(_model(_log(p, 10, 25, name)) for p in (reference, pools[name]))))[
-            "tokens"
-        ]
-        print(
-            f"tokens, {name}: prompt {fig['prompt_ratio']:.3f}, completion {fig['completion_ratio']:.3f} ({fig['verdict']})"
-        )
+        pair = _model(_log(reference, 10, 25, name)), _model(_log(pools[name], 10, 25, name))
+        fig = audit_figures(audit_logs(*pair))["tokens"]
+        ratios = f"prompt {fig['prompt_ratio']:.3f}, completion {fig['completion_ratio']:.3f}"
+        print(f"tokens, {name}: {ratios} ({fig['verdict']})")
     baseline, audit = speed(reference, pools["other model (shift 3)"])
-    print(
-        f"two 100k-result logs: json.load {baseline:.2f} s, load + audit {audit:.2f} s ({audit / baseline:.1f}x)"
-    )
+    times = f"json.load {baseline:.2f} s, load + audit {audit:.2f} s ({audit / baseline:.1f}x)"
+    print(f"two 100k-result logs: {times}")
 
 
 def _model(data: dict[str, Any]) -> Any:

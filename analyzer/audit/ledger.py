@@ -99,7 +99,7 @@ def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Rati
     r, c, t = reported[both], counted[both], tasks[both]
     _, group = np.unique(t.astype(str), return_inverse=True)
     r_sum, c_sum = np.bincount(group, r), np.bincount(group, c)
-    weights = np.random.default_rng(3).poisson(1.0, size=(BOOTSTRAP, len(r_sum)))
+    weights = np.random.default_rng(3).poisson(1.0, size=(BOOTSTRAP, len(r_sum))).astype(np.float64)
     boot = (weights @ r_sum) / np.maximum(weights @ c_sum, 1e-9)
     low, high = (float(x) for x in np.quantile(boot, [0.025, 0.975]))
     ratio = float(r.sum() / c.sum())

@@ -79,6 +79,8 @@ def route_calls(log: RunLog) -> RouteCalls:
     declared = _declared(log)
     totals = [0, 0, 0, 0]
     per_round: list[float] = []
+    if not declared:  # no task declares tools: nothing to check (and no result object is built)
+        return RouteCalls(0, 0, 0, 0, per_round)
     for results in log.runs:
         calls = valid = 0
         for r in results:

@@ -13,15 +13,13 @@ from analyzer.importers import load_any
 def audit(args: argparse.Namespace) -> int:
     live = any(getattr(args, k) for k in ("tasks", "reference", "candidate", "samples"))
     if live:
-        from analyzer.audit.live import live_audit_from_args
-
-        reference, candidate = live_audit_from_args(args)
-    else:
-        if len(args.files) != 2:
-            raise RerunLensError(
-                "audit: give two logs (reference, then candidate), or --reference and --candidate URLs"
-            )
-        reference, candidate = (load_any(f).log for f in args.files)
+        raise RerunLensError(
+            "audit: the live audit (--tasks, --samples, --reference, --candidate) is not built yet; "
+            "run both routes with `rerunlens run` at temperature 1 and audit the two logs"
+        )
+    if len(args.files) != 2:
+        raise RerunLensError("audit: give two logs: the reference route's, then the candidate's")
+    reference, candidate = (load_any(f).log for f in args.files)
     result = audit_logs(reference, candidate, args.alpha)
     if args.json:
         print(json.dumps(audit_figures(result), ensure_ascii=False, indent=2))
