@@ -90,7 +90,7 @@ class TestOutcome:
 def run_test(samples: Samples, feats: Features, alpha: float, permutations: int | None = None) -> TestOutcome:
     """The combined test and MET's, on the same permutations."""
     width = samples.rows.shape[1]
-    count = permutations or permutation_count(len(samples.task_ids), width)
+    count = permutations or permutation_count(len(samples.task_ids), width, alpha)
     stats = permutation_stats(
         feats, samples.rows, (samples.n_ref, samples.n_cand), bandwidths(feats, samples.rows), count
     )

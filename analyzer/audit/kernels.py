@@ -33,9 +33,12 @@ CHUNK_CELLS = 20_000_000
 class Features:
     """Per pooled sample: what the kernels read, computed once."""
 
-    texts: list[str]
+    unique_texts: list[str]
+    """Each distinct completion once (features are computed per distinct text)."""
+    text_ids: np.ndarray
+    """Per pooled sample: its text's index in `unique_texts`."""
     trigrams: np.ndarray
-    """(samples, WORDING_BUCKETS) unit vectors of hashed character trigrams."""
+    """(distinct texts, WORDING_BUCKETS) unit vectors of hashed character trigrams."""
     log_length: np.ndarray
     log_tokens: np.ndarray
     """log1p(completion tokens); NaN where not recorded."""
@@ -73,7 +76,12 @@ def _category_codes(values: list[object]) -> np.ndarray:
 
 def features(samples: Samples) -> Features:
     """Each pooled sample's features, computed once for the test and every resample of it."""
-    texts = [a if isinstance(a, str) else "" for a in samples.columns["answer"]]
+    seen: dict[str, int] = {}
+    ids = np.array(
+        [seen.setdefault(a if isinstance(a, str) else "", len(seen)) for a in samples.columns["answer"]],
+        dtype=np.int64,
+    )
+    texts = list(seen)
     lengths = np.array([len(t) for t in texts], dtype=np.float64)
     width = int(min(OPENING_CHARS, lengths.max(initial=0)))
     tokens = np.array(
@@ -81,8 +89,9 @@ def features(samples: Samples) -> Features:
     )
     return Features(
         texts,
+        ids,
         _trigrams(texts, width),
-        np.log1p(lengths),
+        np.log1p(lengths)[ids],
         np.log1p(tokens),
         {part: _category_codes(samples.columns[col]) for part, col in CATEGORICAL.items()},
         width,
@@ -113,25 +122,39 @@ def _gaussian(values: np.ndarray, bandwidth: float) -> np.ndarray:
 
 
 def hamming(feats: Features, rows: np.ndarray) -> np.ndarray:
-    """MET's kernel for a block of prompts: (prompts, width, width) shares of matching characters."""
+    """MET's kernel for a block of prompts: (prompts, width, width) shares of matching characters.
+
+    Computed between the block's distinct texts when they are few (repeated short answers), else
+    prompt by prompt; the values are the same."""
     t, n = rows.shape
     width = feats.opening_chars
-    out = np.zeros((t, n, n), dtype=np.float32)
     if width == 0:
-        return out + 1.0
-    flat = rows.reshape(-1)
-    codes = _codes([feats.texts[i] if i >= 0 else "" for i in flat], width).reshape(t, n, width)
+        return np.ones((t, n, n), dtype=np.float32)
+    ids = feats.text_ids[np.maximum(rows, 0)]
+    distinct, inverse = np.unique(ids, return_inverse=True)
+    codes = _codes([feats.unique_texts[i] for i in distinct], width)
+    if len(distinct) ** 2 <= t * n * n:
+        between = _matches(codes[None], width)[0]
+        inverse = inverse.reshape(t, n)
+        return between[inverse[:, :, None], inverse[:, None, :]]
+    return _matches(codes[inverse.reshape(t, n)], width)
+
+
+def _matches(codes: np.ndarray, width: int) -> np.ndarray:
+    """(blocks, k, width) code points -> (blocks, k, k) shares of positions that match."""
+    t, n = codes.shape[:2]
+    out = np.zeros((t, n, n), dtype=np.float32)
     step = max(1, CHUNK_CELLS // max(1, n * n * width))
     for s in range(0, t, step):
         block = codes[s : s + step]
-        out[s : s + step] = (block[:, :, None, :] == block[:, None, :, :]).mean(axis=3)
+        out[s : s + step] = np.count_nonzero(block[:, :, None, :] == block[:, None, :, :], axis=3) / width
     return out
 
 
 def grams(feats: Features, rows: np.ndarray, bw: Bandwidths) -> np.ndarray:
     """Every part's kernel for a block of prompts: (parts, prompts, width, width), float32."""
     idx = np.maximum(rows, 0)
-    tri = feats.trigrams[idx]
+    tri = feats.trigrams[feats.text_ids[idx]]
     tokens = feats.log_tokens[idx]
     present = np.isfinite(tokens)
     both = present[:, :, None] & present[:, None, :]

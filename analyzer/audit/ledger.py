@@ -26,6 +26,7 @@ OVER = 1.05
 UNDER = 0.95
 OVERBILLED, AS_COUNTED, UNDERBILLED, UNMEASURED = "overbilled", "as counted", "underbilled", "unmeasured"
 BOOTSTRAP = 2000
+BOOTSTRAP_PROMPTS = 2000
 COOKBOOK_PROMPT_OVERHEAD = PER_MESSAGE + 1 + REPLY_PRIMING
 """One user message by the cookbook's rule: its 3 tokens, the role's 1, the reply's 3."""
 
@@ -65,31 +66,24 @@ class Ledger:
 
 
 def _texts(log: RunLog, encoding: str) -> dict[str, np.ndarray]:
-    """Per result: task id, reported prompt and completion tokens, counted prompt and answer tokens."""
+    """Per answered result: task id, reported prompt and completion tokens, counted prompt and answer."""
     cols = log_table(log).results
-    prompts = {str(t.task_id): t.prompt for t in log.tasks or []}
-    cache: dict[str, int] = {}
-
-    def tokens(text: Any) -> float:
-        if not isinstance(text, str):
-            return np.nan
-        if text not in cache:
-            cache[text] = count_text(text, encoding)
-        return float(cache[text])
-
-    ok = [s == "ok" for s in cols["status"]]
-    ids = [str(t) for t in cols["task_id"]]
+    prompt_tokens = {str(t.task_id): float(count_text(t.prompt, encoding)) for t in log.tasks or []}
+    ok = np.array([s == "ok" for s in cols["status"]], dtype=bool)
+    ids = np.array([str(t) for t in cols["task_id"]], dtype=object)[ok]
+    answers = [a for a, k in zip(cols["answer"], ok, strict=True) if k]
+    unique = {a: float(count_text(a, encoding)) for a in set(answers) if isinstance(a, str)}
     return {
-        "task": np.array([i for i, k in zip(ids, ok, strict=True) if k], dtype=object),
+        "task": ids,
         "prompt_reported": _floats(cols["prompt_tokens"], ok),
         "completion_reported": _floats(cols["completion_tokens"], ok),
-        "prompt_content": np.array([tokens(prompts.get(i)) for i, k in zip(ids, ok, strict=True) if k]),
-        "answer": np.array([tokens(a) for a, k in zip(cols["answer"], ok, strict=True) if k]),
+        "prompt_content": np.array([prompt_tokens.get(i, np.nan) for i in ids], dtype=np.float64),
+        "answer": np.array([unique.get(a, np.nan) if isinstance(a, str) else np.nan for a in answers]),
     }
 
 
-def _floats(values: Any, ok: list[bool]) -> np.ndarray:
-    return np.array([np.nan if v is None else float(v) for v, k in zip(values, ok, strict=True) if k])
+def _floats(values: Any, ok: np.ndarray) -> np.ndarray:
+    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)[ok]
 
 
 def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Ratio:
@@ -99,12 +93,24 @@ def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Rati
     r, c, t = reported[both], counted[both], tasks[both]
     _, group = np.unique(t.astype(str), return_inverse=True)
     r_sum, c_sum = np.bincount(group, r), np.bincount(group, c)
-    weights = np.random.default_rng(3).poisson(1.0, size=(BOOTSTRAP, len(r_sum))).astype(np.float64)
-    boot = (weights @ r_sum) / np.maximum(weights @ c_sum, 1e-9)
-    low, high = (float(x) for x in np.quantile(boot, [0.025, 0.975]))
     ratio = float(r.sum() / c.sum())
+    low, high = _interval(r_sum, c_sum, ratio)
     verdict = OVERBILLED if low > OVER else UNDERBILLED if high < UNDER else AS_COUNTED
     return Ratio(int(r.sum()), int(round(c.sum())), ratio, (low, high), int(both.sum()), verdict)
+
+
+def _interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float, float]:
+    """95 % interval of a ratio of sums over prompts: a bootstrap over prompts up to `BOOTSTRAP_PROMPTS`,
+    beyond that the delta method's normal interval (the bootstrap's cost grows with prompts x resamples)."""
+    t = len(r_sum)
+    if t <= BOOTSTRAP_PROMPTS:
+        weights = np.random.default_rng(3).poisson(1.0, size=(BOOTSTRAP, t)).astype(np.float64)
+        boot = (weights @ r_sum) / np.maximum(weights @ c_sum, 1e-9)
+        low, high = (float(x) for x in np.quantile(boot, [0.025, 0.975]))
+        return low, high
+    resid = r_sum - ratio * c_sum
+    sd = float(np.sqrt(t / (t - 1) * (resid**2).sum()) / c_sum.sum())
+    return ratio - 1.96 * sd, ratio + 1.96 * sd
 
 
 def _median_gap(reported: np.ndarray, counted: np.ndarray) -> float | None:

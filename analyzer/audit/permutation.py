@@ -15,18 +15,20 @@ import numpy as np
 
 from analyzer.audit.kernels import PARTS, Bandwidths, Features, grams
 
-CHOICES = (999, 499, 199, 99)
-"""Permutation counts tried, largest first; the largest within `WORK_BUDGET` is used."""
-WORK_BUDGET = 6e9
-"""Multiply-adds the permutations may take (a 100k-result pair of logs gets 99 of them)."""
+CHOICES = (999, 499, 199, 99, 49)
+"""Permutation counts tried, largest first; the largest within `WORK_BUDGET` is used, never one so
+small that the smallest p-value, 1 / (1 + permutations), is above alpha / 2."""
+WORK_BUDGET = 1.5e9
+"""Multiply-adds the permutations may take (a 100k-result pair of logs at alpha 0.05 gets 49)."""
 CHUNK_CELLS = 12_000_000
 """Elements of the (parts, prompts, width, permutations) products held at once."""
 
 
-def permutation_count(prompts: int, width: int) -> int:
+def permutation_count(prompts: int, width: int, alpha: float) -> int:
     """The most permutations of `CHOICES` whose work fits the budget (each is an exact test)."""
     work = len(PARTS) * prompts * width * width
-    return next((p for p in CHOICES if work * (p + 1) <= WORK_BUDGET), CHOICES[-1])
+    allowed = [p for p in CHOICES if 1 / (p + 1) <= alpha / 2] or [CHOICES[0]]
+    return next((p for p in allowed if work * (p + 1) <= WORK_BUDGET), allowed[-1])
 
 
 @dataclass(frozen=True)
@@ -42,13 +44,16 @@ class PermutationStats:
 def _labels(n_ref: np.ndarray, mask: np.ndarray, permutations: int, rng: np.random.Generator) -> np.ndarray:
     """(prompts, width, 1 + permutations) reference indicators: observed first, then random ones."""
     t, n = mask.shape
+    observed = (np.arange(n)[None, :] < n_ref[:, None]).astype(np.float32)[:, :, None]
+    if mask.all():  # no padding: shuffle each prompt's labels in place
+        shuffled = rng.permuted(np.repeat(observed, permutations, axis=2), axis=1)
+        return np.concatenate([observed, shuffled], axis=2)
     keys = rng.random((t, n, permutations), dtype=np.float32)
     keys[~mask] = 2.0  # padding sorts last, so it is never labelled reference
     order = np.argsort(keys, axis=1)
     chosen = np.broadcast_to((np.arange(n)[None, :] < n_ref[:, None])[:, :, None], order.shape)
     permuted = np.zeros((t, n, permutations), dtype=np.float32)
     np.put_along_axis(permuted, order, chosen.astype(np.float32), axis=1)
-    observed = (np.arange(n)[None, :] < n_ref[:, None]).astype(np.float32)[:, :, None]
     return np.concatenate([observed, permuted], axis=2)
 
 
