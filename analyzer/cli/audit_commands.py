@@ -4,25 +4,50 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
+from pathlib import Path
 
 from analyzer.audit import audit_figures, audit_logs, audit_text
+from analyzer.cli.consent import terminal_question
 from analyzer.errors import RerunLensError
 from analyzer.importers import load_any
+from analyzer.log.model import RunLog
 
 
 def audit(args: argparse.Namespace) -> int:
     live = any(getattr(args, k) for k in ("tasks", "reference", "candidate", "samples"))
     if live:
-        raise RerunLensError(
-            "audit: the live audit (--tasks, --samples, --reference, --candidate) is not built yet; "
-            "run both routes with `rerunlens run` at temperature 1 and audit the two logs"
-        )
-    if len(args.files) != 2:
+        if args.files:
+            raise RerunLensError("audit: give either two logs or --reference and --candidate URLs, not both")
+        reference, candidate = _live(args)
+    elif len(args.files) != 2:
         raise RerunLensError("audit: give two logs: the reference route's, then the candidate's")
-    reference, candidate = (load_any(f).log for f in args.files)
+    else:
+        reference, candidate = (load_any(f).log for f in args.files)
     result = audit_logs(reference, candidate, args.alpha)
     if args.json:
         print(json.dumps(audit_figures(result), ensure_ascii=False, indent=2))
     else:
         print(audit_text(result))
     return 0
+
+
+def _live(args: argparse.Namespace) -> tuple[RunLog, RunLog]:
+    """Send both routes the same prompts (the task file's, else the probe set), write both logs."""
+    from analyzer.audit.live import LiveAudit, confirm_cost, routes_from_names, run_live
+    from analyzer.audit.probes import probe_tasks
+    from analyzer.log.taskfile import load_tasks
+
+    samples = args.samples if args.samples is not None else 10
+    if samples < 2:
+        raise RerunLensError("audit: --samples must be 2 or more (an identity test compares samples)")
+    ref, cand = routes_from_names(
+        (args.reference, args.candidate), (args.reference_key_env, args.candidate_key_env), args.key_env
+    )
+    tasks = load_tasks(args.tasks) if args.tasks else probe_tasks()
+    live = LiveAudit(tasks, samples, ref, cand, args.model, args.temperature, Path(args.out))
+    confirm_cost(live, lambda line: print(line, file=sys.stderr), terminal_question("Start"), args.yes)
+    logs = run_live(live)
+    written = " and ".join(str(live.out / f"audit-{r.label}.altk_runs.json") for r in (ref, cand))
+    print(f"Wrote {written}", file=sys.stderr)
+    return logs

@@ -137,11 +137,3 @@ def test_cli_prints_the_json_fields(
     ]:
         assert field in out[section]
     assert main(["audit", paths[0]]) == 2
-
-
-def test_cli_refuses_a_live_audit_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
-    assert (
-        main(["audit", "--reference", "http://127.0.0.1:9/v1", "--candidate", "http://127.0.0.1:9/v1"]) == 2
-    )
-    err = capsys.readouterr().err
-    assert "live audit" in err and len(err.strip().splitlines()) == 1
