@@ -142,6 +142,22 @@ def audit_text(audit: Audit) -> str:
 
 
 def audit_html(audit: Audit) -> str:
-    """The audit as an HTML section (the same sentences)."""
-    items = "".join(f"<p>{html.escape(s)}</p>" for s in audit_figures(audit)["sentences"])
-    return f'<section class="audit"><h2>Route audit</h2>{items}</section>'
+    """The audit as one HTML page: the same sentences, then the prompts that differ most (offline)."""
+    figures = audit_figures(audit)
+    items = "".join(f"<p>{html.escape(s)}</p>" for s in figures["sentences"])
+    rows = "".join(
+        f"<tr><td>{html.escape(p.task_id)}</td><td>{html.escape(numbers.p_value(p.p_value))}</td>"
+        f"<td>{html.escape(PART_WORDS[p.part])}</td><td>{'yes' if p.differs else 'no'}</td></tr>"
+        for p in audit.identity.prompts[:20]
+    )
+    table = (
+        "<table><tr><th>prompt</th><th>p</th><th>differs most in</th>"
+        "<th>differs (Benjamini-Hochberg)</th></tr>"
+        f"{rows}</table>"
+        if rows
+        else ""
+    )
+    return (
+        '<!doctype html><html><head><meta charset="utf-8"><title>RerunLens route audit</title></head>'
+        f'<body><section class="audit"><h1>Route audit</h1>{items}{table}</section></body></html>'
+    )

@@ -7,7 +7,8 @@ import json
 import sys
 from pathlib import Path
 
-from analyzer.audit import audit_figures, audit_logs, audit_text
+from analyzer.atomic import write_text_atomic
+from analyzer.audit import audit_figures, audit_html, audit_logs, audit_text
 from analyzer.cli.consent import terminal_question
 from analyzer.errors import RerunLensError
 from analyzer.importers import load_any
@@ -25,6 +26,8 @@ def audit(args: argparse.Namespace) -> int:
     else:
         reference, candidate = (load_any(f).log for f in args.files)
     result = audit_logs(reference, candidate, args.alpha)
+    if args.html:
+        write_text_atomic(args.html, audit_html(result))
     if args.json:
         print(json.dumps(audit_figures(result), ensure_ascii=False, indent=2))
     else:

@@ -559,6 +559,7 @@ def _add_audit(sub: argparse._SubParsersAction) -> None:
     p.add_argument("files", nargs="*", metavar="LOG", help="the reference route's log, then the candidate's")
     p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
     p.add_argument("--alpha", type=_unit_float, default=0.05, help="the test's level (default: 0.05)")
+    p.add_argument("--html", metavar="FILE", help="also write the audit as one HTML page")
     g = p.add_argument_group("live audit (sends requests to both routes)")
     g.add_argument("--tasks", metavar="FILE", help="task file of prompts (default: the built-in probe set)")
     g.add_argument("--samples", type=int, metavar="N", help="samples per prompt and route (default: 10)")

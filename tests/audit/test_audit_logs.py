@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html as html_module
 import json
 from pathlib import Path
 
@@ -137,3 +138,8 @@ def test_cli_prints_the_json_fields(
     ]:
         assert field in out[section]
     assert main(["audit", paths[0]]) == 2
+    page = tmp_path / "audit.html"
+    assert main(["audit", *paths, "--html", str(page)]) == 0
+    text = capsys.readouterr().out.splitlines()[0]
+    assert text.startswith("Identity: the routes differ")
+    assert html_module.escape(text) in page.read_text(encoding="utf-8")
