@@ -37,11 +37,11 @@ PROMPTS = [
 POOL = 60
 VARIANTS: dict[str, Distortion] = {
     "honest": Distortion(),
-    "quantised model (shift 0.7)": Distortion(substitute=Substitute(shift=0.7)),
-    "other model (shift 3)": Distortion(substitute=Substitute(shift=3.0)),
+    "quantised model (shift 0.3)": Distortion(substitute=Substitute(shift=0.3)),
+    "other model (shift 2)": Distortion(substitute=Substitute(shift=2.0)),
     "temperature ignored (served at 0.3)": Distortion(fixed_temperature=0.3),
     "injected system prompt": Distortion(system_prompt="Answer briefly and formally."),
-    "30 % to a cheaper model": Distortion(substitute=Substitute(share=0.3, shift=3.0, name="cheap")),
+    "30 % to a cheaper model": Distortion(substitute=Substitute(share=0.3, shift=2.0, name="cheap")),
     "20 % cut short": Distortion(truncate_share=0.2),
     "usage x1.2": Distortion(usage_factor=1.2),
 }
@@ -164,7 +164,7 @@ def main() -> None:
         fig = audit_figures(audit_logs(*pair))["tokens"]
         ratios = f"prompt {fig['prompt_ratio']:.3f}, completion {fig['completion_ratio']:.3f}"
         print(f"tokens, {name}: {ratios} ({fig['verdict']})")
-    baseline, load, audit = speed(reference, pools["other model (shift 3)"])
+    baseline, load, audit = speed(reference, pools["other model (shift 2)"])
     times = (
         f"json.load {baseline:.2f} s; audit {audit:.2f} s ({audit / baseline:.1f}x); load_any {load:.2f} s"
     )

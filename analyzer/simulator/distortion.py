@@ -12,20 +12,23 @@ import random
 from typing import Any
 
 from analyzer.metrics.token_count import count_completion, count_messages
-from analyzer.simulator.engine import count_tokens
-from analyzer.simulator.scenario import Backend, Distortion, Scenario
+from analyzer.simulator.engine import Nudge, count_tokens
+from analyzer.simulator.scenario import Distortion, Scenario
 
 BROKEN_KINDS = ("invalid JSON", "undeclared tool", "schema violation")
+SYSTEM_PROMPT_SHIFT = 1.0
+"""How far an injected system prompt moves the answer preferences."""
 
 
-def answering_backend(backend: Backend, distortion: Distortion, draw: random.Random) -> Backend:
-    """The backend whose preferences decide this reply: a substitute's, an injected prompt's, or its own."""
+def substitute_for(distortion: Distortion, draw: random.Random) -> Nudge | None:
+    """The model that answers this request in the backend's place: a substitute's, an injected
+    system prompt's (it bends the answers the same way), or None for the backend's own."""
     sub = distortion.substitute
     if sub is not None and sub.share > 0 and draw.random() < sub.share:
-        return backend.model_copy(update={"name": f"{backend.name}/{sub.name}", "bias": sub.shift})
+        return sub.name, sub.shift
     if distortion.system_prompt:
-        return backend.model_copy(update={"name": f"{backend.name}/{distortion.system_prompt}"})
-    return backend
+        return "system:" + distortion.system_prompt, SYSTEM_PROMPT_SHIFT
+    return None
 
 
 def sent_messages(messages: list[Any], distortion: Distortion) -> list[Any]:

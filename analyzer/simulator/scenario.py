@@ -106,7 +106,7 @@ class Substitute(_Cfg):
     share: float = Field(1.0, ge=0, le=1)
     """Share of requests it answers (1: another or a quantised model; below 1: a cheaper one at times)."""
     shift: float = Field(1.0, ge=0)
-    """How far its preferences stray from the backend's (a small shift is a quantised model)."""
+    """How far its preferences stray from the backend's, on top of them (small: a quantised copy)."""
     name: str = "substitute"
     """Its id (seeds its preferences); never shown: the served name and fingerprint stay the backend's."""
 

@@ -278,12 +278,13 @@ class _Handler(BaseHTTPRequestHandler):
         temperature = float(body.get("temperature", 1.0) if body.get("temperature") is not None else 1.0)
         text = choose_answer(
             prompt,
-            route_distortion.answering_backend(backend, distortion, draw),
+            backend,
             scenario,
             temperature=temperature if distortion.fixed_temperature is None else distortion.fixed_temperature,
             top_p=float(body["top_p"]) if body.get("top_p") is not None else 1.0,
             seed=seed if isinstance(seed, int) else None,
             draw=draw,
+            nudge=route_distortion.substitute_for(distortion, draw),
         )
         reply = _completion(body, model, messages, text, backend, state.requests)
         self._send(200, _distorted(reply, body, messages, scenario, draw))
