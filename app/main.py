@@ -48,6 +48,7 @@ page = st.navigation(
             st.Page(VIEWS / "rerun.py", title="Re-run", icon=":material/restart_alt:", url_path="rerun"),
             st.Page(VIEWS / "new_run.py", title="New run", icon=":material/play_arrow:", url_path="new-run"),
             st.Page(VIEWS / "watch.py", title="Watch a run", icon=":material/visibility:", url_path="watch"),
+            st.Page(VIEWS / "audit.py", title="Audit", icon=":material/verified:", url_path="audit"),
         ],
     }
 )

@@ -13,6 +13,22 @@
 """
 
 from analyzer.audit.audit import Audit, audit_logs
-from analyzer.audit.report import audit_figures, audit_html, audit_text
+from analyzer.audit.report import (
+    audit_figures,
+    audit_html,
+    audit_text,
+    completions_side_by_side,
+    token_rows,
+    tool_call_rows,
+)
 
-__all__ = ["Audit", "audit_figures", "audit_html", "audit_logs", "audit_text"]
+__all__ = [
+    "Audit",
+    "audit_figures",
+    "audit_html",
+    "audit_logs",
+    "audit_text",
+    "completions_side_by_side",
+    "token_rows",
+    "tool_call_rows",
+]

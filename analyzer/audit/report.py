@@ -10,6 +10,8 @@ from analyzer.audit.audit import Audit
 from analyzer.audit.identity import PART_WORDS
 from analyzer.audit.ledger import OVER, UNDER, Ratio
 from analyzer.audit.verdict import DIFFER, INCONCLUSIVE, IdentityVerdict
+from analyzer.log.model import RunLog
+from analyzer.log.table import log_table
 
 CAVEAT = "A difference is evidence, not proof of substitution."
 
@@ -161,3 +163,51 @@ def audit_html(audit: Audit) -> str:
         '<!doctype html><html><head><meta charset="utf-8"><title>RerunLens route audit</title></head>'
         f'<body><section class="audit"><h1>Route audit</h1>{items}{table}</section></body></html>'
     )
+
+
+def completions_side_by_side(
+    reference: RunLog, candidate: RunLog, task_ids: list[str], per_route: int = 5
+) -> list[dict[str, str]]:
+    """The first completions of each prompt on each route, a row per prompt (answers as plain text)."""
+    wanted = set(task_ids)
+    found: dict[str, dict[str, list[str]]] = {t: {"reference": [], "candidate": []} for t in task_ids}
+    for name, log in (("reference", reference), ("candidate", candidate)):
+        cols = log_table(log).results
+        for task, answer in zip(cols["task_id"], cols["answer"], strict=True):
+            tid = str(task)
+            if tid in wanted and len(found[tid][name]) < per_route:
+                found[tid][name].append(answer if isinstance(answer, str) else numbers.NONE)
+    return [
+        {
+            "prompt": t,
+            "reference": " | ".join(found[t]["reference"]),
+            "candidate": " | ".join(found[t]["candidate"]),
+        }
+        for t in task_ids
+    ]
+
+
+def token_rows(audit: Audit) -> list[dict[str, Any]]:
+    """Reported against counted tokens per route and kind (what the Audit view charts)."""
+    t = audit.tokens
+    return [
+        {"route": route, "tokens": kind, "reported": r.reported, "counted": r.counted, "ratio": r.ratio}
+        for route, ledger in (("reference", t.reference), ("candidate", t.candidate))
+        for kind, r in (("prompt", ledger.prompt), ("completion", ledger.completion))
+    ]
+
+
+def tool_call_rows(audit: Audit) -> list[dict[str, Any]]:
+    """Tool calls per route: made, valid JSON, declared tool, on schema, the valid share."""
+    c = audit.tool_calls
+    return [
+        {
+            "route": name,
+            "calls": r.calls,
+            "valid JSON": r.valid_json,
+            "declared tool": r.declared,
+            "on schema": r.schema_valid,
+            "valid share": numbers.pct(r.share),
+        }
+        for name, r in (("reference", c.reference), ("candidate", c.candidate))
+    ]
