@@ -9,6 +9,7 @@ from analyzer.audit.samples import paired_samples
 from analyzer.audit.tool_calls import ToolFidelity, tool_fidelity
 from analyzer.audit.verdict import IdentityVerdict, identity_verdict
 from analyzer.log.model import RunLog
+from analyzer.log.table import gc_paused
 
 
 @dataclass(frozen=True)
@@ -24,9 +25,10 @@ def audit_logs(reference: RunLog, candidate: RunLog, alpha: float = 0.05) -> Aud
     Raises:
         RerunLensError: the logs share no prompt, or shared ids carry different prompts.
     """
-    samples = paired_samples(reference, candidate)
-    return Audit(
-        identity_verdict(samples, alpha),
-        token_ledger(reference, candidate),
-        tool_fidelity(reference, candidate, alpha),
-    )
+    with gc_paused():  # many small objects (columns, codes): a collection would walk the whole log
+        samples = paired_samples(reference, candidate)
+        return Audit(
+            identity_verdict(samples, alpha),
+            token_ledger(reference, candidate),
+            tool_fidelity(reference, candidate, alpha),
+        )

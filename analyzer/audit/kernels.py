@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from analyzer.audit.samples import Samples
 
@@ -70,18 +71,19 @@ def _trigrams(texts: list[str], width: int) -> np.ndarray:
 
 
 def _category_codes(values: list[object]) -> np.ndarray:
-    seen: dict[object, int] = {}
-    return np.array([seen.setdefault(v, len(seen)) for v in values], dtype=np.int64)
+    """An integer per distinct value ("not recorded" is a value of its own)."""
+    codes, _ = pd.factorize(pd.Series(values, dtype=object), use_na_sentinel=False)
+    return np.asarray(codes, dtype=np.int64)
 
 
 def features(samples: Samples) -> Features:
     """Each pooled sample's features, computed once for the test and every resample of it."""
-    seen: dict[str, int] = {}
-    ids = np.array(
-        [seen.setdefault(a if isinstance(a, str) else "", len(seen)) for a in samples.columns["answer"]],
-        dtype=np.int64,
+    answers = pd.Series(samples.columns["answer"], dtype=object).where(
+        lambda a: a.map(lambda v: isinstance(v, str)), ""
     )
-    texts = list(seen)
+    codes, distinct = pd.factorize(answers)
+    ids = np.asarray(codes, dtype=np.int64)
+    texts = [str(t) for t in distinct]
     lengths = np.array([len(t) for t in texts], dtype=np.float64)
     width = int(min(OPENING_CHARS, lengths.max(initial=0)))
     tokens = np.array(
@@ -117,8 +119,8 @@ def bandwidths(feats: Features, rows: np.ndarray) -> Bandwidths:
 
 
 def _gaussian(values: np.ndarray, bandwidth: float) -> np.ndarray:
-    diff = values[:, :, None] - values[:, None, :]
-    return np.exp(-0.5 * (diff / bandwidth) ** 2)
+    diff = (values[:, :, None] - values[:, None, :]) / np.float32(bandwidth)
+    return np.exp(np.float32(-0.5) * diff * diff)
 
 
 def hamming(feats: Features, rows: np.ndarray) -> np.ndarray:
@@ -151,22 +153,33 @@ def _matches(codes: np.ndarray, width: int) -> np.ndarray:
     return out
 
 
+def _wording(feats: Features, rows: np.ndarray) -> np.ndarray:
+    """Cosine of the texts' trigram vectors, between the block's distinct texts when they are few."""
+    t, n = rows.shape
+    ids = feats.text_ids[np.maximum(rows, 0)]
+    distinct, inverse = np.unique(ids, return_inverse=True)
+    if len(distinct) ** 2 <= t * n * n:
+        vectors = feats.trigrams[distinct]
+        inverse = inverse.reshape(t, n)
+        return (vectors @ vectors.T)[inverse[:, :, None], inverse[:, None, :]]
+    tri = feats.trigrams[ids]
+    return np.matmul(tri, tri.transpose(0, 2, 1))
+
+
 def grams(feats: Features, rows: np.ndarray, bw: Bandwidths) -> np.ndarray:
     """Every part's kernel for a block of prompts: (parts, prompts, width, width), float32."""
     idx = np.maximum(rows, 0)
-    tri = feats.trigrams[feats.text_ids[idx]]
-    tokens = feats.log_tokens[idx]
+    t, n = rows.shape
+    out = np.empty((len(PARTS), t, n, n), dtype=np.float32)
+    out[0] = hamming(feats, rows)
+    out[1] = _wording(feats, rows)
+    out[2] = _gaussian(feats.log_length[idx].astype(np.float32), bw.length)
+    tokens = feats.log_tokens[idx].astype(np.float32)
     present = np.isfinite(tokens)
     both = present[:, :, None] & present[:, None, :]
-    token_kernel = np.where(both, _gaussian(np.nan_to_num(tokens), bw.tokens), 0.0)
-    token_kernel = np.where(~present[:, :, None] & ~present[:, None, :], 1.0, token_kernel)
-    parts = [
-        hamming(feats, rows),
-        np.einsum("tnd,tmd->tnm", tri, tri),
-        _gaussian(feats.log_length[idx], bw.length),
-        token_kernel,
-    ]
-    for part in CATEGORICAL:
+    kernel = np.where(both, _gaussian(np.nan_to_num(tokens), bw.tokens), np.float32(0.0))
+    out[3] = np.where(~present[:, :, None] & ~present[:, None, :], np.float32(1.0), kernel)
+    for k, part in enumerate(CATEGORICAL, start=4):
         codes = feats.categories[part][idx]
-        parts.append(codes[:, :, None] == codes[:, None, :])
-    return np.stack([np.asarray(p, dtype=np.float32) for p in parts])
+        out[k] = codes[:, :, None] == codes[:, None, :]
+    return out

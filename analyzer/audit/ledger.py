@@ -65,14 +65,20 @@ class Ledger:
         return UNMEASURED
 
 
-def _texts(log: RunLog, encoding: str) -> dict[str, np.ndarray]:
+def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, np.ndarray]:
     """Per answered result: task id, reported prompt and completion tokens, counted prompt and answer."""
     cols = log_table(log).results
-    prompt_tokens = {str(t.task_id): float(count_text(t.prompt, encoding)) for t in log.tasks or []}
+
+    def tokens(text: str) -> float:
+        if text not in counted:
+            counted[text] = float(count_text(text, encoding))
+        return counted[text]
+
+    prompt_tokens = {str(t.task_id): tokens(t.prompt) for t in log.tasks or []}
     ok = np.array([s == "ok" for s in cols["status"]], dtype=bool)
     ids = np.array([str(t) for t in cols["task_id"]], dtype=object)[ok]
     answers = [a for a, k in zip(cols["answer"], ok, strict=True) if k]
-    unique = {a: float(count_text(a, encoding)) for a in set(answers) if isinstance(a, str)}
+    unique = {a: tokens(a) for a in set(answers) if isinstance(a, str)}
     return {
         "task": ids,
         "prompt_reported": _floats(cols["prompt_tokens"], ok),
@@ -124,7 +130,8 @@ def token_ledger(reference: RunLog, candidate: RunLog) -> Ledger:
         (m for m in log_table(reference).results["served_model"] if m), None
     )
     enc = encoding_name(model)
-    ref, cand = _texts(reference, enc), _texts(candidate, enc)
+    counted: dict[str, float] = {}  # both logs hold the same prompts: each text is counted once
+    ref, cand = _texts(reference, enc, counted), _texts(candidate, enc, counted)
     gap_p = _median_gap(ref["prompt_reported"], ref["prompt_content"])
     gap_c = _median_gap(ref["completion_reported"], ref["answer"])
     learnt = gap_p is not None

@@ -64,20 +64,38 @@ class Samples:
         return Samples(self.columns, ids, rows, n_ref, n_cand, len(ids), self.by_id_only, (0, 0))
 
 
-def _by_task(log: RunLog, shared: frozenset[str]) -> tuple[dict[str, list[int]], dict[str, list[Any]], int]:
-    table = log_table(log)
-    cols = table.results
-    by_task: dict[str, list[int]] = {}
-    errors = 0
-    for i, (task, status) in enumerate(zip(cols["task_id"], cols["status"], strict=True)):
-        tid = str(task)
-        if tid not in shared:
-            continue
-        if status != "ok":
-            errors += 1
-            continue
-        by_task.setdefault(tid, []).append(i)
-    return by_task, {c: list(cols[c]) for c in COLUMNS}, errors
+@dataclass(frozen=True)
+class _Groups:
+    """One log's answered results of the shared prompts, grouped by prompt."""
+
+    names: np.ndarray
+    starts: np.ndarray
+    counts: np.ndarray
+    order: np.ndarray
+    """Row numbers, prompt by prompt (file order within a prompt)."""
+    columns: dict[str, list[Any]]
+    errors: int
+
+
+def _groups(log: RunLog, shared: frozenset[str]) -> _Groups:
+    cols = log_table(log).results
+    ids = np.array([str(t) for t in cols["task_id"]], dtype=object)
+    in_shared = np.fromiter((t in shared for t in ids), dtype=bool, count=len(ids))
+    ok = np.fromiter((s == "ok" for s in cols["status"]), dtype=bool, count=len(ids))
+    keep = np.nonzero(in_shared & ok)[0]
+    order = keep[np.argsort(ids[keep], kind="stable")]
+    names, starts, counts = np.unique(ids[order], return_index=True, return_counts=True)
+    columns = {c: list(cols[c]) for c in COLUMNS}
+    return _Groups(names, starts, counts, order, columns, int((in_shared & ~ok).sum()))
+
+
+def _place(out: np.ndarray, g: _Groups, target: np.ndarray, first: np.ndarray, offset: int) -> None:
+    """Write each kept row of `g` into its prompt's row of `out`, from column `first` of that prompt."""
+    group = np.repeat(np.arange(len(g.names)), g.counts)
+    within = np.arange(len(g.order)) - g.starts[group]
+    rows = target[group]
+    keep = rows >= 0
+    out[rows[keep], first[rows[keep]] + within[keep]] = g.order[keep] + offset
 
 
 def paired_samples(reference: RunLog, candidate: RunLog) -> Samples:
@@ -89,25 +107,32 @@ def paired_samples(reference: RunLog, candidate: RunLog) -> Samples:
     pair = pairing(task_set(reference), task_set(candidate))
     if not pair.comparable:
         raise RerunLensError(f"audit: the two logs are not runs of the same prompts: {pair.reason}")
-    ref_rows, ref_cols, ref_err = _by_task(reference, pair.shared)
-    cand_rows, cand_cols, cand_err = _by_task(candidate, pair.shared)
-    offset = len(ref_cols["answer"])
-    columns = {c: ref_cols[c] + cand_cols[c] for c in COLUMNS}
+    ref, cand = _groups(reference, pair.shared), _groups(candidate, pair.shared)
+    ref_count = dict(zip(ref.names.tolist(), ref.counts.tolist(), strict=True))
+    cand_count = dict(zip(cand.names.tolist(), cand.counts.tolist(), strict=True))
     tested = sorted(
         t
         for t in pair.shared
-        if len(ref_rows.get(t, ())) >= MIN_PER_ROUTE and len(cand_rows.get(t, ())) >= MIN_PER_ROUTE
+        if ref_count.get(t, 0) >= MIN_PER_ROUTE and cand_count.get(t, 0) >= MIN_PER_ROUTE
     )
-    lists = [ref_rows[t] + [offset + i for i in cand_rows[t]] for t in tested]
+    position = {t: i for i, t in enumerate(tested)}
+    n_ref = np.array([ref_count[t] for t in tested], dtype=np.int64)
+    n_cand = np.array([cand_count[t] for t in tested], dtype=np.int64)
+    rows = np.full((len(tested), int((n_ref + n_cand).max(initial=0))), -1, dtype=np.int64)
+    offset = len(ref.columns["answer"])
+    _place(
+        rows, ref, np.array([position.get(t, -1) for t in ref.names], dtype=np.int64), np.zeros_like(n_ref), 0
+    )
+    _place(rows, cand, np.array([position.get(t, -1) for t in cand.names], dtype=np.int64), n_ref, offset)
     return Samples(
-        columns,
+        {c: ref.columns[c] + cand.columns[c] for c in COLUMNS},
         tested,
-        padded(lists),
-        np.array([len(ref_rows[t]) for t in tested], dtype=np.int64),
-        np.array([len(cand_rows[t]) for t in tested], dtype=np.int64),
+        rows,
+        n_ref,
+        n_cand,
         len(pair.shared),
         pair.by_id_only,
-        (ref_err, cand_err),
+        (ref.errors, cand.errors),
     )
 
 
