@@ -27,7 +27,7 @@ from analyzer.audit.identity import run_test
 from analyzer.audit.kernels import features
 from analyzer.audit.samples import COLUMNS, Samples, padded
 from analyzer.importers import load_any
-from analyzer.metrics.token_count import count_text
+from analyzer.metrics.token_count import count_exchange, count_text
 from analyzer.simulator import Scenario, Simulator
 from analyzer.simulator.scenario import Distortion, Substitute
 
@@ -146,6 +146,31 @@ def speed(ref: list, cand: list, repeats: int = 3) -> tuple[float, float, float]
     return baseline, load, audit
 
 
+def proxy_cost(repeats: int = 2000) -> tuple[float, float, int]:
+    """Median microseconds of count_exchange on a 2,000-token chat exchange, beside a json.loads of
+    its two bodies (what the proxy already does per request)."""
+    text = " ".join(PROMPTS) * 8
+    request = {
+        "model": "gpt-4o",
+        "messages": [{"role": "system", "content": text}, {"role": "user", "content": text}],
+    }
+    response = {
+        "choices": [{"message": {"role": "assistant", "content": text[:2000]}}],
+        "usage": {"prompt_tokens": 1},
+    }
+    raw = json.dumps(request), json.dumps(response)
+    size = count_exchange(request, response).prompt_counted
+    counted, parsed = [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        count_exchange(request, response)
+        counted.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        json.loads(raw[0]), json.loads(raw[1])
+        parsed.append(time.perf_counter() - t)
+    return float(np.median(counted)) * 1e6, float(np.median(parsed)) * 1e6, size
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=200)
@@ -164,6 +189,14 @@ def main() -> None:
         fig = audit_figures(audit_logs(*pair))["tokens"]
         ratios = f"prompt {fig['prompt_ratio']:.3f}, completion {fig['completion_ratio']:.3f}"
         print(f"tokens, {name}: {ratios} ({fig['verdict']})")
+    counted, parsed = proxy_cost()
+    tokens = count_exchange(
+        {"model": "gpt-4o", "messages": [{"role": "user", "content": " ".join(PROMPTS) * 8}]}, {}
+    )
+    print(
+        f"count_exchange ({tokens.prompt_counted} prompt tokens x2 + reply): median {counted:.0f} us; "
+        f"json.loads of both bodies {parsed:.0f} us"
+    )
     baseline, load, audit = speed(reference, pools["other model (shift 2)"])
     times = (
         f"json.load {baseline:.2f} s; audit {audit:.2f} s ({audit / baseline:.1f}x); load_any {load:.2f} s"

@@ -39,12 +39,28 @@ class Ratio:
     interval: tuple[float, float] | None
     results: int
     verdict: str
+    share_over: float | None = None
+    """Share of results whose own reported / counted is above `OVER`."""
+    share_under: float | None = None
+    """Share of results whose own reported / counted is below `UNDER`."""
+
+
+@dataclass(frozen=True)
+class Calls:
+    """Logical calls (results) against HTTP attempts: a retried request is one the provider may bill."""
+
+    results: int
+    attempts: int | None
+    """Attempts recorded over the results that record them; None when no result records attempts."""
+    recorded: int
+    """Results that record their attempts."""
 
 
 @dataclass(frozen=True)
 class RouteLedger:
     prompt: Ratio
     completion: Ratio
+    calls: Calls
 
 
 @dataclass(frozen=True)
@@ -102,7 +118,9 @@ def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Rati
     ratio = float(r.sum() / c.sum())
     low, high = _interval(r_sum, c_sum, ratio)
     verdict = OVERBILLED if low > OVER else UNDERBILLED if high < UNDER else AS_COUNTED
-    return Ratio(int(r.sum()), int(round(c.sum())), ratio, (low, high), int(both.sum()), verdict)
+    own = r / np.maximum(c, 1e-9)
+    over, under = float((own > OVER).mean()), float((own < UNDER).mean())
+    return Ratio(int(r.sum()), int(round(c.sum())), ratio, (low, high), int(both.sum()), verdict, over, under)
 
 
 def _interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float, float]:
@@ -138,10 +156,17 @@ def token_ledger(reference: RunLog, candidate: RunLog) -> Ledger:
     over_p = gap_p if gap_p is not None else float(COOKBOOK_PROMPT_OVERHEAD)
     over_c = gap_c if gap_c is not None else 0.0
 
-    def route(cols: dict[str, np.ndarray]) -> RouteLedger:
+    def route(cols: dict[str, np.ndarray], log: RunLog) -> RouteLedger:
         return RouteLedger(
             _ratio(cols["prompt_reported"], cols["prompt_content"] + over_p, cols["task"]),
             _ratio(cols["completion_reported"], cols["answer"] + over_c, cols["task"]),
+            _calls(log),
         )
 
-    return Ledger(enc, (over_p, over_c), learnt, route(ref), route(cand))
+    return Ledger(enc, (over_p, over_c), learnt, route(ref, reference), route(cand, candidate))
+
+
+def _calls(log: RunLog) -> Calls:
+    counts = [n for n in log_table(log).results["n_attempts"] if n is not None]
+    total = len(log_table(log).results["task_id"])
+    return Calls(total, sum(counts) if counts else None, len(counts))

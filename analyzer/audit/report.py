@@ -8,7 +8,7 @@ from typing import Any
 from analyzer import numbers
 from analyzer.audit.audit import Audit
 from analyzer.audit.identity import PART_WORDS
-from analyzer.audit.ledger import OVER, UNDER, Ratio
+from analyzer.audit.ledger import OVER, UNDER, Calls, Ratio
 from analyzer.audit.verdict import DIFFER, INCONCLUSIVE, IdentityVerdict
 from analyzer.log.model import RunLog
 from analyzer.log.table import log_table
@@ -59,7 +59,8 @@ def _sentences(audit: Audit) -> list[str]:
         f"{_ratio_text('completion', t.candidate.completion)}; the reference reads "
         f"{_ratio_text('prompt', t.reference.prompt)}, {_ratio_text('completion', t.reference.completion)} "
         f"({t.encoding}, overhead {how}; overbilled above {OVER:g}, underbilled below {UNDER:g}, "
-        "on the 95 % interval)."
+        "on the 95 % interval). Attempts a provider may bill: "
+        f"{_calls_text('candidate', t.candidate.calls)}; {_calls_text('reference', t.reference.calls)}."
     )
     if c.verdict == "unmeasured":
         calls = "Tool calls: unmeasured (a route made no call to a declared tool)."
@@ -80,7 +81,17 @@ def _ratio_json(r: Ratio) -> dict[str, Any]:
         "ratio": r.ratio,
         "interval": r.interval,
         "verdict": r.verdict,
+        "results": r.results,
+        "results_over": r.share_over,
+        "results_under": r.share_under,
     }
+
+
+def _calls_text(name: str, calls: Calls) -> str:
+    if calls.attempts is None:
+        return f"{name}: {numbers.counted(calls.results, 'call')}, attempts not recorded"
+    attempts = numbers.counted(calls.attempts, "attempt")
+    return f"{name}: {attempts} for {numbers.counted(calls.recorded, 'call')}"
 
 
 def audit_figures(audit: Audit) -> dict[str, Any]:
@@ -116,10 +127,12 @@ def audit_figures(audit: Audit) -> dict[str, Any]:
             "candidate": {
                 "prompt": _ratio_json(t.candidate.prompt),
                 "completion": _ratio_json(t.candidate.completion),
+                "calls": vars(t.candidate.calls),
             },
             "reference": {
                 "prompt": _ratio_json(t.reference.prompt),
                 "completion": _ratio_json(t.reference.completion),
+                "calls": vars(t.reference.calls),
             },
         },
         "tool_calls": {

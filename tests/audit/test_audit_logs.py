@@ -15,7 +15,7 @@ from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog, TaskSpec
 from analyzer.metrics.token_count import count_text
 from analyzer.routes.profile import RouteProfile
-from analyzer.simulator import Scenario, Simulator
+from analyzer.simulator import Faults, Scenario, Simulator
 from analyzer.simulator.scenario import Distortion, Substitute
 
 PROMPTS = [
@@ -143,3 +143,19 @@ def test_cli_prints_the_json_fields(
     text = capsys.readouterr().out.splitlines()[0]
     assert text.startswith("Identity: the routes differ")
     assert html_module.escape(text) in page.read_text(encoding="utf-8")
+
+
+def test_retried_requests_are_counted_as_attempts_a_provider_may_bill(tmp_path: Path) -> None:
+    honest = _log(tmp_path, "honest", Distortion(), 1, rounds=2)
+    scenario = Scenario(
+        latency_ms=(0.0, 0.5), billing="o200k_base", faults=Faults(server_error_rate=0.4, retry_after_s=0.0)
+    )
+    out = tmp_path / "flaky.altk_runs.json"
+    with Simulator(scenario) as sim:
+        profile = RouteProfile(base_url=sim.base_url, temperature=1.0, max_retries=3, concurrency=4)
+        run_tasks(TASKS, profile, out, rounds=2, api_key="sim-key", run_id="flaky")
+    flaky = load_path(out).log
+    calls = audit_figures(audit_logs(honest, flaky))["tokens"]["candidate"]["calls"]
+    attempts = sum(len(r.attempts or []) for _, r in flaky.results())
+    assert calls["results"] == 50 and calls["attempts"] == attempts > 50
+    assert audit_figures(audit_logs(honest, flaky))["tokens"]["reference"]["calls"]["attempts"] == 50
