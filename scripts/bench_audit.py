@@ -189,12 +189,9 @@ def main() -> None:
         fig = audit_figures(audit_logs(*pair))["tokens"]
         ratios = f"prompt {fig['prompt_ratio']:.3f}, completion {fig['completion_ratio']:.3f}"
         print(f"tokens, {name}: {ratios} ({fig['verdict']})")
-    counted, parsed = proxy_cost()
-    tokens = count_exchange(
-        {"model": "gpt-4o", "messages": [{"role": "user", "content": " ".join(PROMPTS) * 8}]}, {}
-    )
+    counted, parsed, size = proxy_cost()
     print(
-        f"count_exchange ({tokens.prompt_counted} prompt tokens x2 + reply): median {counted:.0f} us; "
+        f"count_exchange ({size:,} prompt tokens and a 2,000-character reply): median {counted:.0f} us; "
         f"json.loads of both bodies {parsed:.0f} us"
     )
     baseline, load, audit = speed(reference, pools["other model (shift 2)"])
