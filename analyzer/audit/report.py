@@ -12,6 +12,7 @@ from analyzer.audit.ledger import OVER, UNDER, Calls, Ratio
 from analyzer.audit.verdict import DIFFER, INCONCLUSIVE, IdentityVerdict
 from analyzer.log.model import RunLog
 from analyzer.log.table import log_table
+from analyzer.safety.terminal_text import visible_lines
 
 CAVEAT = "A difference is evidence, not proof of substitution."
 
@@ -146,14 +147,15 @@ def audit_figures(audit: Audit) -> dict[str, Any]:
 
 
 def audit_text(audit: Audit) -> str:
-    """The audit for a terminal: its sentences, then the prompts that differ most."""
+    """The audit for a terminal: its sentences, then the prompts that differ most (every line made
+    visible: a task id from a log never emits a control character)."""
     figures = audit_figures(audit)
     lines = list(figures["sentences"])
     top = [p for p in audit.identity.prompts[:5] if audit.identity.p_value is not None]
     if top:
         lines.append("Prompts that differ most:")
         lines += [f"  {p.task_id}: {numbers.p_value(p.p_value)}, {PART_WORDS[p.part]}" for p in top]
-    return "\n".join(lines)
+    return visible_lines(lines)
 
 
 def audit_html(audit: Audit) -> str:

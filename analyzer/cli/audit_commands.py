@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from analyzer.cli.consent import terminal_question
 from analyzer.errors import RerunLensError
 from analyzer.importers import load_any
 from analyzer.log.model import RunLog
+from analyzer.safety.terminal_text import json_text
 
 
 def audit(args: argparse.Namespace) -> int:
@@ -29,7 +29,7 @@ def audit(args: argparse.Namespace) -> int:
     if args.html:
         write_text_atomic(args.html, audit_html(result))
     if args.json:
-        print(json.dumps(audit_figures(result), ensure_ascii=False, indent=2))
+        print(json_text(audit_figures(result)))
     else:
         print(audit_text(result))
     return 0

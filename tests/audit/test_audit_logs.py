@@ -159,3 +159,17 @@ def test_retried_requests_are_counted_as_attempts_a_provider_may_bill(tmp_path: 
     attempts = sum(len(r.attempts or []) for _, r in flaky.results())
     assert calls["results"] == 50 and calls["attempts"] == attempts > 50
     assert audit_figures(audit_logs(honest, flaky))["tokens"]["reference"]["calls"]["attempts"] == 50
+
+
+def test_logs_of_different_prompts_are_refused_in_one_line(
+    logs: dict[str, RunLog], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    other = logs["honest"].model_copy(deep=True)
+    assert other.tasks is not None
+    other.tasks[0] = other.tasks[0].model_copy(update={"prompt": "A different question?"})
+    paths = [tmp_path / "a.json", tmp_path / "b.json"]
+    paths[0].write_text(logs["reference"].model_dump_json(exclude_none=True), encoding="utf-8")
+    paths[1].write_text(other.model_dump_json(exclude_none=True), encoding="utf-8")
+    assert main(["audit", str(paths[0]), str(paths[1])]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "not runs of the same prompts" in err and "q0" in err and len(err.splitlines()) == 1
