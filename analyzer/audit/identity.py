@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analyzer.audit.kernels import PARTS, Features, bandwidths, features
+from analyzer.audit.kernels import PARTS, Features, bandwidths
 from analyzer.audit.permutation import permutation_count, permutation_stats
 from analyzer.audit.samples import Samples
 
@@ -77,7 +77,7 @@ class PromptResult:
 
 
 @dataclass(frozen=True)
-class TestOutcome:
+class IdentityOutcome:
     """One run of the test on a set of samples."""
 
     p_value: float
@@ -87,7 +87,9 @@ class TestOutcome:
     permutations: int
 
 
-def run_test(samples: Samples, feats: Features, alpha: float, permutations: int | None = None) -> TestOutcome:
+def run_test(
+    samples: Samples, feats: Features, alpha: float, permutations: int | None = None
+) -> IdentityOutcome:
     """The combined test and MET's, on the same permutations."""
     width = samples.rows.shape[1]
     count = permutations or permutation_count(len(samples.task_ids), width, alpha)
@@ -103,7 +105,7 @@ def run_test(samples: Samples, feats: Features, alpha: float, permutations: int 
         PromptResult(tid, float(prompt_p[i]), bool(picked[i]), PARTS[int(best[i])])
         for i, tid in enumerate(samples.task_ids)
     ]
-    return TestOutcome(
+    return IdentityOutcome(
         float(rank_p(stat)),
         float(rank_p(stats.met)),
         {part: float(z[k, 0]) for k, part in enumerate(PARTS)},
@@ -119,8 +121,3 @@ def enough(samples: Samples) -> bool:
         and int(samples.n_ref.sum()) >= MIN_SAMPLES
         and int(samples.n_cand.sum()) >= MIN_SAMPLES
     )
-
-
-def identity_test(samples: Samples, alpha: float, permutations: int | None = None) -> TestOutcome:
-    """Features, then the test (the entry point of the benchmark and the level check)."""
-    return run_test(samples, features(samples), alpha, permutations)

@@ -54,10 +54,6 @@ class Samples:
     errors: tuple[int, int]
     """Results that produced no answer, per route."""
 
-    @property
-    def mask(self) -> np.ndarray:
-        return self.rows >= 0
-
     def take(self, rows: np.ndarray, n_ref: np.ndarray, n_cand: np.ndarray) -> Samples:
         """The same pooled columns over other rows (a resample for the power simulation)."""
         ids = self.task_ids[: len(rows)]
