@@ -166,11 +166,27 @@ def _wording(feats: Features, rows: np.ndarray) -> np.ndarray:
     return np.matmul(tri, tri.transpose(0, 2, 1))
 
 
+GRAM_PARTS = len(PARTS) - len(CATEGORICAL)
+"""The parts given as kernel matrices (the categorical ones are given as one-hot codes)."""
+
+
+def category_onehots(feats: Features, rows: np.ndarray) -> list[np.ndarray]:
+    """Each categorical part as (prompts, width, categories) one-hot codes: its delta kernel is their
+    inner product, so sums over it need counts per category, not a width x width matrix."""
+    idx = np.maximum(rows, 0)
+    out = []
+    for part in CATEGORICAL:
+        _, inverse = np.unique(feats.categories[part][idx], return_inverse=True)
+        codes = inverse.reshape(rows.shape)
+        out.append((codes[:, :, None] == np.arange(codes.max(initial=0) + 1)).astype(np.float32))
+    return out
+
+
 def grams(feats: Features, rows: np.ndarray, bw: Bandwidths) -> np.ndarray:
-    """Every part's kernel for a block of prompts: (parts, prompts, width, width), float32."""
+    """The non-categorical parts' kernels for a block of prompts: (parts, prompts, width, width)."""
     idx = np.maximum(rows, 0)
     t, n = rows.shape
-    out = np.empty((len(PARTS), t, n, n), dtype=np.float32)
+    out = np.empty((GRAM_PARTS, t, n, n), dtype=np.float32)
     out[0] = hamming(feats, rows)
     out[1] = _wording(feats, rows)
     out[2] = _gaussian(feats.log_length[idx].astype(np.float32), bw.length)
@@ -179,7 +195,4 @@ def grams(feats: Features, rows: np.ndarray, bw: Bandwidths) -> np.ndarray:
     both = present[:, :, None] & present[:, None, :]
     kernel = np.where(both, _gaussian(np.nan_to_num(tokens), bw.tokens), np.float32(0.0))
     out[3] = np.where(~present[:, :, None] & ~present[:, None, :], np.float32(1.0), kernel)
-    for k, part in enumerate(CATEGORICAL, start=4):
-        codes = feats.categories[part][idx]
-        out[k] = codes[:, :, None] == codes[:, None, :]
     return out

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analyzer.audit.kernels import PARTS, Bandwidths, Features, grams
+from analyzer.audit.kernels import PARTS, Bandwidths, Features, category_onehots, grams
 
 CHOICES = (999, 499, 199, 99, 49)
 """Permutation counts tried, largest first; the largest within `WORK_BUDGET` is used, never one so
@@ -42,18 +42,17 @@ class PermutationStats:
 
 
 def _labels(n_ref: np.ndarray, mask: np.ndarray, permutations: int, rng: np.random.Generator) -> np.ndarray:
-    """(prompts, width, 1 + permutations) reference indicators: observed first, then random ones."""
+    """(prompts, width, 1 + permutations) reference indicators: observed first, then random ones.
+
+    Each permutation labels reference the `n_ref` samples with the smallest uniform keys (float64:
+    a tie is practically impossible), so each is a uniform random subset of the prompt's samples."""
     t, n = mask.shape
     observed = (np.arange(n)[None, :] < n_ref[:, None]).astype(np.float32)[:, :, None]
-    if mask.all():  # no padding: shuffle each prompt's labels in place
-        shuffled = rng.permuted(np.repeat(observed, permutations, axis=2), axis=1)
-        return np.concatenate([observed, shuffled], axis=2)
-    keys = rng.random((t, n, permutations), dtype=np.float32)
-    keys[~mask] = 2.0  # padding sorts last, so it is never labelled reference
-    order = np.argsort(keys, axis=1)
-    chosen = np.broadcast_to((np.arange(n)[None, :] < n_ref[:, None])[:, :, None], order.shape)
-    permuted = np.zeros((t, n, permutations), dtype=np.float32)
-    np.put_along_axis(permuted, order, chosen.astype(np.float32), axis=1)
+    keys = rng.random((t, permutations, n))
+    keys[np.broadcast_to(~mask[:, None, :], keys.shape)] = 2.0  # padding is never reference
+    kth = np.broadcast_to((n_ref - 1)[:, None, None], (t, permutations, 1))
+    threshold = np.take_along_axis(np.sort(keys, axis=-1), kth, axis=-1)
+    permuted = (keys <= threshold).astype(np.float32).transpose(0, 2, 1)
     return np.concatenate([observed, permuted], axis=2)
 
 
@@ -65,6 +64,28 @@ def _pair_sums(gram: np.ndarray, labels: np.ndarray, mask: np.ndarray) -> tuple[
     across = np.einsum("tnp,ktn->ktp", labels, km[..., 0]) - xx
     total = np.einsum("tn,ktn->kt", mask.astype(np.float32), km[..., 0])[:, :, None]
     return xx, across, total - 2 * across - xx
+
+
+def _category_sums(onehot: np.ndarray, labels: np.ndarray, mask: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The same sums for a delta kernel from counts per category (prompts x categories x columns)."""
+    onehot = onehot * mask[:, :, None]
+    ref = np.matmul(onehot.transpose(0, 2, 1), labels)  # reference samples per category
+    every = onehot.sum(axis=1)[:, :, None]
+    xx = (ref * ref).sum(axis=1)
+    across = (ref * every).sum(axis=1) - xx
+    total = (every * every).sum(axis=1)
+    return xx, across, total - 2 * across - xx
+
+
+def _block_sums(
+    feats: Features, block: np.ndarray, bw: Bandwidths, labels: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """(xx, across, yy), each (parts, prompts, columns), in `PARTS` order."""
+    mask = block >= 0
+    sums = [list(_pair_sums(grams(feats, block, bw), labels, mask))]
+    for onehot in category_onehots(feats, block):
+        sums.append([x[None] for x in _category_sums(onehot, labels, mask)])
+    return tuple(np.concatenate([s[i] for s in sums]) for i in range(3))
 
 
 def permutation_stats(
@@ -82,7 +103,7 @@ def permutation_stats(
         mask = block >= 0
         n, m = n_ref[s : s + step, None], n_cand[s : s + step, None]
         labels = _labels(n_ref[s : s + step], mask, permutations, rng)
-        xx, xy, yy = _pair_sums(grams(feats, block, bw), labels, mask)
+        xx, xy, yy = _block_sums(feats, block, bw, labels)
         xx, yy = xx - n, yy - m  # the diagonal (each sample with itself) is 1 in every kernel
         mmd[:, s : s + step] = xx / (n * (n - 1)) + yy / (m * (m - 1)) - 2 * xy / (n * m)
         met_sums += np.stack([xx[0].sum(axis=0), yy[0].sum(axis=0), xy[0].sum(axis=0)])

@@ -57,3 +57,20 @@ def test_the_same_machinery_finds_a_sharpened_route() -> None:
     rng = np.random.default_rng(12)
     results = [run_test(s, features(s), 0.05, 99) for s in (_pair(rng, 2.0) for _ in range(10))]
     assert sum(r.p_value <= 0.05 for r in results) >= 7
+
+
+def test_category_counts_give_the_same_sums_as_the_delta_kernel() -> None:
+    from analyzer.audit.permutation import _category_sums, _labels, _pair_sums
+
+    rng = np.random.default_rng(3)
+    codes = rng.integers(0, 3, size=(6, 9))
+    rows = np.where(np.arange(9)[None, :] < np.array([9, 9, 7, 8, 9, 6])[:, None], 1, -1)
+    mask = rows >= 0
+    labels = _labels(np.array([4, 5, 3, 4, 2, 3]), mask, 30, rng)
+    gram = (codes[:, :, None] == codes[:, None, :]).astype(np.float32)[None]
+    onehot = (codes[:, :, None] == np.arange(3)).astype(np.float32)
+    for by_gram, by_counts in zip(
+        _pair_sums(gram, labels, mask), _category_sums(onehot, labels, mask), strict=True
+    ):
+        np.testing.assert_allclose(by_gram[0], by_counts, rtol=1e-6)
+    assert (labels * mask[:, :, None]).sum(axis=1).tolist() == [[k] * 31 for k in (4, 5, 3, 4, 2, 3)]
