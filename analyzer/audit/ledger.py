@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from analyzer.log.model import RunLog
 from analyzer.log.table import log_table
+from analyzer.log.task_set import task_ids
 from analyzer.metrics.token_count import PER_MESSAGE, REPLY_PRIMING, count_text, encoding_name
 
 OVER = 1.05
@@ -82,7 +84,7 @@ class Ledger:
 
 
 def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, np.ndarray]:
-    """Per answered result: task id, reported prompt and completion tokens, counted prompt and answer."""
+    """Per answered result: its task (a group number), reported and counted prompt and answer tokens."""
     cols = log_table(log).results
 
     def tokens(text: str) -> float:
@@ -92,11 +94,11 @@ def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, n
 
     prompt_tokens = {str(t.task_id): tokens(t.prompt) for t in log.tasks or []}
     ok = np.array([s == "ok" for s in cols["status"]], dtype=bool)
-    ids = np.array([str(t) for t in cols["task_id"]], dtype=object)[ok]
+    ids = np.array(task_ids(log), dtype=object)[ok]
     answers = [a for a, k in zip(cols["answer"], ok, strict=True) if k]
     unique = {a: tokens(a) for a in set(answers) if isinstance(a, str)}
     return {
-        "task": ids,
+        "task": pd.factorize(ids)[0],
         "prompt_reported": _floats(cols["prompt_tokens"], ok),
         "completion_reported": _floats(cols["completion_tokens"], ok),
         "prompt_content": np.array([prompt_tokens.get(i, np.nan) for i in ids], dtype=np.float64),
@@ -113,7 +115,7 @@ def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Rati
     if not both.any() or counted[both].sum() <= 0:
         return Ratio(0, 0, None, None, 0, UNMEASURED)
     r, c, t = reported[both], counted[both], tasks[both]
-    _, group = np.unique(t.astype(str), return_inverse=True)
+    _, group = np.unique(t, return_inverse=True)
     r_sum, c_sum = np.bincount(group, r), np.bincount(group, c)
     ratio = float(r.sum() / c.sum())
     low, high = _interval(r_sum, c_sum, ratio)

@@ -17,7 +17,7 @@ import numpy as np
 from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog
 from analyzer.log.table import log_table
-from analyzer.log.task_set import pairing, task_set
+from analyzer.log.task_set import pairing, task_ids, task_set
 
 MIN_PER_ROUTE = 2
 """Samples a prompt needs on each route to enter the test (an unbiased MMD needs two)."""
@@ -75,7 +75,7 @@ class _Groups:
 
 def _groups(log: RunLog, shared: frozenset[str]) -> _Groups:
     cols = log_table(log).results
-    ids = np.array([str(t) for t in cols["task_id"]], dtype=object)
+    ids = np.array(task_ids(log), dtype=object)
     in_shared = np.fromiter((t in shared for t in ids), dtype=bool, count=len(ids))
     ok = np.fromiter((s == "ok" for s in cols["status"]), dtype=bool, count=len(ids))
     keep = np.nonzero(in_shared & ok)[0]

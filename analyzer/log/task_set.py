@@ -15,8 +15,13 @@ from analyzer.log.table import log_table
 
 
 def task_ids(log: RunLog) -> list[str]:
-    """Every result's task id as text, read from the log's columns (no result objects are built)."""
-    return [str(t) for t in log_table(log).results["task_id"]]
+    """Every result's task id as text, read from the log's columns (no result objects are built) and
+    kept with its table, so each reader of a loaded log converts them once."""
+    table = log_table(log)
+    ids = table.cache.get("task_id_list")
+    if ids is None:
+        ids = table.cache["task_id_list"] = [str(t) for t in table.results["task_id"]]
+    return list(ids)
 
 
 def _digest(text: str) -> str:
