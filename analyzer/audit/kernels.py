@@ -78,17 +78,13 @@ def _category_codes(values: list[object]) -> np.ndarray:
 
 def features(samples: Samples) -> Features:
     """Each pooled sample's features, computed once for the test and every resample of it."""
-    answers = pd.Series(samples.columns["answer"], dtype=object).where(
-        lambda a: a.map(lambda v: isinstance(v, str)), ""
-    )
-    codes, distinct = pd.factorize(answers)
+    codes, distinct = pd.factorize(pd.Series(samples.columns["answer"], dtype=object))
     ids = np.asarray(codes, dtype=np.int64)
-    texts = [str(t) for t in distinct]
+    ids[ids < 0] = len(distinct)  # no answer reads as the empty text
+    texts = [t if isinstance(t, str) else "" for t in distinct] + [""]
     lengths = np.array([len(t) for t in texts], dtype=np.float64)
     width = int(min(OPENING_CHARS, lengths.max(initial=0)))
-    tokens = np.array(
-        [np.nan if t is None else float(t) for t in samples.columns["completion_tokens"]], dtype=np.float64
-    )
+    tokens = pd.to_numeric(pd.Series(samples.columns["completion_tokens"], dtype=object)).to_numpy(np.float64)
     return Features(
         texts,
         ids,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog
@@ -79,8 +80,11 @@ def _groups(log: RunLog, shared: frozenset[str]) -> _Groups:
     in_shared = np.fromiter((t in shared for t in ids), dtype=bool, count=len(ids))
     ok = np.fromiter((s == "ok" for s in cols["status"]), dtype=bool, count=len(ids))
     keep = np.nonzero(in_shared & ok)[0]
-    order = keep[np.argsort(ids[keep], kind="stable")]
-    names, starts, counts = np.unique(ids[order], return_index=True, return_counts=True)
+    codes, distinct = pd.factorize(ids[keep])
+    names = np.asarray(distinct, dtype=object)
+    order = keep[np.argsort(codes, kind="stable")]
+    counts = np.bincount(codes, minlength=len(names))
+    starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     columns = {c: list(cols[c]) for c in COLUMNS}
     return _Groups(names, starts, counts, order, columns, int((in_shared & ~ok).sum()))
 
