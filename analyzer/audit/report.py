@@ -24,15 +24,16 @@ def _identity_sentence(v: IdentityVerdict) -> str:
         f"combined test over {numbers.counted(v.tested_prompts, 'prompt')}, "
         f"{numbers.count(v.samples[0])} and {numbers.count(v.samples[1])} samples, "
         f"{numbers.count(v.permutations)} within-prompt permutations, alpha {v.alpha:g}"
+        + (", prompts paired by task id alone (a log does not record them)" if v.by_id_only else "")
     )
     met = numbers.p_value(v.met_p_value, "MET baseline p")
     if v.verdict == DIFFER:
         what = PART_WORDS[v.differs_most or "opening"]
+        alone = "differs on its own" if v.prompts_differing == 1 else "differ on their own"
         return (
             f"Identity: the routes differ ({numbers.p_value(v.p_value)}; {met}; {rule}); "
-            f"{what} differs most; "
-            f"{numbers.counted(v.prompts_differing, 'prompt')} differ on their own (Benjamini-Hochberg at "
-            f"{v.alpha:g}). {CAVEAT}"
+            f"{what} differs most; {numbers.counted(v.prompts_differing, 'prompt')} {alone} "
+            f"(Benjamini-Hochberg at {v.alpha:g}). {CAVEAT}"
         )
     power = v.power
     could = (
@@ -49,7 +50,7 @@ def _identity_sentence(v: IdentityVerdict) -> str:
 def _ratio_text(name: str, r: Ratio) -> str:
     if r.ratio is None:
         return f"{name} tokens not recorded"
-    return f"{name} tokens {numbers.num_ci(r.ratio, r.interval, 3)}x counted ({r.verdict})"
+    return f"{name} tokens reported / counted {numbers.num_ci(r.ratio, r.interval, 3)} ({r.verdict})"
 
 
 def _sentences(audit: Audit) -> list[str]:
