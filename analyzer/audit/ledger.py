@@ -93,21 +93,22 @@ def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, n
         return counted[text]
 
     prompt_tokens = {str(t.task_id): tokens(t.prompt) for t in log.tasks or []}
-    ok = np.array([s == "ok" for s in cols["status"]], dtype=bool)
-    ids = np.array(task_ids(log), dtype=object)[ok]
-    answers = [a for a, k in zip(cols["answer"], ok, strict=True) if k]
-    unique = {a: tokens(a) for a in set(answers) if isinstance(a, str)}
+    ok = np.asarray(pd.Series(cols["status"], dtype=object).eq("ok").to_numpy(), dtype=bool)
+    ids = pd.Series(task_ids(log), dtype=object)[ok]
+    answers = pd.Series(cols["answer"], dtype=object)[ok]
+    unique = {a: tokens(a) for a in answers.unique() if isinstance(a, str)}
     return {
         "task": pd.factorize(ids)[0],
         "prompt_reported": _floats(cols["prompt_tokens"], ok),
         "completion_reported": _floats(cols["completion_tokens"], ok),
-        "prompt_content": np.array([prompt_tokens.get(i, np.nan) for i in ids], dtype=np.float64),
-        "answer": np.array([unique.get(a, np.nan) if isinstance(a, str) else np.nan for a in answers]),
+        "prompt_content": ids.map(prompt_tokens).to_numpy(np.float64, na_value=np.nan),
+        "answer": answers.map(unique).to_numpy(np.float64, na_value=np.nan),
     }
 
 
 def _floats(values: Any, ok: np.ndarray) -> np.ndarray:
-    return np.array([np.nan if v is None else v for v in values], dtype=np.float64)[ok]
+    """A column of counts as floats, NaN where not recorded, answered results only."""
+    return pd.to_numeric(pd.Series(values, dtype=object)).to_numpy(np.float64, na_value=np.nan)[ok]
 
 
 def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Ratio:
