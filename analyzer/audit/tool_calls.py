@@ -43,15 +43,27 @@ class ToolFidelity:
     verdict: str
 
 
+def _validator(schema: Any) -> Any:
+    """A validator for a tool's parameters schema, built once; None when the schema itself is invalid
+    (no call can match it)."""
+    schema = schema if isinstance(schema, dict) else {}
+    cls = jsonschema.validators.validator_for(schema)
+    try:
+        cls.check_schema(schema)
+    except jsonschema.SchemaError:
+        return None
+    return cls(schema)
+
+
 def _declared(log: RunLog) -> dict[str, dict[str, Any]]:
-    """Per task id: tool name -> its parameters schema."""
+    """Per task id: tool name -> the validator of its parameters schema."""
     out: dict[str, dict[str, Any]] = {}
     for task in log.tasks or []:
         tools = (task.model_extra or {}).get("tools")
         if isinstance(tools, list):
             fns = [t.get("function") for t in tools if isinstance(t, dict)]
             out[str(task.task_id)] = {
-                f["name"]: f.get("parameters") or {}
+                f["name"]: _validator(f.get("parameters") or {})
                 for f in fns
                 if isinstance(f, dict) and isinstance(f.get("name"), str)
             }
@@ -66,13 +78,8 @@ def _check(name: str, arguments: Any, tools: dict[str, Any]) -> tuple[bool, bool
         return False, name in tools, False
     if name not in tools:
         return True, False, False
-    try:
-        jsonschema.validate(value, tools[name])
-    except jsonschema.ValidationError:
-        return True, True, False
-    except jsonschema.SchemaError:
-        return True, True, False
-    return True, True, True
+    validator = tools[name]
+    return True, True, validator is not None and validator.is_valid(value)
 
 
 def route_calls(log: RunLog) -> RouteCalls:
