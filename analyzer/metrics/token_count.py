@@ -42,8 +42,9 @@ def _encoding(name: str) -> Any:
 
 
 def count_text(text: str, encoding: str = O200K) -> int:
-    """Tokens of a text (special-token spellings counted as plain text, as an API does for content)."""
-    return len(_encoding(encoding).encode(text, disallowed_special=()))
+    """Tokens of a text (special-token spellings counted as plain text, as an API does for content;
+    `encode_ordinary` is that, without the special-token checks: half the time per call)."""
+    return len(_encoding(encoding).encode_ordinary(text))
 
 
 def _content_text(content: Any) -> str:
