@@ -1,10 +1,10 @@
 """The token ledger of two logs: tokens each route reported against tokens counted here, offline.
 
 Counted prompt tokens are the task prompt's tokens plus an overhead per request (the chat format, a
-system prompt the log does not record) learnt from the reference route as the median of its reported
+system prompt the log does not record) learnt from the reference route as the mean of its reported
 minus its prompt's tokens; without reported figures on the reference, the cookbook's rule for one
 user message. Counted completion tokens are the visible answer (or tool call) plus the reference's
-median extra (hidden reasoning, end tokens). So the reference reads about 1 by construction, and the
+mean extra (hidden reasoning, end tokens). So the reference reads exactly 1 by construction, and the
 candidate's ratio says how far its bill strays from what the reference's would be for the same text.
 Ratios are sums over results; the 95 % interval is a bootstrap over prompts (results of one prompt
 move together). Verdicts: `overbilled` when the interval lies above `OVER`, `underbilled` when it lies
@@ -140,9 +140,10 @@ def _interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float
     return ratio - 1.96 * sd, ratio + 1.96 * sd
 
 
-def _median_gap(reported: np.ndarray, counted: np.ndarray) -> float | None:
+def _mean_gap(reported: np.ndarray, counted: np.ndarray) -> float | None:
+    """The per-request tokens that make the route's reported sum equal its counted sum."""
     both = np.isfinite(reported) & np.isfinite(counted)
-    return float(np.median(reported[both] - counted[both])) if both.any() else None
+    return float(np.mean(reported[both] - counted[both])) if both.any() else None
 
 
 def token_ledger(reference: RunLog, candidate: RunLog) -> Ledger:
@@ -153,8 +154,8 @@ def token_ledger(reference: RunLog, candidate: RunLog) -> Ledger:
     enc = encoding_name(model)
     counted: dict[str, float] = {}  # both logs hold the same prompts: each text is counted once
     ref, cand = _texts(reference, enc, counted), _texts(candidate, enc, counted)
-    gap_p = _median_gap(ref["prompt_reported"], ref["prompt_content"])
-    gap_c = _median_gap(ref["completion_reported"], ref["answer"])
+    gap_p = _mean_gap(ref["prompt_reported"], ref["prompt_content"])
+    gap_c = _mean_gap(ref["completion_reported"], ref["answer"])
     learnt = gap_p is not None
     over_p = gap_p if gap_p is not None else float(COOKBOOK_PROMPT_OVERHEAD)
     over_c = gap_c if gap_c is not None else 0.0
