@@ -25,6 +25,7 @@ import numpy as np
 from analyzer.audit import audit_figures, audit_logs
 from analyzer.audit.identity import run_test
 from analyzer.audit.kernels import features
+from analyzer.audit.ledger import _ratio
 from analyzer.audit.samples import COLUMNS, Samples, padded
 from analyzer.importers import load_any
 from analyzer.metrics.token_count import count_exchange, count_text
@@ -171,6 +172,24 @@ def proxy_cost(repeats: int = 2000) -> tuple[float, float, int]:
     return float(np.median(counted)) * 1e6, float(np.median(parsed)) * 1e6, size
 
 
+def ledger_coverage(runs: int = 2000) -> list[str]:
+    """Coverage of the ledger's 95 % interval: routes billing 1.1x on average, per-prompt factors
+    lognormal (spread sigma), prompts of 50 to 2,000 tokens."""
+    rng = np.random.default_rng(0)
+    lines = []
+    for prompts in (5, 25, 100):
+        for sigma in (0.1, 0.4, 0.8):
+            hits = 0
+            for _ in range(runs):
+                counted = rng.integers(5, 200, size=prompts).astype(np.float64) * 10
+                reported = counted * 1.1 * np.exp(rng.normal(0, sigma, size=prompts))
+                r = _ratio(reported, counted, np.arange(prompts))
+                true = 1.1 * np.exp(sigma**2 / 2)
+                hits += r.interval is not None and r.interval[0] <= true <= r.interval[1]
+            lines.append(f"{prompts} prompts, sigma {sigma}: {hits / runs:.3f}")
+    return lines
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=200)
@@ -189,6 +208,7 @@ def main() -> None:
         fig = audit_figures(audit_logs(*pair))["tokens"]
         ratios = f"prompt {fig['prompt_ratio']:.3f}, completion {fig['completion_ratio']:.3f}"
         print(f"tokens, {name}: {ratios} ({fig['verdict']})")
+    print("ledger interval coverage (95 % stated):", "; ".join(ledger_coverage()))
     counted, parsed, size = proxy_cost()
     print(
         f"count_exchange ({size:,} prompt tokens and a 2,000-character reply): median {counted:.0f} us; "

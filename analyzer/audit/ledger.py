@@ -6,7 +6,7 @@ minus its prompt's tokens; without reported figures on the reference, the cookbo
 user message. Counted completion tokens are the visible answer (or tool call) plus the reference's
 mean extra (hidden reasoning, end tokens). So the reference reads exactly 1 by construction, and the
 candidate's ratio says how far its bill strays from what the reference's would be for the same text.
-Ratios are sums over results; the 95 % interval is a bootstrap over prompts (results of one prompt
+Ratios are sums over results; the 95 % interval is a jackknife over prompts (results of one prompt
 move together). Verdicts: `overbilled` when the interval lies above `OVER`, `underbilled` when it lies
 below `UNDER`, `as counted` otherwise, `unmeasured` when no result has both figures.
 """
@@ -27,8 +27,6 @@ from analyzer.metrics.token_count import PER_MESSAGE, REPLY_PRIMING, count_text,
 OVER = 1.05
 UNDER = 0.95
 OVERBILLED, AS_COUNTED, UNDERBILLED, UNMEASURED = "overbilled", "as counted", "underbilled", "unmeasured"
-BOOTSTRAP = 2000
-BOOTSTRAP_PROMPTS = 2000
 COOKBOOK_PROMPT_OVERHEAD = PER_MESSAGE + 1 + REPLY_PRIMING
 """One user message by the cookbook's rule: its 3 tokens, the role's 1, the reply's 3."""
 
@@ -119,25 +117,44 @@ def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Rati
     _, group = np.unique(t, return_inverse=True)
     r_sum, c_sum = np.bincount(group, r), np.bincount(group, c)
     ratio = float(r.sum() / c.sum())
-    low, high = _interval(r_sum, c_sum, ratio)
+    interval = _interval(r_sum, c_sum, ratio)
+    low, high = interval if interval is not None else (-np.inf, np.inf)
     verdict = OVERBILLED if low > OVER else UNDERBILLED if high < UNDER else AS_COUNTED
     own = r / np.maximum(c, 1e-9)
     over, under = float((own > OVER).mean()), float((own < UNDER).mean())
-    return Ratio(int(r.sum()), int(round(c.sum())), ratio, (low, high), int(both.sum()), verdict, over, under)
+    return Ratio(int(r.sum()), int(round(c.sum())), ratio, interval, int(both.sum()), verdict, over, under)
 
 
-def _interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float, float]:
-    """95 % interval of a ratio of sums over prompts: a bootstrap over prompts up to `BOOTSTRAP_PROMPTS`,
-    beyond that the delta method's normal interval (the bootstrap's cost grows with prompts x resamples)."""
+T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262)
+"""The t distribution's 97.5 % quantile for 1 to 9 degrees of freedom (statistical tables)."""
+
+
+def t_quantile(df: float, z: float = 1.959963984540054) -> float:
+    """The t distribution's 97.5 % quantile: the table below 10 degrees of freedom (a fractional df
+    rounded down, the wider side), the Cornish-Fisher expansion from 10 on (within 0.001 there)."""
+    if df < 10:
+        return T_975[max(int(df), 1) - 1]
+    return (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
+
+
+def _interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float, float] | None:
+    """95 % interval of a ratio of sums over prompts: the jackknife (leave one prompt out) standard
+    error with a t quantile on the prompts' effective number (their counted tokens as weights);
+    None with fewer than 2 prompts. Its coverage is measured in scripts/bench_audit.py."""
     t = len(r_sum)
-    if t <= BOOTSTRAP_PROMPTS:
-        weights = np.random.default_rng(3).poisson(1.0, size=(BOOTSTRAP, t)).astype(np.float64)
-        boot = (weights @ r_sum) / np.maximum(weights @ c_sum, 1e-9)
-        low, high = (float(x) for x in np.quantile(boot, [0.025, 0.975]))
-        return low, high
-    resid = r_sum - ratio * c_sum
-    sd = float(np.sqrt(t / (t - 1) * (resid**2).sum()) / c_sum.sum())
-    return ratio - 1.96 * sd, ratio + 1.96 * sd
+    if t < 2:
+        return None
+    total_r, total_c = r_sum.sum(), c_sum.sum()
+    loo = (total_r - r_sum) / np.maximum(total_c - c_sum, 1e-9)
+    sd = float(np.sqrt((t - 1) / t * ((loo - loo.mean()) ** 2).sum()))
+    effective = total_c**2 / (c_sum**2).sum()
+    q = t_quantile(max(float(effective) - 1, 1.0))
+    return ratio - q * sd, ratio + q * sd
 
 
 def _mean_gap(reported: np.ndarray, counted: np.ndarray) -> float | None:
