@@ -16,7 +16,7 @@ from analyzer.safety.terminal_text import json_text
 
 
 def audit(args: argparse.Namespace) -> int:
-    live = any(getattr(args, k) for k in ("tasks", "reference", "candidate", "samples"))
+    live = any(getattr(args, k) is not None for k in ("tasks", "reference", "candidate", "samples"))
     if live:
         if args.files:
             raise RerunLensError("audit: give either two logs or --reference and --candidate URLs, not both")
