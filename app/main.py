@@ -49,6 +49,7 @@ page = st.navigation(
             st.Page(VIEWS / "new_run.py", title="New run", icon=":material/play_arrow:", url_path="new-run"),
             st.Page(VIEWS / "watch.py", title="Watch a run", icon=":material/visibility:", url_path="watch"),
             st.Page(VIEWS / "history.py", title="History", icon=":material/timeline:", url_path="history"),
+            st.Page(VIEWS / "audit.py", title="Audit", icon=":material/verified:", url_path="audit"),
         ],
     }
 )

@@ -104,6 +104,7 @@ LAYERS = (
     ("analyzer.report",),
     ("analyzer.simulator",),
     ("analyzer.runner",),
+    ("analyzer.audit",),
     ("analyzer.proxy",),
     ("analyzer.history",),
     ("analyzer.coding_tools",),

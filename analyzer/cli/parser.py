@@ -21,6 +21,7 @@ LOG_COMMANDS = "analyzer.cli.log_commands"
 RUN_COMMANDS = "analyzer.cli.run_commands"
 CODING_TOOL_COMMANDS = "analyzer.cli.route_commands"
 PROXY_COMMANDS = "analyzer.cli.proxy_commands"
+AUDIT_COMMANDS = "analyzer.cli.audit_commands"
 CODING_TOOLS = ("claude-code", "codex", "cc-switch")
 """`route export --for` choices (analyzer.coding_tools.TOOLS, not imported: it loads the profile)."""
 
@@ -61,6 +62,7 @@ def build_parser(with_route_flags: str | None = None) -> argparse.ArgumentParser
     _add_wrap(sub, with_route_flags in (None, "wrap"))
     add_history(sub, add_command)
     add_monitor(sub, add_command, add_route_flags if with_route_flags in (None, "monitor") else None)
+    _add_audit(sub)
     return parser
 
 
@@ -572,3 +574,35 @@ def _add_wrap(sub: argparse._SubParsersAction, route: bool) -> None:
     if route:
         add_route_flags(p, repeat=False)
     p.add_argument("command", nargs=argparse.REMAINDER, help="-- then the command to run")
+
+
+def _add_audit(sub: argparse._SubParsersAction) -> None:
+    p = add_command(
+        sub,
+        "audit",
+        "Audit a route against a reference route: same model (identity test), tokens billed as counted, "
+        "tool calls as valid. Two logs of the same prompts, or a live audit of two URLs.",
+        [
+            "rerunlens audit reference.altk_runs.json candidate.altk_runs.json",
+            "rerunlens audit --samples 10 --reference https://api.openai.com/v1 --candidate https://gateway.example/v1",
+        ],
+        f"{AUDIT_COMMANDS}:audit",
+    )
+    p.add_argument("files", nargs="*", metavar="LOG", help="the reference route's log, then the candidate's")
+    p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
+    p.add_argument("--alpha", type=_unit_float, default=0.05, help="the test's level (default: 0.05)")
+    p.add_argument("--html", metavar="FILE", help="also write the audit as one HTML page")
+    g = p.add_argument_group("live audit (sends requests to both routes)")
+    g.add_argument("--tasks", metavar="FILE", help="task file of prompts (default: the built-in probe set)")
+    g.add_argument("--samples", type=int, metavar="N", help="samples per prompt and route (default: 10)")
+    g.add_argument("--reference", metavar="URL", help="the reference route's base URL")
+    g.add_argument("--candidate", metavar="URL", help="the candidate route's base URL")
+    g.add_argument(
+        "--model", default="gpt-4.1", help="the model both routes are asked for (default: gpt-4.1)"
+    )
+    g.add_argument("--temperature", type=_finite_float, default=1.0, help="sampling temperature (default: 1)")
+    g.add_argument("--key-env", metavar="VAR", help="the variable holding the key for both routes")
+    g.add_argument("--reference-key-env", metavar="VAR", help="the reference route's key variable")
+    g.add_argument("--candidate-key-env", metavar="VAR", help="the candidate route's key variable")
+    g.add_argument("--out", metavar="DIR", default=".", help="where both logs are written (default: .)")
+    g.add_argument("--yes", action="store_true", help="start without asking, whatever the cost")

@@ -11,6 +11,17 @@ import hashlib
 from dataclasses import dataclass
 
 from analyzer.log.model import RunLog
+from analyzer.log.table import log_table
+
+
+def task_ids(log: RunLog) -> list[str]:
+    """Every result's task id as text, read from the log's columns (no result objects are built) and
+    kept with its table, so each reader of a loaded log converts them once."""
+    table = log_table(log)
+    ids = table.cache.get("task_id_list")
+    if ids is None:
+        ids = table.cache["task_id_list"] = [str(t) for t in table.results["task_id"]]
+    return list(ids)
 
 
 def _digest(text: str) -> str:
@@ -37,7 +48,7 @@ class TaskSet:
 
 def task_set(log: RunLog) -> TaskSet:
     """The ids of every task the log ran or lists, with the prompts its task list records."""
-    ids = {str(r.task_id) for results in log.runs for r in results}
+    ids = set(task_ids(log))
     hashes: dict[str, str] = {}
     for spec in log.tasks or []:
         ids.add(str(spec.task_id))

@@ -111,10 +111,21 @@ def _derived(prompt: str, scenario: Scenario) -> TaskDist:
     return TaskDist(tuple(texts), tuple(logits), _derived_flake(prompt, scenario))
 
 
-def backend_logits(dist: TaskDist, backend: Backend, scenario: Scenario, prompt: str) -> list[float]:
-    """The task's logits as one backend sees them: a stable per-backend perturbation."""
+Nudge = tuple[str, float]
+"""Another model served in a backend's place: (its id, how far its preferences stray from the backend's)."""
+
+
+def backend_logits(
+    dist: TaskDist, backend: Backend, scenario: Scenario, prompt: str, nudge: Nudge | None = None
+) -> list[float]:
+    """The task's logits as one backend sees them: a stable per-backend perturbation, and a substitute
+    model's own stable perturbation on top of it (small for a quantised copy, large for another model)."""
     rng = random.Random(stable_int(scenario.seed, "backend", backend.name, prompt))
-    return [lg + backend.bias * rng.gauss(0.0, 1.0) for lg in dist.logits]
+    logits = [lg + backend.bias * rng.gauss(0.0, 1.0) for lg in dist.logits]
+    if nudge is None:
+        return logits
+    other = random.Random(stable_int(scenario.seed, "nudge", nudge[0], prompt))
+    return [lg + nudge[1] * other.gauss(0.0, 1.0) for lg in logits]
 
 
 def sample(logits: list[float], temperature: float, top_p: float, rng: random.Random) -> int:
@@ -144,16 +155,17 @@ def choose_answer(
     top_p: float,
     seed: int | None,
     draw: random.Random,
+    nudge: Nudge | None = None,
 ) -> str:
     """One reply for a prompt on a backend.
 
     With a request seed the sampling generator depends only on (simulator seed, backend, request seed,
     prompt, parameters), so a backend repeats itself; without one, `draw` (this request's own
     generator) decides. Model noise (`flake`) still resamples some temperature-0 answers, less often
-    with a seed.
+    with a seed. `nudge` serves another model in the backend's place.
     """
     dist = task_distribution(prompt, scenario)
-    logits = backend_logits(dist, backend, scenario, prompt)
+    logits = backend_logits(dist, backend, scenario, prompt, nudge)
     if seed is not None:
         rng = random.Random(
             stable_int(scenario.seed, "seeded", backend.name, seed, prompt, temperature, top_p)

@@ -100,6 +100,38 @@ class AnswerRule(_Cfg):
     """Chance a temperature-0 answer is resampled anyway (model noise); None derives it from the prompt."""
 
 
+class Substitute(_Cfg):
+    """Another model served under the requested name: its answer preferences stray by `shift`."""
+
+    share: float = Field(1.0, ge=0, le=1)
+    """Share of requests it answers (1: another or a quantised model; below 1: a cheaper one at times)."""
+    shift: float = Field(1.0, ge=0)
+    """How far its preferences stray from the backend's, on top of them (small: a quantised copy)."""
+    name: str = "substitute"
+    """Its id (seeds its preferences); never shown: the served name and fingerprint stay the backend's."""
+
+
+class Distortion(_Cfg):
+    """What a dishonest route does behind the same key, URL and served-model name (all off by default)."""
+
+    substitute: Substitute | None = None
+    """Another model answers (all or a share of requests)."""
+    fixed_temperature: float | None = Field(None, ge=0)
+    """The request's temperature is ignored and this one used."""
+    system_prompt: str | None = None
+    """A system prompt the route adds: billed as prompt tokens, and it bends the answers."""
+    truncate_share: float = Field(0.0, ge=0, le=1)
+    """Share of completions cut to half their tokens (finish reason `length`)."""
+    usage_factor: float = Field(1.0, gt=0)
+    """Reported prompt and completion tokens are the served ones times this."""
+    reasoning_tokens: int = Field(0, ge=0)
+    """Hidden reasoning tokens each completion costs (reported in completion_tokens and its details)."""
+    drop_reasoning: bool = False
+    """Reasoning tokens are left out of the usage (served, never reported)."""
+    broken_tool_calls: float = Field(0.0, ge=0, le=1)
+    """Share of tool calls broken: invalid JSON, an undeclared tool or arguments off the schema."""
+
+
 class Scenario(_Cfg):
     """Everything the simulator does; the defaults make a well-behaved, slightly noisy provider."""
 
@@ -136,6 +168,10 @@ class Scenario(_Cfg):
     """Scripted replies, checked before anything random."""
     answers: list[AnswerRule] = Field(default_factory=list)
     """Fixed answer distributions, checked before deriving one from the prompt."""
+    billing: Literal["words", "o200k_base"] = "words"
+    """How usage is counted: words and punctuation marks, or OpenAI's o200k_base by the cookbook rule."""
+    distortion: Distortion = Field(default_factory=Distortion)
+    """What a dishonest route does (the route audit's test cases); nothing by default."""
 
 
 def load_scenario(path: str | Path) -> Scenario:

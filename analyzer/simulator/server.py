@@ -14,6 +14,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import analyzer.simulator.distortion as route_distortion
 from analyzer.simulator.agent import parse_tool_reply
 from analyzer.simulator.engine import choose_answer, count_tokens, stable_int, text_embedding
 from analyzer.simulator.judge import simulated_verdict
@@ -279,16 +280,20 @@ class _Handler(BaseHTTPRequestHandler):
             return
         backend = state.backend_for(key, retry, draw)
         seed = body.get("seed")
+        distortion = scenario.distortion
+        temperature = float(body.get("temperature", 1.0) if body.get("temperature") is not None else 1.0)
         text = choose_answer(
             prompt,
             backend,
             scenario,
-            temperature=float(body.get("temperature", 1.0) if body.get("temperature") is not None else 1.0),
+            temperature=temperature if distortion.fixed_temperature is None else distortion.fixed_temperature,
             top_p=float(body["top_p"]) if body.get("top_p") is not None else 1.0,
             seed=seed if isinstance(seed, int) else None,
             draw=draw,
+            nudge=route_distortion.substitute_for(distortion, draw),
         )
-        self._send(200, _completion(body, model, messages, text, backend, state.requests))
+        reply = _completion(body, model, messages, text, backend, state.requests)
+        self._send(200, _distorted(reply, body, messages, scenario, draw))
 
     def _fault(self, prompt: str, key: str | None, draw: random.Random) -> bool:
         """Answer with the scripted or drawn fault for this request, if any; True when one was sent."""
@@ -406,6 +411,31 @@ def _completion(
             "total_tokens": prompt_tokens + tokens,
         },
     }
+
+
+def _distorted(
+    reply: dict[str, Any], body: dict[str, Any], messages: list[Any], scenario: Scenario, draw: random.Random
+) -> dict[str, Any]:
+    """The honest reply as the scenario's route bends it: tool calls, cut completions, usage."""
+    d = scenario.distortion
+    choice = reply["choices"][0]
+    message = choice["message"]
+    call = route_distortion.tool_call(body, d, draw) if "tool_calls" not in message else None
+    if call is not None:
+        function = {"name": call[0], "arguments": call[1]}
+        message.update(
+            content=None, tool_calls=[{"id": f"call_{reply['id']}", "type": "function", "function": function}]
+        )
+        choice["finish_reason"] = "tool_calls"
+    elif isinstance(message.get("content"), str):
+        cut = route_distortion.truncated(message["content"], d, draw)
+        if cut is not None:
+            message["content"], choice["finish_reason"] = cut, "length"
+    served = count_tokens(message["content"]) if isinstance(message.get("content"), str) else 1
+    honest = scenario.billing == "words" and d == type(d)() and call is None
+    if not honest:
+        reply["usage"] = route_distortion.usage(scenario, messages, message, served)
+    return reply
 
 
 class _Server(ThreadingHTTPServer):

@@ -1,0 +1,123 @@
+"""The identity test between two routes: do they serve one distribution of completions per prompt?
+
+The statistic uses every kind of evidence the logs carry: each part (`kernels.PARTS`) gives a sum
+over prompts of per-prompt unbiased MMD², standardized by its own permutation distribution; the
+test statistic is the largest of those standardized parts and of their scaled sum (one wide signal or
+many small ones). All parts see the same within-prompt permutations, and standardizing by the whole
+set of permuted values is symmetric in it, so the rank p-value keeps its level exactly.
+Per prompt, the same statistic gives a p-value; prompts that differ are picked by Benjamini-Hochberg
+at the same alpha (false discovery rate).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from analyzer.audit.kernels import PARTS, Features, bandwidths
+from analyzer.audit.permutation import permutation_count, permutation_stats
+from analyzer.audit.samples import Samples
+
+MIN_SAMPLES = 20
+"""Samples each route needs, over prompts with two or more on each side, before the test is run."""
+MIN_PROMPTS = 2
+"""Prompts the test needs (two samples on each route each)."""
+PART_WORDS = {
+    "opening": "the opening characters",
+    "wording": "the wording",
+    "length": "the length",
+    "tokens": "the completion tokens",
+    "finish reason": "the finish reason",
+    "served model": "the served model name",
+    "fingerprint": "the system fingerprint",
+}
+"""How each part reads in a sentence."""
+
+
+def _standardized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Values standardized over their last axis (observed and permuted alike), and which vary."""
+    sd = values.std(axis=-1, keepdims=True)
+    varies = sd > 1e-12 * (1 + np.abs(values).mean(axis=-1, keepdims=True))
+    z = np.where(varies, (values - values.mean(axis=-1, keepdims=True)) / np.where(varies, sd, 1.0), 0.0)
+    return z, varies[..., 0]
+
+
+def combined(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(parts, ..., columns) -> the test statistic per column, and each part's standardized values."""
+    z, varies = _standardized(values)
+    active = np.maximum(varies.sum(axis=0), 1)[..., None]
+    return np.maximum(z.max(axis=0), z.sum(axis=0) / np.sqrt(active)), z
+
+
+def rank_p(stat: np.ndarray) -> np.ndarray:
+    """Rank p-value of column 0 among all columns (last axis), the observed one counted."""
+    obs = stat[..., :1]
+    return (stat >= obs - 1e-9 * (1 + np.abs(obs))).mean(axis=-1)
+
+
+def benjamini_hochberg(p: np.ndarray, alpha: float) -> np.ndarray:
+    """Which hypotheses the Benjamini-Hochberg step-up rejects at false discovery rate alpha."""
+    order = np.argsort(p)
+    ranked = p[order] <= alpha * np.arange(1, len(p) + 1) / max(len(p), 1)
+    cut = int(np.nonzero(ranked)[0].max()) + 1 if ranked.any() else 0
+    out = np.zeros(len(p), dtype=bool)
+    out[order[:cut]] = True
+    return out
+
+
+@dataclass(frozen=True)
+class PromptResult:
+    task_id: str
+    p_value: float
+    differs: bool
+    """Picked by Benjamini-Hochberg at alpha."""
+    part: str
+    """The part whose standardized statistic is largest for this prompt."""
+
+
+@dataclass(frozen=True)
+class IdentityOutcome:
+    """One run of the test on a set of samples."""
+
+    p_value: float
+    met_p_value: float
+    part_z: dict[str, float]
+    prompts: list[PromptResult]
+    permutations: int
+
+
+def run_test(
+    samples: Samples, feats: Features, alpha: float, permutations: int | None = None
+) -> IdentityOutcome:
+    """The combined test and MET's, on the same permutations."""
+    width = samples.rows.shape[1]
+    count = permutations or permutation_count(len(samples.task_ids), width, alpha)
+    stats = permutation_stats(
+        feats, samples.rows, (samples.n_ref, samples.n_cand), bandwidths(feats, samples.rows), count
+    )
+    stat, z = combined(stats.mmd.sum(axis=1))
+    prompt_stat, prompt_z = combined(stats.mmd)
+    prompt_p = rank_p(prompt_stat)
+    picked = benjamini_hochberg(prompt_p, alpha)
+    best = prompt_z[:, :, 0].argmax(axis=0)
+    prompts = [
+        PromptResult(tid, float(prompt_p[i]), bool(picked[i]), PARTS[int(best[i])])
+        for i, tid in enumerate(samples.task_ids)
+    ]
+    return IdentityOutcome(
+        float(rank_p(stat)),
+        float(rank_p(stats.met)),
+        {part: float(z[k, 0]) for k, part in enumerate(PARTS)},
+        sorted(prompts, key=lambda r: r.p_value),
+        count,
+    )
+
+
+def enough(samples: Samples) -> bool:
+    """Whether the samples are enough to test (`MIN_PROMPTS` prompts, `MIN_SAMPLES` per route)."""
+    return (
+        len(samples.task_ids) >= MIN_PROMPTS
+        and int(samples.n_ref.sum()) >= MIN_SAMPLES
+        and int(samples.n_cand.sum()) >= MIN_SAMPLES
+    )

@@ -1,0 +1,193 @@
+"""The token ledger of two logs: tokens each route reported against tokens counted here, offline.
+
+Counted prompt tokens are the task prompt's tokens plus an overhead per request (the chat format, a
+system prompt the log does not record) learnt from the reference route as the mean of its reported
+minus its prompt's tokens; without reported figures on the reference, the cookbook's rule for one
+user message. Counted completion tokens are the visible answer (or tool call) plus the reference's
+mean extra (hidden reasoning, end tokens). So the reference reads exactly 1 by construction, and the
+candidate's ratio says how far its bill strays from what the reference's would be for the same text.
+Ratios are sums over results; the 95 % interval is a jackknife over prompts (results of one prompt
+move together). Verdicts: `overbilled` when the interval lies above `OVER`, `underbilled` when it lies
+below `UNDER`, `as counted` otherwise, `unmeasured` when no result has both figures.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analyzer.log.model import RunLog
+from analyzer.log.table import log_table
+from analyzer.log.task_set import task_ids
+from analyzer.metrics.token_count import PER_MESSAGE, REPLY_PRIMING, count_text, encoding_name
+
+OVER = 1.05
+UNDER = 0.95
+OVERBILLED, AS_COUNTED, UNDERBILLED, UNMEASURED = "overbilled", "as counted", "underbilled", "unmeasured"
+COOKBOOK_PROMPT_OVERHEAD = PER_MESSAGE + 1 + REPLY_PRIMING
+"""One user message by the cookbook's rule: its 3 tokens, the role's 1, the reply's 3."""
+
+
+@dataclass(frozen=True)
+class Ratio:
+    reported: int
+    counted: int
+    ratio: float | None
+    interval: tuple[float, float] | None
+    results: int
+    verdict: str
+    share_over: float | None = None
+    """Share of results whose own reported / counted is above `OVER`."""
+    share_under: float | None = None
+    """Share of results whose own reported / counted is below `UNDER`."""
+
+
+@dataclass(frozen=True)
+class Calls:
+    """Logical calls (results) against HTTP attempts: a retried request is one the provider may bill."""
+
+    results: int
+    attempts: int | None
+    """Attempts recorded over the results that record them; None when no result records attempts."""
+    recorded: int
+    """Results that record their attempts."""
+
+
+@dataclass(frozen=True)
+class RouteLedger:
+    prompt: Ratio
+    completion: Ratio
+    calls: Calls
+
+
+@dataclass(frozen=True)
+class Ledger:
+    encoding: str
+    overhead: tuple[float, float]
+    """Prompt and completion tokens added per request to what is counted (learnt or the cookbook's)."""
+    learnt: bool
+    reference: RouteLedger
+    candidate: RouteLedger
+
+    @property
+    def verdict(self) -> str:
+        verdicts = {self.candidate.prompt.verdict, self.candidate.completion.verdict}
+        for v in (OVERBILLED, UNDERBILLED, AS_COUNTED):
+            if v in verdicts:
+                return v
+        return UNMEASURED
+
+
+def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, np.ndarray]:
+    """Per answered result: its task (a group number), reported and counted prompt and answer tokens."""
+    cols = log_table(log).results
+
+    def tokens(text: str) -> float:
+        if text not in counted:
+            counted[text] = float(count_text(text, encoding))
+        return counted[text]
+
+    prompt_tokens = {str(t.task_id): tokens(t.prompt) for t in log.tasks or []}
+    ok = np.asarray(pd.Series(cols["status"], dtype=object).eq("ok").to_numpy(), dtype=bool)
+    ids = pd.Series(task_ids(log), dtype=object)[ok]
+    answers = pd.Series(cols["answer"], dtype=object)[ok]
+    unique = {a: tokens(a) for a in answers.unique() if isinstance(a, str)}
+    return {
+        "task": pd.factorize(ids)[0],
+        "prompt_reported": _floats(cols["prompt_tokens"], ok),
+        "completion_reported": _floats(cols["completion_tokens"], ok),
+        "prompt_content": ids.map(prompt_tokens).to_numpy(np.float64, na_value=np.nan),
+        "answer": answers.map(unique).to_numpy(np.float64, na_value=np.nan),
+    }
+
+
+def _floats(values: Any, ok: np.ndarray) -> np.ndarray:
+    """A column of counts as floats, NaN where not recorded, answered results only."""
+    return pd.to_numeric(pd.Series(values, dtype=object)).to_numpy(np.float64, na_value=np.nan)[ok]
+
+
+def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Ratio:
+    both = np.isfinite(reported) & np.isfinite(counted)
+    if not both.any() or counted[both].sum() <= 0:
+        return Ratio(0, 0, None, None, 0, UNMEASURED)
+    r, c, t = reported[both], counted[both], tasks[both]
+    _, group = np.unique(t, return_inverse=True)
+    r_sum, c_sum = np.bincount(group, r), np.bincount(group, c)
+    ratio = float(r.sum() / c.sum())
+    interval = _interval(r_sum, c_sum, ratio)
+    low, high = interval if interval is not None else (-np.inf, np.inf)
+    verdict = OVERBILLED if low > OVER else UNDERBILLED if high < UNDER else AS_COUNTED
+    own = r / np.maximum(c, 1e-9)
+    over, under = float((own > OVER).mean()), float((own < UNDER).mean())
+    return Ratio(int(r.sum()), int(round(c.sum())), ratio, interval, int(both.sum()), verdict, over, under)
+
+
+T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262)
+"""The t distribution's 97.5 % quantile for 1 to 9 degrees of freedom (statistical tables)."""
+
+
+def t_quantile(df: float, z: float = 1.959963984540054) -> float:
+    """The t distribution's 97.5 % quantile: the table below 10 degrees of freedom (a fractional df
+    rounded down, the wider side), the Cornish-Fisher expansion from 10 on (within 0.001 there)."""
+    if df < 10:
+        return T_975[max(int(df), 1) - 1]
+    return (
+        z
+        + (z**3 + z) / (4 * df)
+        + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+        + (3 * z**7 + 19 * z**5 + 17 * z**3 - 15 * z) / (384 * df**3)
+    )
+
+
+def _interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float, float] | None:
+    """95 % interval of a ratio of sums over prompts: the jackknife (leave one prompt out) standard
+    error with a t quantile on the prompts' effective number (their counted tokens as weights);
+    None with fewer than 2 prompts. Its coverage is measured in scripts/bench_audit.py."""
+    t = len(r_sum)
+    if t < 2:
+        return None
+    total_r, total_c = r_sum.sum(), c_sum.sum()
+    loo = (total_r - r_sum) / np.maximum(total_c - c_sum, 1e-9)
+    sd = float(np.sqrt((t - 1) / t * ((loo - loo.mean()) ** 2).sum()))
+    effective = total_c**2 / (c_sum**2).sum()
+    q = t_quantile(max(float(effective) - 1, 1.0))
+    return ratio - q * sd, ratio + q * sd
+
+
+def _mean_gap(reported: np.ndarray, counted: np.ndarray) -> float | None:
+    """The per-request tokens that make the route's reported sum equal its counted sum."""
+    both = np.isfinite(reported) & np.isfinite(counted)
+    return float(np.mean(reported[both] - counted[both])) if both.any() else None
+
+
+def token_ledger(reference: RunLog, candidate: RunLog) -> Ledger:
+    """Both routes' reported tokens against the counted ones, the overhead learnt from the reference."""
+    model = (reference.route.model if reference.route else None) or next(
+        (m for m in log_table(reference).results["served_model"] if m), None
+    )
+    enc = encoding_name(model)
+    counted: dict[str, float] = {}  # both logs hold the same prompts: each text is counted once
+    ref, cand = _texts(reference, enc, counted), _texts(candidate, enc, counted)
+    gap_p = _mean_gap(ref["prompt_reported"], ref["prompt_content"])
+    gap_c = _mean_gap(ref["completion_reported"], ref["answer"])
+    learnt = gap_p is not None
+    over_p = gap_p if gap_p is not None else float(COOKBOOK_PROMPT_OVERHEAD)
+    over_c = gap_c if gap_c is not None else 0.0
+
+    def route(cols: dict[str, np.ndarray], log: RunLog) -> RouteLedger:
+        return RouteLedger(
+            _ratio(cols["prompt_reported"], cols["prompt_content"] + over_p, cols["task"]),
+            _ratio(cols["completion_reported"], cols["answer"] + over_c, cols["task"]),
+            _calls(log),
+        )
+
+    return Ledger(enc, (over_p, over_c), learnt, route(ref, reference), route(cand, candidate))
+
+
+def _calls(log: RunLog) -> Calls:
+    counts = [n for n in log_table(log).results["n_attempts"] if n is not None]
+    total = len(log_table(log).results["task_id"])
+    return Calls(total, sum(counts) if counts else None, len(counts))

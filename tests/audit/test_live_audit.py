@@ -1,0 +1,82 @@
+"""The live audit over real HTTP: two simulated routes, the built-in probes, both logs written and tested."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from analyzer.cli.main import main
+from analyzer.simulator import Scenario, Simulator
+from analyzer.simulator.scenario import Distortion
+
+
+def _sim(distortion: Distortion) -> Simulator:
+    return Simulator(Scenario(latency_ms=(0.0, 0.5), billing="o200k_base", distortion=distortion)).start()
+
+
+def test_live_audit_finds_broken_tool_calls_and_dropped_reasoning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("AUDIT_REF_KEY", "sim-ref-key")
+    monkeypatch.setenv("AUDIT_CAND_KEY", "sim-cand-key")
+    ref = _sim(Distortion(reasoning_tokens=12))
+    cand = _sim(Distortion(reasoning_tokens=12, drop_reasoning=True, broken_tool_calls=0.6))
+    try:
+        code = main(
+            [
+                "audit",
+                "--samples", "6",
+                "--reference", ref.base_url,
+                "--candidate", cand.base_url,
+                "--reference-key-env", "AUDIT_REF_KEY",
+                "--candidate-key-env", "AUDIT_CAND_KEY",
+                "--model", "gpt-4o",
+                "--out", str(tmp_path),
+                "--json",
+            ]
+        )  # fmt: skip
+    finally:
+        ref.stop()
+        cand.stop()
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert captured.err.splitlines()[0].startswith(
+        "Live audit: 216 requests (18 prompts x 6 samples x 2 routes)"
+    )
+    out = json.loads(captured.out)
+    assert out["tool_calls"]["verdict"] == "worse"
+    assert out["tool_calls"]["reference"]["share"] == 1.0
+    assert out["tool_calls"]["candidate"]["share"] < 0.7
+    assert out["tokens"]["candidate"]["completion"]["verdict"] == "underbilled"
+    assert out["identity"]["verdict"] in ("differ", "no difference found")
+    logs = sorted(p.name for p in tmp_path.iterdir())
+    assert logs == ["audit-candidate.altk_runs.json", "audit-reference.altk_runs.json"]
+    for name in logs:
+        assert (
+            "sim-ref-key" not in (tmp_path / name).read_text()
+            and "sim-cand-key" not in (tmp_path / name).read_text()
+        )
+
+
+def test_a_large_live_audit_asks_first_and_refuses_without_a_terminal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(
+        [
+            "audit",
+            "--samples",
+            "20",
+            "--reference",
+            "http://127.0.0.1:9/v1",
+            "--candidate",
+            "http://127.0.0.1:9/v1",
+            "--out",
+            str(tmp_path),
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2
+    assert "pass --yes" in err
+    assert list(tmp_path.iterdir()) == []
