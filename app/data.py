@@ -51,7 +51,9 @@ ROOT = log_folders.ROOT
 
 # Session-state keys (ids and selections only).
 LOGS = "src.logs"
-UPLOADS = "src.uploads"
+UPLOADS = "src.uploads"  # the uploader widget's value (the frontend may drop it on a page change)
+OPENED_UPLOADS = "src.opened_uploads"  # the uploads kept open: only the user closes one
+UPLOADER_LAST = "src.uploader_last"  # upload ids the uploader held at the end of the last run
 KEY = "src.answer_key"
 SEMANTIC_T = "src.semantic_threshold"
 FOCUS = "src.focus"
@@ -244,6 +246,37 @@ def upload_sources(names: list[str]) -> list[str]:
     return out
 
 
+def opened_uploads() -> list[Any]:
+    """The uploads kept open, in the order they came.
+
+    The uploader widget's own value is not this: a widget drawn only inside a closed popover loses its
+    value when the user moves to another page, and the upload would silently be replaced by the sample.
+    `keep_uploads` (the uploader's on_change) adds what the user drops and removes what the user
+    removes; only that and `close_upload` change this list.
+    """
+    return list(st.session_state.get(OPENED_UPLOADS) or [])
+
+
+def keep_uploads() -> None:
+    """The uploader changed at the user's hand: keep its new files; drop those the user removed
+    from it (present at the end of the last run, gone now). Files it lost on a page change stay."""
+    now = list(st.session_state.get(UPLOADS) or [])
+    removed = set(st.session_state.get(UPLOADER_LAST) or []) - {u.file_id for u in now}
+    kept = [u for u in opened_uploads() if u.file_id not in removed]
+    known = {u.file_id for u in kept}
+    st.session_state[OPENED_UPLOADS] = kept + [u for u in now if u.file_id not in known]
+
+
+def note_uploader() -> None:
+    """After the uploader is drawn: the ids it holds now, so the next change tells a removal apart."""
+    st.session_state[UPLOADER_LAST] = [u.file_id for u in st.session_state.get(UPLOADS) or []]
+
+
+def close_upload(file_id: str) -> None:
+    """Close one kept upload (its button's on_click)."""
+    st.session_state[OPENED_UPLOADS] = [u for u in opened_uploads() if u.file_id != file_id]
+
+
 def current() -> Selection:
     """Open every picked log (cached) and return the selection; reads session state only."""
     folder = runs_dir()
@@ -258,7 +291,7 @@ def current() -> Selection:
             continue
         token = f"{path}:{stamp}"
         opened.extend(_open(token, rel, _read_path(str(path), stamp), key))
-    uploads = list(st.session_state.get(UPLOADS) or [])
+    uploads = opened_uploads()
     for upload, source in zip(uploads, upload_sources([u.name for u in uploads]), strict=True):
         loaded = _read_upload(upload.file_id, upload.name, upload.getvalue())
         opened.extend(_open(f"upload:{upload.file_id}", source, loaded, key))

@@ -231,7 +231,7 @@ def _offer_copy(group: data.Group) -> None:
         f"folder ({escape(data.runs_dir())}) to re-run its tasks; the copy opens in its place.",
         icon=":material/upload_file:",
     )
-    uploads = list(st.session_state.get(data.UPLOADS) or [])
+    uploads = data.opened_uploads()
     sources = data.upload_sources([u.name for u in uploads])
     upload = next((u for u, source in zip(uploads, sources, strict=True) if source == group.source), None)
     if upload is None:

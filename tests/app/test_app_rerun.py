@@ -308,7 +308,7 @@ def test_an_uploaded_log_is_copied_into_the_runs_folder_before_it_can_be_rerun(r
     at.run()
     upload = (runs / PARENT).read_bytes()
     at.file_uploader(key=data.UPLOADS).upload("mine.json", upload, "application/json").run()
-    assert at.selectbox(key=data.FOCUS).value == load_path(runs / PARENT).log.label + " (uploaded)"
+    assert app_kit.focus_box(at).value == load_path(runs / PARENT).log.label + " (uploaded)"
     at.switch_page("views/rerun.py").run()
     assert_clean(at)
     assert any("was uploaded" in i.value for i in at.info)
