@@ -9,7 +9,9 @@
 - a tool-call step reads `tool call 1` for the first call (the analyzer's indices are 0-based);
 - durations read `45 s`, `3 min 05 s`, `1 h 02 min`.
 
-A missing value (None or NaN) reads `—` everywhere.
+A missing value (None or NaN) reads `—` in a table's cell; a figure (a page's tile, a report's
+figure or sentence) whose value the analyzer gives as None reads `not recorded` (`recorded`): the
+analyzer says None when the log does not record what the figure counts, never 0.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from collections.abc import Sequence
 
 NONE = "—"
 """What a missing value reads."""
+
+NOT_RECORDED = "not recorded"
+"""What a figure reads when the log does not record what it counts."""
 
 RANGE = "–"
 """The dash between an interval's ends (an en dash)."""
@@ -46,10 +51,16 @@ def count(value: float | None) -> str:
     return f"{round(float(value)):,}"  # type: ignore[arg-type]
 
 
-def counted(value: int, noun: str, plural: str | None = None) -> str:
-    """A count with its noun in agreement: `1 log`, `3 logs`, `2 tasks`, `1 key`, `2 keys`."""
+def recorded(text: str) -> str:
+    """A figure as shown: `not recorded` where its formatter had no value (`—`), else the text."""
+    return NOT_RECORDED if text == NONE else text
+
+
+def counted(value: int | None, noun: str, plural: str | None = None) -> str:
+    """A count with its noun in agreement: `1 log`, `3 logs`, `2 tasks`, `1 key`, `2 keys`; without
+    a count, `retries not recorded`."""
     word = noun if value == 1 else (plural or _plural(noun))
-    return f"{count(value)} {word}"
+    return f"{word} {NOT_RECORDED}" if missing(value) else f"{count(value)} {word}"
 
 
 def _plural(noun: str) -> str:

@@ -22,6 +22,7 @@ from plotly.offline import get_plotlyjs
 import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.log.field_labels import field_label
+from analyzer.metrics.route_drift import drift_sentence
 from analyzer.report.cause_html import cause_section
 from analyzer.verdicts.compare import compare
 
@@ -164,7 +165,7 @@ def _figures(report: dict[str, Any]) -> str:
         ("Flagged tasks", _int(len(report.get("flagged") or [])), ""),
     ]
     cells = [
-        f"<div class='fig'><div class='l'>{esc(label)}</div><div class='v'>{value}</div>"
+        f"<div class='fig'><div class='l'>{esc(label)}</div><div class='v'>{numbers.recorded(value)}</div>"
         + (f"<div class='ci'>{ci}</div>" if ci else "")
         + "</div>"
         for label, value, ci in figures
@@ -274,6 +275,8 @@ def _retries(report: dict[str, Any]) -> str:
         f"{per or NONE}); "
         f"Retry-After seen {_int(retries.get('retry_after_seen'))} times.</p>"
     )
+    if retries.get("attempts_total") is None:  # nothing recorded is not zero
+        text = "<p>This log records no HTTP attempts: attempts and retries not recorded.</p>"
     return "<h3>Retries</h3>" + text + (_table(["attempts by", "count"], rows, numeric={1}) if rows else "")
 
 
@@ -283,13 +286,12 @@ def _drift(a: Analysis) -> str:
     cols = list(routes.columns)
     rows = [[esc(_fmt_cell(v)) for v in r] for r in routes.itertuples(index=False)]
     fields = ", ".join(field_label(f) for f in route.drifted_fields) or "none"
-    drifted = a.tasks[a.tasks["drifted"].astype(bool)]
     text = (
-        f"<p>{numbers.counted(route.tuples, 'route tuple')}; fields that changed: {esc(fields)}; "
-        f"{numbers.counted(len(drifted), 'task')} drifted.</p>"
+        f"<p>{numbers.counted(route.tuples, 'route tuple')}; fields that changed: {esc(fields)}. "
+        f"{esc(drift_sentence(route))}</p>"
     )
     if route.pinned is None:  # nothing recorded cannot be said to have not changed
-        text = f"<p>{esc(route.verdict.split('. ')[0])}.</p>"
+        text = f"<p>{esc(route.verdict.split('. ')[0])}. {esc(drift_sentence(route))}</p>"
     table = f"<div class='scroll'>{_table([field_label(c) for c in cols], rows)}</div>" if rows else ""
     return "<h3>Route drift</h3>" + text + table
 

@@ -91,9 +91,13 @@ def state_masks(tasks: pd.DataFrame) -> dict[str, pd.Series]:
     }
 
 
-def state_counts(tasks: pd.DataFrame) -> dict[str, int]:
-    """How many tasks are in each state (a task may be in several)."""
-    return {name: int(mask.sum()) for name, mask in state_masks(tasks).items()}
+def state_counts(tasks: pd.DataFrame) -> dict[str, int | None]:
+    """How many tasks are in each state (a task may be in several); None for `drifted` when some
+    task's drift is not recorded (its results name no key or base URL)."""
+    counts: dict[str, int | None] = {name: int(mask.sum()) for name, mask in state_masks(tasks).items()}
+    if tasks["drifted"].isna().any():
+        counts["drifted"] = None
+    return counts
 
 
 def causes_by_task(analysis: Analysis) -> pd.Series:

@@ -147,7 +147,7 @@ def _answers_heading(key: str, threshold: float | None) -> str:
 
 def retry_lines(r: RetryFigures) -> list[str]:
     """Attempts, retried results and outcomes; Retry-After when the provider sent it."""
-    if r.attempts_total == 0:
+    if not r.attempts_total:
         return [
             "  no HTTP attempts recorded (a format-1 log, another tool's log, "
             "or an agent that did not log them)"
@@ -172,7 +172,7 @@ def outcome_lines(o: OutcomeFigures | None) -> list[str]:
         f"Outcome ({o.tasks} graded tasks, n = {o.n}{', uneven' if o.uneven_n else ''})",
         f"  mean@{o.n} {pct(o.mean_at_n)}{interval(o.mean_at_n_ci, '%')}"
         f" · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}{interval(o.pass_hat_k_ci, '%')}"
-        f" · outcome gap {pp(o.outcome_gap_pp)}{interval(o.outcome_gap_ci, 'pp')}",
+        f" · outcome gap {numbers.recorded(pp(o.outcome_gap_pp))}{interval(o.outcome_gap_ci, 'pp')}",
         "  pass^k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_hat_k.items())),
         "  pass@k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_at_k.items())),
     ]
@@ -295,7 +295,7 @@ def step_lines(steps: dict[str, Any] | None) -> list[str]:
     return out
 
 
-def _n(count: int, noun: str) -> str:
+def _n(count: int | None, noun: str) -> str:
     """`1 task`, `2 tasks`, `1,200 results`."""
     return numbers.counted(count, noun)
 
@@ -320,8 +320,8 @@ def render_comparison(comparison: Comparison) -> str:
             "pass^n": table["pass_hat_n"].map(_pct_or_dash),
             "mean score": table["mean_score"].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}"),
             "tokens": table["tokens_total"].map(lambda v: num(None if pd.isna(v) else int(v))),
-            "retried results": table["results_with_retry"],
-            "extra attempts": table["extra_attempts"],
+            "retried results": table["results_with_retry"].map(numbers.count),
+            "extra attempts": table["extra_attempts"].map(numbers.count),
             "route pinned": table["route_pinned"].map(numbers.yes_no),
         }
     )

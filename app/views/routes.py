@@ -7,6 +7,7 @@ import streamlit as st
 
 from analyzer.log.field_labels import field_label
 from analyzer.metrics.attribution import verdict_counts
+from analyzer.metrics.route_drift import drift_sentence
 from analyzer.report.route_tables import drift_by_field, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
@@ -14,6 +15,7 @@ from app.widgets import cause_table, coding_tools, figures, lazy, static_table
 from app.widgets.messages import escape, text_box
 
 CAUSES = "routes.causes"
+DRIFTED_HELP = "Tasks whose own runs did not all use one route or one provider backend."
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -36,7 +38,7 @@ def render(selection: data.Selection | None = None) -> None:
         [
             ("Pinned", {True: "yes", False: "no", None: "not recorded"}[route.pinned]),
             ("Route tuples", fmt.count(route.tuples)),
-            ("Drifted tasks", fmt.count(len(route.drifted_tasks))),
+            ("Drifted tasks", fmt.count(route.drifted_count), DRIFTED_HELP),
             ("Fields that changed", fmt.count(len(route.drifted_fields))),
         ]
     )
@@ -52,9 +54,8 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Where it changed")
     drifted = drift_by_field(analysis)
-    if drifted.empty:
-        st.text("No task changed route, served model or backend between its runs.")
-    else:
+    st.text(drift_sentence(route))
+    if not drifted.empty:
         st.caption("Each drifted task and the values it saw of each field that changed (empty: one value).")
         static_table.render(drifted, key="routes.drifted")
 

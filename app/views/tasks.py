@@ -166,7 +166,7 @@ def _one_task(
     row = shown[shown["task_id"].astype(str) == task_id].iloc[0]
     if row.get("flag_reasons"):
         st.text(f"Flagged: {row['flag_reasons']}")
-    if row.get("drifted"):
+    if row.get("drifted") is True:
         st.text(f"Route drift: {row['drift']}")
     cause = next((a for a in analysis.headline.attribution if a.task_id == task_id), None)
     if cause is not None:  # the evidence names the p- and q-value wherever a factor was tested

@@ -1,8 +1,10 @@
 """In headless Chromium, what a user reads is true for logs of other tools as well as the samples:
-an uploaded log stays the one shown while the user moves between pages."""
+an uploaded log stays the one shown while the user moves between pages; what a log does not record
+reads "not recorded", never 0."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -25,6 +27,8 @@ INSPECT = FOREIGN / "inspect_ai" / "mock_epochs.eval"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     runs = tmp_path_factory.mktemp("runs")
+    for tool in ("tau_bench", "tau2_bench"):
+        shutil.copytree(FOREIGN / tool, runs / tool)
     with streamlit_server(runs, tmp_path_factory.mktemp("server") / "streamlit.log") as base:
         yield base
 
@@ -48,3 +52,25 @@ def test_an_uploaded_log_stays_shown_on_every_page(server: str, page: object) ->
     assert "focus=Inspect" in page.url  # type: ignore[attr-defined]
     assert "uploaded file mock_epochs.eval" in body_text(page)
     shot(page, "trust-upload-kept-tokens")
+
+
+def _figure(page: object, label: str) -> str:
+    return page.locator(f'[data-figure="{label}"]').first.get_attribute("data-value")  # type: ignore[attr-defined,no-any-return]
+
+
+def test_what_a_log_does_not_record_reads_not_recorded(server: str, page: object) -> None:
+    page.goto(f"{server}/?log=tau_bench/gpt-4o-airline.excerpt.json")  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    assert_no_exception(page)
+    assert _figure(page, "Drifted tasks") == "not recorded"
+    assert "retries not recorded" in body_text(page)
+    shot(page, "trust-not-recorded-overview")
+    page.get_by_role("link", name="Routes").first.click()  # type: ignore[attr-defined]
+    wait_rendered(page, "Routes")
+    assert "No task changed" not in body_text(page)
+    assert "Drifted tasks not recorded" in body_text(page)
+    page.goto(f"{server}/?log=tau2_bench/airline_run1.excerpt.json")  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    assert _figure(page, "Outcome gap") == "not recorded"
+    assert "0.0 pp (95 % CI 0.0" not in body_text(page)
+    shot(page, "trust-not-recorded-one-round")
