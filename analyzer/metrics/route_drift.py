@@ -77,6 +77,11 @@ class RouteFigures(BaseModel):
     verdict: str
     """The verdict in plain words."""
 
+    @property
+    def held(self) -> bool:
+        """Your route was pinned and the provider's backend did not change under it: all is one."""
+        return bool(self.pinned) and not any(f in BACKEND_FIELDS for f in self.drifted_fields)
+
 
 def route_usage(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
     """Every route field value per result and attempt: a new long-ish frame with `source`.
@@ -318,6 +323,13 @@ def _pinned_parts(figures: RouteFigures) -> list[str]:
         ]
     elif figures.pinned is None:
         parts = ["This log does not record routes, so route drift cannot be ruled out."]
+    elif figures.pinned and backend:
+        what = " and ".join(field_label(f) for f in backend)
+        parts = [
+            "Your route held (one key, base URL and set of parameters), but the provider's backend did "
+            f"not: it reported a different {what} during the run, which no pin of yours can hold."
+        ]
+        backend = []  # said
     elif figures.pinned:
         parts = ["Route pinned: every result and attempt went through one route."]
     else:
@@ -333,19 +345,31 @@ def _pinned_parts(figures: RouteFigures) -> list[str]:
         )
     if backend:
         what = " and ".join(field_label(f) for f in backend)
-        parts.append(f"The provider reported a different {what} during the run.")
+        parts.append(f"The provider's backend changed too: it reported a different {what} during the run.")
     return parts
 
 
 def _cause_split(inconsistent: int, causes: Mapping[str, int]) -> str:
-    """`Of 13 inconsistent tasks, 5 follow a route factor ...`, from `attribution.verdict_counts`."""
-    route, both, model, unsure, unmeasured = (
-        int(causes.get(c, 0)) for c in ("route", "both", "model", "inconclusive", "unmeasured")
+    """`Of 13 inconsistent tasks, 5 follow your route ...`, from `route_factors.side_counts`."""
+    route, backend, either, both, model, unsure, unmeasured = (
+        int(causes.get(c, 0))
+        for c in ("route", "backend", "route or backend", "both", "model", "inconclusive", "unmeasured")
     )
     split = []
     if route:
         split.append(
-            f"{route} {_verb(route, 'follows', 'follow')} a route factor (route, false discovery rate 5 %)"
+            f"{route} {_verb(route, 'follows', 'follow')} your route: key, base URL or parameters "
+            "(false discovery rate 5 %)"
+        )
+    if backend:
+        split.append(
+            f"{backend} {_verb(backend, 'follows', 'follow')} the provider's backend: served model or "
+            "fingerprint, which no pin holds (false discovery rate 5 %)"
+        )
+    if either:
+        split.append(
+            f"{either} {_verb(either, 'follows', 'follow')} your route or the provider's backend, which "
+            "changed together (false discovery rate 5 %)"
         )
     if both:
         split.append(

@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import analyzer.numbers as numbers
+from analyzer.metrics.route_factors import SIDED_CAUSES, sided_cause
 from analyzer.metrics.stats import FDR_Q, reaches
 
 THRESHOLD = FDR_Q
@@ -27,7 +28,18 @@ THRESHOLD = FDR_Q
 rule (`stats.reaches`: a route call passes at q <= 0.05)."""
 
 CAUSE_WORDS: dict[str, tuple[str, str]] = {
-    "route": ("follows the route (key, base URL or backend)", "follow the route (key, base URL or backend)"),
+    "route": (
+        "follows your route (key, base URL or parameters)",
+        "follow your route (key, base URL or parameters)",
+    ),
+    "backend": (
+        "follows the provider's backend (served model or fingerprint), which no pin holds",
+        "follow the provider's backend (served model or fingerprint), which no pin holds",
+    ),
+    "route or backend": (
+        "follows your route or the provider's backend (they changed together)",
+        "follow your route or the provider's backend (they changed together)",
+    ),
     "both": ("varies with the route and within it", "vary with the route and within it"),
     "model": ("varies within one route (the model)", "vary within one route (the model)"),
     "unclear": ("cannot be told apart from this log", "cannot be told apart from this log"),
@@ -40,7 +52,7 @@ CAUSE_WORDS: dict[str, tuple[str, str]] = {
 """What the sentence says of one task of each cause, and of several; an unknown cause reads
 `read as <cause>`."""
 
-ORDER = ("route", "both", "model", "inconclusive", "unclear", "unmeasured")
+ORDER = (*SIDED_CAUSES, "unclear")
 UNDECIDED = frozenset({"inconclusive", "unclear", "unmeasured"})
 """Causes that are the absence of a finding: their p- or q-values are not counted as a test passed."""
 UNTESTED = UNDECIDED | {"model"}
@@ -149,8 +161,8 @@ def finding(report: Mapping[str, Any]) -> Finding:
 def cause_parts(items: Sequence[Mapping[str, Any]]) -> list[CausePart]:
     """Inconsistent tasks by cause (known causes in `ORDER`, unknown ones after, by first seen)."""
     by: dict[str, list[Mapping[str, Any]]] = {}
-    for item in items:
-        by.setdefault(str(item.get("cause")), []).append(item)
+    for item in items:  # a route cause split by whose side its factor is on: yours or the provider's
+        by.setdefault(sided_cause(str(item.get("cause")), item.get("factor")), []).append(item)
     names = [c for c in ORDER if c in by] + [c for c in by if c not in ORDER]
     out = []
     for cause in names:

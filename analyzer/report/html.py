@@ -123,7 +123,7 @@ def _log_section(entry: ReportEntry, n: int) -> str:
         f"{esc(h.answer_key)}{_threshold(h.semantic_threshold)} · {h.tasks:,} tasks x {h.rounds:,} rounds · "
         f"{h.results:,} results</p>",
         _figures(report),
-        f"<p class='{'ok' if h.route.pinned else 'warn'}'><b>Route:</b> {esc(h.route.verdict)}</p>",
+        f"<p class='{'ok' if h.route.held else 'warn'}'><b>Route:</b> {esc(h.route.verdict)}</p>",
     ]
     mismatches = [f"Stored summary disagrees: {m.message}" for m in h.summary_mismatches]
     warnings = list(dict.fromkeys([*mismatches, *h.warnings]))

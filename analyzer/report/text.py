@@ -8,7 +8,7 @@ import pandas as pd
 
 import analyzer.numbers as numbers
 from analyzer.log.field_labels import field_label
-from analyzer.metrics.attribution import CAUSES, verdict_counts
+from analyzer.metrics.route_factors import side_counts
 from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
 from analyzer.safety.scrub import one_line
@@ -200,8 +200,8 @@ def attribution_lines(items: list[Attribution]) -> list[str]:
     then each task with its factor, p and q."""
     if not items:
         return []
-    counts = verdict_counts(items)
-    shown = ", ".join(f"{counts[c]} {c}" for c in CAUSES)
+    counts = side_counts(items)
+    shown = ", ".join(f"{n} {c}" for c, n in counts.items())
     out = [
         "",
         f"Route or model, from the log alone ({_n(len(items), 'inconsistent task')}): {shown}",

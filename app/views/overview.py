@@ -7,9 +7,10 @@ import streamlit as st
 
 import analyzer.numbers as numbers
 from analyzer.analysis import Headline
-from analyzer.metrics.attribution import attribution_caption, verdict_counts
+from analyzer.metrics.attribution import attribution_caption
 from analyzer.metrics.lead import Lead
 from analyzer.metrics.outcome import OutcomeFigures
+from analyzer.metrics.route_factors import side_counts
 from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
 from analyzer.report.task_filter import STATES, state_counts
@@ -46,7 +47,7 @@ def render(selection: data.Selection | None = None) -> None:
     _states(group)
 
     st.subheader("Route")
-    if h.route.pinned:
+    if h.route.held:
         st.success(escape(h.route.verdict), icon=":material/check_circle:")
     else:
         st.warning(escape(h.route.verdict), icon=":material/alt_route:")
@@ -148,13 +149,17 @@ def _states(group: data.Group) -> None:
 
 
 VERDICT_FIGURES = {
-    "route": ("Route", "A route factor explains the answers (q <= 0.05)."),
+    "route": ("Your route", "Your key, base URL or parameters explain the answers (q <= 0.05)."),
+    "backend": ("Provider's backend", "The served model or fingerprint explains the answers (q <= 0.05)."),
+    "route or backend": ("Route or backend", "Your route and the backend changed together (q <= 0.05)."),
     "both": ("Both", "A route factor shifts the answers; they also vary within it."),
     "model": ("Model", "Answers vary within one route; no factor explains them."),
     "inconclusive": ("Inconclusive", "Too few rounds to tell (rounds that would decide given)."),
     "unmeasured": ("Unmeasured", "No key or base URL recorded."),
 }
 """The log's route-or-model counts: label and help of each verdict, in the order shown."""
+SIDES = ("backend", "route or backend")
+"""Counts shown only when not zero (most logs never blame the provider's backend alone)."""
 
 STATE_HELP = {
     "inconsistent": "Tasks with two or more answers that fall into more than one cluster.",
@@ -238,9 +243,10 @@ def _attribution(h: Headline) -> None:
     if not h.attribution:
         return
     st.subheader("Route or model, from the log")
-    counts = verdict_counts(h.attribution)
+    counts = side_counts(h.attribution)
     causes = [a.cause for a in h.attribution]
-    figures.row([(label, fmt.count(counts[v]), tip) for v, (label, tip) in VERDICT_FIGURES.items()])
+    shown = [(label, fmt.count(counts[v]), tip) for v, (label, tip) in VERDICT_FIGURES.items()]
+    figures.row([f for f, v in zip(shown, VERDICT_FIGURES, strict=True) if counts[v] or v not in SIDES])
     st.caption(escape(attribution_caption(h.attribution)))
     box = lazy.section(
         f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence", CAUSES

@@ -98,7 +98,7 @@ def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatc
     elif view == "retries":
         assert shown["HTTP attempts"] == fmt.count(h.retries.attempts_total)
     elif view == "routes":
-        assert shown["Pinned"] == {True: "yes", False: "no", None: "not recorded"}[h.route.pinned]
+        assert shown["Your route pinned"] == {True: "yes", False: "no", None: "not recorded"}[h.route.pinned]
     elif view == "compare":
         [table] = [t for t in shown_tables(at) if "answer gap" in t.columns]
         gaps = [analyses[i].headline.answer_gap_pp for i in sharing(analyses, 0)]  # the logs sharing tasks
