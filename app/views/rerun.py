@@ -16,10 +16,12 @@ import streamlit as st
 
 from analyzer.jobs.manager import JobStatus
 from analyzer.jobs.uploads import store_log_upload
+from analyzer.log.model import RunLog
 from analyzer.metrics.answer_keys import AnswerKey
 from analyzer.routes.url_lint import redact_url
 from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
-from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings, pinned_text
+from analyzer.runner.rerun_changes import parent_tool, unknown_provider
+from analyzer.runner.rerun_route import parent_provider, parent_settings, pinned_text
 from analyzer.verdicts.before_after import (
     RULE,
     VERDICT_TEXT,
@@ -117,11 +119,11 @@ def render(selection: data.Selection | None = None) -> None:
     provider = parent_provider(group.loaded.log)
     route_editor.inherit({**provider.profile_base(), **inherited}, str(parent))  # the same provider
     choice = route_editor.route_editor()
-    route_editor.differences_from(inherited, choice)
     route_editor.check_button(choice, "rerun")
 
     st.subheader("Run")
-    choice, allow_simulator, blocked = _simulator_switch(provider, choice, disabled=running)
+    choice, allow_simulator, blocked = _simulator_switch(group.loaded.log, choice, disabled=running)
+    route_editor.differences_from(group.loaded.log, choice)
     request = RerunRequest(  # the page's own analysis: the parent is not analysed again for the re-run
         group.loaded.log,
         picked,
@@ -144,7 +146,7 @@ def render(selection: data.Selection | None = None) -> None:
 
 
 def _simulator_switch(
-    provider: ParentProvider, choice: route_editor.RouteChoice | None, *, disabled: bool
+    log: RunLog, choice: route_editor.RouteChoice | None, *, disabled: bool
 ) -> tuple[route_editor.RouteChoice | None, bool, bool]:
     """For a provider's log only: "Re-run on the built-in simulator instead" (off by default).
 
@@ -152,9 +154,12 @@ def _simulator_switch(
     and blocked: True while the route would reach the simulator with the switch off, since the
     before/after would then compare a provider with a simulator.
     """
-    if not provider.real or choice is None:
+    provider = parent_provider(log)
+    if not (provider.real or unknown_provider(log)) or choice is None:
         return choice, False, False
-    where = redact_url(provider.base_url or "")
+    where = (
+        redact_url(provider.base_url) if provider.base_url else f"{parent_tool(log)}, no provider recorded"
+    )
     on = st.toggle(
         "Re-run on the built-in simulator instead",
         value=False,

@@ -18,10 +18,12 @@ import streamlit as st
 
 from analyzer.errors import RerunLensError
 from analyzer.jobs.exposure import runs_refused
+from analyzer.log.model import RunLog
 from analyzer.routes.profile import RouteProfile, build_profile, knob_help, knob_kind, route_knobs
 from analyzer.routes.url_lint import lint_base_url, redact_url
 from analyzer.runner.preflight import check_route
-from analyzer.runner.rerun_route import route_differences
+from analyzer.runner.rerun_changes import changes_sentence, rerun_changes
+from analyzer.runner.rerun_route import parent_settings, route_differences
 from analyzer.safety.keys import (
     RunKeys,
     allowed_key_variables,
@@ -222,22 +224,19 @@ def _use(settings: dict[str, Any]) -> None:
         st.session_state[ROUTE + field] = value
 
 
-def differences_from(settings: dict[str, Any], choice: RouteChoice | None) -> None:
-    """Warn where the route's model or sampling differs from the parent's, with a way back to them."""
+def differences_from(log: RunLog, choice: RouteChoice | None) -> None:
+    """Say what the re-run changes besides the route (the analyzer's sentence, as the CLI says it),
+    with a way back to the parent's settings where they differ."""
     if choice is None:
         return
-    differs = route_differences(settings, choice.profile)
-    if not differs:
-        st.caption("Model and sampling as in the parent log: only the route is pinned.")
+    changes = rerun_changes(log, choice.profile)
+    if not changes:
+        st.caption(escape(changes_sentence(changes)))
         return
-    st.warning(
-        escape(
-            f"Differs from the parent log ({'; '.join(differs)}): the before/after would mix that change "
-            "with pinning the route."
-        ),
-        icon=":material/tune:",
-    )
-    st.button("Use the parent's settings", key=ROUTE + "use_parent", on_click=_use, args=(settings,))
+    st.warning(escape(changes_sentence(changes)), icon=":material/tune:")
+    settings = parent_settings(log)
+    if route_differences(settings, choice.profile):
+        st.button("Use the parent's settings", key=ROUTE + "use_parent", on_click=_use, args=(settings,))
 
 
 def route_editor() -> RouteChoice | None:
