@@ -114,7 +114,11 @@ class Finding(BaseModel):
 
     def undecided(self) -> int:
         """Inconsistent tasks the log alone cannot decide (`inconclusive`): a pinned re-run would."""
-        return sum(p.tasks for p in self.parts if p.cause == "inconclusive")
+        return len(self.undecided_ids())
+
+    def undecided_ids(self) -> list[str]:
+        """Those tasks' ids: what a link to re-run them ticks, and nothing else."""
+        return [t for p in self.parts if p.cause == "inconclusive" for t in p.task_ids]
 
     def charts(self) -> list[Chart]:
         """What the first screen draws: the answers' bar, unless every answer agrees while the tool

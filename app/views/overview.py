@@ -20,6 +20,8 @@ from app.widgets.messages import escape
 
 TASKS_VIEW = "views/tasks.py"
 RERUN_VIEW = "views/rerun.py"
+RERUN_PARAM = "rerun"
+"""The Re-run page's URL parameter naming the tasks a link asks it to tick (Re-run's `PICKED_PARAM`)."""
 ACTIONS_HINT = (
     "The answers agree while the tool calls do not: the answer key **actions** (in the sidebar) "
     "clusters the rounds by the tool calls they made."
@@ -90,12 +92,10 @@ def _first_screen(found: Finding, lead: Lead | None, key: str) -> None:
             f"The evidence for each of the {fmt.counted(found.inconsistent, 'inconsistent task')} →",
             {"show": "inconsistent"},
         )
-    undecided = found.undecided()
+    undecided = found.undecided_ids()
     if undecided:  # the log alone cannot tell: the re-run on one pinned route is what decides
-        fmt.page_link(
-            RERUN_VIEW,
-            f"Re-run the {fmt.counted(undecided, 'inconclusive task')} on one pinned route to decide them →",
-        )
+        label = f"Re-run the {fmt.counted(len(undecided), 'inconclusive task')} on one pinned route"
+        fmt.page_link(RERUN_VIEW, f"{label} to decide them →", {RERUN_PARAM: undecided})  # those ticked
 
 
 def _figures(h: Headline) -> None:

@@ -63,6 +63,9 @@ AFTER_COLUMNS = {
 }
 """The before/after table: one `before → after` column per figure, so the whole row fits the page."""
 COMPARE_VIEW = "views/compare.py"
+PICKED_PARAM = "rerun"
+"""The URL parameter naming tasks to tick by hand (a link's promise of exactly those tasks)."""
+PRESET = "rerun.preset"
 SELECTIONS = {
     "inconsistent": "Inconsistent tasks",
     "flagged": "Flagged tasks (inconsistent, drifted or errored)",
@@ -306,6 +309,7 @@ def _pick_tasks(
     else the ticked ids) and the ticked ids.
     """
     disabled = running is not None
+    preset = _linked_tasks(group.analysis.tasks)
     mode = st.radio(
         "Which tasks",
         list(SELECTIONS),
@@ -336,7 +340,7 @@ def _pick_tasks(
     st.caption(_pick_caption(group, mode, key, rows))
     if rows.empty:
         return mode, []
-    ids = _ticked(group, rows, mode, key, disabled=disabled)
+    ids = _ticked(group, rows, mode, key, disabled=disabled, preset=preset if mode == "pick" else None)
     whole = mode != "pick" and len(rows) == len(chosen) and len(ids) == len(chosen)
     return (mode if whole else ids), ids
 
@@ -370,11 +374,32 @@ def _pick_caption(group: data.Group, mode: str, key: AnswerKey, rows: pd.DataFra
     )
 
 
-def _ticked(group: data.Group, rows: pd.DataFrame, mode: str, key: AnswerKey, *, disabled: bool) -> list[str]:
-    """The task table with a checkbox column; returns the ticked ids."""
+def _linked_tasks(tasks: pd.DataFrame) -> list[str]:
+    """The tasks a link named (`?rerun=ID&rerun=ID`, e.g. Overview's "Re-run the 2 inconclusive
+    tasks"): when the URL brings new ones, the pick is by hand with exactly those ticked."""
+    raw = st.query_params.get_all(PICKED_PARAM)
+    if raw and raw != st.session_state.get(f"_url.{PICKED_PARAM}"):
+        st.session_state[f"_url.{PICKED_PARAM}"] = raw
+        known = set(tasks["task_id"].astype(str))
+        st.session_state[PRESET] = [t for t in dict.fromkeys(raw) if t in known]
+        st.session_state["rerun.selection"] = "pick"
+    return list(st.session_state.get(PRESET) or [])
+
+
+def _ticked(
+    group: data.Group,
+    rows: pd.DataFrame,
+    mode: str,
+    key: AnswerKey,
+    *,
+    disabled: bool,
+    preset: list[str] | None = None,
+) -> list[str]:
+    """The task table with a checkbox column (by hand: the `preset` tasks ticked); the ticked ids."""
+    ids = rows["task_id"].astype(str)
     table = pd.DataFrame(
         {
-            "rerun": mode != "pick",
+            "rerun": ids.isin(preset or []) if mode == "pick" else True,
             "task_id": rows["task_id"].astype(str),
             "reasons": rows["flag_reasons"].astype("string").fillna(fmt.NONE).replace("", fmt.NONE),
             **{c: rows[c] for c in ("n_clusters", "majority_share", "n_errors", "retries")},
@@ -386,7 +411,7 @@ def _ticked(group: data.Group, rows: pd.DataFrame, mode: str, key: AnswerKey, *,
         column_config=PICK_COLUMNS,
         disabled=True if disabled else [c for c in PICK_COLUMNS if c != "rerun"],
         hide_index=True,
-        key=f"rerun.pick.{group.source}.{key}.{mode}.{len(table)}",
+        key=f"rerun.pick.{group.source}.{key}.{mode}.{len(table)}.{'/'.join(preset or [])}",
         height=min(38 + 35 * len(table), 420),
     )
     return picked.loc[picked["rerun"].astype(bool), "task_id"].astype(str).tolist()
