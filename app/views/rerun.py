@@ -413,6 +413,7 @@ def _ticked(
         hide_index=True,
         key=f"rerun.pick.{group.source}.{key}.{mode}.{len(table)}.{'/'.join(preset or [])}",
         height=min(38 + 35 * len(table), 420),
+        placeholder=fmt.NONE,  # retries a log does not record: a dash, as every table shows them
     )
     return picked.loc[picked["rerun"].astype(bool), "task_id"].astype(str).tolist()
 
