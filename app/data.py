@@ -372,7 +372,8 @@ def finding(analysis: Analysis) -> Finding:
     """The analyzer's one-sentence finding of a log (Overview's first screen), kept with its analysis."""
     found = _FINDINGS.get(analysis)
     if found is None:
-        found = _FINDINGS[analysis] = finding_of(analysis.report())
+        imported = analysis.log.imported_from is not None
+        found = _FINDINGS[analysis] = finding_of(analysis.report(), graded_by_its_tool=imported)
     return found
 
 

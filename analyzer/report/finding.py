@@ -33,12 +33,12 @@ CAUSE_WORDS: dict[str, tuple[str, str]] = {
         "follow your route (key, base URL or parameters)",
     ),
     "backend": (
-        "follows the provider's backend (served model or fingerprint), which no pin holds",
-        "follow the provider's backend (served model or fingerprint), which no pin holds",
+        "follows the provider's backend (served model or fingerprint)",
+        "follow the provider's backend (served model or fingerprint)",
     ),
     "route or backend": (
-        "follows your route or the provider's backend (they changed together)",
-        "follow your route or the provider's backend (they changed together)",
+        "follows your route and the backend together",
+        "follow your route and the backend together",
     ),
     "both": ("varies with the route and within it", "vary with the route and within it"),
     "model": ("varies within one route (the model)", "vary within one route (the model)"),
@@ -47,7 +47,10 @@ CAUSE_WORDS: dict[str, tuple[str, str]] = {
         "is inconclusive: too few rounds to tell the route from the model",
         "are inconclusive: too few rounds to tell the route from the model",
     ),
-    "unmeasured": ("was not measured", "were not measured"),
+    "unmeasured": (
+        "has no measured cause: its rounds record no key or base URL to test",
+        "have no measured cause: their rounds record no key or base URL to test",
+    ),
 }
 """What the sentence says of one task of each cause, and of several; an unknown cause reads
 `read as <cause>`."""
@@ -100,6 +103,9 @@ class Finding(BaseModel):
     """What the first screen says and draws."""
 
     sentence: str
+    outcome: str | None = None
+    """For a graded log, what its users look for first: Pass^n and Mean@n (and the mean reward or
+    score) with their intervals; the first screen leads with it, the answers' sentence under it."""
     measured: int
     inconsistent: int
     rounds: int
@@ -133,8 +139,11 @@ class Finding(BaseModel):
         return out
 
 
-def finding(report: Mapping[str, Any]) -> Finding:
-    """The finding of one analysed log, from its JSON report (`Analysis.report()`)."""
+def finding(report: Mapping[str, Any], *, graded_by_its_tool: bool = False) -> Finding:
+    """The finding of one analysed log, from its JSON report (`Analysis.report()`).
+
+    `graded_by_its_tool`: the log is another tool's graded run (tau-bench, Inspect, promptfoo), whose
+    users look first for its success over rounds: the finding then leads with `outcome`."""
     measured = int(report.get("tasks_measured") or 0)
     consistent = int(report.get("consistent_tasks") or 0)
     rounds = int(report.get("rounds") or 0)
@@ -151,6 +160,7 @@ def finding(report: Mapping[str, Any]) -> Finding:
         sentence += " " + calls
     return Finding(
         sentence=sentence,
+        outcome=outcome_sentence(report.get("outcome"), report.get("score")) if graded_by_its_tool else None,
         measured=measured,
         inconsistent=inconsistent,
         rounds=rounds,
@@ -160,6 +170,24 @@ def finding(report: Mapping[str, Any]) -> Finding:
         tool_calls=calls,
         call_bars=_call_bars(report.get("trajectories")),
     )
+
+
+def outcome_sentence(outcome: Mapping[str, Any] | None, score: Mapping[str, Any] | None) -> str | None:
+    """`Pass^4 20.0 % (95 % CI 0.5–71.6) of 5 graded tasks succeed in all 4 rounds; Mean@4 50.0 % ...`,
+    from the report's `outcome` (and `score`); None for a log without grading."""
+    if not outcome:
+        return None
+    n = int(outcome["n"])
+    hat = (outcome.get("pass_hat_k") or {}).get(str(n), (outcome.get("pass_hat_k") or {}).get(n))
+    mean = numbers.pct_ci(outcome["mean_at_n"], outcome.get("mean_at_n_ci"))
+    text = (
+        f"Pass^{n} {numbers.pct_ci(hat, outcome.get('pass_hat_k_ci'))} of "
+        f"{numbers.counted(int(outcome['tasks']), 'graded task')} succeed in every one of "
+        f"{numbers.counted(n, 'round')}; Mean@{n} {mean}"
+    )
+    if score:
+        text += f"; mean {score['name']} {numbers.num_ci(score['mean'], score.get('mean_ci'), digits=3)}"
+    return text + "."
 
 
 def cause_parts(items: Sequence[Mapping[str, Any]]) -> list[CausePart]:

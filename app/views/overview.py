@@ -44,7 +44,11 @@ def render(selection: data.Selection | None = None) -> None:
         return
     h = group.analysis.headline
     fmt.group_caption(group, sel.key)
-    _first_screen(data.finding(group.analysis), h.lead, sel.key)
+    found = data.finding(group.analysis)
+    if found.outcome:  # a graded log leads with what its users look for: success over rounds
+        st.markdown(f"#### {escape(found.outcome)}")
+        _outcome(h.outcome)  # type: ignore[arg-type]
+    _first_screen(found, h.lead, sel.key)
     _figures(h)
     _states(group)
 
@@ -62,7 +66,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.subheader("Warnings")
         st.warning("\n".join(f"- {escape(w)}" for w in warnings), icon=":material/warning:")
 
-    if h.outcome:
+    if h.outcome and not found.outcome:  # a graded log of another tool shows it first, above
         _outcome(h.outcome)
     if h.score:
         _score(h.score)

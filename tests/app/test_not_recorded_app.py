@@ -85,3 +85,15 @@ def test_a_log_that_records_them_keeps_its_counts(runs: Path) -> None:
     assert shown["Drifted tasks"] == f"{h.route.drifted_count:,}" and h.route.drifted_count
     assert shown["Outcome gap"] != "not recorded"
     assert shown_figures(_open(SAMPLE_A, "retries"))["Retries"] == f"{h.retries.extra_attempts:,}"
+
+
+def test_a_graded_log_of_another_tool_leads_with_its_outcome(runs: Path) -> None:
+    overview = _open(TAU)
+    heading = plain(overview.markdown[0].value)
+    outcome = analyze(load_any(runs / TAU).log).headline.outcome
+    assert outcome is not None
+    assert heading.startswith(f"#### Pass^{outcome.n} 20.0 % (95 % CI ")  # tau-bench's own pass^k
+    assert "mean reward 0.500" in heading
+    answers = [plain(m.value) for m in overview.markdown if "tasks disagree" in m.value]
+    assert answers and "have no measured cause: their rounds record no key or base URL" in answers[0]
+    assert "were not measured" not in " ".join(answers)

@@ -128,3 +128,13 @@ def test_compare_pairs_nothing_of_different_tasks(server: str, page: object) -> 
     assert "are not the same tasks" in text and "carry different prompts" in text
     assert "shared task" not in text
     shot(page, "trust-compare-unrelated")
+
+
+def test_a_graded_tau_bench_log_leads_with_its_pass_k(server: str, page: object) -> None:
+    page.goto(f"{server}/?log=tau_bench/gpt-4o-airline.excerpt.json")  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    first = page.locator("h4").first.inner_text()  # type: ignore[attr-defined]
+    assert first.startswith("Pass^4 20.0 % (95 % CI") and "mean reward 0.500" in first
+    assert "have no measured cause: their rounds record no key or base URL" in body_text(page)
+    assert "were not measured" not in body_text(page)
+    shot(page, "trust-tau-bench-leads-with-pass-k")

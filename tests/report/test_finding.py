@@ -25,9 +25,9 @@ def test_sample_a_says_how_many_disagree_and_which_follow_the_route() -> None:
     assert f.sentence == (
         "14 of 30 tasks disagree across 10 rounds: 46.7 % (95 % CI 28.3–65.7). Of them, "
         "1 follows your route (key, base URL or parameters), beyond chance (q ≤ 0.05 after FDR); "
-        "3 follow the provider's backend (served model or fingerprint), which no pin holds, all beyond "
-        "chance (q ≤ 0.05 after FDR); 3 follow your route or the provider's backend (they changed "
-        "together), all beyond chance (q ≤ 0.05 after FDR); "
+        "3 follow the provider's backend (served model or fingerprint), all beyond chance "
+        "(q ≤ 0.05 after FDR); 3 follow your route and the backend together, all beyond chance "
+        "(q ≤ 0.05 after FDR); "
         "5 vary within one route (the model); 2 are inconclusive: too few rounds to tell the route "
         "from the model."
     )
