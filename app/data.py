@@ -151,11 +151,29 @@ def _open(token: str, source: str, loaded: LoadedLog | Problem, key: AnswerKey) 
     return [_open_one(token, source, loaded, key)]
 
 
+PART = " · "
+"""Between a file's source and one of its experiment groups: `results.json · gpt-4o`."""
+
+
+def file_source(source: str) -> str:
+    """The file a group's source names: `results.json` for `results.json · gpt-4o` (an upload keeps
+    its ending), the source itself for a file of one group."""
+    if PART not in source:
+        return source
+    head = source.split(PART, 1)[0]
+    return head + UPLOAD_SUFFIX if source.endswith(UPLOAD_SUFFIX) else head
+
+
+def file_groups(groups: list[Group], group: Group) -> list[Group]:
+    """The open groups that come from `group`'s file (itself included), in file order."""
+    return [g for g in groups if file_source(g.source) == file_source(group.source)]
+
+
 def _part_source(source: str, part: str) -> str:
     """One experiment group's source: `file · group` (an upload keeps its ending)."""
     if source.endswith(UPLOAD_SUFFIX):
-        return f"{source.removesuffix(UPLOAD_SUFFIX)} · {part}{UPLOAD_SUFFIX}"
-    return f"{source} · {part}"
+        return f"{source.removesuffix(UPLOAD_SUFFIX)}{PART}{part}{UPLOAD_SUFFIX}"
+    return f"{source}{PART}{part}"
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -388,11 +406,11 @@ def listed_logs(key: str) -> list[ListedLog]:
         except OSError:
             out.append(ListedLog(rel, None, f"{path}: no such file"))
             continue
-        opened = _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), answer_key(key))[0]
-        if isinstance(opened, Problem):
-            out.append(ListedLog(rel, None, opened.message))
-        else:
-            out.append(ListedLog(rel, opened.analysis))
+        for opened in _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), answer_key(key)):
+            if isinstance(opened, Problem):
+                out.append(ListedLog(rel, None, opened.message))
+            else:  # a file of experiment groups: every group listed, as `file · group`
+                out.append(ListedLog(opened.source, opened.analysis))
     return out
 
 

@@ -25,6 +25,7 @@ from app.data import (
     Selection,
     close_upload,
     current,
+    file_source,
     folder_logs,
     folder_problems,
     keep_uploads,
@@ -173,7 +174,8 @@ def _focus_picker(selection: Selection, fresh: list[str]) -> Selection:
     url_state.seed_kept(FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0])
     if st.session_state[FOCUS] not in labels:
         url_state.set_kept(FOCUS, labels[0])
-    fresh_label = next((g.label for g in reversed(selection.groups) if g.source in fresh), None)
+    new = [g.label for g in selection.groups if file_source(g.source) in fresh]
+    fresh_label = new[0] if new else None  # a file of several groups opens on its first
     if fresh_label:  # a new upload opens at once
         url_state.set_kept(FOCUS, fresh_label)
     with st.popover(

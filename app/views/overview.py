@@ -20,6 +20,7 @@ from app.widgets.messages import escape
 
 TASKS_VIEW = "views/tasks.py"
 RERUN_VIEW = "views/rerun.py"
+COMPARE_VIEW = "views/compare.py"
 RERUN_PARAM = "rerun"
 """The Re-run page's URL parameter naming the tasks a link asks it to tick (Re-run's `PICKED_PARAM`)."""
 ACTIONS_HINT = (
@@ -44,6 +45,7 @@ def render(selection: data.Selection | None = None) -> None:
         return
     h = group.analysis.headline
     fmt.group_caption(group, sel.key)
+    _file_groups(sel, group)
     found = data.finding(group.analysis)
     if found.outcome:  # a graded log leads with what its users look for: success over rounds
         st.markdown(f"#### {escape(found.outcome)}")
@@ -78,6 +80,24 @@ def render(selection: data.Selection | None = None) -> None:
     with st.popover("Downloads", icon=":material/download:", key=DOWNLOADS_BOX):
         fmt.downloads(group, "overview", report=True)
         _html_reports(sel, group)
+
+
+def _file_groups(sel: data.Selection, group: data.Group) -> None:
+    """Say when the shown log is one of several experiment groups of one file (promptfoo's prompts or
+    providers), each open as a log of its own, and where they stand side by side."""
+    parts = data.file_groups(sel.groups, group)
+    if len(parts) < 2:
+        return
+    names = ", ".join(g.label for g in parts)
+    st.info(
+        escape(
+            f"{data.file_source(group.source).removesuffix(data.UPLOAD_SUFFIX)} holds "
+            f"{fmt.counted(len(parts), 'experiment group')} ({names}): each is open as a log of its own "
+            "(pick it under Shown in the sidebar), and Compare sets them side by side."
+        ),
+        icon=":material/splitscreen:",
+    )
+    fmt.page_link(COMPARE_VIEW, "Compare them side by side →")
 
 
 def _first_screen(found: Finding, lead: Lead | None, key: str) -> None:
