@@ -17,6 +17,7 @@ analyzer says None when the log does not record what the figure counts, never 0.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 NONE = "—"
@@ -29,6 +30,8 @@ RANGE = "–"
 """The dash between an interval's ends (an en dash)."""
 SIGNED_RANGE = " to "
 """Between an interval's ends when either is negative: `-40.0 to -5.1`, never `-40.0–-5.1`."""
+
+_DIGITS = re.compile(r"(\d+)")
 
 Bounds = Sequence[float] | None
 """An interval as [low, high], or None."""
@@ -148,6 +151,12 @@ def duration(seconds: float | None) -> str:
     if minutes:
         return f"{minutes} min {secs:02d} s"
     return f"{secs} s"
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sorts ids as people count: `9`, `10`, `100` ... `109`, `110` (digits by value, the rest as
+    text), never `10`, `100`, `109`, `110`, `9`."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in _DIGITS.split(text) if part)
 
 
 def call_step(index: int) -> str:

@@ -339,6 +339,18 @@ def task_prompt(log: RunLog, task_id: str) -> str | None:
     return None
 
 
+def task_expected(log: RunLog, task_id: str) -> str | None:
+    """What the task expects (a target, an answer, a grader's assertion) where the log records it:
+    its task definition's, else its first result's; JSON for anything but text."""
+    found = next((spec.expected for spec in log.tasks or [] if str(spec.task_id) == task_id), None)
+    if found is None:
+        found = next((r.expected for _rnd, r in log.results() if str(r.task_id) == task_id), None)
+    if found is None or found == "":
+        return None
+    text = found if isinstance(found, str) else json.dumps(found, ensure_ascii=False)
+    return shown_text(text)
+
+
 def trajectories(log: RunLog, task_id: str) -> dict[int, list[Any]]:
     """The task's recorded trajectory steps, by round (only rounds that recorded some).
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+import analyzer.numbers as numbers
+
 if TYPE_CHECKING:
     from analyzer.analysis import Analysis
 
@@ -135,9 +137,10 @@ def sort_tasks(tasks: pd.DataFrame, order: str) -> pd.DataFrame:
     column, ascending = SORTS.get(order, ("", True))
     if not column or column not in tasks.columns:
         return tasks
-    values = (
-        tasks[column].astype(str) if column == "task_id" else pd.to_numeric(tasks[column], errors="coerce")
-    )
+    if column == "task_id":  # 9, 10, 100, 110 as people count them, never 10, 100, 110, 9
+        ordered = sorted(tasks.index, key=lambda i: numbers.natural_key(str(tasks.at[i, "task_id"])))
+        return tasks.loc[ordered]
+    values = pd.to_numeric(tasks[column], errors="coerce")
     return tasks.loc[values.sort_values(ascending=ascending, kind="stable", na_position="last").index]
 
 

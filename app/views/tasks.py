@@ -177,6 +177,10 @@ def _one_task(
     if prompt is not None:
         st.markdown("**Prompt**")
         text_box(prompt)
+    expected = data.task_expected(group.loaded.log, task_id)
+    if expected is not None:  # beside the answers below: what a right one would be
+        st.markdown("**Expected**")
+        text_box(expected)
 
     _details(group, task_id)
     task_extras.history(sel, task_id)
