@@ -25,6 +25,7 @@ from analyzer.metrics.semantic import SemanticOptions
 from analyzer.report.export import missing_prompts_reason
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.executors import Executor
+from analyzer.runner.out_folder import beside
 from analyzer.runner.plan import (
     Provenance,
     ResumeRequest,
@@ -197,10 +198,11 @@ def task_specs(log: RunLog, ids: Sequence[str], tasks_file: str | Path | None = 
 
 
 def default_rerun_path(parent_path: str | Path, run_hint: str = "") -> Path:
-    """`runs/A.altk_runs.json` -> `runs/A.rerun[-hint].altk_runs.json`."""
+    """`runs/A.altk_runs.json` -> `runs/A.rerun[-hint].altk_runs.json` (a shipped sample's into the
+    runs folder: `out_folder.beside`)."""
     p = Path(parent_path)
     stem = p.name.removesuffix(".json").removesuffix(".altk_runs")
-    return p.with_name(f"{stem}.rerun{'-' + run_hint if run_hint else ''}.altk_runs.json")
+    return beside(p, f"{stem}.rerun{'-' + run_hint if run_hint else ''}.altk_runs.json")
 
 
 def rerun_plan(
