@@ -286,6 +286,10 @@ def _overrides() -> dict[str, Any]:
     return values
 
 
+PAGE_MAX_ROUNDS = 100
+"""Most rounds a run started from a page may have (the CLI's `--repeat` allows more)."""
+
+
 def rounds_input(key: str, default: int, running: int | None = None) -> int:
     """How many times each task runs; while a job runs (`running`: its rounds), its rounds, fixed,
     so that a reload never shows another number beside the running job's."""
@@ -302,17 +306,18 @@ def rounds_input(key: str, default: int, running: int | None = None) -> int:
     # number is kept under a plain key too, so a finished or cancelled job gives it back.
     chosen = f"{key}.chosen"
     st.session_state.setdefault(key, st.session_state.get(chosen, int(default)))
-    st.session_state[chosen] = int(
-        st.number_input(
-            route_knobs()["rounds"].label,
-            min_value=1,
-            max_value=100,
-            step=1,
-            key=key,
-            help=knob_help("rounds"),
+    # No min or max on the widget: the browser then refuses a number out of range without a word and
+    # the button kept the old count; the number is taken, and one line says what is used instead.
+    typed = int(st.number_input(route_knobs()["rounds"].label, step=1, key=key, help=knob_help("rounds")))
+    used = min(max(typed, 1), PAGE_MAX_ROUNDS)
+    if used != typed:
+        st.error(
+            f"Rounds {typed:,} is out of range (1 to {PAGE_MAX_ROUNDS} here; more with `--repeat` on the "
+            f"command line): {used:,} will run.",
+            icon=":material/error:",
         )
-    )
-    return int(st.session_state[chosen])
+    st.session_state[chosen] = used
+    return used
 
 
 # --- preflight ----------------------------------------------------------------------------------
