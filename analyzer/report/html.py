@@ -24,6 +24,7 @@ from analyzer.analysis import Analysis
 from analyzer.log.field_labels import field_label
 from analyzer.metrics.route_drift import drift_sentence
 from analyzer.report.cause_html import cause_section
+from analyzer.report.said_once import said_once
 from analyzer.verdicts.compare import compare
 
 MAX_TASKS_WITH_CLUSTERS = 100
@@ -126,7 +127,7 @@ def _log_section(entry: ReportEntry, n: int) -> str:
         f"<p class='{'ok' if h.route.held else 'warn'}'><b>Route:</b> {esc(h.route.verdict)}</p>",
     ]
     mismatches = [f"Stored summary disagrees: {m.message}" for m in h.summary_mismatches]
-    warnings = list(dict.fromkeys([*mismatches, *h.warnings]))
+    warnings = said_once([*mismatches, *h.warnings])
     if warnings:
         parts.append("<div class='warn'><b>Warnings</b><ul>")
         parts += [f"<li>{esc(w)}</li>" for w in warnings]

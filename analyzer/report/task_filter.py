@@ -28,6 +28,23 @@ STATES: dict[str, str] = {
 }
 """Each state's name (in a URL) and its label."""
 
+STATE_MEANING: dict[str, str] = {
+    "inconsistent": "its answers (two or more) fall into more than one cluster across rounds",
+    "drifted": "its own runs did not all go through one route (key, base URL, parameters) and one "
+    "provider backend (served model, fingerprint)",
+    "errored": "at least one of its results errored",
+}
+"""What each state means, as a page and a report say it beside the counts."""
+
+
+def drift_defined() -> str:
+    """The line that defines drift beside the counts: drift is not inconsistency."""
+    return (
+        f"Drifted: a task whose {STATE_MEANING['drifted'].removeprefix('its ')}. A drifted task may give "
+        "one answer, and an inconsistent one may not have drifted."
+    )
+
+
 SUCCESS = ("any", "every round succeeds", "some round fails", "ungraded")
 """The success filter's choices."""
 

@@ -11,6 +11,7 @@ from analyzer.log.field_labels import field_label
 from analyzer.metrics.route_factors import side_counts
 from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
+from analyzer.report.said_once import said_once
 from analyzer.safety.scrub import one_line
 from analyzer.safety.terminal_text import visible, visible_lines
 
@@ -62,7 +63,7 @@ def render_report(analysis: Analysis, source: str) -> str:
     if h.summary_mismatches:
         lines += ["", "Stored summary disagrees", *[f"  - {m.message}" for m in h.summary_mismatches]]
     if h.warnings:
-        lines += ["", "Warnings", *[f"  - {w}" for w in h.warnings]]
+        lines += ["", "Warnings", *[f"  - {w}" for w in said_once(h.warnings)]]
     lines += ["", *_flagged_lines(h)]
     return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
 

@@ -13,7 +13,8 @@ from analyzer.metrics.outcome import OutcomeFigures
 from analyzer.metrics.route_factors import side_counts
 from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
-from analyzer.report.task_filter import STATES, state_counts
+from analyzer.report.said_once import said_once
+from analyzer.report.task_filter import STATE_MEANING, STATES, drift_defined, state_counts
 from app import charts, data, fmt, overview_charts, trajectory_panel
 from app.widgets import cause_table, figures, lazy
 from app.widgets.messages import escape
@@ -63,7 +64,8 @@ def render(selection: data.Selection | None = None) -> None:
     _attribution(h)
 
     mismatches = [f"Stored summary disagrees: {m.message}" for m in h.summary_mismatches]
-    warnings = list(dict.fromkeys([*mismatches, *group.loaded.warnings, *h.warnings]))
+    loaded = [w for w in group.loaded.warnings if w not in h.warnings]  # the loader's, said by both
+    warnings = said_once([*mismatches, *h.warnings, *loaded])
     if warnings:
         st.subheader("Warnings")
         st.warning("\n".join(f"- {escape(w)}" for w in warnings), icon=":material/warning:")
@@ -163,6 +165,7 @@ def _states(group: data.Group) -> None:
             if counts[state]:
                 with col:
                     fmt.page_link(TASKS_VIEW, "Show them →", {"show": state})
+    st.caption(escape(drift_defined()))
     st.caption(
         f"{fmt.counted(h.tasks, 'task')} x {fmt.counted(h.rounds, 'round')} · "
         f"{fmt.counted(h.errors, 'errored result')} · "
@@ -185,11 +188,7 @@ VERDICT_FIGURES = {
 SIDES = ("backend", "route or backend")
 """Counts shown only when not zero (most logs never blame the provider's backend alone)."""
 
-STATE_HELP = {
-    "inconsistent": "Tasks with two or more answers that fall into more than one cluster.",
-    "drifted": "Tasks whose results did not all use one route (key, base URL, parameters, backend).",
-    "errored": "Tasks with at least one result that errored.",
-}
+STATE_HELP = {state: f"A task counts when {meaning}." for state, meaning in STATE_MEANING.items()}
 
 
 def _html_reports(sel: data.Selection, group: data.Group) -> None:
