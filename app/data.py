@@ -351,6 +351,17 @@ def task_expected(log: RunLog, task_id: str) -> str | None:
     return shown_text(text)
 
 
+def grade_reasons(log: RunLog, task_id: str) -> dict[int, str]:
+    """Why the grader failed the task's results, by round, where the log records it (promptfoo's
+    grading reason: an assertion's message, or the error its code threw)."""
+    out: dict[int, str] = {}
+    for rnd, result in log.results():
+        reason = (result.model_extra or {}).get("grade_reason")
+        if str(result.task_id) == task_id and isinstance(reason, str) and reason:
+            out[rnd] = shown_text(reason) or ""
+    return out
+
+
 def trajectories(log: RunLog, task_id: str) -> dict[int, list[Any]]:
     """The task's recorded trajectory steps, by round (only rounds that recorded some).
 

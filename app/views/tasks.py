@@ -181,6 +181,10 @@ def _one_task(
     if expected is not None:  # beside the answers below: what a right one would be
         st.markdown("**Expected**")
         text_box(expected)
+    reasons = data.grade_reasons(group.loaded.log, task_id)
+    if reasons:  # why the grader failed them: a reader sees the cause, not just 0 %
+        st.markdown("**Why the grader failed it**")
+        text_box("\n".join(f"round {rnd}: {why}" for rnd, why in sorted(reasons.items())))
 
     _details(group, task_id)
     task_extras.history(sel, task_id)

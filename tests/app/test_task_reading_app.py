@@ -50,3 +50,17 @@ def test_task_ids_sort_as_people_count() -> None:
     ]  # fmt: skip
     names = ["samples/110_epoch_1.json", "samples/10_epoch_2.json", "samples/10_epoch_1.json"]
     assert sorted(names, key=numbers.natural_key) == names[::-1]
+
+
+def test_a_promptfoo_row_says_why_it_failed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    runs = tmp_path / "runs"
+    shutil.copytree(FOREIGN, runs)
+    monkeypatch.setenv(log_folders.RUNS_DIR_ENV, str(runs))
+    at = AppTest.from_file(str(MAIN), default_timeout=60)
+    at.query_params.update({"log": ["promptfoo/results.json"], "task": ["Peru"]})
+    at.run()
+    at.switch_page("views/tasks.py").run()
+    assert not at.exception and not at.error
+    assert "**Why the grader failed it**" in [m.value for m in at.markdown]
+    reasons = [t.value for t in at.text if 'Expected output to contain "Lima"' in t.value]
+    assert reasons and reasons[0].startswith("round ")
