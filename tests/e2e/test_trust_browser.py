@@ -29,7 +29,7 @@ INSPECT = FOREIGN / "inspect_ai" / "mock_epochs.eval"
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     runs = tmp_path_factory.mktemp("runs")
-    for tool in ("tau_bench", "tau2_bench", "inspect_ai"):
+    for tool in ("tau_bench", "tau2_bench", "inspect_ai", "promptfoo"):
         shutil.copytree(FOREIGN / tool, runs / tool)
     with streamlit_server(runs, tmp_path_factory.mktemp("server") / "streamlit.log") as base:
         yield base
@@ -138,3 +138,27 @@ def test_a_graded_tau_bench_log_leads_with_its_pass_k(server: str, page: object)
     assert "have no measured cause: their rounds record no key or base URL" in body_text(page)
     assert "were not measured" not in body_text(page)
     shot(page, "trust-tau-bench-leads-with-pass-k")
+
+
+def test_an_uploaded_promptfoo_file_opens_as_its_groups(server: str, page: object) -> None:
+    page.goto(f"{server}/?log=sample_runs/A_baseline.altk_runs.json")  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    sidebar = page.locator('[data-testid="stSidebar"]')  # type: ignore[attr-defined]
+    sidebar.get_by_role("button", name="Upload logs").click()
+    results = FOREIGN / "promptfoo" / "results.json"
+    page.locator('[data-testid="stFileUploaderDropzoneInput"]').set_input_files([str(results)])  # type: ignore[attr-defined]
+    page.get_by_text("holds 2 experiment groups").first.wait_for()  # type: ignore[attr-defined]
+    page.keyboard.press("Escape")  # type: ignore[attr-defined]
+    wait_rendered(page, "Overview")
+    assert "Shown: promptfoo" in sidebar.inner_text()  # the file's first group, not sample A
+    shot(page, "trust-promptfoo-groups")
+
+
+def test_the_open_task_shows_what_it_expects_and_why_it_failed(server: str, page: object) -> None:
+    page.goto(f"{server}/tasks?log=promptfoo/results.json&task=Peru")  # type: ignore[attr-defined]
+    wait_rendered(page, "Tasks")
+    assert_no_exception(page)
+    text = body_text(page)
+    assert "Expected" in text and '"value": "Lima"' in text
+    assert "Why the grader failed it" in text and 'Expected output to contain "Lima"' in text
+    shot(page, "trust-task-expected-and-reason")
