@@ -9,9 +9,9 @@ are for reading; views and charts copy before changing anything), and `cache_dat
 unpickle a 1,000 x 10 log and its analysis on every rerun (about 2 s), twice the 1 s
 target for a cached render.
 
-Session state holds only ids and selections (file names, the answer key, the focused label, typed
-labels), namespaced `src.*`; the first three are mirrored into the URL query (`log`, `key`,
-`focus`) so a view can be shared and reloaded.
+Session state holds only ids, selections and the uploads kept open (file names, the answer key, the
+focused label, typed labels), namespaced `src.*`; the first three are mirrored into the URL query
+(`log`, `key`, `focus`) so a view can be shared and reloaded.
 """
 
 from __future__ import annotations
