@@ -18,7 +18,7 @@ from analyzer.log.model import RunLog
 from analyzer.log.structural import structural_warnings
 from analyzer.log.table import gc_paused, round_count
 from analyzer.metrics.answers import DEFAULT_FUZZY_THRESHOLD, AnswerKey, answer_keys, no_answer
-from analyzer.metrics.attribution import Attribution, attribution_summary, task_attribution, verdict_counts
+from analyzer.metrics.attribution import Attribution, attribution_summary, task_attribution
 from analyzer.metrics.consistency import (
     answer_gap_pp,
     assign_clusters,
@@ -42,6 +42,7 @@ from analyzer.metrics.route_drift import (
     task_drift,
     verdict_sentence,
 )
+from analyzer.metrics.route_factors import side_counts
 from analyzer.metrics.scores import ScoreFigures, score_figures, task_scores
 from analyzer.metrics.semantic import SemanticOptions
 from analyzer.metrics.step_uncertainty import step_report
@@ -305,7 +306,7 @@ def _with_uncertainty(
     """The headline with its intervals over tasks and the per-task attribution."""
     gap_ci, rate_ci = answer_intervals(tasks)
     attribution = task_attribution(results, attempts, tasks)
-    causes = verdict_counts(attribution)
+    causes = side_counts(attribution)
     verdict = verdict_sentence(headline.route, headline.tasks_measured, causes)
     groups = experiments_of(log)
     if groups:  # the route differs between the file's experiments by design: that is no drift

@@ -9,21 +9,29 @@
 - a tool-call step reads `tool call 1` for the first call (the analyzer's indices are 0-based);
 - durations read `45 s`, `3 min 05 s`, `1 h 02 min`.
 
-A missing value (None or NaN) reads `—` everywhere.
+A missing value (None or NaN) reads `—` in a table's cell; a figure (a page's tile, a report's
+figure or sentence) whose value the analyzer gives as None reads `not recorded` (`recorded`): the
+analyzer says None when the log does not record what the figure counts, never 0.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Sequence
 
 NONE = "—"
 """What a missing value reads."""
 
+NOT_RECORDED = "not recorded"
+"""What a figure reads when the log does not record what it counts."""
+
 RANGE = "–"
 """The dash between an interval's ends (an en dash)."""
 SIGNED_RANGE = " to "
 """Between an interval's ends when either is negative: `-40.0 to -5.1`, never `-40.0–-5.1`."""
+
+_DIGITS = re.compile(r"(\d+)")
 
 Bounds = Sequence[float] | None
 """An interval as [low, high], or None."""
@@ -46,10 +54,16 @@ def count(value: float | None) -> str:
     return f"{round(float(value)):,}"  # type: ignore[arg-type]
 
 
-def counted(value: int, noun: str, plural: str | None = None) -> str:
-    """A count with its noun in agreement: `1 log`, `3 logs`, `2 tasks`, `1 key`, `2 keys`."""
+def recorded(text: str) -> str:
+    """A figure as shown: `not recorded` where its formatter had no value (`—`), else the text."""
+    return NOT_RECORDED if text == NONE else text
+
+
+def counted(value: int | None, noun: str, plural: str | None = None) -> str:
+    """A count with its noun in agreement: `1 log`, `3 logs`, `2 tasks`, `1 key`, `2 keys`; without
+    a count, `retries not recorded`."""
     word = noun if value == 1 else (plural or _plural(noun))
-    return f"{count(value)} {word}"
+    return f"{word} {NOT_RECORDED}" if missing(value) else f"{count(value)} {word}"
 
 
 _HARD_CH = ("epoch", "stomach", "monarch")
@@ -143,6 +157,12 @@ def duration(seconds: float | None) -> str:
     if minutes:
         return f"{minutes} min {secs:02d} s"
     return f"{secs} s"
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """Sorts ids as people count: `9`, `10`, `100` ... `109`, `110` (digits by value, the rest as
+    text), never `10`, `100`, `109`, `110`, `9`."""
+    return tuple((0, int(part)) if part.isdigit() else (1, part) for part in _DIGITS.split(text) if part)
 
 
 def call_step(index: int) -> str:

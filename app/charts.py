@@ -240,7 +240,7 @@ def tokens_per_task(tasks: pd.DataFrame) -> go.Figure:
     fig.update_xaxes(tickformat=",d")
     counts, _ = np.histogram(values, bins=40) if len(values) else (np.zeros(1), None)
     _count_axis(fig, "y", float(counts.max()))
-    return _layout(fig, "Mean tokens per task", "mean tokens per result", "tasks (count)")
+    return _layout(fig, "Tasks by their mean tokens per result", "mean tokens per result", "tasks (count)")
 
 
 def prompt_vs_completion(results: pd.DataFrame) -> go.Figure:

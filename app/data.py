@@ -9,9 +9,9 @@ are for reading; views and charts copy before changing anything), and `cache_dat
 unpickle a 1,000 x 10 log and its analysis on every rerun (about 2 s), twice the 1 s
 target for a cached render.
 
-Session state holds only ids and selections (file names, the answer key, the focused label, typed
-labels), namespaced `src.*`; the first three are mirrored into the URL query (`log`, `key`,
-`focus`) so a view can be shared and reloaded.
+Session state holds only ids, selections and the uploads kept open (file names, the answer key, the
+focused label, typed labels), namespaced `src.*`; the first three are mirrored into the URL query
+(`log`, `key`, `focus`) so a view can be shared and reloaded.
 """
 
 from __future__ import annotations
@@ -56,7 +56,9 @@ ROOT = log_folders.ROOT
 
 # Session-state keys (ids and selections only).
 LOGS = "src.logs"
-UPLOADS = "src.uploads"
+UPLOADS = "src.uploads"  # the uploader widget's value (the frontend may drop it on a page change)
+OPENED_UPLOADS = "src.opened_uploads"  # the uploads kept open: only the user closes one
+UPLOADER_LAST = "src.uploader_last"  # upload ids the uploader held at the end of the last run
 KEY = "src.answer_key"
 SEMANTIC_T = "src.semantic_threshold"
 JUDGE_OK = "src.judge_confirmed"
@@ -158,11 +160,29 @@ def _open(token: str, source: str, loaded: LoadedLog | Problem, key: AnswerKey) 
     return [_open_one(token, source, loaded, key)]
 
 
+PART = " · "
+"""Between a file's source and one of its experiment groups: `results.json · gpt-4o`."""
+
+
+def file_source(source: str) -> str:
+    """The file a group's source names: `results.json` for `results.json · gpt-4o` (an upload keeps
+    its ending), the source itself for a file of one group."""
+    if PART not in source:
+        return source
+    head = source.split(PART, 1)[0]
+    return head + UPLOAD_SUFFIX if source.endswith(UPLOAD_SUFFIX) else head
+
+
+def file_groups(groups: list[Group], group: Group) -> list[Group]:
+    """The open groups that come from `group`'s file (itself included), in file order."""
+    return [g for g in groups if file_source(g.source) == file_source(group.source)]
+
+
 def _part_source(source: str, part: str) -> str:
     """One experiment group's source: `file · group` (an upload keeps its ending)."""
     if source.endswith(UPLOAD_SUFFIX):
-        return f"{source.removesuffix(UPLOAD_SUFFIX)} · {part}{UPLOAD_SUFFIX}"
-    return f"{source} · {part}"
+        return f"{source.removesuffix(UPLOAD_SUFFIX)}{PART}{part}{UPLOAD_SUFFIX}"
+    return f"{source}{PART}{part}"
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -288,6 +308,37 @@ def upload_sources(names: list[str]) -> list[str]:
     return out
 
 
+def opened_uploads() -> list[Any]:
+    """The uploads kept open, in the order they came.
+
+    The uploader widget's own value is not this: a widget drawn only inside a closed popover loses its
+    value when the user moves to another page, and the upload would silently be replaced by the sample.
+    `keep_uploads` (the uploader's on_change) adds what the user drops and removes what the user
+    removes; only that and `close_upload` change this list.
+    """
+    return list(st.session_state.get(OPENED_UPLOADS) or [])
+
+
+def keep_uploads() -> None:
+    """The uploader changed at the user's hand: keep its new files; drop those the user removed
+    from it (present at the end of the last run, gone now). Files it lost on a page change stay."""
+    now = list(st.session_state.get(UPLOADS) or [])
+    removed = set(st.session_state.get(UPLOADER_LAST) or []) - {u.file_id for u in now}
+    kept = [u for u in opened_uploads() if u.file_id not in removed]
+    known = {u.file_id for u in kept}
+    st.session_state[OPENED_UPLOADS] = kept + [u for u in now if u.file_id not in known]
+
+
+def note_uploader() -> None:
+    """After the uploader is drawn: the ids it holds now, so the next change tells a removal apart."""
+    st.session_state[UPLOADER_LAST] = [u.file_id for u in st.session_state.get(UPLOADS) or []]
+
+
+def close_upload(file_id: str) -> None:
+    """Close one kept upload (its button's on_click)."""
+    st.session_state[OPENED_UPLOADS] = [u for u in opened_uploads() if u.file_id != file_id]
+
+
 def current() -> Selection:
     """Open every picked log (cached) and return the selection; reads session state only."""
     folder = runs_dir()
@@ -302,7 +353,7 @@ def current() -> Selection:
             continue
         token = f"{path}:{stamp}"
         opened.extend(_open(token, rel, _read_path(str(path), stamp), key))
-    uploads = list(st.session_state.get(UPLOADS) or [])
+    uploads = opened_uploads()
     for upload, source in zip(uploads, upload_sources([u.name for u in uploads]), strict=True):
         loaded = _read_upload(upload.file_id, upload.name, upload.getvalue())
         opened.extend(_open(f"upload:{upload.file_id}", source, loaded, key))
@@ -330,6 +381,29 @@ def task_prompt(log: RunLog, task_id: str) -> str | None:
         if str(spec.task_id) == task_id:
             return shown_text(spec.prompt)
     return None
+
+
+def task_expected(log: RunLog, task_id: str) -> str | None:
+    """What the task expects (a target, an answer, a grader's assertion) where the log records it:
+    its task definition's, else its first result's; JSON for anything but text."""
+    found = next((spec.expected for spec in log.tasks or [] if str(spec.task_id) == task_id), None)
+    if found is None:
+        found = next((r.expected for _rnd, r in log.results() if str(r.task_id) == task_id), None)
+    if found is None or found == "":
+        return None
+    text = found if isinstance(found, str) else json.dumps(found, ensure_ascii=False)
+    return shown_text(text)
+
+
+def grade_reasons(log: RunLog, task_id: str) -> dict[int, str]:
+    """Why the grader failed the task's results, by round, where the log records it (promptfoo's
+    grading reason: an assertion's message, or the error its code threw)."""
+    out: dict[int, str] = {}
+    for rnd, result in log.results():
+        reason = (result.model_extra or {}).get("grade_reason")
+        if str(result.task_id) == task_id and isinstance(reason, str) and reason:
+            out[rnd] = shown_text(reason) or ""
+    return out
 
 
 def trajectories(log: RunLog, task_id: str) -> dict[int, list[Any]]:
@@ -387,7 +461,8 @@ def finding(analysis: Analysis) -> Finding:
     """The analyzer's one-sentence finding of a log (Overview's first screen), kept with its analysis."""
     found = _FINDINGS.get(analysis)
     if found is None:
-        found = _FINDINGS[analysis] = finding_of(analysis.report())
+        imported = analysis.log.imported_from is not None
+        found = _FINDINGS[analysis] = finding_of(analysis.report(), graded_by_its_tool=imported)
     return found
 
 
@@ -402,11 +477,11 @@ def listed_logs(key: str) -> list[ListedLog]:
         except OSError:
             out.append(ListedLog(rel, None, f"{path}: no such file"))
             continue
-        opened = _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), answer_key(key))[0]
-        if isinstance(opened, Problem):
-            out.append(ListedLog(rel, None, opened.message))
-        else:
-            out.append(ListedLog(rel, opened.analysis))
+        for opened in _open(f"{path}:{stamp}", rel, _read_path(str(path), stamp), answer_key(key)):
+            if isinstance(opened, Problem):
+                out.append(ListedLog(rel, None, opened.message))
+            else:  # a file of experiment groups: every group listed, as `file · group`
+                out.append(ListedLog(opened.source, opened.analysis))
     return out
 
 

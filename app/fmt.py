@@ -45,7 +45,7 @@ def group_caption(group: data.Group, key: AnswerKey) -> None:
     st.caption(f"Showing log **{escape(group.label)}** · {where} · answer key **{key}**")
 
 
-def page_link(page: str, label: str, query_params: dict[str, str] | None = None) -> None:
+def page_link(page: str, label: str, query_params: dict[str, str | list[str]] | None = None) -> None:
     """A link to another view; a plain hint where the app runs without navigation (single-view tests)."""
     try:
         st.page_link(page, label=label, query_params=query_params)

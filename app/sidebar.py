@@ -23,9 +23,14 @@ from app.data import (
     SEMANTIC_T,
     UPLOADS,
     Selection,
+    close_upload,
     current,
+    file_source,
     folder_logs,
     folder_problems,
+    keep_uploads,
+    note_uploader,
+    opened_uploads,
     unique_logs,
     upload_sources,
 )
@@ -46,6 +51,8 @@ LOGS_BOX = "sidebar.logs_box"
 KEY_BOX = "sidebar.key_box"
 FOCUS_BOX = "sidebar.focus_box"
 """The popovers' keys: the label says what is chosen, the key keeps a popover open while it changes."""
+FOCUS_LABEL = "Log shown in single-log views"
+LOGS_LABEL = "Your runs and the samples"
 SHORT = 34
 """Characters of a log's name on a popover's button (the whole name is in the popover and on hover)."""
 
@@ -60,13 +67,13 @@ def render() -> Selection:
     available = folder_logs(str(folder))
     with st.sidebar:
         st.subheader("Run logs")
-        url_state.seed_from_url(
+        url_state.seed_kept(
             LOGS,
             "log",
             log_folders.default_pick(available),
             lambda raw: unique_logs([r for r in raw if r in available]) or available[:1],
         )
-        st.session_state[LOGS] = unique_logs([r for r in st.session_state[LOGS] if r in available])
+        url_state.set_kept(LOGS, unique_logs([r for r in st.session_state[LOGS] if r in available]))
         # the URL is rewritten to the logs found below, so a name not found shows its note once
         _not_found_note([r for r in st.query_params.get_all("log") if r not in available], available)
         with st.popover(
@@ -74,15 +81,22 @@ def render() -> Selection:
         ):
             _log_picker(folder, available)
         _unreadable_note(folder_problems(str(folder)))
-        with st.popover("Upload logs", icon=":material/upload:", width="stretch"):
+        with st.popover(_uploads_label(), icon=":material/upload:", width="stretch"):
             _uploader()
         url_state.mirror_to_url("log", st.session_state[LOGS])
 
-        url_state.seed_from_url(
-            KEY, "key", "exact", lambda raw: raw[-1] if raw[-1] in ANSWER_KEYS else "exact"
-        )
+        url_state.seed_kept(KEY, "key", "exact", lambda raw: raw[-1] if raw[-1] in ANSWER_KEYS else "exact")
         with st.popover(_key_label(), icon=":material/rule:", width="stretch", key=KEY_BOX):
-            st.radio("Answer key", ANSWER_KEYS, key=KEY, horizontal=True, help=KEY_HELP)
+            st.radio(
+                "Answer key",
+                ANSWER_KEYS,
+                index=ANSWER_KEYS.index(st.session_state[KEY]),
+                key=url_state.widget_key(KEY),
+                on_change=url_state.keep_widget_value,
+                args=(KEY,),
+                horizontal=True,
+                help=KEY_HELP,
+            )
             semantic_control()
             judge_control()
         url_state.mirror_to_url("key", st.session_state[KEY])
@@ -127,9 +141,12 @@ def _logs_label(picked: list[str]) -> str:
 def _log_picker(folder: Path, available: list[str]) -> None:
     """The multiselect of the runs folder's logs and the samples, and where new logs are saved."""
     st.multiselect(
-        "Your runs and the samples",
+        LOGS_LABEL,
         available,
-        key=LOGS,
+        default=st.session_state[LOGS],
+        key=url_state.widget_key(LOGS),
+        on_change=url_state.keep_widget_value,
+        args=(LOGS,),
         placeholder="No log picked" if available else "No logs yet",
         help=f"Your runs folder: {escape(folder)} (set with `-- --runs-dir DIR` or ${RUNS_DIR_ENV}); "
         "the shipped examples are listed as sample_runs/… and are never written. The Runs page lists "
@@ -159,14 +176,13 @@ def _focus_picker(selection: Selection, fresh: list[str]) -> Selection:
     if len(labels) < 2:
         url_state.mirror_to_url("focus", None)
         return selection
-    url_state.seed_from_url(
-        FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0]
-    )
+    url_state.seed_kept(FOCUS, "focus", labels[0], lambda raw: raw[-1] if raw[-1] in labels else labels[0])
     if st.session_state[FOCUS] not in labels:
-        st.session_state[FOCUS] = labels[0]
-    fresh_label = next((g.label for g in reversed(selection.groups) if g.source in fresh), None)
+        url_state.set_kept(FOCUS, labels[0])
+    new = [g.label for g in selection.groups if file_source(g.source) in fresh]
+    fresh_label = new[0] if new else None  # a file of several groups opens on its first
     if fresh_label:  # a new upload opens at once
-        st.session_state[FOCUS] = fresh_label
+        url_state.set_kept(FOCUS, fresh_label)
     with st.popover(
         f"Shown: {escape(one_line(st.session_state[FOCUS], SHORT))}",
         help=escape(st.session_state[FOCUS]),
@@ -174,7 +190,14 @@ def _focus_picker(selection: Selection, fresh: list[str]) -> Selection:
         width="stretch",
         key=FOCUS_BOX,
     ):
-        st.selectbox("Log shown in single-log views", labels, key=FOCUS)
+        st.selectbox(
+            FOCUS_LABEL,
+            labels,
+            index=labels.index(st.session_state[FOCUS]),
+            key=url_state.widget_key(FOCUS),
+            on_change=url_state.keep_widget_value,
+            args=(FOCUS,),
+        )
     url_state.mirror_to_url("focus", st.session_state[FOCUS])
     return current()
 
@@ -186,16 +209,34 @@ def _uploader() -> None:
         type=["json", "eval", "zip"],
         accept_multiple_files=True,
         key=UPLOADS,
+        on_change=keep_uploads,
         max_upload_size=MAX_UPLOAD_BYTES // 2**20,
         help=f"Drop one or several altk_runs.json files (or logs of {format_list()}; AppWorld "
         "rounds are one experiment folder each); each opens as its own experiment group.",
     )
+    note_uploader()
+    in_widget = {u.file_id for u in st.session_state.get(UPLOADS) or []}
+    for upload in opened_uploads():
+        if upload.file_id not in in_widget:  # dropped on another page: still open until closed here
+            st.button(
+                f"Close {escape(one_line(upload.name, SHORT))}",
+                key=f"sidebar.close_upload.{upload.file_id}",
+                icon=":material/close:",
+                on_click=close_upload,
+                args=(upload.file_id,),
+            )
+
+
+def _uploads_label() -> str:
+    """The upload popover's button: how many uploads are open (they stay open across pages)."""
+    count = len(opened_uploads())
+    return f"Uploads: {count} open" if count else "Upload logs"
 
 
 def _to_focus() -> list[str]:
     """Sources asking for the focus: uploads not seen before, and a log just opened (the last wins)."""
     asked = st.session_state.pop(FOCUS_SOURCE, None)
-    uploads = st.session_state.get(UPLOADS) or []
+    uploads = opened_uploads()
     seen = set(st.session_state.get(SEEN_UPLOADS) or [])
     sources = upload_sources([u.name for u in uploads])
     fresh = [source for u, source in zip(uploads, sources, strict=True) if u.file_id not in seen]

@@ -171,7 +171,8 @@ def _resample_paths(group: data.Group, task_id: str) -> tuple[Path, Path]:
     """Where the task's resample is shown from (the runs folder's, else one shipped beside the
     parent) and where a new one is written (always the runs folder: shipped samples stay as shipped)."""
     runs = data.runs_dir()
-    shipped = default_resample_path(log_folders.log_path(runs, group.source), task_id)
+    parent = log_folders.log_path(runs, group.source)
+    shipped = parent.with_name(default_resample_path(parent, task_id).name)
     written = runs / shipped.name
     return (written if written.is_file() else shipped), written
 

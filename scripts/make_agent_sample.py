@@ -62,7 +62,7 @@ def main() -> None:
         f"{OUT.relative_to(ROOT)}: {p.done} results, {p.tokens:,} tokens, "
         f"{p.retries} retries, {p.errors} errors"
     )
-    out = default_resample_path(OUT, RESAMPLED_TASK)
+    out = OUT.with_name(default_resample_path(OUT, RESAMPLED_TASK).name)  # shipped beside the sample
     out.unlink(missing_ok=True)
     pinned = RouteProfile(model="gpt-4o-mini", temperature=0.0, seed=None, rounds=1, max_retries=1)
     request = ResampleRequest(

@@ -16,13 +16,14 @@ import time
 from collections.abc import Callable
 from html.parser import HTMLParser
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from analyzer.log.loader import list_logs
-from app import log_folders
+from app import log_folders, sidebar
 
 ROOT = Path(__file__).resolve().parents[1]
 MAIN = ROOT / "app" / "main.py"
@@ -52,6 +53,21 @@ def open_view(script: str, log: str, title: str) -> AppTest:
     assert_clean(at)
     assert [t.value for t in at.title] == [title]
     return at
+
+
+def logs_box(at: AppTest) -> Any:
+    """The sidebar's multiselect of open logs (its key changes whenever code changes the logs)."""
+    return next(w for w in at.multiselect if w.label == sidebar.LOGS_LABEL)
+
+
+def focus_box(at: AppTest) -> Any:
+    """The sidebar's choice of the log shown in single-log views (its key changes likewise)."""
+    return next(w for w in at.selectbox if w.label == sidebar.FOCUS_LABEL)
+
+
+def key_box(at: AppTest) -> Any:
+    """The sidebar's answer key radio (its key changes likewise)."""
+    return next(w for w in at.radio if w.label == "Answer key")
 
 
 FIGURE = re.compile(r'data-figure="([^"]*)" data-value="([^"]*)"')

@@ -191,6 +191,10 @@ def _load(data: bytes, name: str, path: Path | None) -> LoadedLog:
         kind = _match(parsed, source)
     if kind == NATIVE:
         return load_bytes(data, name)
+    if kind == tau2_bench.FORMAT and tau2_bench.empty_run(parsed):
+        source.fail(
+            "simulations", "this tau2-bench run holds no simulations (its list is empty): nothing ran"
+        )
     if kind == tau2_bench.FORMAT and tau2_bench.needs_folder(parsed):
         if path is None:
             source.fail(

@@ -19,6 +19,7 @@ from typing import Any
 
 import zstandard
 
+import analyzer.numbers as numbers
 from analyzer.importers.common import Source, parse_json
 from analyzer.safety.bounded_zip import archive_problem
 
@@ -65,7 +66,8 @@ def read_eval_archive(data: bytes, source: Source) -> dict[str, Any]:
             source.fail(
                 "", "a zip archive, but not an Inspect AI .eval log (no header.json or _journal/start.json)"
             )
-        sample_names = sorted(n for n in names if n.startswith("samples/") and n.endswith(".json"))
+        samples = (n for n in names if n.startswith("samples/") and n.endswith(".json"))
+        sample_names = sorted(samples, key=numbers.natural_key)  # sample 10 before 100, as Inspect lists them
         _check_bounds(
             archive, ["header.json", "_journal/start.json", "reductions.json", *sample_names], source
         )

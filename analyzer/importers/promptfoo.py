@@ -26,6 +26,8 @@ from analyzer.log.model import TaskSpec
 FORMAT = "promptfoo"
 FAILURE_ERROR = 2
 """promptfoo's `ResultFailureReason.ERROR`; 0 is none, 1 is a failed assertion."""
+FAILURE_ASSERT = 1
+"""promptfoo's failureReason for a row an assertion failed: graded, with its grading reason."""
 
 
 def looks_like(data: Any) -> bool:
@@ -98,6 +100,10 @@ def _parse(row: dict[str, Any], place: str, source: Source) -> dict[str, Any]:
     }
     if fields["cost_usd"] == 0 and "total_tokens" not in fields:
         fields["cost_usd"] = None  # promptfoo's 0 for a provider that reports no usage: not recorded
+    grading = row.get("gradingResult")
+    reason = grading.get("reason") if isinstance(grading, dict) else None
+    if failure == FAILURE_ASSERT and isinstance(reason, str) and reason.strip():
+        fields["grade_reason"] = reason.strip().splitlines()[0][:300]  # why promptfoo failed the row
     latency = source.optional_number(row.get("latencyMs"), f"{place}.latencyMs")
     if latency is not None and latency >= 0:
         fields["latency_ms"] = latency

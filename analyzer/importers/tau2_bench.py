@@ -50,8 +50,14 @@ def looks_like(data: Any) -> bool:
 
 
 def needs_folder(data: dict[str, Any]) -> bool:
-    """True for directory-layout metadata: the simulations are in files beside it."""
-    return not data.get("simulations")
+    """True for directory-layout metadata: the simulations are in files beside it (the file names
+    none; an empty list is a run in which nothing ran, `empty_run`)."""
+    return not data.get("simulations") and not empty_run(data)
+
+
+def empty_run(data: dict[str, Any]) -> bool:
+    """True for a run whose file lists its simulations and lists none, with no index of files."""
+    return data.get("simulations") == [] and not data.get("simulation_index")
 
 
 def read_folder_simulations(

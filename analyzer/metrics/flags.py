@@ -31,7 +31,7 @@ def flag_tasks(tasks: pd.DataFrame) -> pd.DataFrame:
     out = tasks.copy()
     checks = {
         "inconsistent": ~tasks["consistent"].fillna(True).astype(bool),
-        "route-drifted": tasks["drifted"].astype(bool),
+        "route-drifted": tasks["drifted"].fillna(False).astype(bool),
         "errored": tasks["n_errors"] > 0,
     }
     reasons = _join(checks, tasks.index)

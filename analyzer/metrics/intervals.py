@@ -78,7 +78,7 @@ def outcome_intervals(results: pd.DataFrame, figures: OutcomeFigures | None) -> 
             "mean_at_n_ci": _pair(*ci[0]),
             "pass_hat_k_ci": _pair(*ci[k_max]),
             "pass_hat_curve_ci": {k: _pair(*ci[k]) for k in range(1, k_max + 1)},
-            "outcome_gap_ci": _pair(*ci[k_max + 1]),
+            "outcome_gap_ci": _pair(*ci[k_max + 1]) if figures.outcome_gap_pp is not None else None,
         }
     )
 

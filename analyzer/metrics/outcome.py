@@ -32,8 +32,9 @@ class OutcomeFigures(BaseModel):
     """Pass^k for k = 1..n (0..1): the chance that k runs of a task all succeed."""
     pass_at_k: dict[int, float]
     """Pass@k for k = 1..n (0..1): the chance that at least one of k runs succeeds."""
-    outcome_gap_pp: float
-    """(Mean@n - Pass^n) x 100, in points."""
+    outcome_gap_pp: float | None
+    """(Mean@n - Pass^n) x 100, in points; None when no task has two graded runs (one round tells
+    nothing of how success holds over rounds: not a gap of 0)."""
     n: int
     """Largest number of graded runs of a task."""
     n_min: int
@@ -154,7 +155,7 @@ def outcome_figures(results: pd.DataFrame) -> OutcomeFigures | None:
         mean_at_n=mean_at_n,
         pass_hat_k=pass_hat,
         pass_at_k={k: _tidy(at[k - 1]) for k in range(1, k_max + 1)},
-        outcome_gap_pp=round((mean_at_n - pass_hat[k_max]) * 100.0, _DIGITS - 2),
+        outcome_gap_pp=round((mean_at_n - pass_hat[k_max]) * 100.0, _DIGITS - 2) if k_max > 1 else None,
         n=k_max,
         n_min=int(n.min()),
         uneven_n=bool(n.min() != n.max()),

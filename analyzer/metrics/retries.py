@@ -17,22 +17,23 @@ from analyzer.metrics.grouping import per_task_count, per_task_sum, task_codes
 class RetryFigures(BaseModel):
     """Attempts and retries over the whole log."""
 
-    attempts_total: int
-    """HTTP attempts recorded."""
+    attempts_total: int | None
+    """HTTP attempts recorded; None when no result records its attempts."""
     results_with_attempts: int
     """Results that record their attempts."""
-    results_with_retry: int
-    """Results that needed more than one attempt."""
-    extra_attempts: int
-    """Attempts beyond each result's first (retries)."""
+    results_with_retry: int | None
+    """Results that needed more than one attempt; None when no result records its attempts."""
+    extra_attempts: int | None
+    """Attempts beyond each result's first (retries); None when no result records its attempts or
+    retries (a log that does not count them has not shown there were none)."""
     retries_per_result: dict[int, int]
     """How many results needed 0, 1, 2, ... retries (results with recorded attempts)."""
     by_outcome: dict[str, int]
     """Attempts per outcome (`ok`, `rate_limited`, `timeout`, ...)."""
     by_status: dict[str, int]
     """Attempts per HTTP status code; `none` when no response arrived."""
-    retry_after_seen: int
-    """Attempts on which the server sent Retry-After."""
+    retry_after_seen: int | None
+    """Attempts on which the server sent Retry-After; None when no result records its attempts."""
     retry_after_max_s: float | None
     """Longest Retry-After asked for, seconds."""
 
@@ -46,21 +47,31 @@ def result_retries(results: pd.DataFrame) -> pd.Series:
     return results["n_retries"].fillna(0).astype("int64")
 
 
+def retries_recorded(results: pd.DataFrame) -> bool:
+    """Whether any result records its attempts or its retries (else every retry figure is None)."""
+    return bool(results["n_attempts"].notna().any() or results["n_retries"].notna().any())
+
+
 def task_retries(results: pd.DataFrame) -> pd.DataFrame:
-    """Per task (first-appearance order): retries (extra attempts) and retried_results.
+    """Per task (first-appearance order): retries (extra attempts) and retried_results; `<NA>` in
+    both when the log records no attempts or retries.
 
     Args:
         results: Result frame with `task_id`, `n_attempts` and `retried`.
     """
     order, tasks = task_codes(results)
     retries = result_retries(results).to_numpy(dtype="float64")
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
             "task_id": order,
             "retries": per_task_sum(tasks, retries, len(order)).astype("int64"),
             "retried_results": per_task_count(tasks, len(order), results["retried"].to_numpy(dtype=bool)),
         }
     )
+    if not retries_recorded(results):
+        frame = frame.astype({"retries": "Int64", "retried_results": "Int64"})
+        frame[["retries", "retried_results"]] = pd.NA
+    return frame
 
 
 def retry_figures(results: pd.DataFrame, attempts: pd.DataFrame) -> RetryFigures:
@@ -72,17 +83,18 @@ def retry_figures(results: pd.DataFrame, attempts: pd.DataFrame) -> RetryFigures
     """
     recorded = results["n_attempts"].notna()
     retries = result_retries(results)[recorded]
+    known = retries_recorded(results)
     status = attempts["status_code"].astype("string").fillna("none")
     retry_after = attempts["retry_after_s"].dropna()
     return RetryFigures(
-        attempts_total=len(attempts),
+        attempts_total=len(attempts) if recorded.any() else None,
         results_with_attempts=int(recorded.sum()),
-        results_with_retry=int(results["retried"].sum()),
-        extra_attempts=int(retries.sum()),
+        results_with_retry=int(results["retried"].sum()) if known else None,
+        extra_attempts=int(result_retries(results).sum()) if known else None,
         retries_per_result={int(k): int(v) for k, v in retries.value_counts().sort_index().items()},
         by_outcome={str(k): int(v) for k, v in attempts["outcome"].value_counts().items()},
         by_status={str(k): int(v) for k, v in status.value_counts().items()},
-        retry_after_seen=len(retry_after),
+        retry_after_seen=len(retry_after) if recorded.any() else None,
         retry_after_max_s=float(retry_after.max()) if len(retry_after) else None,
     )
 

@@ -11,7 +11,9 @@ the task's setting, not the route's, and different tasks' caps do not unpin a ru
 
 A task is route-drifted when its results or attempts use more than one value of any route field, or
 the provider-reported served model or system fingerprint changes between its results. Missing values
-are not a value: an errored result without `served_model` is not drift.
+are not a value: an errored result without `served_model` is not drift. A task none of whose results
+records a key fingerprint or base URL, and that shows no drift in what it records, is neither drifted
+nor not (`<NA>`): a change of key or endpoint would not show.
 """
 
 from __future__ import annotations
@@ -58,6 +60,9 @@ class RouteFigures(BaseModel):
     """Fields with more than one value anywhere in the run."""
     drifted_tasks: list[str]
     """Tasks whose own results or attempts drifted."""
+    drifted_count: int | None = None
+    """How many tasks drifted; None when some task's results record no key or base URL (its drift
+    is not recorded, so no count can say how many drifted)."""
     inconsistent_drifted_or_retried: list[str]
     """Inconsistent tasks that drifted or needed retries: the route may explain them."""
     inconsistent_clean: list[str]
@@ -71,6 +76,11 @@ class RouteFigures(BaseModel):
     model and one set of settings do not make a pinned route: a key or endpoint change is invisible."""
     verdict: str
     """The verdict in plain words."""
+
+    @property
+    def held(self) -> bool:
+        """Your route was pinned and the provider's backend did not change under it: all is one."""
+        return bool(self.pinned) and not any(f in BACKEND_FIELDS for f in self.drifted_fields)
 
 
 def route_usage(results: pd.DataFrame, attempts: pd.DataFrame) -> pd.DataFrame:
@@ -158,10 +168,13 @@ def task_drift(results: pd.DataFrame, usage: pd.DataFrame) -> pd.DataFrame:
         for task, shown in _drifted_values(tasks, values, len(order)):
             texts.setdefault(task, []).append((field_label(name), shown))
     parts = [texts.get(i, []) for i in range(len(order))]
+    unseen = per_task_count(result_tasks, len(order), ~any_recorded(results, ATTEMPT_FIELDS))
+    known = unseen == 0  # every result of the task records a key or base URL
+    drifted = [True if p else (False if k else pd.NA) for p, k in zip(parts, known, strict=True)]
     return pd.DataFrame(
         {
             "task_id": pd.array(order, dtype="string"),
-            "drifted": np.array([bool(p) for p in parts], dtype=bool),
+            "drifted": pd.array(drifted, dtype="boolean"),
             "drift": pd.array(["; ".join(f"{f}: {v}" for f, v in p) for p in parts], dtype="string"),
             "drift_fields": pd.array([", ".join(f for f, _ in p) for p in parts], dtype="string"),
         }
@@ -216,9 +229,10 @@ def route_figures(
     identity = bool(any_recorded(usage, ATTEMPT_FIELDS).any()) if recorded else False
     pinned = None if not recorded or (len(routes) == 1 and not identity) else len(routes) == 1
     fields = run_drifted_fields(results, usage)
-    drifted_tasks = tasks.loc[tasks["drifted"], "task_id"].tolist()
+    drifted = tasks["drifted"].fillna(False).astype(bool)
+    drifted_tasks = tasks.loc[drifted, "task_id"].tolist()
     inconsistent = ~tasks["consistent"].fillna(True).astype(bool).to_numpy()
-    explained = (tasks["drifted"] | (tasks["retries"] > 0)).to_numpy(dtype=bool)
+    explained = (drifted | (tasks["retries"] > 0).fillna(False).astype(bool)).to_numpy(dtype=bool)
     no_route = ~any_recorded(results, ATTEMPT_FIELDS)
     order, codes = task_codes(results)
     route_known = per_task_count(codes, len(order), no_route) == 0
@@ -232,6 +246,7 @@ def route_figures(
         tuples=len(routes),
         drifted_fields=fields,
         drifted_tasks=[str(t) for t in drifted_tasks],
+        drifted_count=None if tasks["drifted"].isna().any() else len(drifted_tasks),
         inconsistent_drifted_or_retried=[str(t) for t in to_blame],
         inconsistent_clean=[str(t) for t in clean],
         inconsistent_unknown=[str(t) for t in unknown],
@@ -241,6 +256,21 @@ def route_figures(
     )
     measured = int(tasks["consistent"].notna().sum())
     return figures.model_copy(update={"verdict": verdict_sentence(figures, measured)})
+
+
+def drift_sentence(figures: RouteFigures) -> str:
+    """How many tasks drifted, in one sentence, or why that is not recorded (the Routes page, the
+    HTML report)."""
+    known = len(figures.drifted_tasks)
+    if figures.drifted_count is None:
+        seen = f" ({numbers.counted(known, 'task')} drifted in what they record)" if known else ""
+        return (
+            "Drifted tasks not recorded: some results name no key or base URL, so a change of key or "
+            f"endpoint would not show{seen}."
+        )
+    if known == 0:
+        return "No task changed its route or the provider's backend between its runs."
+    return f"{numbers.counted(known, 'task')} drifted."
 
 
 def verdict_sentence(
@@ -293,6 +323,13 @@ def _pinned_parts(figures: RouteFigures) -> list[str]:
         ]
     elif figures.pinned is None:
         parts = ["This log does not record routes, so route drift cannot be ruled out."]
+    elif figures.pinned and backend:
+        what = " and ".join(field_label(f) for f in backend)
+        parts = [
+            "Your route held (one key, base URL and set of parameters), but the provider's backend did "
+            f"not: it reported a different {what} during the run, which no pin of yours can hold."
+        ]
+        backend = []  # said
     elif figures.pinned:
         parts = ["Route pinned: every result and attempt went through one route."]
     else:
@@ -308,19 +345,31 @@ def _pinned_parts(figures: RouteFigures) -> list[str]:
         )
     if backend:
         what = " and ".join(field_label(f) for f in backend)
-        parts.append(f"The provider reported a different {what} during the run.")
+        parts.append(f"The provider's backend changed too: it reported a different {what} during the run.")
     return parts
 
 
 def _cause_split(inconsistent: int, causes: Mapping[str, int]) -> str:
-    """`Of 13 inconsistent tasks, 5 follow a route factor ...`, from `attribution.verdict_counts`."""
-    route, both, model, unsure, unmeasured = (
-        int(causes.get(c, 0)) for c in ("route", "both", "model", "inconclusive", "unmeasured")
+    """`Of 13 inconsistent tasks, 5 follow your route ...`, from `route_factors.side_counts`."""
+    route, backend, either, both, model, unsure, unmeasured = (
+        int(causes.get(c, 0))
+        for c in ("route", "backend", "route or backend", "both", "model", "inconclusive", "unmeasured")
     )
     split = []
     if route:
         split.append(
-            f"{route} {_verb(route, 'follows', 'follow')} a route factor (route, false discovery rate 5 %)"
+            f"{route} {_verb(route, 'follows', 'follow')} your route: key, base URL or parameters "
+            "(false discovery rate 5 %)"
+        )
+    if backend:
+        split.append(
+            f"{backend} {_verb(backend, 'follows', 'follow')} the provider's backend: served model or "
+            "fingerprint, which no pin holds (false discovery rate 5 %)"
+        )
+    if either:
+        split.append(
+            f"{either} {_verb(either, 'follows', 'follow')} your route or the provider's backend, which "
+            "changed together (false discovery rate 5 %)"
         )
     if both:
         split.append(

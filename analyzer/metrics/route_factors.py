@@ -16,6 +16,9 @@ All of it is columnar (one pass per factor over the frames, no Python per result
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 import numpy as np
 import pandas as pd
 
@@ -24,6 +27,67 @@ from analyzer.metrics.grouping import first_rows, tuple_codes
 
 FACTORS: tuple[str, ...] = ("key", "base URL", "parameters", "backend", "retry state")
 """The route factors, in the order evidence names them."""
+
+YOUR_ROUTE: tuple[str, ...] = ("key", "base URL", "parameters")
+"""The factors a user sets and a re-run pins (the retry setting is among the parameters). The
+provider's `backend` is not among them: no pin holds it; nor is `retry state`, what happened to a call."""
+BACKEND_FACTORS: tuple[str, ...] = ("backend",)
+"""The factors the provider decides: the served model and system fingerprint it reported."""
+
+
+def your_route(levels: tuple[object, ...]) -> tuple[object, ...]:
+    """A round's levels of `YOUR_ROUTE`, from its levels of every factor (in `FACTORS` order)."""
+    return tuple(level for name, level in zip(FACTORS, levels, strict=True) if name in YOUR_ROUTE)
+
+
+SIDED_CAUSES: tuple[str, ...] = (
+    "route",
+    "backend",
+    "route or backend",
+    "both",
+    "model",
+    "inconclusive",
+    "unmeasured",
+)
+"""The causes as every count and sentence names them: a `route` cause split by whose side its factor
+is on (`sided_cause`), in the order they are shown."""
+
+
+class Attributed(Protocol):
+    """What `side_counts` reads of an attribution (`metrics.attribution.Attribution`)."""
+
+    @property
+    def cause(self) -> str: ...
+    @property
+    def factor(self) -> str | None: ...
+    @property
+    def passes(self) -> bool: ...
+
+
+def sided_cause(cause: str, factor: str | None) -> str:
+    """A `route` cause by whose side its factor (or factors joined by " and ") is on: `route` (yours:
+    key, base URL, parameters, retry state), `backend` (the provider's: served model, fingerprint),
+    or `route or backend` when both split the rounds alike; any other cause as it is."""
+    if cause != "route":
+        return cause
+    names = set((factor or "").split(" and ")) - {""}
+    backend = names & set(BACKEND_FACTORS)
+    if backend and backend == names:
+        return "backend"
+    return "route or backend" if backend else "route"
+
+
+def side_counts(items: Sequence[Attributed]) -> dict[str, int]:
+    """Tasks per `SIDED_CAUSES` entry (zeros kept); `route` and `both` only where the call passes the
+    false discovery rate, as `attribution.verdict_counts` counts them. Every view and report's counts."""
+    out = dict.fromkeys(SIDED_CAUSES, 0)
+    for a in items:
+        if a.cause in ("route", "both") and not a.passes:
+            continue
+        name = sided_cause(a.cause, a.factor)
+        out[name] = out.get(name, 0) + 1
+    return out
+
 
 PARAMETER_FIELDS: tuple[str, ...] = tuple(f for f in ROUTE_FIELDS if f not in ("base_url", "key_fingerprint"))
 """Route fields that make up the `parameters` factor."""

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from analyzer.metrics.attribution import Attribution, attribution_caption, verdict_counts
+from analyzer.metrics.attribution import Attribution, attribution_caption
+from analyzer.metrics.route_factors import side_counts
 
 _LIST_AT_MOST = 200
 
@@ -16,7 +17,7 @@ def cause_section(items: Sequence[Attribution], esc: Callable[[object], str]) ->
     """`<h3>Route or model</h3>`, the counts (`verdict_counts`), their rule and interval, the table."""
     if not items:
         return "<h3>Route or model, from the log</h3><p>No inconsistent task.</p>"
-    counts = verdict_counts(items)
+    counts = side_counts(items)
     shown = " · ".join(f"<b>{n}</b> {esc(c)}" for c, n in counts.items())
     head = ["task", "cause", "factor", "p", "q", "passes", "evidence"]
     rows = []

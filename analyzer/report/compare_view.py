@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 import analyzer.numbers as numbers
+from analyzer.log.task_set import pairing, task_set
 from analyzer.metrics.cost import CostFigures, cost_phrase
 from analyzer.numbers import Bounds
 
@@ -60,15 +61,16 @@ def name_legend(names: Sequence[str], labels: Sequence[str]) -> list[tuple[str, 
 
 def sharing(analyses: Sequence[Analysis], baseline: int) -> list[int]:
     """Indices of the analyses (the baseline first) that share at least half the baseline's tasks, or
-    whose own tasks are at least half the baseline's (a re-run of some of its tasks)."""
-    base = set(analyses[baseline].tasks["task_id"].astype(str))
+    whose own tasks are at least half the baseline's (a re-run of some of its tasks); tasks are shared
+    when `task_set.pairing` pairs them (ids and prompts), never by id alone."""
+    base = task_set(analyses[baseline].log)
     chosen = [baseline]
     for i, a in enumerate(analyses):
-        own = set(a.tasks["task_id"].astype(str))
-        if i != baseline and base and own:
-            shared = len(base & own)
-            if shared >= SHARED_AT_LEAST * min(len(base), len(own)):
-                chosen.append(i)
+        own = task_set(a.log)
+        paired = pairing(base, own)
+        enough = len(paired.shared) >= SHARED_AT_LEAST * min(len(base.ids), len(own.ids))
+        if i != baseline and paired.comparable and enough:
+            chosen.append(i)
     return chosen
 
 

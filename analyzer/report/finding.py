@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import BaseModel
 
 import analyzer.numbers as numbers
+from analyzer.metrics.route_factors import SIDED_CAUSES, sided_cause
 from analyzer.metrics.stats import FDR_Q, reaches
 
 THRESHOLD = FDR_Q
@@ -27,7 +28,18 @@ THRESHOLD = FDR_Q
 rule (`stats.reaches`: a route call passes at q <= 0.05)."""
 
 CAUSE_WORDS: dict[str, tuple[str, str]] = {
-    "route": ("follows the route (key, base URL or backend)", "follow the route (key, base URL or backend)"),
+    "route": (
+        "follows your route (key, base URL or parameters)",
+        "follow your route (key, base URL or parameters)",
+    ),
+    "backend": (
+        "follows the provider's backend (served model or fingerprint)",
+        "follow the provider's backend (served model or fingerprint)",
+    ),
+    "route or backend": (
+        "follows your route and the backend together",
+        "follow your route and the backend together",
+    ),
     "both": ("varies with the route and within it", "vary with the route and within it"),
     "model": ("varies within one route (the model)", "vary within one route (the model)"),
     "unclear": ("cannot be told apart from this log", "cannot be told apart from this log"),
@@ -35,12 +47,15 @@ CAUSE_WORDS: dict[str, tuple[str, str]] = {
         "is inconclusive: too few rounds to tell the route from the model",
         "are inconclusive: too few rounds to tell the route from the model",
     ),
-    "unmeasured": ("was not measured", "were not measured"),
+    "unmeasured": (
+        "has no measured cause: its rounds record no key or base URL to test",
+        "have no measured cause: their rounds record no key or base URL to test",
+    ),
 }
 """What the sentence says of one task of each cause, and of several; an unknown cause reads
 `read as <cause>`."""
 
-ORDER = ("route", "both", "model", "inconclusive", "unclear", "unmeasured")
+ORDER = (*SIDED_CAUSES, "unclear")
 UNDECIDED = frozenset({"inconclusive", "unclear", "unmeasured"})
 """Causes that are the absence of a finding: their p- or q-values are not counted as a test passed."""
 UNTESTED = UNDECIDED | {"model"}
@@ -88,6 +103,9 @@ class Finding(BaseModel):
     """What the first screen says and draws."""
 
     sentence: str
+    outcome: str | None = None
+    """For a graded log, what its users look for first: Pass^n and Mean@n (and the mean reward or
+    score) with their intervals; the first screen leads with it, the answers' sentence under it."""
     measured: int
     inconsistent: int
     rounds: int
@@ -102,7 +120,11 @@ class Finding(BaseModel):
 
     def undecided(self) -> int:
         """Inconsistent tasks the log alone cannot decide (`inconclusive`): a pinned re-run would."""
-        return sum(p.tasks for p in self.parts if p.cause == "inconclusive")
+        return len(self.undecided_ids())
+
+    def undecided_ids(self) -> list[str]:
+        """Those tasks' ids: what a link to re-run them ticks, and nothing else."""
+        return [t for p in self.parts if p.cause == "inconclusive" for t in p.task_ids]
 
     def charts(self) -> list[Chart]:
         """What the first screen draws: the answers' bar, unless every answer agrees while the tool
@@ -117,8 +139,11 @@ class Finding(BaseModel):
         return out
 
 
-def finding(report: Mapping[str, Any]) -> Finding:
-    """The finding of one analysed log, from its JSON report (`Analysis.report()`)."""
+def finding(report: Mapping[str, Any], *, graded_by_its_tool: bool = False) -> Finding:
+    """The finding of one analysed log, from its JSON report (`Analysis.report()`).
+
+    `graded_by_its_tool`: the log is another tool's graded run (tau-bench, Inspect, promptfoo), whose
+    users look first for its success over rounds: the finding then leads with `outcome`."""
     measured = int(report.get("tasks_measured") or 0)
     consistent = int(report.get("consistent_tasks") or 0)
     rounds = int(report.get("rounds") or 0)
@@ -135,6 +160,7 @@ def finding(report: Mapping[str, Any]) -> Finding:
         sentence += " " + calls
     return Finding(
         sentence=sentence,
+        outcome=outcome_sentence(report.get("outcome"), report.get("score")) if graded_by_its_tool else None,
         measured=measured,
         inconsistent=inconsistent,
         rounds=rounds,
@@ -146,11 +172,29 @@ def finding(report: Mapping[str, Any]) -> Finding:
     )
 
 
+def outcome_sentence(outcome: Mapping[str, Any] | None, score: Mapping[str, Any] | None) -> str | None:
+    """`Pass^4 20.0 % (95 % CI 0.5–71.6) of 5 graded tasks succeed in all 4 rounds; Mean@4 50.0 % ...`,
+    from the report's `outcome` (and `score`); None for a log without grading."""
+    if not outcome:
+        return None
+    n = int(outcome["n"])
+    hat = (outcome.get("pass_hat_k") or {}).get(str(n), (outcome.get("pass_hat_k") or {}).get(n))
+    mean = numbers.pct_ci(outcome["mean_at_n"], outcome.get("mean_at_n_ci"))
+    text = (
+        f"Pass^{n} {numbers.pct_ci(hat, outcome.get('pass_hat_k_ci'))} of "
+        f"{numbers.counted(int(outcome['tasks']), 'graded task')} succeed in every one of "
+        f"{numbers.counted(n, 'round')}; Mean@{n} {mean}"
+    )
+    if score:
+        text += f"; mean {score['name']} {numbers.num_ci(score['mean'], score.get('mean_ci'), digits=3)}"
+    return text + "."
+
+
 def cause_parts(items: Sequence[Mapping[str, Any]]) -> list[CausePart]:
     """Inconsistent tasks by cause (known causes in `ORDER`, unknown ones after, by first seen)."""
     by: dict[str, list[Mapping[str, Any]]] = {}
-    for item in items:
-        by.setdefault(str(item.get("cause")), []).append(item)
+    for item in items:  # a route cause split by whose side its factor is on: yours or the provider's
+        by.setdefault(sided_cause(str(item.get("cause")), item.get("factor")), []).append(item)
     names = [c for c in ORDER if c in by] + [c for c in by if c not in ORDER]
     out = []
     for cause in names:

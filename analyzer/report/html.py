@@ -23,7 +23,9 @@ import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.log.field_labels import field_label
 from analyzer.metrics.cost import CostFigures, cost_phrase, usd
+from analyzer.metrics.route_drift import drift_sentence
 from analyzer.report.cause_html import cause_section
+from analyzer.report.said_once import said_once
 from analyzer.verdicts.compare import compare
 
 MAX_TASKS_WITH_CLUSTERS = 100
@@ -123,10 +125,10 @@ def _log_section(entry: ReportEntry, n: int) -> str:
         f"{esc(h.answer_key)}{_threshold(h.semantic_threshold)} · {h.tasks:,} tasks x {h.rounds:,} rounds · "
         f"{h.results:,} results</p>",
         _figures(report),
-        f"<p class='{'ok' if h.route.pinned else 'warn'}'><b>Route:</b> {esc(h.route.verdict)}</p>",
+        f"<p class='{'ok' if h.route.held else 'warn'}'><b>Route:</b> {esc(h.route.verdict)}</p>",
     ]
     mismatches = [f"Stored summary disagrees: {m.message}" for m in h.summary_mismatches]
-    warnings = list(dict.fromkeys([*mismatches, *h.warnings]))
+    warnings = said_once([*mismatches, *h.warnings])
     if warnings:
         parts.append("<div class='warn'><b>Warnings</b><ul>")
         parts += [f"<li>{esc(w)}</li>" for w in warnings]
@@ -166,7 +168,7 @@ def _figures(report: dict[str, Any]) -> str:
         ("Flagged tasks", _int(len(report.get("flagged") or [])), ""),
     ]
     cells = [
-        f"<div class='fig'><div class='l'>{esc(label)}</div><div class='v'>{value}</div>"
+        f"<div class='fig'><div class='l'>{esc(label)}</div><div class='v'>{numbers.recorded(value)}</div>"
         + (f"<div class='ci'>{ci}</div>" if ci else "")
         + "</div>"
         for label, value, ci in figures
@@ -284,6 +286,8 @@ def _retries(report: dict[str, Any]) -> str:
         f"{per or NONE}); "
         f"Retry-After seen {_int(retries.get('retry_after_seen'))} times.</p>"
     )
+    if retries.get("attempts_total") is None:  # nothing recorded is not zero
+        text = "<p>This log records no HTTP attempts: attempts and retries not recorded.</p>"
     return "<h3>Retries</h3>" + text + (_table(["attempts by", "count"], rows, numeric={1}) if rows else "")
 
 
@@ -293,13 +297,12 @@ def _drift(a: Analysis) -> str:
     cols = list(routes.columns)
     rows = [[esc(_fmt_cell(v)) for v in r] for r in routes.itertuples(index=False)]
     fields = ", ".join(field_label(f) for f in route.drifted_fields) or "none"
-    drifted = a.tasks[a.tasks["drifted"].astype(bool)]
     text = (
-        f"<p>{numbers.counted(route.tuples, 'route tuple')}; fields that changed: {esc(fields)}; "
-        f"{numbers.counted(len(drifted), 'task')} drifted.</p>"
+        f"<p>{numbers.counted(route.tuples, 'route tuple')}; fields that changed: {esc(fields)}. "
+        f"{esc(drift_sentence(route))}</p>"
     )
     if route.pinned is None:  # nothing recorded cannot be said to have not changed
-        text = f"<p>{esc(route.verdict.split('. ')[0])}.</p>"
+        text = f"<p>{esc(route.verdict.split('. ')[0])}. {esc(drift_sentence(route))}</p>"
     table = f"<div class='scroll'>{_table([field_label(c) for c in cols], rows)}</div>" if rows else ""
     return "<h3>Route drift</h3>" + text + table
 

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 import pandas as pd
 
+import analyzer.numbers as numbers
+
 if TYPE_CHECKING:
     from analyzer.analysis import Analysis
 
@@ -25,6 +27,23 @@ STATES: dict[str, str] = {
     "errored": "Errored tasks",
 }
 """Each state's name (in a URL) and its label."""
+
+STATE_MEANING: dict[str, str] = {
+    "inconsistent": "its answers (two or more) fall into more than one cluster across rounds",
+    "drifted": "its own runs did not all go through one route (key, base URL, parameters) and one "
+    "provider backend (served model, fingerprint)",
+    "errored": "at least one of its results errored",
+}
+"""What each state means, as a page and a report say it beside the counts."""
+
+
+def drift_defined() -> str:
+    """The line that defines drift beside the counts: drift is not inconsistency."""
+    return (
+        f"Drifted: a task whose {STATE_MEANING['drifted'].removeprefix('its ')}. A drifted task may give "
+        "one answer, and an inconsistent one may not have drifted."
+    )
+
 
 SUCCESS = ("any", "every round succeeds", "some round fails", "ungraded")
 """The success filter's choices."""
@@ -91,9 +110,13 @@ def state_masks(tasks: pd.DataFrame) -> dict[str, pd.Series]:
     }
 
 
-def state_counts(tasks: pd.DataFrame) -> dict[str, int]:
-    """How many tasks are in each state (a task may be in several)."""
-    return {name: int(mask.sum()) for name, mask in state_masks(tasks).items()}
+def state_counts(tasks: pd.DataFrame) -> dict[str, int | None]:
+    """How many tasks are in each state (a task may be in several); None for `drifted` when some
+    task's drift is not recorded (its results name no key or base URL)."""
+    counts: dict[str, int | None] = {name: int(mask.sum()) for name, mask in state_masks(tasks).items()}
+    if tasks["drifted"].isna().any():
+        counts["drifted"] = None
+    return counts
 
 
 def causes_by_task(analysis: Analysis) -> pd.Series:
@@ -131,9 +154,10 @@ def sort_tasks(tasks: pd.DataFrame, order: str) -> pd.DataFrame:
     column, ascending = SORTS.get(order, ("", True))
     if not column or column not in tasks.columns:
         return tasks
-    values = (
-        tasks[column].astype(str) if column == "task_id" else pd.to_numeric(tasks[column], errors="coerce")
-    )
+    if column == "task_id":  # 9, 10, 100, 110 as people count them, never 10, 100, 110, 9
+        ordered = sorted(tasks.index, key=lambda i: numbers.natural_key(str(tasks.at[i, "task_id"])))
+        return tasks.loc[ordered]
+    values = pd.to_numeric(tasks[column], errors="coerce")
     return tasks.loc[values.sort_values(ascending=ascending, kind="stable", na_position="last").index]
 
 

@@ -8,10 +8,11 @@ import pandas as pd
 
 import analyzer.numbers as numbers
 from analyzer.log.field_labels import field_label
-from analyzer.metrics.attribution import CAUSES, verdict_counts
 from analyzer.metrics.cost import CostFigures, cost_phrase, usd
+from analyzer.metrics.route_factors import side_counts
 from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
+from analyzer.report.said_once import said_once
 from analyzer.safety.scrub import one_line
 from analyzer.safety.terminal_text import visible, visible_lines
 
@@ -65,7 +66,7 @@ def render_report(analysis: Analysis, source: str) -> str:
     if h.summary_mismatches:
         lines += ["", "Stored summary disagrees", *[f"  - {m.message}" for m in h.summary_mismatches]]
     if h.warnings:
-        lines += ["", "Warnings", *[f"  - {w}" for w in h.warnings]]
+        lines += ["", "Warnings", *[f"  - {w}" for w in said_once(h.warnings)]]
     lines += ["", *_flagged_lines(h)]
     return visible_lines(lines)  # log text (ids, labels, warnings) never drives the terminal
 
@@ -166,7 +167,7 @@ def _answers_heading(key: str, threshold: float | None) -> str:
 
 def retry_lines(r: RetryFigures) -> list[str]:
     """Attempts, retried results and outcomes; Retry-After when the provider sent it."""
-    if r.attempts_total == 0:
+    if not r.attempts_total:
         return [
             "  no HTTP attempts recorded (a format-1 log, another tool's log, "
             "or an agent that did not log them)"
@@ -191,7 +192,7 @@ def outcome_lines(o: OutcomeFigures | None) -> list[str]:
         f"Outcome ({o.tasks} graded tasks, n = {o.n}{', uneven' if o.uneven_n else ''})",
         f"  mean@{o.n} {pct(o.mean_at_n)}{interval(o.mean_at_n_ci, '%')}"
         f" · pass^{o.n} {pct(o.pass_hat_k.get(o.n))}{interval(o.pass_hat_k_ci, '%')}"
-        f" · outcome gap {pp(o.outcome_gap_pp)}{interval(o.outcome_gap_ci, 'pp')}",
+        f" · outcome gap {numbers.recorded(pp(o.outcome_gap_pp))}{interval(o.outcome_gap_ci, 'pp')}",
         "  pass^k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_hat_k.items())),
         "  pass@k  " + "  ".join(f"k={k}: {pct(v)}" for k, v in sorted(o.pass_at_k.items())),
     ]
@@ -219,8 +220,8 @@ def attribution_lines(items: list[Attribution]) -> list[str]:
     then each task with its factor, p and q."""
     if not items:
         return []
-    counts = verdict_counts(items)
-    shown = ", ".join(f"{counts[c]} {c}" for c in CAUSES)
+    counts = side_counts(items)
+    shown = ", ".join(f"{n} {c}" for c, n in counts.items())
     out = [
         "",
         f"Route or model, from the log alone ({_n(len(items), 'inconsistent task')}): {shown}",
@@ -314,7 +315,7 @@ def step_lines(steps: dict[str, Any] | None) -> list[str]:
     return out
 
 
-def _n(count: int, noun: str) -> str:
+def _n(count: int | None, noun: str) -> str:
     """`1 task`, `2 tasks`, `1,200 results`."""
     return numbers.counted(count, noun)
 
@@ -340,8 +341,8 @@ def render_comparison(comparison: Comparison) -> str:
             "mean score": table["mean_score"].map(lambda v: "—" if pd.isna(v) else f"{v:.3f}"),
             "tokens": table["tokens_total"].map(lambda v: num(None if pd.isna(v) else int(v))),
             "cost": table["cost_usd"].map(lambda v: usd(None if pd.isna(v) else float(v))),
-            "retried results": table["results_with_retry"],
-            "extra attempts": table["extra_attempts"],
+            "retried results": table["results_with_retry"].map(numbers.count),
+            "extra attempts": table["extra_attempts"].map(numbers.count),
             "route pinned": table["route_pinned"].map(numbers.yes_no),
         }
     )

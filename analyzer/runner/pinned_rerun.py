@@ -25,6 +25,7 @@ from analyzer.metrics.semantic import SemanticOptions
 from analyzer.report.export import missing_prompts_reason
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.executors import Executor
+from analyzer.runner.out_folder import beside
 from analyzer.runner.plan import (
     Provenance,
     ResumeRequest,
@@ -34,6 +35,7 @@ from analyzer.runner.plan import (
     new_plan,
     plan_from_journal,
 )
+from analyzer.runner.rerun_changes import changes_sentence, require_known_provider, rerun_changes
 from analyzer.runner.rerun_route import (
     describe_route,
     parent_provider,
@@ -196,10 +198,11 @@ def task_specs(log: RunLog, ids: Sequence[str], tasks_file: str | Path | None = 
 
 
 def default_rerun_path(parent_path: str | Path, run_hint: str = "") -> Path:
-    """`runs/A.altk_runs.json` -> `runs/A.rerun[-hint].altk_runs.json`."""
+    """`runs/A.altk_runs.json` -> `runs/A.rerun[-hint].altk_runs.json` (a shipped sample's into the
+    runs folder: `out_folder.beside`)."""
     p = Path(parent_path)
     stem = p.name.removesuffix(".json").removesuffix(".altk_runs")
-    return p.with_name(f"{stem}.rerun{'-' + run_hint if run_hint else ''}.altk_runs.json")
+    return beside(p, f"{stem}.rerun{'-' + run_hint if run_hint else ''}.altk_runs.json")
 
 
 def rerun_plan(
@@ -228,6 +231,7 @@ def rerun_plan(
     specs = task_specs(log, ids, request.tasks_file)
     pinned = pinned_profile(profile)
     require_same_provider(log, pinned, request.allow_simulator)
+    require_known_provider(log, pinned, request.allow_simulator)
     simulation = simulation or Simulation()
     if pinned.uses_simulator and simulation.scenario is None:
         simulation = replace(simulation, scenario=parent_scenario(log))
@@ -272,12 +276,8 @@ def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = N
     report) and were recorded in the log's `rerun_of` by `rerun_plan`.
     """
     controls = controls or RunControls()
-    warnings = sampling_warnings(parent_settings(request.parent), plan.profile)
-    if parent_provider(request.parent).real and plan.profile.uses_simulator:
-        warnings.append(
-            "the parent ran against a provider and this re-run on the built-in simulator: before/after "
-            "compares a provider with a simulator, not two routes"
-        )
+    changes = rerun_changes(request.parent, plan.profile)
+    warnings = [changes_sentence(changes)] if changes else []
     pinned = ["route", *pinned_besides_route(request.parent, plan.profile, plan.simulation.scenario)]
     for w in warnings:
         controls.say(f"Warning: {w}")
@@ -291,18 +291,6 @@ def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = N
         request.parent, outcome.log, ids, request.answer_key, request.semantic, request.parent_analysis
     )
     return RerunReport(outcome, pid, ids, frame, line, warnings, pinned)
-
-
-def sampling_warnings(parent: dict[str, Any], profile: RouteProfile) -> list[str]:
-    """One warning when the re-run's model or sampling differs from the parent's, else none."""
-    differs = route_differences(parent, profile)
-    if not differs:
-        return []
-    return [
-        "the re-run's sampling differs from the parent's ("
-        + "; ".join(differs)
-        + "): before/after mixes that change with pinning the route"
-    ]
 
 
 def _rerun_of(request: RerunRequest, pinned: RouteProfile) -> dict[str, Any]:

@@ -34,6 +34,7 @@ from analyzer.metrics.trajectories import call_token
 from analyzer.routes.profile import RouteProfile, build_profile
 from analyzer.runner.client import make_client
 from analyzer.runner.embedded import key_ring, serving
+from analyzer.runner.out_folder import beside
 from analyzer.runner.rerun_route import parent_provider, parent_settings
 from analyzer.runner.transport import now_utc, recording
 from analyzer.safety.keys import RunKeys
@@ -177,11 +178,12 @@ def pinned_profile(parent: RunLog, overrides: dict[str, Any] | None = None) -> R
 
 
 def default_resample_path(parent_path: str | Path, task_id: str) -> Path:
-    """`<parent stem>.resample-<task>.altk_runs.json` beside the parent (the dashboard looks there)."""
+    """`<parent stem>.resample-<task>.altk_runs.json` beside the parent (the dashboard looks there; a
+    shipped sample's in the runs folder: `out_folder.beside`)."""
     parent = Path(parent_path)
     stem = parent.name.removesuffix(".json").removesuffix(".altk_runs")
     safe = re.sub(r"[^A-Za-z0-9._-]+", "-", task_id).strip("-") or "task"
-    return parent.with_name(f"{stem}.resample-{safe}.altk_runs.json")
+    return beside(parent, f"{stem}.resample-{safe}.altk_runs.json")
 
 
 Progress = Callable[[int, int], None]

@@ -16,6 +16,7 @@ from typing import Any
 import pandas as pd
 
 from analyzer.analysis import Analysis
+from analyzer.log.task_set import pairing, task_set
 from analyzer.verdicts.paired_stats import Difference, paired_difference
 
 TABLE_COLUMNS: tuple[str, ...] = (
@@ -95,9 +96,13 @@ def compare(groups: Sequence[tuple[str, Analysis]]) -> Comparison:
         order.update(dict.fromkeys(analysis.tasks["task_id"].tolist()))
     index = pd.Index(list(order), name="task_id", dtype="string")
     consistency = pd.DataFrame(index=index)
+    first = task_set(groups[0][1].log) if groups else None
     for label, (_, analysis) in zip(labels, groups, strict=True):
         by_task = analysis.tasks.set_index("task_id")["consistent"]
-        consistency[label] = by_task.reindex(index).astype("boolean").to_numpy()
+        column = by_task.reindex(index).astype("boolean")
+        if first is not None and not pairing(first, task_set(analysis.log)).comparable:
+            column[:] = pd.NA  # other tasks under the same ids: never set beside the first group's
+        consistency[label] = column.to_numpy()
     values = consistency[labels] if labels else consistency
     any_true = values.eq(True).any(axis=1) if labels else pd.Series(False, index=index)
     any_false = values.eq(False).any(axis=1) if labels else pd.Series(False, index=index)

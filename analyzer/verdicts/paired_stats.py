@@ -17,6 +17,7 @@ from pydantic import BaseModel
 
 import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
+from analyzer.log.task_set import pairing, task_set
 from analyzer.metrics.stats import (
     ALPHA,
     fisher_exact,
@@ -73,6 +74,9 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
         label: This group's label.
         second: This group's analysis.
     """
+    paired = pairing(task_set(first.log), task_set(second.log))
+    if not paired.comparable:
+        return unpaired(against, label, paired.reason or "they are different tasks")
     a, b = _shared(_inconsistent(first), _inconsistent(second))
     answer_diff = _mean_diff(a, b)
     turned_consistent = int(((a > 0) & (b == 0)).sum())
@@ -98,6 +102,27 @@ def paired_difference(against: str, first: Analysis, label: str, second: Analysi
         sentence="",
     )
     return diff.model_copy(update={"sentence": difference_sentence(diff)})
+
+
+def unpaired(against: str, label: str, reason: str) -> Difference:
+    """Two groups whose tasks are not the same: nothing paired, and why."""
+    sentence = f"{label} and {against} are not the same tasks ({reason}): nothing is paired."
+    return Difference(
+        label=label,
+        against=against,
+        common_tasks=0,
+        answer_gap_diff_pp=None,
+        answer_gap_diff_ci=None,
+        p_value=None,
+        turned_consistent=0,
+        turned_inconsistent=0,
+        outcome_common_tasks=0,
+        outcome_gap_diff_pp=None,
+        outcome_gap_diff_ci=None,
+        tasks_to_resolve=None,
+        refused=f"not the same tasks: {reason}",
+        sentence=sentence,
+    )
 
 
 def difference_sentence(d: Difference) -> str:

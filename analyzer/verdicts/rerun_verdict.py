@@ -40,7 +40,7 @@ from typing import Literal, NamedTuple
 import analyzer.numbers as numbers
 from analyzer.metrics.attribution import Round
 from analyzer.metrics.factor_test import FactorTest, factor_test, selection_adjusted
-from analyzer.metrics.route_factors import FACTORS
+from analyzer.metrics.route_factors import FACTORS, your_route
 from analyzer.metrics.stats import RERUN_FDR_Q, chance_agreement, reaches
 from analyzer.verdicts.planner import TaskPlan, plan_rerun, plan_sentence
 
@@ -154,10 +154,15 @@ def _levels(parent: Sequence[Round], rerun: Sequence[Round]) -> tuple[list[list[
 
 
 def _pinned_rounds(rerun: Sequence[Round]) -> tuple[list[Round], int]:
-    """The rounds on the re-run's most used route (all rounds when none recorded) and how many were not."""
+    """The rounds on the re-run's most used route (all rounds when none recorded) and how many were not.
+
+    The route here is the user's (key, base URL, parameters: `route_factors.YOUR_ROUTE`), what the
+    re-run pinned: rounds the provider served from another backend are on the same pinned route, so
+    answers that differ between backends make the task disagree on it, as the before/after table says.
+    """
     by_route: dict[Hashable, list[Round]] = {}
     for r in rerun:
-        by_route.setdefault(r.route, []).append(r)
+        by_route.setdefault(your_route(r.factors) if r.factors else r.route, []).append(r)
     split = [rows for rows in by_route.values() if len({r.answer for r in rows}) > 1]
     if split:  # a disagreement within any route of the re-run: report that route
         return split[0], len(rerun) - len(split[0])

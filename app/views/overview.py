@@ -7,19 +7,24 @@ import streamlit as st
 
 import analyzer.numbers as numbers
 from analyzer.analysis import Headline
-from analyzer.metrics.attribution import attribution_caption, verdict_counts
+from analyzer.metrics.attribution import attribution_caption
 from analyzer.metrics.cost import cost_phrase, usd
 from analyzer.metrics.lead import Lead
 from analyzer.metrics.outcome import OutcomeFigures
+from analyzer.metrics.route_factors import side_counts
 from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
-from analyzer.report.task_filter import STATES, state_counts
+from analyzer.report.said_once import said_once
+from analyzer.report.task_filter import STATE_MEANING, STATES, drift_defined, state_counts
 from app import charts, data, fmt, overview_charts, trajectory_panel
 from app.widgets import cause_table, figures, lazy
 from app.widgets.messages import escape
 
 TASKS_VIEW = "views/tasks.py"
 RERUN_VIEW = "views/rerun.py"
+COMPARE_VIEW = "views/compare.py"
+RERUN_PARAM = "rerun"
+"""The Re-run page's URL parameter naming the tasks a link asks it to tick (Re-run's `PICKED_PARAM`)."""
 ACTIONS_HINT = (
     "The answers agree while the tool calls do not: the answer key **actions** (in the sidebar) "
     "clusters the rounds by the tool calls they made."
@@ -42,12 +47,17 @@ def render(selection: data.Selection | None = None) -> None:
         return
     h = group.analysis.headline
     fmt.group_caption(group, sel.key)
-    _first_screen(data.finding(group.analysis), h.lead, sel.key)
+    _file_groups(sel, group)
+    found = data.finding(group.analysis)
+    if found.outcome:  # a graded log leads with what its users look for: success over rounds
+        st.markdown(f"#### {escape(found.outcome)}")
+        _outcome(h.outcome)  # type: ignore[arg-type]
+    _first_screen(found, h.lead, sel.key)
     _figures(h)
     _states(group)
 
     st.subheader("Route")
-    if h.route.pinned:
+    if h.route.held:
         st.success(escape(h.route.verdict), icon=":material/check_circle:")
     else:
         st.warning(escape(h.route.verdict), icon=":material/alt_route:")
@@ -55,12 +65,13 @@ def render(selection: data.Selection | None = None) -> None:
     _attribution(h)
 
     mismatches = [f"Stored summary disagrees: {m.message}" for m in h.summary_mismatches]
-    warnings = list(dict.fromkeys([*mismatches, *group.loaded.warnings, *h.warnings]))
+    loaded = [w for w in group.loaded.warnings if w not in h.warnings]  # the loader's, said by both
+    warnings = said_once([*mismatches, *h.warnings, *loaded])
     if warnings:
         st.subheader("Warnings")
         st.warning("\n".join(f"- {escape(w)}" for w in warnings), icon=":material/warning:")
 
-    if h.outcome:
+    if h.outcome and not found.outcome:  # a graded log of another tool shows it first, above
         _outcome(h.outcome)
     if h.score:
         _score(h.score)
@@ -74,6 +85,24 @@ def render(selection: data.Selection | None = None) -> None:
     with st.popover("Downloads", icon=":material/download:", key=DOWNLOADS_BOX):
         fmt.downloads(group, "overview", report=True)
         _html_reports(sel, group)
+
+
+def _file_groups(sel: data.Selection, group: data.Group) -> None:
+    """Say when the shown log is one of several experiment groups of one file (promptfoo's prompts or
+    providers), each open as a log of its own, and where they stand side by side."""
+    parts = data.file_groups(sel.groups, group)
+    if len(parts) < 2:
+        return
+    names = ", ".join(g.label for g in parts)
+    st.info(
+        escape(
+            f"{data.file_source(group.source).removesuffix(data.UPLOAD_SUFFIX)} holds "
+            f"{fmt.counted(len(parts), 'experiment group')} ({names}): each is open as a log of its own "
+            "(pick it under Shown in the sidebar), and Compare sets them side by side."
+        ),
+        icon=":material/splitscreen:",
+    )
+    fmt.page_link(COMPARE_VIEW, "Compare them side by side →")
 
 
 def _first_screen(found: Finding, lead: Lead | None, key: str) -> None:
@@ -92,12 +121,10 @@ def _first_screen(found: Finding, lead: Lead | None, key: str) -> None:
             f"The evidence for each of the {fmt.counted(found.inconsistent, 'inconsistent task')} →",
             {"show": "inconsistent"},
         )
-    undecided = found.undecided()
+    undecided = found.undecided_ids()
     if undecided:  # the log alone cannot tell: the re-run on one pinned route is what decides
-        fmt.page_link(
-            RERUN_VIEW,
-            f"Re-run the {fmt.counted(undecided, 'inconclusive task')} on one pinned route to decide them →",
-        )
+        label = f"Re-run the {fmt.counted(len(undecided), 'inconclusive task')} on one pinned route"
+        fmt.page_link(RERUN_VIEW, f"{label} to decide them →", {RERUN_PARAM: undecided})  # those ticked
 
 
 def _figures(h: Headline) -> None:
@@ -141,6 +168,7 @@ def _states(group: data.Group) -> None:
             if counts[state]:
                 with col:
                     fmt.page_link(TASKS_VIEW, "Show them →", {"show": state})
+    st.caption(escape(drift_defined()))
     st.caption(
         f"{fmt.counted(h.tasks, 'task')} x {fmt.counted(h.rounds, 'round')} · "
         f"{fmt.counted(h.errors, 'errored result')} · "
@@ -151,19 +179,19 @@ def _states(group: data.Group) -> None:
 
 
 VERDICT_FIGURES = {
-    "route": ("Route", "A route factor explains the answers (q <= 0.05)."),
+    "route": ("Your route", "Your key, base URL or parameters explain the answers (q <= 0.05)."),
+    "backend": ("Provider's backend", "The served model or fingerprint explains the answers (q <= 0.05)."),
+    "route or backend": ("Route or backend", "Your route and the backend changed together (q <= 0.05)."),
     "both": ("Both", "A route factor shifts the answers; they also vary within it."),
     "model": ("Model", "Answers vary within one route; no factor explains them."),
     "inconclusive": ("Inconclusive", "Too few rounds to tell (rounds that would decide given)."),
     "unmeasured": ("Unmeasured", "No key or base URL recorded."),
 }
 """The log's route-or-model counts: label and help of each verdict, in the order shown."""
+SIDES = ("backend", "route or backend")
+"""Counts shown only when not zero (most logs never blame the provider's backend alone)."""
 
-STATE_HELP = {
-    "inconsistent": "Tasks with two or more answers that fall into more than one cluster.",
-    "drifted": "Tasks whose results did not all use one route (key, base URL, parameters, backend).",
-    "errored": "Tasks with at least one result that errored.",
-}
+STATE_HELP = {state: f"A task counts when {meaning}." for state, meaning in STATE_MEANING.items()}
 
 
 def _html_reports(sel: data.Selection, group: data.Group) -> None:
@@ -241,9 +269,10 @@ def _attribution(h: Headline) -> None:
     if not h.attribution:
         return
     st.subheader("Route or model, from the log")
-    counts = verdict_counts(h.attribution)
+    counts = side_counts(h.attribution)
     causes = [a.cause for a in h.attribution]
-    figures.row([(label, fmt.count(counts[v]), tip) for v, (label, tip) in VERDICT_FIGURES.items()])
+    shown = [(label, fmt.count(counts[v]), tip) for v, (label, tip) in VERDICT_FIGURES.items()]
+    figures.row([f for f, v in zip(shown, VERDICT_FIGURES, strict=True) if counts[v] or v not in SIDES])
     st.caption(escape(attribution_caption(h.attribution)))
     box = lazy.section(
         f"The cause of each of the {len(causes):,} inconsistent tasks, with its evidence", CAUSES

@@ -16,10 +16,12 @@ import streamlit as st
 
 from analyzer.jobs.manager import JobStatus
 from analyzer.jobs.uploads import store_log_upload
+from analyzer.log.model import RunLog
 from analyzer.metrics.answer_keys import AnswerKey
 from analyzer.routes.url_lint import redact_url
 from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
-from analyzer.runner.rerun_route import ParentProvider, parent_provider, parent_settings, pinned_text
+from analyzer.runner.rerun_changes import parent_tool, unknown_provider
+from analyzer.runner.rerun_route import parent_provider, parent_settings, pinned_text
 from analyzer.verdicts.before_after import (
     RULE,
     VERDICT_TEXT,
@@ -62,6 +64,9 @@ AFTER_COLUMNS = {
 }
 """The before/after table: one `before → after` column per figure, so the whole row fits the page."""
 COMPARE_VIEW = "views/compare.py"
+PICKED_PARAM = "rerun"
+"""The URL parameter naming tasks to tick by hand (a link's promise of exactly those tasks)."""
+PRESET = "rerun.preset"
 SELECTIONS = {
     "inconsistent": "Inconsistent tasks",
     "flagged": "Flagged tasks (inconsistent, drifted or errored)",
@@ -118,11 +123,11 @@ def render(selection: data.Selection | None = None) -> None:
     provider = parent_provider(group.loaded.log)
     route_editor.inherit({**provider.profile_base(), **inherited}, str(parent))  # the same provider
     choice = route_editor.route_editor()
-    route_editor.differences_from(inherited, choice)
     route_editor.check_button(choice, "rerun")
 
     st.subheader("Run")
-    choice, allow_simulator, blocked = _simulator_switch(provider, choice, disabled=running)
+    choice, allow_simulator, blocked = _simulator_switch(group.loaded.log, choice, disabled=running)
+    route_editor.differences_from(group.loaded.log, choice)
     request = RerunRequest(  # the page's own analysis: the parent is not analysed again for the re-run
         group.loaded.log,
         picked,
@@ -146,7 +151,7 @@ def render(selection: data.Selection | None = None) -> None:
 
 
 def _simulator_switch(
-    provider: ParentProvider, choice: route_editor.RouteChoice | None, *, disabled: bool
+    log: RunLog, choice: route_editor.RouteChoice | None, *, disabled: bool
 ) -> tuple[route_editor.RouteChoice | None, bool, bool]:
     """For a provider's log only: "Re-run on the built-in simulator instead" (off by default).
 
@@ -154,9 +159,12 @@ def _simulator_switch(
     and blocked: True while the route would reach the simulator with the switch off, since the
     before/after would then compare a provider with a simulator.
     """
-    if not provider.real or choice is None:
+    provider = parent_provider(log)
+    if not (provider.real or unknown_provider(log)) or choice is None:
         return choice, False, False
-    where = redact_url(provider.base_url or "")
+    where = (
+        redact_url(provider.base_url) if provider.base_url else f"{parent_tool(log)}, no provider recorded"
+    )
     on = st.toggle(
         "Re-run on the built-in simulator instead",
         value=False,
@@ -233,7 +241,7 @@ def _offer_copy(group: data.Group) -> None:
         f"folder ({escape(data.runs_dir())}) to re-run its tasks; the copy opens in its place.",
         icon=":material/upload_file:",
     )
-    uploads = list(st.session_state.get(data.UPLOADS) or [])
+    uploads = data.opened_uploads()
     sources = data.upload_sources([u.name for u in uploads])
     upload = next((u for u, source in zip(uploads, sources, strict=True) if source == group.source), None)
     if upload is None:
@@ -303,6 +311,7 @@ def _pick_tasks(
     else the ticked ids) and the ticked ids.
     """
     disabled = running is not None
+    preset = _linked_tasks(group.analysis.tasks)
     mode = st.radio(
         "Which tasks",
         list(SELECTIONS),
@@ -333,7 +342,7 @@ def _pick_tasks(
     st.caption(_pick_caption(group, mode, key, rows))
     if rows.empty:
         return mode, []
-    ids = _ticked(group, rows, mode, key, disabled=disabled)
+    ids = _ticked(group, rows, mode, key, disabled=disabled, preset=preset if mode == "pick" else None)
     whole = mode != "pick" and len(rows) == len(chosen) and len(ids) == len(chosen)
     return (mode if whole else ids), ids
 
@@ -367,11 +376,32 @@ def _pick_caption(group: data.Group, mode: str, key: AnswerKey, rows: pd.DataFra
     )
 
 
-def _ticked(group: data.Group, rows: pd.DataFrame, mode: str, key: AnswerKey, *, disabled: bool) -> list[str]:
-    """The task table with a checkbox column; returns the ticked ids."""
+def _linked_tasks(tasks: pd.DataFrame) -> list[str]:
+    """The tasks a link named (`?rerun=ID&rerun=ID`, e.g. Overview's "Re-run the 2 inconclusive
+    tasks"): when the URL brings new ones, the pick is by hand with exactly those ticked."""
+    raw = st.query_params.get_all(PICKED_PARAM)
+    if raw and raw != st.session_state.get(f"_url.{PICKED_PARAM}"):
+        st.session_state[f"_url.{PICKED_PARAM}"] = raw
+        known = set(tasks["task_id"].astype(str))
+        st.session_state[PRESET] = [t for t in dict.fromkeys(raw) if t in known]
+        st.session_state["rerun.selection"] = "pick"
+    return list(st.session_state.get(PRESET) or [])
+
+
+def _ticked(
+    group: data.Group,
+    rows: pd.DataFrame,
+    mode: str,
+    key: AnswerKey,
+    *,
+    disabled: bool,
+    preset: list[str] | None = None,
+) -> list[str]:
+    """The task table with a checkbox column (by hand: the `preset` tasks ticked); the ticked ids."""
+    ids = rows["task_id"].astype(str)
     table = pd.DataFrame(
         {
-            "rerun": mode != "pick",
+            "rerun": ids.isin(preset or []) if mode == "pick" else True,
             "task_id": rows["task_id"].astype(str),
             "reasons": rows["flag_reasons"].astype("string").fillna(fmt.NONE).replace("", fmt.NONE),
             **{c: rows[c] for c in ("n_clusters", "majority_share", "n_errors", "retries")},
@@ -383,8 +413,9 @@ def _ticked(group: data.Group, rows: pd.DataFrame, mode: str, key: AnswerKey, *,
         column_config=PICK_COLUMNS,
         disabled=True if disabled else [c for c in PICK_COLUMNS if c != "rerun"],
         hide_index=True,
-        key=f"rerun.pick.{group.source}.{key}.{mode}.{len(table)}",
+        key=f"rerun.pick.{group.source}.{key}.{mode}.{len(table)}.{'/'.join(preset or [])}",
         height=min(38 + 35 * len(table), 420),
+        placeholder=fmt.NONE,  # retries a log does not record: a dash, as every table shows them
     )
     return picked.loc[picked["rerun"].astype(bool), "task_id"].astype(str).tolist()
 

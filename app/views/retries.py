@@ -26,6 +26,8 @@ def render(selection: data.Selection | None = None) -> None:
     r = analysis.headline.retries
 
     longest = fmt.num(r.retry_after_max_s, 1) + (" s" if r.retry_after_max_s else "")
+    if r.retry_after_seen == 0:
+        longest = "none sent"
     figures.row(
         [
             ("HTTP attempts", fmt.count(r.attempts_total)),

@@ -6,7 +6,8 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.log.field_labels import field_label
-from analyzer.metrics.attribution import verdict_counts
+from analyzer.metrics.route_drift import drift_sentence
+from analyzer.metrics.route_factors import side_counts
 from analyzer.report.route_tables import drift_by_field, route_tuples
 from analyzer.routes.url_lint import lint_base_url
 from app import data, fmt
@@ -14,6 +15,11 @@ from app.widgets import cause_table, coding_tools, figures, lazy, static_table
 from app.widgets.messages import escape, text_box
 
 CAUSES = "routes.causes"
+PINNED_HELP = (
+    "One key, base URL and set of parameters for every call: what you can pin. The provider's backend "
+    "(served model, fingerprint) is not part of it; a change there is named in the verdict above."
+)
+DRIFTED_HELP = "Tasks whose own runs did not all use one route or one provider backend."
 
 
 def render(selection: data.Selection | None = None) -> None:
@@ -28,15 +34,19 @@ def render(selection: data.Selection | None = None) -> None:
     analysis = group.analysis
     route = analysis.headline.route
 
-    if route.pinned:
+    if route.held:
         st.success(escape(route.verdict), icon=":material/check_circle:")
     else:
         st.warning(escape(route.verdict), icon=":material/alt_route:")
     figures.row(
         [
-            ("Pinned", {True: "yes", False: "no", None: "not recorded"}[route.pinned]),
+            (
+                "Your route pinned",
+                {True: "yes", False: "no", None: "not recorded"}[route.pinned],
+                PINNED_HELP,
+            ),
             ("Route tuples", fmt.count(route.tuples)),
-            ("Drifted tasks", fmt.count(len(route.drifted_tasks))),
+            ("Drifted tasks", fmt.count(route.drifted_count), DRIFTED_HELP),
             ("Fields that changed", fmt.count(len(route.drifted_fields))),
         ]
     )
@@ -52,9 +62,8 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Where it changed")
     drifted = drift_by_field(analysis)
-    if drifted.empty:
-        st.text("No task changed route, served model or backend between its runs.")
-    else:
+    st.text(drift_sentence(route))
+    if not drifted.empty:
         st.caption("Each drifted task and the values it saw of each field that changed (empty: one value).")
         static_table.render(drifted, key="routes.drifted")
 
@@ -75,7 +84,7 @@ def render(selection: data.Selection | None = None) -> None:
     if not items:
         st.text("No inconsistent task.")
     else:
-        counts = verdict_counts(items)
+        counts = side_counts(items)
         st.text(" · ".join(f"{n} {c}" for c, n in counts.items()))
         box = lazy.section(
             f"The cause of each of the {len(items):,} inconsistent tasks, with its evidence", CAUSES

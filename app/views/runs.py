@@ -36,6 +36,7 @@ def render(selection: data.Selection | None = None) -> None:
         st.info(f"No log yet in {escape(data.runs_dir())} and no sample found.")
         return
     opened = set(st.session_state.get(data.LOGS) or [])
+    opened |= {name for name in table["file"] if data.file_source(name) in opened}  # its groups too
     shown = table.assign(
         open=table["file"].isin(opened).map({True: "open", False: ""}),
         where=table["file"].map(_where),
@@ -70,7 +71,7 @@ def _picker(shown: pd.DataFrame) -> None:
         type="primary",
         key="runs.open",
     ):
-        st.query_params["log"] = picked
+        st.query_params["log"] = list(dict.fromkeys(data.file_source(p) for p in picked))  # a group: its file
         st.session_state.pop(data.LOGS, None)  # the sidebar reads the URL afresh
         st.rerun()
 

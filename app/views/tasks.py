@@ -166,7 +166,7 @@ def _one_task(
     row = shown[shown["task_id"].astype(str) == task_id].iloc[0]
     if row.get("flag_reasons"):
         st.text(f"Flagged: {row['flag_reasons']}")
-    if row.get("drifted"):
+    if row.get("drifted") is True:
         st.text(f"Route drift: {row['drift']}")
     cause = next((a for a in analysis.headline.attribution if a.task_id == task_id), None)
     if cause is not None:  # the evidence names the p- and q-value wherever a factor was tested
@@ -177,6 +177,14 @@ def _one_task(
     if prompt is not None:
         st.markdown("**Prompt**")
         text_box(prompt)
+    expected = data.task_expected(group.loaded.log, task_id)
+    if expected is not None:  # beside the answers below: what a right one would be
+        st.markdown("**Expected**")
+        text_box(expected)
+    reasons = data.grade_reasons(group.loaded.log, task_id)
+    if reasons:  # why the grader failed them: a reader sees the cause, not just 0 %
+        st.markdown("**Why the grader failed it**")
+        text_box("\n".join(f"round {rnd}: {why}" for rnd, why in sorted(reasons.items())))
 
     _details(group, task_id)
     task_extras.history(sel, task_id)

@@ -19,6 +19,8 @@ from html import escape
 
 import streamlit as st
 
+import analyzer.numbers as numbers
+
 Figure = tuple[str, str] | tuple[str, str, str]
 """A figure: its label, its value as shown, and optionally its help text (shown on hover)."""
 
@@ -61,6 +63,7 @@ def row_html(figures: Sequence[Figure], per_row: int | None = None) -> str:
 
 
 def _figure(label: str, value: str, help_text: str | None = None) -> str:
+    value = numbers.recorded(value)  # a figure the log does not record reads so, never as a dash
     tip = f' title="{escape(help_text)}"' if help_text else ""
     mark = _help_mark(label, help_text) if help_text else ""
     return (

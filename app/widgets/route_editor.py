@@ -18,10 +18,12 @@ import streamlit as st
 
 from analyzer.errors import RerunLensError
 from analyzer.jobs.exposure import runs_refused
+from analyzer.log.model import RunLog
 from analyzer.routes.profile import RouteProfile, build_profile, knob_help, knob_kind, route_knobs
 from analyzer.routes.url_lint import lint_base_url, redact_url
 from analyzer.runner.preflight import check_route
-from analyzer.runner.rerun_route import route_differences
+from analyzer.runner.rerun_changes import changes_sentence, rerun_changes
+from analyzer.runner.rerun_route import parent_settings, route_differences
 from analyzer.safety.keys import (
     RunKeys,
     allowed_key_variables,
@@ -222,22 +224,19 @@ def _use(settings: dict[str, Any]) -> None:
         st.session_state[ROUTE + field] = value
 
 
-def differences_from(settings: dict[str, Any], choice: RouteChoice | None) -> None:
-    """Warn where the route's model or sampling differs from the parent's, with a way back to them."""
+def differences_from(log: RunLog, choice: RouteChoice | None) -> None:
+    """Say what the re-run changes besides the route (the analyzer's sentence, as the CLI says it),
+    with a way back to the parent's settings where they differ."""
     if choice is None:
         return
-    differs = route_differences(settings, choice.profile)
-    if not differs:
-        st.caption("Model and sampling as in the parent log: only the route is pinned.")
+    changes = rerun_changes(log, choice.profile)
+    if not changes:
+        st.caption(escape(changes_sentence(changes)))
         return
-    st.warning(
-        escape(
-            f"Differs from the parent log ({'; '.join(differs)}): the before/after would mix that change "
-            "with pinning the route."
-        ),
-        icon=":material/tune:",
-    )
-    st.button("Use the parent's settings", key=ROUTE + "use_parent", on_click=_use, args=(settings,))
+    st.warning(escape(changes_sentence(changes)), icon=":material/tune:")
+    settings = parent_settings(log)
+    if route_differences(settings, choice.profile):
+        st.button("Use the parent's settings", key=ROUTE + "use_parent", on_click=_use, args=(settings,))
 
 
 def route_editor() -> RouteChoice | None:
@@ -287,6 +286,10 @@ def _overrides() -> dict[str, Any]:
     return values
 
 
+PAGE_MAX_ROUNDS = 100
+"""Most rounds a run started from a page may have (the CLI's `--repeat` allows more)."""
+
+
 def rounds_input(key: str, default: int, running: int | None = None) -> int:
     """How many times each task runs; while a job runs (`running`: its rounds), its rounds, fixed,
     so that a reload never shows another number beside the running job's."""
@@ -303,17 +306,18 @@ def rounds_input(key: str, default: int, running: int | None = None) -> int:
     # number is kept under a plain key too, so a finished or cancelled job gives it back.
     chosen = f"{key}.chosen"
     st.session_state.setdefault(key, st.session_state.get(chosen, int(default)))
-    st.session_state[chosen] = int(
-        st.number_input(
-            route_knobs()["rounds"].label,
-            min_value=1,
-            max_value=100,
-            step=1,
-            key=key,
-            help=knob_help("rounds"),
+    # No min or max on the widget: the browser then refuses a number out of range without a word and
+    # the button kept the old count; the number is taken, and one line says what is used instead.
+    typed = int(st.number_input(route_knobs()["rounds"].label, step=1, key=key, help=knob_help("rounds")))
+    used = min(max(typed, 1), PAGE_MAX_ROUNDS)
+    if used != typed:
+        st.error(
+            f"Rounds {typed:,} is out of range (1 to {PAGE_MAX_ROUNDS} here; more with `--repeat` on the "
+            f"command line): {used:,} will run.",
+            icon=":material/error:",
         )
-    )
-    return int(st.session_state[chosen])
+    st.session_state[chosen] = used
+    return used
 
 
 # --- preflight ----------------------------------------------------------------------------------

@@ -310,7 +310,7 @@ def test_an_uploaded_log_is_copied_into_the_runs_folder_before_it_can_be_rerun(r
     at.run()
     upload = (runs / PARENT).read_bytes()
     at.file_uploader(key=data.UPLOADS).upload("mine.json", upload, "application/json").run()
-    assert at.selectbox(key=data.FOCUS).value == load_path(runs / PARENT).log.label + " (uploaded)"
+    assert app_kit.focus_box(at).value == load_path(runs / PARENT).log.label + " (uploaded)"
     at.switch_page("views/rerun.py").run()
     assert_clean(at)
     assert any("was uploaded" in i.value for i in at.info)
@@ -328,12 +328,12 @@ def test_the_route_takes_the_parents_model_and_sampling_and_warns_when_they_diff
     assert any("only the route is pinned" in c.value for c in at.caption)
     at.number_input(key="route.temperature").set_value(0.7).run()
     assert_clean(at)
-    [warning] = [w for w in at.warning if "Differs from the parent log" in w.value]
+    [warning] = [w for w in at.warning if "This re-run changes more than the route" in plain(w.value)]
     assert "temperature 0.0 -> 0.7" in plain(warning.value)
     at.button(key="route.use_parent").click().run()
     assert_clean(at)
     assert at.number_input(key="route.temperature").value == 0.0
-    assert not [w for w in at.warning if "Differs from the parent log" in w.value]
+    assert not [w for w in at.warning if "This re-run changes more than the route" in plain(w.value)]
 
 
 def test_the_plan_and_its_cost_stand_beside_the_button_and_follow_the_rounds(runs: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import app_kit
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -66,7 +67,7 @@ def test_the_sidebar_threshold_is_shown_under_the_semantic_key_and_changes_the_a
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert not at.slider  # only under the semantic key
-    at.radio(key=data.KEY).set_value("semantic").run()
+    app_kit.key_box(at).set_value("semantic").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.slider(key=data.SEMANTIC_T).value == 0.65
     assert "threshold used: 0.65" in [m.value for m in at.markdown]

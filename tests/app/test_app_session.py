@@ -10,6 +10,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+import app_kit
 import pytest
 from app_kit import MAIN, SAMPLES, assert_clean, plain, shown_figures, wait_for
 from streamlit.testing.v1 import AppTest
@@ -53,14 +54,14 @@ def test_a_full_session_writes_into_runs_and_never_into_sample_runs(cwd: Path) -
     at = AppTest.from_file(str(MAIN), default_timeout=60).run()
     assert_clean(at)
     assert not runs.exists()  # created on the first write, not on a visit
-    assert all(name.startswith("sample_runs/") for name in at.multiselect(key=data.LOGS).value)
+    assert all(name.startswith("sample_runs/") for name in app_kit.logs_box(at).value)
     assert any(f"Your runs: `{runs}` (created on the first save)" in c.value for c in at.sidebar.caption)
 
     # an upload opens at once, marked, and Re-run offers to keep a copy in ./runs
     upload = (SAMPLES / "B_one_key.altk_runs.json").read_bytes()
     at.file_uploader(key=data.UPLOADS).upload("mine.json", upload, "application/json").run()
     label = load_path(SAMPLES / "B_one_key.altk_runs.json").log.label
-    assert at.selectbox(key=data.FOCUS).value == f"{label} (uploaded)"  # beside the sample it copies
+    assert app_kit.focus_box(at).value == f"{label} (uploaded)"  # beside the sample it copies
     assert "uploaded file mine.json" in plain(at.caption[0].value)
     at.switch_page("views/rerun.py").run()
     at.button(key="rerun.copy_upload").click().run()

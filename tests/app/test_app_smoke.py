@@ -7,6 +7,7 @@ import json
 import shutil
 from pathlib import Path
 
+import app_kit
 import pytest
 from app_kit import shown_figures, shown_tables
 from fake_keys import SHOWN_KEY
@@ -97,7 +98,7 @@ def test_every_view_on_the_sample_logs(view: str, monkeypatch: pytest.MonkeyPatc
     elif view == "retries":
         assert shown["HTTP attempts"] == fmt.count(h.retries.attempts_total)
     elif view == "routes":
-        assert shown["Pinned"] == {True: "yes", False: "no", None: "not recorded"}[h.route.pinned]
+        assert shown["Your route pinned"] == {True: "yes", False: "no", None: "not recorded"}[h.route.pinned]
     elif view == "compare":
         [table] = [t for t in shown_tables(at) if "answer gap" in t.columns]
         gaps = [analyses[i].headline.answer_gap_pp for i in sharing(analyses, 0)]  # the logs sharing tasks
@@ -122,19 +123,19 @@ def test_a_bad_file_is_one_line_and_the_other_logs_keep_working(runs: Path, view
 
 def test_the_url_seeds_the_selection_and_key_and_follows_changes(runs: Path) -> None:
     at = app({"log": ["drift_v2.json", "plain_v1.json"], "key": "normalized"})
-    assert at.multiselect(key=data.LOGS).value == ["drift_v2.json", "plain_v1.json"]
-    assert at.radio(key=data.KEY).value == "normalized"
+    assert app_kit.logs_box(at).value == ["drift_v2.json", "plain_v1.json"]
+    assert app_kit.key_box(at).value == "normalized"
     assert shown_figures(at)["Answer gap"] == "62.5 pp"
 
-    at.radio(key=data.KEY).set_value("exact").run()
+    app_kit.key_box(at).set_value("exact").run()
     assert at.query_params["key"] == "exact"
     assert shown_figures(at)["Answer gap"] == "75.0 pp"
 
-    at.selectbox(key=data.FOCUS).set_value("plain_v1").run()
+    app_kit.focus_box(at).set_value("plain_v1").run()
     assert at.query_params["focus"] == "plain_v1"
     assert any(c.value.startswith("3 tasks x ") for c in at.caption)
 
-    at.multiselect(key=data.LOGS).set_value(["pinned_v2.json"]).run()
+    app_kit.logs_box(at).set_value(["pinned_v2.json"]).run()
     assert at.query_params["log"] == "pinned_v2.json"
     assert "focus" not in at.query_params
     assert not at.exception
@@ -144,13 +145,13 @@ def test_unknown_files_in_the_url_are_ignored(runs: Path) -> None:
     outside = runs.parent / "outside.json"
     shutil.copy(FIXTURES / "pinned_v2.json", outside)
     at = app({"log": ["nope.json", "../outside.json", str(outside), "drift_v2.json"]})
-    assert at.multiselect(key=data.LOGS).value == ["drift_v2.json"]
+    assert app_kit.logs_box(at).value == ["drift_v2.json"]
     assert not at.exception
     # said in one line, once: a shared link to a missing log never shows another one without a word
     (note,) = [w.value for w in at.sidebar.warning if "The link names" in w.value]
     assert "\n" not in note and "nope" in note and "outside" in note and "drift_v2" not in note
     assert note.replace("\\", "").endswith("not in your runs folder or the samples.")
-    at.radio(key=data.KEY).set_value("normalized").run()
+    app_kit.key_box(at).set_value("normalized").run()
     assert not [w for w in at.sidebar.warning if "The link names" in w.value]
 
 
@@ -169,7 +170,7 @@ def test_uploads_open_as_groups_and_a_bad_upload_is_named(runs: Path) -> None:
         ]
     ).run()
     assert not at.exception
-    focus = at.selectbox(key=data.FOCUS)
+    focus = app_kit.focus_box(at)
     assert focus.options == ["plain_v1", "B: pinned route (uploaded)"]
     assert focus.value == "B: pinned route (uploaded)"  # the new upload opens at once
     caption = at.caption[0].value.replace("\\", "")
@@ -308,7 +309,7 @@ def test_a_key_smuggled_into_a_log_never_reaches_the_page(
 def test_a_group_can_be_relabelled(runs: Path) -> None:
     at = app({"log": ["drift_v2.json", "pinned_v2.json"]})
     at.text_input(key=data.LABEL + "pinned_v2.json").input("C: my pinned run").run()
-    assert at.selectbox(key=data.FOCUS).options == ["A: shared proxy", "C: my pinned run"]
+    assert app_kit.focus_box(at).options == ["A: shared proxy", "C: my pinned run"]
     at.switch_page("views/compare.py").run()
     assert not at.exception
     [table] = [t for t in shown_tables(at) if "answer gap" in t.columns]

@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 from analyzer.analysis import Analysis, analyze
 from analyzer.log.loader import load_path
 from analyzer.metrics.attribution import Attribution, attribution_caption, verdict_counts
+from analyzer.metrics.route_factors import side_counts
 from analyzer.numbers import p_value
 from analyzer.verdicts.compare import compare
 from app import data, fmt
@@ -164,9 +165,11 @@ def test_overview_shows_the_analyzers_headline() -> None:
     )  # type: ignore[union-attr]
     # and the cause of each inconsistent task, counted and listed
     causes = [a.cause for a in h.attribution]
-    counts = verdict_counts(h.attribution)  # route and both only where they pass the FDR
-    labels = ("Route", "Both", "Model", "Inconclusive", "Unmeasured")
-    assert [shown[c] for c in labels] == [str(counts[c.lower()]) for c in labels]
+    counts = side_counts(h.attribution)  # route and both only where they pass the FDR
+    labels = {"Your route": "route", "Both": "both", "Model": "model", "Inconclusive": "inconclusive"}
+    labels |= {"Unmeasured": "unmeasured"}
+    assert [shown[c] for c in labels] == [str(counts[c]) for c in labels.values()]
+    assert sum(counts.values()) == sum(verdict_counts(h.attribution).values())
     assert escape(attribution_caption(h.attribution)) in all_text(at)
     # the list and the Pass^k curve are one click away (lazy expanders): drawn only once opened
     assert [e.label for e in at.expander] == [
@@ -544,7 +547,7 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
     route = sel.focus.analysis.headline.route  # type: ignore[union-attr]
     at = run_view("routes", sel)
     assert escape(route.verdict) in [w.value for w in at.warning]
-    assert metrics(at)["Pinned"] == "no"
+    assert metrics(at)["Your route pinned"] == "no"
     # the cause of each inconsistent task, from the log: the analyzer's attribution, as a table one
     # click away (a lazy section)
     attribution = sel.focus.analysis.headline.attribution  # type: ignore[union-attr]
@@ -553,7 +556,7 @@ def test_routes_view_gives_the_verdict_and_the_split() -> None:
     causes = frame_with(at, "cause", "evidence")
     assert causes["task_id"].tolist() == [a.task_id for a in attribution]
     assert causes["cause"].tolist() == [a.cause for a in attribution]
-    counts = [f"{n} {c}" for c, n in verdict_counts(attribution).items()]
+    counts = [f"{n} {c}" for c, n in side_counts(attribution).items()]
     assert " · ".join(counts) in all_text(at)
     # base URL lint: the drifted proxy URL ends in /chat/completions
     assert any("chat/completions" in e.value for e in at.error)

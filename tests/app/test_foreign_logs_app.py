@@ -12,6 +12,7 @@ import pytest
 from app_kit import MAIN, ROOT, shown_figures
 from streamlit.testing.v1 import AppTest
 
+import analyzer.numbers as numbers
 from analyzer.analysis import analyze
 from analyzer.importers import list_any_logs, load_any
 from analyzer.importers.experiments import experiment_groups
@@ -52,4 +53,4 @@ def test_every_view_draws_a_foreign_log(name: str, runs: Path, monkeypatch: pyte
         assert [t.value for t in at.title] == [title]
         if view == "overview":
             assert any(c.value.startswith(f"{fmt.counted(h.tasks, 'task')} x ") for c in at.caption)
-            assert shown_figures(at)["Answer gap"] == fmt.pp(h.answer_gap_pp)
+            assert shown_figures(at)["Answer gap"] == numbers.recorded(fmt.pp(h.answer_gap_pp))

@@ -206,7 +206,7 @@ def test_tasks_page_shows_the_uncertainty_strip_of_the_shipped_resample() -> Non
     from analyzer.metrics.step_uncertainty import resample_frame
     from analyzer.runner.resample import default_resample_path
 
-    resampled = load_path(default_resample_path(SAMPLE, "agent-cheapest-monitor")).log
+    resampled = load_path(SAMPLE.with_name(default_resample_path(SAMPLE, "agent-cheapest-monitor").name)).log
     scores = resample_frame(resampled)
     assert scores is not None and resampled.parent_run_id == load_path(SAMPLE).log.run_id
     at = run_view("tasks", {"task": "agent-cheapest-monitor"})

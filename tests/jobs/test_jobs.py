@@ -216,7 +216,7 @@ def test_a_rerun_job_with_other_sampling_than_its_parent_notes_it(runs: Path) ->
     profile = RouteProfile(temperature=1.0)
     done = mgr.wait(start_rerun(mgr, runs / SAMPLE_A.name, SOME[:1], profile, rounds=1).job_id, 60)
     assert done.state == "done" and done.notice
-    assert "Warning: the re-run's sampling differs from the parent's" in done.notice
+    assert "the re-run's sampling differs from the parent's" in done.notice
     assert "temperature 0.0 -> 1.0" in done.notice and "built-in simulator" in done.notice
 
 

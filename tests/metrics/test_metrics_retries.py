@@ -103,7 +103,8 @@ def test_attempt_duration_from_its_times() -> None:
 
 def test_a_log_without_attempts_claims_no_retries() -> None:
     r = analyze(RunLog.model_validate({"runs": [[{"task_id": 1, "answer": "a"}]]})).headline.retries
-    assert (r.attempts_total, r.extra_attempts, r.results_with_retry) == (0, 0, 0)
+    # not recorded is None (the JSON's null, "not recorded" on a page), never a count of 0
+    assert (r.attempts_total, r.extra_attempts, r.results_with_retry) == (None, None, None)
     assert r.by_outcome == {}
 
 

@@ -20,15 +20,22 @@ def test_sample_a_says_how_many_disagree_and_which_follow_the_route() -> None:
     f = finding(report)
     causes = sorted(a["cause"] for a in report["attribution"])
     assert causes == ["inconclusive"] * 2 + ["model"] * 5 + ["route"] * 7  # 10 rounds over two keys
+    # the 7 the route factors explain, split by whose side the factor is on: yours, the provider's
+    # backend alone, or both changing together
     assert f.sentence == (
         "14 of 30 tasks disagree across 10 rounds: 46.7 % (95 % CI 28.3–65.7). Of them, "
-        "7 follow the route (key, base URL or backend), all beyond chance (q ≤ 0.05 after FDR); "
+        "1 follows your route (key, base URL or parameters), beyond chance (q ≤ 0.05 after FDR); "
+        "3 follow the provider's backend (served model or fingerprint), all beyond chance "
+        "(q ≤ 0.05 after FDR); 3 follow your route and the backend together, all beyond chance "
+        "(q ≤ 0.05 after FDR); "
         "5 vary within one route (the model); 2 are inconclusive: too few rounds to tell the route "
         "from the model."
     )
     assert {b.label: b.tasks for b in f.bars} == {
         "consistent": 16,
-        "route, q ≤ 0.05": 7,
+        "route, q ≤ 0.05": 1,
+        "backend, q ≤ 0.05": 3,
+        "route or backend, q ≤ 0.05": 3,
         "model": 5,
         "inconclusive": 2,
     }
@@ -46,8 +53,8 @@ def test_a_p_value_alone_is_counted_against_the_threshold_and_said_unadjusted() 
     }
     f = finding(report)
     assert (
-        "Of them, 11 follow the route (key, base URL or backend), none beyond chance (p ≤ 0.05, unadjusted); "
-        in f.sentence
+        "Of them, 11 follow your route (key, base URL or parameters), none beyond chance "
+        "(p ≤ 0.05, unadjusted); " in f.sentence
     )
     assert f.sentence.endswith("2 vary within one route (the model).")
     assert {b.label: b.tasks for b in f.bars} == {
@@ -65,7 +72,7 @@ def test_a_model_task_is_an_observation_not_a_failed_test() -> None:
     ]
     f = finding({"tasks_measured": 10, "consistent_tasks": 6, "rounds": 10, "attribution": items})
     assert f.sentence.endswith(
-        "Of them, 1 follows the route (key, base URL or backend), beyond chance (q ≤ 0.05 after FDR); "
+        "Of them, 1 follows your route (key, base URL or parameters), beyond chance (q ≤ 0.05 after FDR); "
         "3 vary within one route (the model)."
     )
     assert [(b.label, b.kind) for b in f.bars] == [
@@ -79,7 +86,8 @@ def test_the_analysis_own_passes_flag_wins() -> None:
     items = [{"task_id": "a", "cause": "route", "q_value": 0.04, "passes": False}]
     f = finding({"tasks_measured": 2, "consistent_tasks": 1, "rounds": 8, "attribution": items})
     assert (
-        "1 follows the route (key, base URL or backend), not beyond chance (q ≤ 0.05 after FDR)" in f.sentence
+        "1 follows your route (key, base URL or parameters), not beyond chance (q ≤ 0.05 after FDR)"
+        in f.sentence
     )
 
 
@@ -97,7 +105,7 @@ def test_q_values_are_preferred_and_an_unknown_cause_is_still_counted() -> None:
     }
     f = finding(report)
     assert (
-        "Of them, 2 follow the route (key, base URL or backend), 1 beyond chance (q ≤ 0.05 after FDR)"
+        "Of them, 2 follow your route (key, base URL or parameters), 1 beyond chance (q ≤ 0.05 after FDR)"
         in f.sentence
     )
     assert "1 varies with the route and within it" in f.sentence
@@ -148,4 +156,7 @@ def test_a_value_at_the_threshold_passes_as_the_analysis_rule_does() -> None:
         {"task_id": "b", "cause": "route", "q_value": 0.0501},
     ]
     f = finding({"tasks_measured": 4, "consistent_tasks": 2, "rounds": 10, "attribution": items})
-    assert "2 follow the route (key, base URL or backend), 1 beyond chance (q ≤ 0.05 after FDR)" in f.sentence
+    assert (
+        "2 follow your route (key, base URL or parameters), 1 beyond chance (q ≤ 0.05 after FDR)"
+        in f.sentence
+    )

@@ -12,7 +12,8 @@ from analyzer.analysis import analyze
 from analyzer.cli.main import main
 from analyzer.importers import load_any
 from analyzer.log.loader import load_path
-from analyzer.metrics.attribution import attribution_caption, verdict_counts
+from analyzer.metrics.attribution import attribution_caption
+from analyzer.metrics.route_factors import side_counts
 from analyzer.report.html import ReportEntry, _interval, esc, render_report_html
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,7 +108,7 @@ def test_the_route_or_model_section_carries_the_shared_counts_and_each_tasks_tes
     page = render_report_html([ReportEntry("A", "A.json", a)])
     items = a.headline.attribution
     assert "<h3>Route or model, from the log</h3>" in page
-    assert " · ".join(f"<b>{n}</b> {c}" for c, n in verdict_counts(items).items()) in page
+    assert " · ".join(f"<b>{n}</b> {c}" for c, n in side_counts(items).items()) in page
     assert esc(attribution_caption(items)) in page
     first = items[0]
     assert f"<td>{esc(first.task_id)}</td><td>{first.cause}</td>" in page

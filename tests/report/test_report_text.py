@@ -8,7 +8,7 @@ from analyzer.analysis import analyze
 from analyzer.importers import load_any
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog
-from analyzer.metrics.attribution import verdict_counts
+from analyzer.metrics.route_factors import side_counts
 from analyzer.numbers import p_value
 from analyzer.report.text import render_comparison, render_report
 from analyzer.verdicts.compare import compare
@@ -28,7 +28,7 @@ def test_report_shows_intervals_and_attribution() -> None:
     assert f"outcome gap {h.outcome.outcome_gap_pp:.1f} pp (95 % CI {low:.1f}–{high:.1f})" in text
     low, high = h.outcome.pass_hat_k_ci
     assert f"pass^10 50.0 % (95 % CI {100 * low:.1f}–{100 * high:.1f})" in text
-    counts = verdict_counts(h.attribution)
+    counts = side_counts(h.attribution)
     shown = ", ".join(f"{counts[c]} {c}" for c in counts)
     assert f"Route or model, from the log alone ({len(h.attribution)} inconsistent tasks): {shown}" in text
     assert "false discovery rate of 5 %" in text and "Benjamini-Hochberg across tasks" in text

@@ -182,7 +182,7 @@ def test_rerun_warns_when_its_sampling_differs_from_the_parents(
     args = ["rerun", str(parent), "--only", task, "--out", str(out), "--repeat", "2", "--quiet"]
     assert main([*args, "--temperature", "0", "--model", "gpt-4o-mini"]) == 0
     captured = capsys.readouterr()
-    assert "Warning: the re-run's sampling differs from the parent's" in captured.out
+    assert "the re-run's sampling differs from the parent's" in captured.out
     assert "model 'gpt-4o' -> 'gpt-4o-mini'" in captured.out and "temperature 0.7 -> 0.0" in captured.out
     assert "Warning:" in captured.err
     data = json.loads(out.read_text())

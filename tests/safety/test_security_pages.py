@@ -12,6 +12,7 @@ import re
 import shutil
 from pathlib import Path
 
+import app_kit
 import pytest
 from app_kit import shown_tables
 from streamlit.testing.v1 import AppTest
@@ -89,8 +90,8 @@ def runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_log_named_twice_in_the_url_opens_once(runs: Path) -> None:
     at = clean(app({"log": ["drift_v2.json", "drift_v2.json", "pinned_v2.json", "drift_v2.json"]}))
-    assert at.multiselect(key=data.LOGS).value == ["drift_v2.json", "pinned_v2.json"]
-    assert at.selectbox(key=data.FOCUS).options == ["A: shared proxy", "B: pinned route"]
+    assert app_kit.logs_box(at).value == ["drift_v2.json", "pinned_v2.json"]
+    assert app_kit.focus_box(at).options == ["A: shared proxy", "B: pinned route"]
     for view in VIEWS:
         clean(at.switch_page(f"views/{view}.py").run())
 
@@ -105,7 +106,7 @@ def test_two_uploads_with_one_name_are_two_groups_labelled_apart(runs: Path) -> 
         ]
     ).run()
     clean(at)
-    assert at.selectbox(key=data.FOCUS).options == [
+    assert app_kit.focus_box(at).options == [
         "B: pinned route",
         "A: shared proxy (uploaded)",
         "altk_runs (uploaded)",
@@ -119,9 +120,9 @@ def test_two_uploads_with_one_name_are_two_groups_labelled_apart(runs: Path) -> 
         "altk\\_runs\\.json \\#3 \\(upload\\)",
     ]
     at.text_input(key=data.LABEL + "altk_runs.json #3 (upload)").set_value("third").run()
-    assert clean(at).selectbox(key=data.FOCUS).options[-1] == "third"
+    assert app_kit.focus_box(clean(at)).options[-1] == "third"
     at.switch_page("views/compare.py").run()
-    labels = clean(at).selectbox(key=data.FOCUS).options
+    labels = app_kit.focus_box(clean(at)).options
     at.multiselect(key="compare.logs").set_value(labels).run()  # Compare opens on logs sharing tasks
     [table] = [t for t in shown_tables(clean(at)) if "answer gap" in t.columns]
     assert len(table) == 4 and len(set(table["group"])) == 4
@@ -144,7 +145,7 @@ def test_hostile_labels_and_file_names_render_as_plain_text(view: str, runs: Pat
     at.file_uploader(key=data.UPLOADS).set_value(
         [(HOSTILE_NAME, (FIXTURES / "plain_v1.json").read_bytes(), "application/json")]
     ).run()
-    at.selectbox(key=data.FOCUS).set_value(HOSTILE_LABEL).run()  # a new upload takes the focus
+    app_kit.focus_box(at).set_value(HOSTILE_LABEL).run()  # a new upload takes the focus
     at.switch_page(f"views/{view}.py").run()
     clean(at)
     shown = [t for t in shown_markdown(at) if "evil" in t]
