@@ -48,7 +48,7 @@ def experiment_groups(loaded: LoadedLog) -> list[tuple[str, LoadedLog]]:
     out = []
     for number, group in enumerate(groups, start=1):
         label = str(group.get("label") or f"group {number}")
-        log = _one_group(loaded.log, group["tasks"], f"{base}: {label}", number)
+        log = _one_group(loaded.log, group["tasks"], f"{base}: {label}", number, loaded.source)
         note = f"one of {len(groups)} experiment groups in {loaded.source}: {label}"
         # Only the note: the file's own warnings count every group's rows ("10 results have no token
         # counts" beside this group's 1), and the group's analysis states them again for its rows.
@@ -56,7 +56,7 @@ def experiment_groups(loaded: LoadedLog) -> list[tuple[str, LoadedLog]]:
     return out
 
 
-def _one_group(log: RunLog, tasks: dict[str, Any], label: str, number: int) -> RunLog:
+def _one_group(log: RunLog, tasks: dict[str, Any], label: str, number: int, source: str) -> RunLog:
     names = {str(k): str(v) for k, v in tasks.items()}
     runs = [
         [r.model_copy(update={"task_id": names[str(r.task_id)]}) for r in rnd if str(r.task_id) in names]
@@ -68,6 +68,7 @@ def _one_group(log: RunLog, tasks: dict[str, Any], label: str, number: int) -> R
         if str(t.task_id) in names
     ]
     provenance = {k: v for k, v in (log.imported_from or {}).items() if k != "experiments"}
+    provenance["experiment_of"] = source  # task_set pairs one file's groups by test, not by prompt
     return log.model_copy(
         update={
             "runs": [rnd for rnd in runs if rnd],

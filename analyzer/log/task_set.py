@@ -34,6 +34,9 @@ class TaskSet:
 
     ids: frozenset[str]
     prompt_hashes: dict[str, str]
+    experiment_file: str | None = None
+    """The file this log is one experiment group of (promptfoo's prompts or providers side by side):
+    its groups ask the same tests, each in its own wording, so they pair by test whatever the prompt."""
 
     @property
     def key(self) -> str:
@@ -53,7 +56,8 @@ def task_set(log: RunLog) -> TaskSet:
     for spec in log.tasks or []:
         ids.add(str(spec.task_id))
         hashes[str(spec.task_id)] = _digest(spec.prompt)
-    return TaskSet(frozenset(ids), hashes)
+    source = (log.imported_from or {}).get("experiment_of")
+    return TaskSet(frozenset(ids), hashes, source if isinstance(source, str) else None)
 
 
 @dataclass(frozen=True)
@@ -75,6 +79,8 @@ def pairing(a: TaskSet, b: TaskSet) -> Pairing:
     shared = a.ids & b.ids
     if not shared:
         return Pairing(frozenset(), False, "they share no task id", False)
+    if a.experiment_file is not None and a.experiment_file == b.experiment_file:
+        return Pairing(frozenset(shared), True, None, False)  # one file's groups: the same tests
     both = [i for i in shared if i in a.prompt_hashes and i in b.prompt_hashes]
     differing = sorted(i for i in both if a.prompt_hashes[i] != b.prompt_hashes[i])
     if differing:

@@ -35,3 +35,17 @@ def test_the_same_eval_still_pairs() -> None:
     (diff,) = compare(_analysed("versions_0.3.100.json", "versions_0.3.285.json")).differences
     assert diff.common_tasks > 0 and diff.refused is None
     assert "shared task" in diff.sentence
+
+
+def test_one_files_prompts_side_by_side_pair_by_test() -> None:
+    """promptfoo's two prompts over the same tests: each group renders its own prompt, yet the groups
+    of one file ask the same tests, so they pair (comparing the prompts is the point of the file)."""
+    from analyzer.importers.experiments import experiment_groups
+
+    path = INSPECT.parent / "promptfoo" / "two_prompts" / "results.json"
+    groups = [(label, analyze(loaded.log)) for label, loaded in experiment_groups(load_any(path))]
+    assert len(groups) == 2
+    prompts = [{t.prompt for t in a.log.tasks or []} for _, a in groups]
+    assert prompts[0] != prompts[1]  # the wording differs by design
+    (diff,) = compare(groups).differences
+    assert diff.common_tasks > 0 and diff.refused is None and "shared task" in diff.sentence
