@@ -22,7 +22,8 @@ called `route`. "old" is the earliest rule: consistent after the re-run = route.
 default rows judge each task alone; "planner, BH" is what `rerunlens rerun` runs and judges: the
 planner's rounds (`verdicts.planner.plan_rerun`) and Benjamini-Hochberg over the re-run's tested
 tasks; "planner + proposal, BH" adds, for each task the planner says no pinned rounds decide, the
-rounds it proposes on the parent's own route (its two keys) beside its proposed pinned rounds.
+rounds it proposes on the parent's own route (its two keys) beside the pinned rounds, judged as
+`rerun --with-parent-route` judges them (those rounds in the test, the pinned ones alone as pinned).
 Targets with the planner: `route` recall at least 90 % at 5-round parents, model noise called
 `route` at most 2 %.
 """
@@ -50,6 +51,7 @@ from analyzer.metrics.attribution import Round, answered_rounds, portable_routes
 from analyzer.metrics.intervals import answer_intervals, outcome_intervals  # noqa: E402
 from analyzer.metrics.stats import ROUNDS_CAP, benjamini_hochberg, rounds_needed  # noqa: E402
 from analyzer.routes.profile import RouteProfile  # noqa: E402
+from analyzer.runner.parent_route import pinned_rounds_beside, proposed_rounds  # noqa: E402
 from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
 from analyzer.runner.run import run_plan  # noqa: E402
 from analyzer.safety.keys import read_keys  # noqa: E402
@@ -199,22 +201,15 @@ def planned(
     plan = plan_rerun(before, ids)
     k = plan.rounds
     tally.rounds_used.append(k)
-    by_task = {t.task_id: t for t in plan.tasks}
     pinned = {t: _first(sorted(after.get(t, []), key=lambda r: r.round), k) for t in ids}
     _judged(tally, "planner, BH", truth, ids, before, pinned)
-    proposed = {}
-    for t in ids:
-        step = by_task.get(t)
-        if step is None or step.rounds is not None or step.more_parent_rounds is None:
-            proposed[t] = pinned[t]
-            continue
-        extra = _first(sorted(again.get(t, []), key=lambda r: r.round), step.more_parent_rounds)
-        shifted = [r._replace(round=r.round + 1000) for r in extra]  # after the pinned rounds
-        proposed[t] = [
-            *_first(sorted(after.get(t, []), key=lambda r: r.round), step.with_pinned or k),
-            *shifted,
-        ]
-    _judged(tally, "planner + proposal, BH", truth, ids, before, proposed)
+    # `rerun --with-parent-route`: the pinned rounds it runs (`pinned_rounds_beside`) and, beside
+    # them, each proposal's rounds on the parent's own route, judged as `task_verdicts` judges them
+    beside_k = pinned_rounds_beside(plan)
+    with_pinned = {t: _first(sorted(after.get(t, []), key=lambda r: r.round), beside_k) for t in ids}
+    proposals = proposed_rounds(plan)
+    beside = {t: _first(sorted(again.get(t, []), key=lambda r: r.round), n) for t, n in proposals.items()}
+    _judged(tally, "planner + proposal, BH", truth, ids, before, with_pinned, beside)
 
 
 def _judged(
@@ -224,8 +219,10 @@ def _judged(
     ids: list[str],
     before: dict[str, list[Round]],
     after: dict[str, list[Round]],
+    beside: dict[str, list[Round]] | None = None,
 ) -> None:
-    evidence = [rerun_evidence(before.get(t, []), after.get(t, [])) for t in ids]
+    more = beside or {}
+    evidence = [rerun_evidence(before.get(t, []), after.get(t, []), more.get(t, [])) for t in ids]
     tested = [i for i, e in enumerate(evidence) if e.test is not None]
     q = dict(zip(tested, benjamini_hochberg([evidence[i].test.p_value for i in tested]), strict=True))  # type: ignore[union-attr]
     for i, (task, e) in enumerate(zip(ids, evidence, strict=True)):

@@ -107,6 +107,8 @@ class RerunReport:
     """Sampling settings that differ from the parent's (they confound before/after)."""
     pinned: list[str] = field(default_factory=lambda: ["route"])
     """What the re-run pinned: the route, and anything it changed besides (`seed`, `scenario`)."""
+    beside_path: Path | None = None
+    """The log of the rounds run on the parent's own route beside the pinned ones, if any."""
 
     @property
     def pinned_text(self) -> str:
@@ -137,6 +139,7 @@ class RerunReport:
             "warnings": self.warnings,
             "pinned": self.pinned,
             "path": str(self.outcome.path),
+            **({"parent_route_path": str(self.beside_path)} if self.beside_path else {}),
             "run_id": self.outcome.run_id,
             "parent_run_id": self.parent_run_id,
             "turned_consistent": self.turned_consistent,
@@ -222,7 +225,7 @@ def rerun_plan(
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
     """
     log = request.parent
-    ids = _request_tasks(request)
+    ids = request_tasks(request)
     if not ids:
         raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
     specs = task_specs(log, ids, request.tasks_file)
@@ -254,22 +257,26 @@ def rerun_plan(
 
 def resume_rerun_plan(request: RerunRequest, out: str | Path, resume: ResumeRequest) -> RunPlan:
     """The plan that finishes an interrupted re-run: its journal's, for the same tasks of the parent."""
-    specs = task_specs(request.parent, _request_tasks(request), request.tasks_file)
+    specs = task_specs(request.parent, request_tasks(request), request.tasks_file)
     return plan_from_journal(out, replace(resume, tasks=specs))
 
 
-def _request_tasks(request: RerunRequest) -> list[str]:
+def request_tasks(request: RerunRequest) -> list[str]:
     """The request's tasks; a selection by name reads the parent's analysis (computed once)."""
     named = isinstance(request.selection, str) and request.selection in ("flagged", "inconsistent")
     analysis = request.parent_analysis if named else None
     return select_tasks(request.parent, request.selection, request.answer_key, request.semantic, analysis)
 
 
-def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = None) -> RerunReport:
+def rerun(
+    request: RerunRequest, plan: RunPlan, controls: RunControls | None = None, beside: RunPlan | None = None
+) -> RerunReport:
     """Run a re-run's plan and compare its log with the parent's, task by task.
 
     Sampling settings that differ from the parent's are warned about (echoed, printed with the
-    report) and were recorded in the log's `rerun_of` by `rerun_plan`.
+    report) and were recorded in the log's `rerun_of` by `rerun_plan`. `beside` is the run of rounds
+    on the parent's own route (`runner.parent_route.parent_route_plan`), run after the pinned one; its
+    rounds count in each task's test.
     """
     controls = controls or RunControls()
     warnings = sampling_warnings(parent_settings(request.parent), plan.profile)
@@ -285,12 +292,22 @@ def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = N
     pid = parent_id(request.parent, request.source)
     ids = [str(t.task_id) for t in plan.tasks]
     line = describe_route(plan.profile)
-    if outcome.log is None:
-        return RerunReport(outcome, pid, ids, pd.DataFrame(), line, warnings, pinned)
+    more = run_plan(beside, controls) if beside is not None and outcome.log is not None else None
+    if outcome.log is None or (more is not None and more.log is None):
+        ended = outcome if more is None else more
+        return RerunReport(ended, pid, ids, pd.DataFrame(), line, warnings, pinned)
     frame = compare_before_after(
-        request.parent, outcome.log, ids, request.answer_key, request.semantic, request.parent_analysis
+        request.parent,
+        outcome.log,
+        ids,
+        request.answer_key,
+        request.semantic,
+        request.parent_analysis,
+        more.log if more is not None else None,
     )
-    return RerunReport(outcome, pid, ids, frame, line, warnings, pinned)
+    report = RerunReport(outcome, pid, ids, frame, line, warnings, pinned)
+    report.beside_path = more.path if more is not None else None
+    return report
 
 
 def sampling_warnings(parent: dict[str, Any], profile: RouteProfile) -> list[str]:

@@ -45,8 +45,8 @@ def rerun_cost(parent: Analysis, ids: Sequence[str], rounds: int) -> RerunCost:
     return RerunCost(len(wanted), rounds, len(wanted) * rounds, tokens, unknown, parent_tokens)
 
 
-def cost_sentence(cost: RerunCost) -> str:
-    """The cost in one sentence, for the CLI and the Re-run page alike."""
+def cost_sentence(cost: RerunCost, what: str = "This re-run") -> str:
+    """The cost in one sentence, for the CLI and the Re-run page alike; `what` names what sends it."""
     head = (
         f"{numbers.counted(cost.tasks, 'task')} x {numbers.counted(cost.rounds, 'round')} = "
         f"{cost.requests:,} requests"
@@ -58,4 +58,4 @@ def cost_sentence(cost: RerunCost) -> str:
         none = numbers.counted(cost.unknown_tasks, "task")
         missing = f", not counting {none} with none recorded" if cost.unknown_tasks else ""
         tokens = f"about {cost.tokens:,} tokens (the parent's tokens per result x rounds{missing}{scale})"
-    return f"This re-run sends {head}, {tokens}; no price is known, so no cost in money."
+    return f"{what} sends {head}, {tokens}; no price is known, so no cost in money."
