@@ -51,7 +51,7 @@ from analyzer.metrics.attribution import Round, answered_rounds, portable_routes
 from analyzer.metrics.intervals import answer_intervals, outcome_intervals  # noqa: E402
 from analyzer.metrics.stats import ROUNDS_CAP, benjamini_hochberg, rounds_needed  # noqa: E402
 from analyzer.routes.profile import RouteProfile  # noqa: E402
-from analyzer.runner.parent_route import pinned_rounds_beside, proposed_rounds  # noqa: E402
+from analyzer.runner.parent_route import proposed_rounds  # noqa: E402
 from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
 from analyzer.runner.run import run_plan  # noqa: E402
 from analyzer.safety.keys import read_keys  # noqa: E402
@@ -199,17 +199,16 @@ def planned(
     the re-run's tested tasks): its rounds for every task; and with its proposals, a task no pinned
     rounds decide also gets the proposed rounds on the parent's own route beside its pinned ones."""
     plan = plan_rerun(before, ids)
-    k = plan.rounds
-    tally.rounds_used.append(k)
-    pinned = {t: _first(sorted(after.get(t, []), key=lambda r: r.round), k) for t in ids}
-    _judged(tally, "planner, BH", truth, ids, before, pinned)
-    # `rerun --with-parent-route`: the pinned rounds it runs (`pinned_rounds_beside`) and, beside
-    # them, each proposal's rounds on the parent's own route, judged as `task_verdicts` judges them
-    beside_k = pinned_rounds_beside(plan)
-    with_pinned = {t: _first(sorted(after.get(t, []), key=lambda r: r.round), beside_k) for t in ids}
-    proposals = proposed_rounds(plan)
-    beside = {t: _first(sorted(again.get(t, []), key=lambda r: r.round), n) for t, n in proposals.items()}
-    _judged(tally, "planner + proposal, BH", truth, ids, before, with_pinned, beside)
+    tally.rounds_used.append(plan.rounds)
+    # what `rerun` runs: each task its own planned pinned rounds (`RerunPlan.pinned_rounds`); with
+    # `--with-parent-route`, the pinned rounds that go with each proposal and, beside them, the
+    # proposal's rounds on the parent's own route, judged as `task_verdicts` judges them
+    for method, proposals in (("planner, BH", False), ("planner + proposal, BH", True)):
+        named = {**{t: plan.rounds for t in ids}, **plan.pinned_rounds(proposals)}
+        pinned = {t: _first(sorted(after.get(t, []), key=lambda r: r.round), named[t]) for t in ids}
+        more = proposed_rounds(plan) if proposals else {}
+        beside = {t: _first(sorted(again.get(t, []), key=lambda r: r.round), n) for t, n in more.items()}
+        _judged(tally, method, truth, ids, before, pinned, beside)
 
 
 def _judged(

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import analyzer.numbers as numbers
@@ -25,11 +26,10 @@ from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
 from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command
 from analyzer.log.taskfile import load_tasks
-from analyzer.runner.parent_route import parent_route_plan, parent_route_profile, pinned_rounds_beside
+from analyzer.runner.parent_route import parent_route_plan, parent_route_profile
 from analyzer.runner.pinned_rerun import (
     RerunRequest,
     default_rerun_path,
-    request_tasks,
     rerun_plan,
     resume_rerun_plan,
 )
@@ -111,6 +111,7 @@ def rerun(args: argparse.Namespace) -> int:
     request = RerunRequest(
         parent, only, args.log, args.tasks, args.key, args.label, args.simulator, semantic_options(args)
     )
+    request = replace(request, with_parent_route=bool(args.with_parent_route))
     scenario = scenario_from_args(args)
     if args.resume:
         given = resume_profile(args, recorded_profile(out))
@@ -120,11 +121,8 @@ def rerun(args: argparse.Namespace) -> int:
         base = {**parent_provider(parent).profile_base(), **parent_settings(parent)}
         profile = profile_from_args(args, base=base)
         confirm_log_route(profile, profile_from_args(args), log_consent(args))
-        rounds = args.rounds
-        if args.with_parent_route and rounds is None:
-            rounds = pinned_rounds_beside(rerun_plan_of(request.parent_analysis, request_tasks(request)))
         plan = rerun_plan(
-            request, profile, out, rounds=rounds, executor=args.executor, simulation=Simulation(scenario)
+            request, profile, out, rounds=args.rounds, executor=args.executor, simulation=Simulation(scenario)
         )
     beside = _beside(args, request, plan) if args.with_parent_route else None
     _confirm_cost(request, plan, args.max_requests, beside)
@@ -156,14 +154,14 @@ def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None, besid
     """The plan and the requests and expected tokens on stderr before anything is sent; past `limit`,
     a y/N question on a terminal, else a one-line refusal."""
     ids = [str(t.task_id) for t in plan.tasks]
-    cost = rerun_cost(request.parent_analysis, ids, plan.rounds)
+    cost = rerun_cost(request.parent_analysis, ids, _per_task(plan))
     planned = rerun_plan_of(request.parent_analysis, ids)
     print(visible(plan_summary(planned)), file=sys.stderr)
-    if plan.rounds < planned.rounds:
+    if plan.task_rounds is None and plan.rounds < planned.rounds:
         print(f"This re-run runs {plan.rounds}: a task that needs more stays inconclusive.", file=sys.stderr)
     print(visible(cost_sentence(cost)), file=sys.stderr)
     if beside is not None:
-        more = rerun_cost(request.parent_analysis, [str(t.task_id) for t in beside.tasks], beside.rounds)
+        more = rerun_cost(request.parent_analysis, [str(t.task_id) for t in beside.tasks], _per_task(beside))
         print(visible(cost_sentence(more, "Beside them, the parent's own route")), file=sys.stderr)
         cost = cost._replace(requests=cost.requests + more.requests)
     if limit is None or cost.requests <= limit:
@@ -174,6 +172,10 @@ def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None, besid
         raise RerunLensError(f"{past}; no terminal to ask: give --repeat fewer rounds or a higher limit")
     if not ask(past):
         raise RerunLensError(f"{past}: not sent")
+
+
+def _per_task(plan: RunPlan) -> dict[str, int]:
+    return {str(t.task_id): plan.rounds_of(str(t.task_id)) for t in plan.tasks}
 
 
 def check(args: argparse.Namespace) -> int:

@@ -290,7 +290,7 @@ class JobManager:
             profile=plan.profile.public_dump(),
             key_source="session" if keys.source == "session" else f"env:{plan.profile.key_env}",
             key_fingerprint=keys.fingerprint,
-            total=len(plan.tasks) * plan.rounds,
+            total=plan.total,
             run_id=plan.provenance.run_id,
             simulator=plan.profile.uses_simulator,
             started_at=now(),

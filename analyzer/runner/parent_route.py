@@ -12,6 +12,7 @@ and every host the user's own or confirmed (`rerun_route.confirm_log_route`); a 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from analyzer.errors import RouteError
@@ -27,12 +28,6 @@ from analyzer.verdicts.planner import RerunPlan
 def proposed_rounds(plan: RerunPlan) -> dict[str, int]:
     """Task id -> the rounds the planner proposes on the parent's own route (tasks with a proposal)."""
     return {t.task_id: t.more_parent_rounds for t in plan.tasks if t.more_parent_rounds is not None}
-
-
-def pinned_rounds_beside(plan: RerunPlan) -> int:
-    """The pinned rounds a re-run runs when the proposals run too: the plan's, or the most pinned
-    rounds any proposal goes with."""
-    return max([plan.rounds, *(t.with_pinned for t in plan.tasks if t.with_pinned is not None)])
 
 
 def parent_route_profile(
@@ -93,7 +88,7 @@ def parent_route_plan(
         return None
     confirm_log_route(profile, own, consent)
     label = f"{pinned.provenance.label or 're-run'}: the parent's own route beside the pinned one"
-    return new_plan(
+    run = new_plan(
         tasks,
         profile,
         parent_route_path(pinned.out),
@@ -104,3 +99,4 @@ def parent_route_plan(
         executor=pinned.executor,
         simulation=pinned.simulation,
     )
+    return replace(run, task_rounds={str(t.task_id): wanted[str(t.task_id)] for t in tasks})

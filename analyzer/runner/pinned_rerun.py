@@ -49,7 +49,7 @@ from analyzer.safety.keys import RunKeys, read_keys
 from analyzer.verdicts.before_after import (
     before_after_lines,
     compare_before_after,
-    decisive_rounds,
+    rerun_plan_of,
     tasks_with,
 )
 
@@ -80,6 +80,9 @@ class RerunRequest:
     analysis: Analysis | None = field(default=None, repr=False, compare=False)
     """The parent's analysis under `answer_key`, when the caller has it already (the dashboard's page):
     the selection, the rounds and the before/after all read it instead of analysing the parent again."""
+    with_parent_route: bool = False
+    """Run the planner's proposals on the parent's own route beside the pinned rounds
+    (`runner.parent_route`); the pinned rounds per task are then the ones that go with them."""
 
     @cached_property
     def parent_analysis(self) -> Analysis:
@@ -218,8 +221,8 @@ def rerun_plan(
 ) -> RunPlan:
     """The plan of a re-run: the chosen tasks, one key (a rotation is dropped), the parent named.
 
-    Without `rounds`, the re-run runs the rounds that could decide its tasks' verdicts
-    (`verdicts.before_after.decisive_rounds`, as the dashboard does), not the profile's.
+    Without `rounds`, each task runs the rounds the planner names for it (`RerunPlan.pinned_rounds`:
+    the fewest that decide it), not the profile's; `rounds` runs every task that many.
 
     Raises:
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
@@ -234,6 +237,10 @@ def rerun_plan(
     simulation = simulation or Simulation()
     if pinned.uses_simulator and simulation.scenario is None:
         simulation = replace(simulation, scenario=parent_scenario(log))
+    per_task: dict[str, int] = {}
+    if rounds is None:
+        planned = rerun_plan_of(request.parent_analysis, ids)
+        per_task = {**{t: planned.rounds for t in ids}, **planned.pinned_rounds(request.with_parent_route)}
     pid = parent_id(log, request.source)
     simulated = " (simulated)" if parent_provider(log).real and pinned.uses_simulator else ""
     provenance = Provenance(
@@ -243,16 +250,17 @@ def rerun_plan(
     )
     if run_id:
         provenance = replace(provenance, run_id=run_id)
-    return new_plan(
+    plan = new_plan(
         specs,
         pinned,
         out,
         keys=keys if keys is not None else read_keys(pinned.key_envs()),
-        rounds=rounds if rounds is not None else decisive_rounds(log, ids, analysis=request.parent_analysis),
+        rounds=rounds if rounds is not None else max(per_task.values(), default=2),
         provenance=provenance,
         executor=executor,
         simulation=simulation,
     )
+    return replace(plan, task_rounds=per_task) if per_task else plan
 
 
 def resume_rerun_plan(request: RerunRequest, out: str | Path, resume: ResumeRequest) -> RunPlan:

@@ -6,6 +6,7 @@ when the user's route names them."""
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,9 @@ def test_the_proposed_rounds_on_the_parents_keys_decide_what_pinned_rounds_canno
     beside = load_path(parent_route_path(out)).log
     assert report["parent_route_path"] == str(parent_route_path(out))
     assert len(beside.runs) == max(proposed.values())
+    assert Counter(str(r.task_id) for _rnd, r in beside.results()) == proposed  # each task its proposal
+    pinned = Counter(str(r.task_id) for _rnd, r in load_path(out).log.results())
+    assert {t: pinned[t] for t in proposed} == plan.pinned_rounds(with_proposals=True)
     verdicts = {t["task_id"]: t["verdict"] for t in report["tasks"]}
     routed = [t for t in proposed if verdicts[t] == "route"]
     assert len(routed) >= 0.9 * len(proposed), verdicts
