@@ -81,6 +81,8 @@ class Tally:
 
     calls: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
     rounds_used: list[int] = field(default_factory=list)
+    requests: Counter[str] = field(default_factory=Counter)
+    """Pinned requests: per task as planned (`planned`) and every task at the most (`uniform`)."""
 
     def add(self, method: str, truth: str, call: str) -> None:
         self.calls.setdefault((method, truth), Counter())[call] += 1
@@ -205,6 +207,8 @@ def planned(
     # proposal's rounds on the parent's own route, judged as `task_verdicts` judges them
     for method, proposals in (("planner, BH", False), ("planner + proposal, BH", True)):
         named = {**{t: plan.rounds for t in ids}, **plan.pinned_rounds(proposals)}
+        if not proposals:
+            tally.requests.update(planned=sum(named.values()), uniform=len(ids) * plan.rounds)
         pinned = {t: _first(sorted(after.get(t, []), key=lambda r: r.round), named[t]) for t in ids}
         more = proposed_rounds(plan) if proposals else {}
         beside = {t: _first(sorted(again.get(t, []), key=lambda r: r.round), n) for t, n in more.items()}
@@ -331,6 +335,9 @@ def print_tally(tally: Tally, title: str, args: argparse.Namespace) -> None:
     print(f"\n#### {title}, seeds {', '.join(map(str, args.seeds))}\n")
     print("\n".join(report(tally)))
     print(f"\nThe planner's rounds per re-run (capped at {args.cap}): {dict(sorted(used.items()))}")
+    done = tally.requests
+    planned, uniform = done["planned"], done["uniform"]
+    print(f"Pinned requests, each task its planned rounds: {planned:,} (all at the most: {uniform:,})")
 
 
 if __name__ == "__main__":

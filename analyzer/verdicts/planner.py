@@ -73,11 +73,12 @@ class RerunPlan(NamedTuple):
     def pinned_rounds(self, with_proposals: bool = False) -> dict[str, int]:
         """Task id -> the pinned rounds a re-run runs for it: a decidable task its own fewest that
         decide; with `with_proposals`, a task with a proposal the pinned rounds that go with it; any
-        other as many as its parent had (a re-run that shows agreement, not one that decides)."""
+        other the plan's `rounds` (its worst case may be pessimistic: the rounds already paid for the
+        others may still decide it)."""
         out = {}
         for t in self.tasks:
             named = t.with_pinned if with_proposals and t.more_parent_rounds is not None else None
-            out[t.task_id] = t.rounds or named or max(2, min(t.parent_rounds, ROUNDS_CAP))
+            out[t.task_id] = t.rounds or named or self.rounds
         return out
 
 
