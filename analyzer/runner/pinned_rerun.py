@@ -228,7 +228,7 @@ def rerun_plan(
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
     """
     log = request.parent
-    ids = request_tasks(request)
+    ids = _request_tasks(request)
     if not ids:
         raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
     specs = task_specs(log, ids, request.tasks_file)
@@ -265,11 +265,11 @@ def rerun_plan(
 
 def resume_rerun_plan(request: RerunRequest, out: str | Path, resume: ResumeRequest) -> RunPlan:
     """The plan that finishes an interrupted re-run: its journal's, for the same tasks of the parent."""
-    specs = task_specs(request.parent, request_tasks(request), request.tasks_file)
+    specs = task_specs(request.parent, _request_tasks(request), request.tasks_file)
     return plan_from_journal(out, replace(resume, tasks=specs))
 
 
-def request_tasks(request: RerunRequest) -> list[str]:
+def _request_tasks(request: RerunRequest) -> list[str]:
     """The request's tasks; a selection by name reads the parent's analysis (computed once)."""
     named = isinstance(request.selection, str) and request.selection in ("flagged", "inconsistent")
     analysis = request.parent_analysis if named else None
