@@ -194,9 +194,12 @@ def compare_files(
     ids: Sequence[str],
     key: AnswerKey = "exact",
     semantic: SemanticOptions | None = None,
+    beside: str | Path | None = None,
 ) -> pd.DataFrame:
-    """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log)."""
-    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key, semantic)
+    """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log, and the
+    log of its rounds on the parent's own route when it ran them)."""
+    more = load_any(beside).log if beside is not None else None
+    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key, semantic, beside=more)
 
 
 def tasks_with(frame: pd.DataFrame, *verdicts: Verdict) -> list[str]:
