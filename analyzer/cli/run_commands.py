@@ -146,8 +146,7 @@ def _beside(args: argparse.Namespace, request: RerunRequest, plan: RunPlan) -> R
         raise RerunLensError("--with-parent-route: not with --resume (it resumes the pinned re-run only)")
     own = profile_from_args(args)
     profile = parent_route_profile(request.parent, plan.profile, own)
-    planned = rerun_plan_of(request.parent_analysis, [str(t.task_id) for t in plan.tasks])
-    return parent_route_plan(plan, profile, own, planned, log_consent(args))
+    return parent_route_plan(request.parent_analysis, plan, profile, own, log_consent(args))
 
 
 def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None, beside: RunPlan | None) -> None:

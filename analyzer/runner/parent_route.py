@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from pathlib import Path
 
+from analyzer.analysis import Analysis
 from analyzer.errors import RouteError
 from analyzer.log.model import RunLog
 from analyzer.routes.profile import RouteProfile
@@ -22,6 +23,7 @@ from analyzer.routes.url_lint import has_redaction
 from analyzer.runner.plan import Provenance, RunPlan, new_plan
 from analyzer.runner.rerun_route import Consent, confirm_log_route
 from analyzer.safety.keys import allowed_key_variables, check_key_variable
+from analyzer.verdicts.before_after import rerun_plan_of
 from analyzer.verdicts.planner import RerunPlan
 
 
@@ -73,16 +75,16 @@ def parent_route_path(out: str | Path) -> Path:
 
 
 def parent_route_plan(
-    pinned: RunPlan, profile: RouteProfile, own: RouteProfile, plan: RerunPlan, consent: Consent
+    parent: Analysis, pinned: RunPlan, profile: RouteProfile, own: RouteProfile, consent: Consent
 ) -> RunPlan | None:
-    """The run of the proposed rounds on `profile` (`parent_route_profile`) for the tasks that have a
-    proposal, beside the pinned plan (same scenario, its log named after the pinned one); None when
-    no task has one.
+    """The run of the proposed rounds (the plan of a re-run of `pinned`'s tasks from the `parent`'s
+    analysis) on `profile` (`parent_route_profile`) for the tasks that have a proposal, beside the
+    pinned plan (same scenario, its log named after the pinned one); None when no task has one.
 
     Raises:
         RouteError: a host the user did not confirm (`confirm_log_route`).
     """
-    wanted = proposed_rounds(plan)
+    wanted = proposed_rounds(rerun_plan_of(parent, [str(t.task_id) for t in pinned.tasks]))
     tasks = [t for t in pinned.tasks if str(t.task_id) in wanted]
     if not tasks:
         return None

@@ -458,10 +458,8 @@ def _start(
     try:
         out = mgr.new_out(default_rerun_path(request.source or "log").name.removesuffix(".altk_runs.json"))
         plan = rerun_plan(request, choice.profile, out, rounds=rounds, keys=choice.keys())
-        more = None
-        if beside is not None:
-            planned = rerun_plan_of(request.parent_analysis, [str(t.task_id) for t in plan.tasks])
-            more = parent_route_plan(plan, beside, log_route.own_route(), planned, Consent())
+        own = log_route.own_route()
+        more = parent_route_plan(request.parent_analysis, plan, beside, own, Consent()) if beside else None
         job = mgr.start_rerun(request, plan, more)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
         st.error(escape(f"Could not start the re-run: {one_line_error(exc)}"))
