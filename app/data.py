@@ -45,6 +45,7 @@ from analyzer.report.finding import Finding
 from analyzer.report.finding import finding as finding_of
 from analyzer.report.html import ReportEntry, render_report_html
 from analyzer.report.runs_table import ListedLog
+from analyzer.runner.parent_route import parent_route_path
 from analyzer.verdicts.before_after import compare_files
 from app import log_folders
 from app.log_folders import runs_dir
@@ -446,7 +447,8 @@ def rerun_before_after(
         if not st.session_state.get(JUDGE_OK):
             raise RerunLensError("the judge key asks a model: confirm it under the answer key first")
         semantic = judge_options()
-    return compare_files(parent, out, list(ids), key, semantic)
+    beside = parent_route_path(out)  # the rounds on the parent's own route, when the re-run ran them
+    return compare_files(parent, out, list(ids), key, semantic, beside if beside.is_file() else None)
 
 
 def html_report(groups: list[Group]) -> str:

@@ -22,7 +22,8 @@ called `route`. "old" is the earliest rule: consistent after the re-run = route.
 default rows judge each task alone; "planner, BH" is what `rerunlens rerun` runs and judges: the
 planner's rounds (`verdicts.planner.plan_rerun`) and Benjamini-Hochberg over the re-run's tested
 tasks; "planner + proposal, BH" adds, for each task the planner says no pinned rounds decide, the
-rounds it proposes on the parent's own route (its two keys) beside its proposed pinned rounds.
+rounds it proposes on the parent's own route (its two keys) beside the pinned rounds, judged as
+`rerun --with-parent-route` judges them (those rounds in the test, the pinned ones alone as pinned).
 Targets with the planner: `route` recall at least 90 % at 5-round parents, model noise called
 `route` at most 2 %.
 """
@@ -50,6 +51,7 @@ from analyzer.metrics.attribution import Round, answered_rounds, portable_routes
 from analyzer.metrics.intervals import answer_intervals, outcome_intervals  # noqa: E402
 from analyzer.metrics.stats import ROUNDS_CAP, benjamini_hochberg, rounds_needed  # noqa: E402
 from analyzer.routes.profile import RouteProfile  # noqa: E402
+from analyzer.runner.parent_route import proposed_rounds  # noqa: E402
 from analyzer.runner.plan import Provenance, Simulation, new_plan  # noqa: E402
 from analyzer.runner.run import run_plan  # noqa: E402
 from analyzer.safety.keys import read_keys  # noqa: E402
@@ -79,6 +81,8 @@ class Tally:
 
     calls: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
     rounds_used: list[int] = field(default_factory=list)
+    requests: Counter[str] = field(default_factory=Counter)
+    """Pinned requests: per task as planned (`planned`) and every task at the most (`uniform`)."""
 
     def add(self, method: str, truth: str, call: str) -> None:
         self.calls.setdefault((method, truth), Counter())[call] += 1
@@ -197,24 +201,18 @@ def planned(
     the re-run's tested tasks): its rounds for every task; and with its proposals, a task no pinned
     rounds decide also gets the proposed rounds on the parent's own route beside its pinned ones."""
     plan = plan_rerun(before, ids)
-    k = plan.rounds
-    tally.rounds_used.append(k)
-    by_task = {t.task_id: t for t in plan.tasks}
-    pinned = {t: _first(sorted(after.get(t, []), key=lambda r: r.round), k) for t in ids}
-    _judged(tally, "planner, BH", truth, ids, before, pinned)
-    proposed = {}
-    for t in ids:
-        step = by_task.get(t)
-        if step is None or step.rounds is not None or step.more_parent_rounds is None:
-            proposed[t] = pinned[t]
-            continue
-        extra = _first(sorted(again.get(t, []), key=lambda r: r.round), step.more_parent_rounds)
-        shifted = [r._replace(round=r.round + 1000) for r in extra]  # after the pinned rounds
-        proposed[t] = [
-            *_first(sorted(after.get(t, []), key=lambda r: r.round), step.with_pinned or k),
-            *shifted,
-        ]
-    _judged(tally, "planner + proposal, BH", truth, ids, before, proposed)
+    tally.rounds_used.append(plan.rounds)
+    # what `rerun` runs: each task its own planned pinned rounds (`RerunPlan.pinned_rounds`); with
+    # `--with-parent-route`, the pinned rounds that go with each proposal and, beside them, the
+    # proposal's rounds on the parent's own route, judged as `task_verdicts` judges them
+    for method, proposals in (("planner, BH", False), ("planner + proposal, BH", True)):
+        named = {**{t: plan.rounds for t in ids}, **plan.pinned_rounds(proposals)}
+        if not proposals:
+            tally.requests.update(planned=sum(named.values()), uniform=len(ids) * plan.rounds)
+        pinned = {t: _first(sorted(after.get(t, []), key=lambda r: r.round), named[t]) for t in ids}
+        more = proposed_rounds(plan) if proposals else {}
+        beside = {t: _first(sorted(again.get(t, []), key=lambda r: r.round), n) for t, n in more.items()}
+        _judged(tally, method, truth, ids, before, pinned, beside)
 
 
 def _judged(
@@ -224,8 +222,10 @@ def _judged(
     ids: list[str],
     before: dict[str, list[Round]],
     after: dict[str, list[Round]],
+    beside: dict[str, list[Round]] | None = None,
 ) -> None:
-    evidence = [rerun_evidence(before.get(t, []), after.get(t, [])) for t in ids]
+    more = beside or {}
+    evidence = [rerun_evidence(before.get(t, []), after.get(t, []), more.get(t, [])) for t in ids]
     tested = [i for i, e in enumerate(evidence) if e.test is not None]
     q = dict(zip(tested, benjamini_hochberg([evidence[i].test.p_value for i in tested]), strict=True))  # type: ignore[union-attr]
     for i, (task, e) in enumerate(zip(ids, evidence, strict=True)):
@@ -335,6 +335,9 @@ def print_tally(tally: Tally, title: str, args: argparse.Namespace) -> None:
     print(f"\n#### {title}, seeds {', '.join(map(str, args.seeds))}\n")
     print("\n".join(report(tally)))
     print(f"\nThe planner's rounds per re-run (capped at {args.cap}): {dict(sorted(used.items()))}")
+    done = tally.requests
+    planned, uniform = done["planned"], done["uniform"]
+    print(f"Pinned requests, each task its planned rounds: {planned:,} (all at the most: {uniform:,})")
 
 
 if __name__ == "__main__":

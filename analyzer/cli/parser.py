@@ -354,6 +354,7 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         help="ask before sending more than N requests (with no terminal to ask: refuse); the requests "
         "and expected tokens are printed before any re-run",
     )
+    _add_parent_route(p)
     p.add_argument("--label", help="label stored in the new log")
     p.add_argument(
         "--simulator",
@@ -377,6 +378,17 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     if route:
         add_route_flags(p)
+
+
+def _add_parent_route(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--with-parent-route",
+        action="store_true",
+        help="also run, for each task no pinned rounds can decide, the rounds the planner proposes on the "
+        "parent's own route (the key and base URL rotation its log recorded) beside the pinned ones; "
+        "every key variable must be one your route names or RERUNLENS_KEY_VARIABLES lists, and a host "
+        "not your own is asked for (or --yes); saved as a second log beside --out",
+    )
 
 
 def _add_resample(sub: argparse._SubParsersAction, route: bool) -> None:

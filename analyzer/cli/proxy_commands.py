@@ -102,6 +102,11 @@ def rerun_through_harness(args: argparse.Namespace, parent: RunLog, only: Select
         if made_by is not None:
             _echo(f"{PROMPT_ONLY} (the log was made by {made_by[0]}; --through harness re-runs the agent)")
         return None
+    if getattr(args, "with_parent_route", False):
+        raise RerunLensError(
+            f"--with-parent-route runs prompt-only rounds; the log was made by {made_by[0]}: add --through "
+            "prompt to re-run the prompts on the parent's route, or drop --with-parent-route"
+        )
     ids = select_tasks(parent, only)
     as_json = bool(getattr(args, "json", False))
     request = ThroughRequest(

@@ -7,6 +7,7 @@ import os
 import signal
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import analyzer.numbers as numbers
@@ -25,7 +26,13 @@ from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
 from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command
 from analyzer.log.taskfile import load_tasks
-from analyzer.runner.pinned_rerun import RerunRequest, default_rerun_path, rerun_plan, resume_rerun_plan
+from analyzer.runner.parent_route import parent_route_plan, parent_route_profile
+from analyzer.runner.pinned_rerun import (
+    RerunRequest,
+    default_rerun_path,
+    rerun_plan,
+    resume_rerun_plan,
+)
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (
     Provenance,
@@ -104,6 +111,7 @@ def rerun(args: argparse.Namespace) -> int:
     request = RerunRequest(
         parent, only, args.log, args.tasks, args.key, args.label, args.simulator, semantic_options(args)
     )
+    request = replace(request, with_parent_route=bool(args.with_parent_route))
     scenario = scenario_from_args(args)
     if args.resume:
         given = resume_profile(args, recorded_profile(out))
@@ -116,8 +124,9 @@ def rerun(args: argparse.Namespace) -> int:
         plan = rerun_plan(
             request, profile, out, rounds=args.rounds, executor=args.executor, simulation=Simulation(scenario)
         )
-    _confirm_cost(request, plan, args.max_requests)
-    report = rerun_request(request, plan, _controls(args, again))
+    beside = _beside(args, request, plan) if args.with_parent_route else None
+    _confirm_cost(request, plan, args.max_requests, beside)
+    report = rerun_request(request, plan, _controls(args, again), beside)
     if report.outcome.cancelled:
         return 130
     if args.json:
@@ -125,19 +134,35 @@ def rerun(args: argparse.Namespace) -> int:
     else:
         print(visible_lines(report.lines()))
         print(f"\n{report.outcome.path}  run_id {report.outcome.run_id}  parent {report.parent_run_id}")
+        if report.beside_path is not None:
+            print(f"{report.beside_path}  the rounds on the parent's own route")
     return _exit_code(report.outcome.progress)
 
 
-def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None) -> None:
+def _beside(args: argparse.Namespace, request: RerunRequest, plan: RunPlan) -> RunPlan | None:
+    """`--with-parent-route`: the planner's proposed rounds on the parent's recorded route, under the
+    key rules of any route a log names; refused on --resume (the pinned journal alone is resumed)."""
+    if args.resume:
+        raise RerunLensError("--with-parent-route: not with --resume (it resumes the pinned re-run only)")
+    own = profile_from_args(args)
+    profile = parent_route_profile(request.parent, plan.profile, own)
+    return parent_route_plan(request.parent_analysis, plan, profile, own, log_consent(args))
+
+
+def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None, beside: RunPlan | None) -> None:
     """The plan and the requests and expected tokens on stderr before anything is sent; past `limit`,
     a y/N question on a terminal, else a one-line refusal."""
     ids = [str(t.task_id) for t in plan.tasks]
-    cost = rerun_cost(request.parent_analysis, ids, plan.rounds)
+    cost = rerun_cost(request.parent_analysis, ids, _per_task(plan))
     planned = rerun_plan_of(request.parent_analysis, ids)
     print(visible(plan_summary(planned)), file=sys.stderr)
-    if plan.rounds < planned.rounds:
+    if plan.task_rounds is None and plan.rounds < planned.rounds:
         print(f"This re-run runs {plan.rounds}: a task that needs more stays inconclusive.", file=sys.stderr)
     print(visible(cost_sentence(cost)), file=sys.stderr)
+    if beside is not None:
+        more = rerun_cost(request.parent_analysis, [str(t.task_id) for t in beside.tasks], _per_task(beside))
+        print(visible(cost_sentence(more, "Beside them, the parent's own route")), file=sys.stderr)
+        cost = cost._replace(requests=cost.requests + more.requests)
     if limit is None or cost.requests <= limit:
         return
     ask = terminal_question("Send them?")
@@ -146,6 +171,10 @@ def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None) -> No
         raise RerunLensError(f"{past}; no terminal to ask: give --repeat fewer rounds or a higher limit")
     if not ask(past):
         raise RerunLensError(f"{past}: not sent")
+
+
+def _per_task(plan: RunPlan) -> dict[str, int]:
+    return {str(t.task_id): plan.rounds_of(str(t.task_id)) for t in plan.tasks}
 
 
 def check(args: argparse.Namespace) -> int:

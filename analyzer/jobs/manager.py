@@ -94,8 +94,9 @@ class JobManager:
         return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
 
     @_serialized
-    def start_rerun(self, request: RerunRequest, plan: RunPlan) -> JobStatus:
-        """Run a re-run's plan in the background (`rerun_plan` builds it from a parent log).
+    def start_rerun(self, request: RerunRequest, plan: RunPlan, beside: RunPlan | None = None) -> JobStatus:
+        """Run a re-run's plan in the background (`rerun_plan` builds it from a parent log), and after it
+        `beside`, the rounds on the parent's own route (`runner.parent_route.parent_route_plan`), if any.
 
         The same request (parent, tasks, rounds, route) while one runs returns that job; an identical
         job that was interrupted or cancelled is resumed instead of started afresh.
@@ -112,9 +113,12 @@ class JobManager:
         status.selection = request.selection if isinstance(request.selection, str) else None
 
         def work(live: LiveJob) -> None:
-            self._run_rerun(live, request, plan)
+            self._run_rerun(live, request, plan, beside)
 
-        return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
+        secrets = [*plan.keys.secrets(), *secret_values(plan.profile.base_url)]
+        if beside is not None:
+            secrets += [*beside.keys.secrets(), *secret_values(beside.profile.base_url)]
+        return self._launch(status, work, secrets)
 
     # --- reading ----------------------------------------------------------------------------------
 
@@ -244,7 +248,7 @@ class JobManager:
                 live.result = outcome
                 live.finish(cancelled=outcome.cancelled)
             else:
-                self._run_rerun(live, request, plan)
+                self._run_rerun(live, request, plan, None)
 
         return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
 
@@ -262,8 +266,8 @@ class JobManager:
 
     # --- internals --------------------------------------------------------------------------------
 
-    def _run_rerun(self, live: LiveJob, request: RerunRequest, plan: RunPlan) -> None:
-        report = rerun(request, plan, live.controls())
+    def _run_rerun(self, live: LiveJob, request: RerunRequest, plan: RunPlan, beside: RunPlan | None) -> None:
+        report = rerun(request, plan, live.controls(), beside)
         live.result = report
         status = live.status
         with live.lock:
@@ -290,7 +294,7 @@ class JobManager:
             profile=plan.profile.public_dump(),
             key_source="session" if keys.source == "session" else f"env:{plan.profile.key_env}",
             key_fingerprint=keys.fingerprint,
-            total=len(plan.tasks) * plan.rounds,
+            total=plan.total,
             run_id=plan.provenance.run_id,
             simulator=plan.profile.uses_simulator,
             started_at=now(),

@@ -51,7 +51,7 @@ from analyzer.safety.keys import RunKeys, read_keys
 from analyzer.verdicts.before_after import (
     before_after_lines,
     compare_before_after,
-    decisive_rounds,
+    rerun_plan_of,
     tasks_with,
 )
 
@@ -82,6 +82,9 @@ class RerunRequest:
     analysis: Analysis | None = field(default=None, repr=False, compare=False)
     """The parent's analysis under `answer_key`, when the caller has it already (the dashboard's page):
     the selection, the rounds and the before/after all read it instead of analysing the parent again."""
+    with_parent_route: bool = False
+    """Run the planner's proposals on the parent's own route beside the pinned rounds
+    (`runner.parent_route`); the pinned rounds per task are then the ones that go with them."""
 
     @cached_property
     def parent_analysis(self) -> Analysis:
@@ -109,6 +112,8 @@ class RerunReport:
     """Sampling settings that differ from the parent's (they confound before/after)."""
     pinned: list[str] = field(default_factory=lambda: ["route"])
     """What the re-run pinned: the route, and anything it changed besides (`seed`, `scenario`)."""
+    beside_path: Path | None = None
+    """The log of the rounds run on the parent's own route beside the pinned ones, if any."""
 
     @property
     def pinned_text(self) -> str:
@@ -139,6 +144,7 @@ class RerunReport:
             "warnings": self.warnings,
             "pinned": self.pinned,
             "path": str(self.outcome.path),
+            **({"parent_route_path": str(self.beside_path)} if self.beside_path else {}),
             "run_id": self.outcome.run_id,
             "parent_run_id": self.parent_run_id,
             "turned_consistent": self.turned_consistent,
@@ -218,8 +224,8 @@ def rerun_plan(
 ) -> RunPlan:
     """The plan of a re-run: the chosen tasks, one key (a rotation is dropped), the parent named.
 
-    Without `rounds`, the re-run runs the rounds that could decide its tasks' verdicts
-    (`verdicts.before_after.decisive_rounds`, as the dashboard does), not the profile's.
+    Without `rounds`, each task runs the rounds the planner names for it (`RerunPlan.pinned_rounds`:
+    the fewest that decide it), not the profile's; `rounds` runs every task that many.
 
     Raises:
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
@@ -235,6 +241,10 @@ def rerun_plan(
     simulation = simulation or Simulation()
     if pinned.uses_simulator and simulation.scenario is None:
         simulation = replace(simulation, scenario=parent_scenario(log))
+    per_task: dict[str, int] = {}
+    if rounds is None:
+        planned = rerun_plan_of(request.parent_analysis, ids)
+        per_task = {**{t: planned.rounds for t in ids}, **planned.pinned_rounds(request.with_parent_route)}
     pid = parent_id(log, request.source)
     simulated = " (simulated)" if parent_provider(log).real and pinned.uses_simulator else ""
     provenance = Provenance(
@@ -244,16 +254,17 @@ def rerun_plan(
     )
     if run_id:
         provenance = replace(provenance, run_id=run_id)
-    return new_plan(
+    plan = new_plan(
         specs,
         pinned,
         out,
         keys=keys if keys is not None else read_keys(pinned.key_envs()),
-        rounds=rounds if rounds is not None else decisive_rounds(log, ids, analysis=request.parent_analysis),
+        rounds=rounds if rounds is not None else max(per_task.values(), default=2),
         provenance=provenance,
         executor=executor,
         simulation=simulation,
     )
+    return replace(plan, task_rounds=per_task) if per_task else plan
 
 
 def resume_rerun_plan(request: RerunRequest, out: str | Path, resume: ResumeRequest) -> RunPlan:
@@ -269,11 +280,15 @@ def _request_tasks(request: RerunRequest) -> list[str]:
     return select_tasks(request.parent, request.selection, request.answer_key, request.semantic, analysis)
 
 
-def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = None) -> RerunReport:
+def rerun(
+    request: RerunRequest, plan: RunPlan, controls: RunControls | None = None, beside: RunPlan | None = None
+) -> RerunReport:
     """Run a re-run's plan and compare its log with the parent's, task by task.
 
     Sampling settings that differ from the parent's are warned about (echoed, printed with the
-    report) and were recorded in the log's `rerun_of` by `rerun_plan`.
+    report) and were recorded in the log's `rerun_of` by `rerun_plan`. `beside` is the run of rounds
+    on the parent's own route (`runner.parent_route.parent_route_plan`), run after the pinned one; its
+    rounds count in each task's test.
     """
     controls = controls or RunControls()
     changes = rerun_changes(request.parent, plan.profile)
@@ -285,12 +300,22 @@ def rerun(request: RerunRequest, plan: RunPlan, controls: RunControls | None = N
     pid = parent_id(request.parent, request.source)
     ids = [str(t.task_id) for t in plan.tasks]
     line = describe_route(plan.profile)
-    if outcome.log is None:
-        return RerunReport(outcome, pid, ids, pd.DataFrame(), line, warnings, pinned)
+    more = run_plan(beside, controls) if beside is not None and outcome.log is not None else None
+    if outcome.log is None or (more is not None and more.log is None):
+        ended = outcome if more is None else more
+        return RerunReport(ended, pid, ids, pd.DataFrame(), line, warnings, pinned)
     frame = compare_before_after(
-        request.parent, outcome.log, ids, request.answer_key, request.semantic, request.parent_analysis
+        request.parent,
+        outcome.log,
+        ids,
+        request.answer_key,
+        request.semantic,
+        request.parent_analysis,
+        more.log if more is not None else None,
     )
-    return RerunReport(outcome, pid, ids, frame, line, warnings, pinned)
+    report = RerunReport(outcome, pid, ids, frame, line, warnings, pinned)
+    report.beside_path = more.path if more is not None else None
+    return report
 
 
 def _rerun_of(request: RerunRequest, pinned: RouteProfile) -> dict[str, Any]:

@@ -78,6 +78,18 @@ class RunPlan:
     """The simulator's scenario and port, when it serves."""
     journal: JournalState | None = None
     """The journal a resumed run continues (its header and finished results); None for a new run."""
+    task_rounds: Mapping[str, int] | None = None
+    """Task id -> its rounds where a task runs fewer than `rounds` (a re-run's planner names the fewest
+    that decide each task); a task not named runs `rounds`."""
+
+    def rounds_of(self, task_id: str) -> int:
+        """The rounds `task_id` runs."""
+        return min(self.rounds, (self.task_rounds or {}).get(task_id, self.rounds))
+
+    @property
+    def total(self) -> int:
+        """Results the plan runs: the sum of every task's rounds."""
+        return sum(self.rounds_of(str(t.task_id)) for t in self.tasks)
 
     @property
     def resuming(self) -> bool:
@@ -89,7 +101,9 @@ class RunPlan:
         """Results already journalled for this plan's tasks and rounds (empty for a new run)."""
         if self.journal is None:
             return {}
-        wanted = {(str(t.task_id), rnd) for t in self.tasks for rnd in range(1, self.rounds + 1)}
+        wanted = {
+            (str(t.task_id), rnd) for t in self.tasks for rnd in range(1, self.rounds_of(str(t.task_id)) + 1)
+        }
         return {k: r for k, r in self.journal.results.items() if k in wanted}
 
 
@@ -205,7 +219,19 @@ def plan_from_journal(out: str | Path, request: ResumeRequest | None = None) -> 
         executor=_resume_executor(header, ask.executor),
         simulation=Simulation(ask.scenario, header.get("simulator_port")),
         journal=state,
+        task_rounds=_task_rounds(header.get("task_rounds"), rounds, jpath),
     )
+
+
+def _task_rounds(recorded: object, rounds: int, jpath: Path) -> dict[str, int] | None:
+    """A journal's per-task rounds, each a whole number from 1 to its rounds (or none)."""
+    if recorded is None:
+        return None
+    if not isinstance(recorded, dict) or not all(
+        isinstance(n, int) and not isinstance(n, bool) and 1 <= n <= rounds for n in recorded.values()
+    ):
+        raise RerunLensError(f"journal {jpath} is damaged at line 1: its task_rounds are not 1 to {rounds}")
+    return {str(t): int(n) for t, n in recorded.items()}
 
 
 def recorded_profile(out: str | Path) -> dict[str, Any] | None:

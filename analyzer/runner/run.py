@@ -108,6 +108,7 @@ def _journal_header(plan: RunPlan, served: Served, ring: KeyRing, spec: str) -> 
         "label": prov.label,
         "parent_run_id": prov.parent_run_id,
         "rounds": plan.rounds,
+        **({"task_rounds": dict(plan.task_rounds)} if plan.task_rounds else {}),
         "executor": spec if isinstance(plan.executor, str) or plan.executor is None else None,
         "profile": plan.profile.public_dump(),
         "route": _log_route(plan.profile, served, ring).model_dump(mode="json", exclude_none=True),
@@ -148,10 +149,18 @@ def _finish(
     jpath.unlink(missing_ok=True)
     errors = error_summary(scheduler.results.values())
     controls.say(
-        f"Wrote {plan.out}: {len(plan.tasks)} tasks x {plan.rounds} rounds, {final.tokens:,} tokens, "
+        f"Wrote {plan.out}: {len(plan.tasks)} tasks x {_rounds_text(plan)}, {final.tokens:,} tokens, "
         f"{final.retries} retries" + (f"; {errors}" if errors else "")
     )
     return RunOutcome(prov.run_id, plan.out, jpath, log, False, final, served.notice)
+
+
+def _rounds_text(plan: RunPlan) -> str:
+    """`5 rounds`, or `2 to 18 rounds (the planner's per task)`."""
+    fewest = min(plan.rounds_of(str(t.task_id)) for t in plan.tasks)
+    if fewest == plan.rounds:
+        return f"{plan.rounds} rounds"
+    return f"{fewest} to {plan.rounds} rounds (the planner's per task)"
 
 
 def _kept(

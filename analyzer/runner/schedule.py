@@ -38,7 +38,7 @@ class Scheduler:
         self.plan, self.bound, self.writer, self.controls = plan, bound, writer, controls
         self.tasks = list(plan.tasks)
         self.results: dict[tuple[str, int], Result] = dict(plan.done)
-        self.total = len(self.tasks) * plan.rounds
+        self.total = plan.total
         self.lock = threading.Lock()
         self.started = time.monotonic()
         done = self.results.values()
@@ -69,7 +69,7 @@ class Scheduler:
             (task, rnd, (rnd - 1) * len(self.tasks) + i)
             for rnd in range(1, self.plan.rounds + 1)
             for i, task in enumerate(self.tasks)
-            if (str(task.task_id), rnd) not in self.results
+            if rnd <= self.plan.rounds_of(str(task.task_id)) and (str(task.task_id), rnd) not in self.results
         ]
         self._notify(self.progress())
         work: queue.SimpleQueue[WorkItem] = queue.SimpleQueue()

@@ -87,10 +87,13 @@ def compare_before_after(
     key: AnswerKey = "exact",
     semantic: SemanticOptions | None = None,
     parent_analysis: Analysis | None = None,
+    beside: RunLog | None = None,
 ) -> pd.DataFrame:
     """Per task: clusters, consistency, mean tokens per result and retries, before and after; a verdict
     with `chance_p` (the chance that the re-run's agreeing rounds agree if nothing changed),
-    `p_value`, `rounds_needed` and `reason` (`analyzer.verdicts.rerun_verdict`)."""
+    `p_value`, `rounds_needed` and `reason` (`analyzer.verdicts.rerun_verdict`). `beside` is the log
+    of the rounds run on the parent's own route beside the pinned ones (`rerun --with-parent-route`):
+    they count in each task's test, not in its before/after columns."""
     parent_analysis = parent_analysis or analyze(parent, key, semantic=semantic)
     new_analysis = analyze(new, key, semantic=semantic)
     before = parent_analysis.tasks[_COLUMNS].assign(task_id=lambda f: f["task_id"].astype(str))
@@ -102,7 +105,8 @@ def compare_before_after(
     frame = frame.rename(
         columns={"n_clusters_before": "clusters_before", "n_clusters_after": "clusters_after"}
     )
-    verdicts = task_verdicts(parent_analysis, new_analysis, frame["task_id"].tolist())
+    more = analyze(beside, key, semantic=semantic) if beside is not None else None
+    verdicts = task_verdicts(parent_analysis, new_analysis, frame["task_id"].tolist(), more)
     frame["verdict"] = [v.verdict for v in verdicts]
     frame["chance_p"] = pd.array([v.chance_p for v in verdicts], dtype="Float64")
     frame["p_value"] = pd.array([v.p_value for v in verdicts], dtype="Float64")
@@ -113,18 +117,27 @@ def compare_before_after(
     return frame
 
 
-def task_verdicts(parent: Analysis, new: Analysis, ids: Sequence[str]) -> list[TaskVerdict]:
-    """The verdict of every task id, from the two analyses' answered rounds (with their factors), the
-    tested tasks' p-values held to a false discovery rate of 2 % (`stats.RERUN_FDR_Q`, Benjamini-Hochberg)."""
+def task_verdicts(
+    parent: Analysis, new: Analysis, ids: Sequence[str], beside: Analysis | None = None
+) -> list[TaskVerdict]:
+    """The verdict of every task id, from the analyses' answered rounds (with their factors), the
+    tested tasks' p-values held to a false discovery rate of 2 % (`stats.RERUN_FDR_Q`, Benjamini-Hochberg);
+    `beside`: the rounds on the parent's own route run beside the pinned ones, if any."""
     wanted = {str(t) for t in ids}
-    before = portable_routes(*answered_rounds(parent.results, parent.attempts, wanted))
-    after = portable_routes(*answered_rounds(new.results, new.attempts, wanted))
-    evidence = [rerun_evidence(before.get(str(t), []), after.get(str(t), [])) for t in ids]
+    before, after = _rounds(parent, wanted), _rounds(new, wanted)
+    more = _rounds(beside, wanted) if beside is not None else {}
+    evidence = [
+        rerun_evidence(before.get(str(t), []), after.get(str(t), []), more.get(str(t), [])) for t in ids
+    ]
     tested = [i for i, e in enumerate(evidence) if e.test is not None]
     q = dict(zip(tested, benjamini_hochberg([evidence[i].test.p_value for i in tested]), strict=True))  # type: ignore[union-attr]
     unsure = [str(ids[i]) for i in tested if evidence[i].agreed]
     plans = {p.task_id: p for p in _plan(before, [str(ids[i]) for i in tested]).tasks} if unsure else {}
     return [settle(e, q.get(i), plans.get(str(ids[i]))) for i, e in enumerate(evidence)]
+
+
+def _rounds(analysis: Analysis, wanted: set[str]) -> dict[str, list[Round]]:
+    return portable_routes(*answered_rounds(analysis.results, analysis.attempts, wanted))
 
 
 def _plan(before: dict[str, list[Round]], ids: Sequence[str], cap: int = ROUNDS_CAP) -> RerunPlan:
@@ -181,9 +194,12 @@ def compare_files(
     ids: Sequence[str],
     key: AnswerKey = "exact",
     semantic: SemanticOptions | None = None,
+    beside: str | Path | None = None,
 ) -> pd.DataFrame:
-    """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log)."""
-    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key, semantic)
+    """`compare_before_after` of two logs on disk (a finished re-run job's parent and new log, and the
+    log of its rounds on the parent's own route when it ran them)."""
+    more = load_any(beside).log if beside is not None else None
+    return compare_before_after(load_any(parent).log, load_any(new).log, ids, key, semantic, beside=more)
 
 
 def tasks_with(frame: pd.DataFrame, *verdicts: Verdict) -> list[str]:

@@ -70,6 +70,17 @@ class RerunPlan(NamedTuple):
         """Task id -> its rounds (None: no number up to the cap decides it)."""
         return {t.task_id: t.rounds for t in self.tasks}
 
+    def pinned_rounds(self, with_proposals: bool = False) -> dict[str, int]:
+        """Task id -> the pinned rounds a re-run runs for it: a decidable task its own fewest that
+        decide; with `with_proposals`, a task with a proposal the pinned rounds that go with it; any
+        other the plan's `rounds` (its worst case may be pessimistic: the rounds already paid for the
+        others may still decide it)."""
+        out = {}
+        for t in self.tasks:
+            named = t.with_pinned if with_proposals and t.more_parent_rounds is not None else None
+            out[t.task_id] = t.rounds or named or self.rounds
+        return out
+
 
 def plan_rerun(parent: Mapping[str, Sequence[Round]], ids: Sequence[str], cap: int = ROUNDS_CAP) -> RerunPlan:
     """The plan of a re-run of `ids` from the parent's answered rounds (portable routes, per task).

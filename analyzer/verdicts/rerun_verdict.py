@@ -88,12 +88,14 @@ def rerun_verdict(parent: Sequence[Round], rerun: Sequence[Round]) -> TaskVerdic
     return settle(evidence, p_value, plan[0] if plan else None)
 
 
-def rerun_evidence(parent: Sequence[Round], rerun: Sequence[Round]) -> Evidence:
+def rerun_evidence(parent: Sequence[Round], rerun: Sequence[Round], beside: Sequence[Round] = ()) -> Evidence:
     """The combined test of one task (a pure function).
 
     Args:
         parent: The parent's answered rounds of the task (answers labelled alike in both logs).
-        rerun: The re-run's answered rounds.
+        rerun: The re-run's answered rounds on its pinned route.
+        beside: Rounds the re-run ran on the parent's own route (`rerun --with-parent-route`): re-run
+            rounds in the test (not subject to the parent's selection), never counted as pinned.
     """
     if len(rerun) < 2:
         return _early("unmeasured", "fewer than two answers after the re-run")
@@ -105,8 +107,8 @@ def rerun_evidence(parent: Sequence[Round], rerun: Sequence[Round]) -> Evidence:
     pinned, spilled = _pinned_rounds(rerun)
     agreed = len({r.answer for r in pinned}) == 1
     chance = chance_agreement(counts, len(pinned))
-    rounds = [*parent, *rerun]
-    levels, names = _levels(parent, rerun)
+    rounds = [*parent, *beside, *rerun]
+    levels, names = _levels(parent, [*beside, *rerun])
     answers = [r.answer for r in rounds]
     test = factor_test(answers, levels, names)
     test = test._replace(p_value=selection_adjusted(test.p_value, answers, len(parent)))

@@ -14,14 +14,33 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from analyzer.errors import RerunLensError
 from analyzer.jobs.manager import JobStatus
 from analyzer.jobs.uploads import store_log_upload
 from analyzer.log.model import RunLog
 from analyzer.metrics.answer_keys import AnswerKey
+from analyzer.routes.profile import RouteProfile
 from analyzer.routes.url_lint import redact_url
-from analyzer.runner.pinned_rerun import RerunRequest, Selection, default_rerun_path, rerun_plan
+from analyzer.runner.parent_route import (
+    parent_route_path,
+    parent_route_plan,
+    parent_route_profile,
+    proposed_rounds,
+)
+from analyzer.runner.pinned_rerun import (
+    RerunRequest,
+    Selection,
+    default_rerun_path,
+    pinned_profile,
+    rerun_plan,
+)
 from analyzer.runner.rerun_changes import parent_tool, unknown_provider
-from analyzer.runner.rerun_route import parent_provider, parent_settings, pinned_text
+from analyzer.runner.rerun_route import (
+    Consent,
+    parent_provider,
+    parent_settings,
+    pinned_text,
+)
 from analyzer.verdicts.before_after import (
     RULE,
     VERDICT_TEXT,
@@ -219,11 +238,42 @@ def _run_button(
         label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
     ready = choice is not None and bool(ids) and sendable and not running
     ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
+    beside, allowed = _parent_route_choice(request, plan, choice, disabled=running)
+    ready = ready and allowed and (beside is None or log_route.confirmed(beside, "rerun.confirm_parent_host"))
     button, cost = st.columns([1, 2], vertical_alignment="center")
     cost.caption(escape(cost_sentence(rerun_cost(request.parent_analysis, ids, rounds))))
     if button.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
-        return _start(request, rounds, choice)
+        return _start(request, rounds, choice, beside)
     return None
+
+
+def _parent_route_choice(
+    request: RerunRequest, plan: RerunPlan, choice: route_editor.RouteChoice | None, *, disabled: bool
+) -> tuple[RouteProfile | None, bool]:
+    """`rerun --with-parent-route` as a checkbox, with its cost, when the plan proposes rounds on the
+    parent's own route: the route those rounds take (None: not asked for) and False when refused
+    (said why on the page)."""
+    proposed = proposed_rounds(plan)
+    if not proposed or choice is None:
+        return None, True
+    on = st.checkbox(
+        "Also run the planner's proposals on the parent's own route",
+        key="rerun.with_parent_route",
+        disabled=disabled,
+        help="Rounds on the key and base URL rotation the parent's log recorded, beside the pinned ones: "
+        "they decide tasks no pinned rounds can. Each key variable must be one your route names (or "
+        "RERUNLENS_KEY_VARIABLES lists).",
+    )
+    if not on:
+        return None, True
+    cost = rerun_cost(request.parent_analysis, list(proposed), proposed)
+    st.caption(escape(cost_sentence(cost, "Beside them, the parent's own route")))
+    try:
+        pinned = pinned_profile(choice.profile)
+        return parent_route_profile(request.parent, pinned, log_route.own_route()), True
+    except RerunLensError as exc:
+        st.error(escape(exc.message), icon=":material/key_off:")
+        return None, False
 
 
 def _parent_path(group: data.Group) -> Path | None:
@@ -428,14 +478,19 @@ def _reason_counts(group: data.Group, shown: pd.DataFrame) -> str:
     return ", ".join(f"{n} {reason}" for reason, n in counts.items()) or "no reasons recorded"
 
 
-def _start(request: RerunRequest, rounds: int, choice: route_editor.RouteChoice | None) -> JobStatus | None:
-    """Start the re-run (or find the same one already running); one-line error on failure."""
+def _start(
+    request: RerunRequest, rounds: int, choice: route_editor.RouteChoice | None, beside: RouteProfile | None
+) -> JobStatus | None:
+    """Start the re-run (or find the same one already running), with the rounds on the parent's own
+    route `beside` it when asked for; one-line error on failure."""
     assert choice is not None
     mgr = job_panel.manager()
     try:
         out = mgr.new_out(default_rerun_path(request.source or "log").name.removesuffix(".altk_runs.json"))
         plan = rerun_plan(request, choice.profile, out, rounds=rounds, keys=choice.keys())
-        job = mgr.start_rerun(request, plan)
+        own = log_route.own_route()
+        more = parent_route_plan(request.parent_analysis, plan, beside, own, Consent()) if beside else None
+        job = mgr.start_rerun(request, plan, more)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
         st.error(escape(f"Could not start the re-run: {one_line_error(exc)}"))
         return None
@@ -446,7 +501,7 @@ def _start(request: RerunRequest, rounds: int, choice: route_editor.RouteChoice 
 def _before_after(job: JobStatus, key: AnswerKey) -> None:
     """Per task before and after the pinned re-run, and the verdict in plain words."""
     try:
-        stamp = data.files_stamp(job.parent, job.out)
+        stamp = data.files_stamp(job.parent, job.out, str(parent_route_path(job.out or "")))
         threshold = data.semantic_threshold() if key == "semantic" else None
         frame = data.rerun_before_after(job.parent or "", job.out, tuple(job.task_ids), key, stamp, threshold)
     except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback

@@ -55,6 +55,9 @@ def test_an_inspect_log_is_re_run_through_inspect_on_the_chosen_samples(tmp_path
         f"rerunlens: error: {line}: not run (confirm with --run-harness, or answer y on a terminal)"
     )
     assert not list(tmp_path.glob("*.harness"))  # Inspect never started
+    beside = _cli(tmp_path, [*ask, "--with-parent-route", "--out", "m.altk_runs.json"])
+    assert beside.returncode != 0 and not (tmp_path / "m.altk_runs.json").exists()
+    assert "--with-parent-route runs prompt-only rounds" in beside.stderr.strip().splitlines()[-1]
     auto = _cli(
         tmp_path, ["rerun", "p.altk_runs.json", "--only", "sum", "--repeat", "1", "--out", "a.altk_runs.json"]
     )

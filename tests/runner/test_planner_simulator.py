@@ -5,6 +5,8 @@ decides; the CLI states the plan and its cost first, and refuses past --max-requ
 from __future__ import annotations
 
 import json
+import threading
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -14,6 +16,9 @@ from analyzer.analysis import analyze
 from analyzer.cli import main
 from analyzer.log.loader import load_path
 from analyzer.routes.profile import RouteProfile
+from analyzer.runner.pinned_rerun import RerunRequest, rerun_plan
+from analyzer.runner.plan import ResumeRequest, RunControls, plan_from_journal
+from analyzer.runner.run import run_plan
 from analyzer.simulator import Scenario
 from analyzer.simulator.app_tasks import SAMPLE_KEYS, app_scenario, app_task_specs
 from analyzer.simulator.scenario import Faults
@@ -50,12 +55,17 @@ def test_the_planners_rounds_run_on_the_simulator_decide_what_it_said(
     assert code == 0
     captured = capsys.readouterr()
     # cost first: the plan and the requests and expected tokens, on stderr, before the report
-    cost = rerun_cost(analysis, ids, plan.rounds)
+    named = plan.pinned_rounds()
+    cost = rerun_cost(analysis, ids, named)
     assert f"{len(decidable)} of {len(plan.tasks)} tested tasks can be decided" in captured.err
     assert f"= {cost.requests:,} requests, about {cost.tokens:,} tokens" in captured.err
     verdicts = {t["task_id"]: t for t in json.loads(captured.out)["tasks"]}
     assert {verdicts[t]["verdict"] for t in decidable} == {"route"}, [verdicts[t] for t in decidable]
-    assert load_path(out).log.runs and len(load_path(out).log.runs) == plan.rounds
+    # each task ran the rounds the planner named for it, not the most any task needs
+    log = load_path(out).log
+    ran = Counter(str(r.task_id) for _rnd, r in log.results())
+    assert ran == named and len(set(named.values())) > 1, (ran, named)
+    assert sum(ran.values()) == cost.requests == sum(named.values()) < len(ids) * plan.rounds
 
 
 def test_past_max_requests_with_no_terminal_the_rerun_is_refused_in_one_line(
@@ -68,3 +78,21 @@ def test_past_max_requests_with_no_terminal_the_rerun_is_refused_in_one_line(
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].startswith("rerunlens: error:") and "past --max-requests 3" in err[-1]
     assert not out.exists()  # nothing was sent
+
+
+def test_an_interrupted_planned_rerun_resumes_with_each_tasks_own_rounds(
+    parent: Path, tmp_path: Path
+) -> None:
+    log = load_path(parent).log
+    request = RerunRequest(log, "inconsistent", parent)
+    out = tmp_path / "resumed.json"
+    plan = rerun_plan(request, RouteProfile(max_retries=0, concurrency=1), out)
+    assert plan.task_rounds and plan.total < len(plan.tasks) * plan.rounds
+    cancel = threading.Event()
+    controls = RunControls(lambda p: cancel.set() if p.done >= 3 else None, cancel)
+    assert run_plan(plan, controls).cancelled
+    resumed = plan_from_journal(out, ResumeRequest(profile=plan.profile))
+    assert resumed.task_rounds == plan.task_rounds and resumed.total == plan.total
+    run_plan(resumed)
+    ran = Counter(str(r.task_id) for _rnd, r in load_path(out).log.results())
+    assert ran == {str(t.task_id): plan.rounds_of(str(t.task_id)) for t in plan.tasks}
