@@ -41,7 +41,8 @@ _STATUS_CODE = re.compile(r"\b(?:Error code|status(?: code)?)[: ]+[45]\d\d\b", r
 
 
 def attempts(sample: dict[str, Any], final_error: dict[str, Any] | None) -> list[dict[str, Any]] | None:
-    """The sample's attempts in order; None when it records neither model calls nor API-error retries."""
+    """The sample's attempts in order; `[]` when its model calls all failed before a request was sent;
+    None when it records neither model calls nor API-error retries."""
     tries = [r for r in _error_retries(sample) if _is_api_try(r)]
     out: list[dict[str, Any]] = [{"retry": i, "outcome": outcome(r)} for i, r in enumerate(tries)]
     events = _requested(sample)
@@ -51,8 +52,8 @@ def attempts(sample: dict[str, Any], final_error: dict[str, Any] | None) -> list
     call_failed = any(_event_error(e) for e in events)
     if final_error is not None and not call_failed and is_api_error(final_error):
         out.append({"retry": len(tries) if not calls else 0, "outcome": outcome(final_error)})
-    if not out:
-        return None
+    if not out:  # model calls recorded, none reached the provider: zero attempts, not unrecorded ones
+        return [] if events else None
     return [{"attempt": i, **a} for i, a in enumerate(out)]
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import app_kit
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -46,7 +47,7 @@ def test_the_judge_is_asked_only_after_the_sidebar_confirms(
     at = AppTest.from_function(_sidebar, default_timeout=60)
     at.query_params.update({"key": "exact", "log": SAMPLE.name})
     at.run()
-    at.radio(key=data.KEY).set_value("judge").run()
+    app_kit.key_box(at).set_value("judge").run()
     assert not at.exception, [e.value for e in at.exception]
     problem = " ".join(e.value for e in at.error)
     assert "at most 13 questions over 13 tasks" in problem and "confirm" in problem
