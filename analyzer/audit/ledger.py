@@ -109,7 +109,7 @@ def _floats(values: Any, ok: np.ndarray) -> np.ndarray:
     return pd.to_numeric(pd.Series(values, dtype=object)).to_numpy(np.float64, na_value=np.nan)[ok]
 
 
-def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Ratio:
+def sum_ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Ratio:
     both = np.isfinite(reported) & np.isfinite(counted)
     if not both.any() or counted[both].sum() <= 0:
         return Ratio(0, 0, None, None, 0, UNMEASURED)
@@ -179,8 +179,8 @@ def token_ledger(reference: RunLog, candidate: RunLog) -> Ledger:
 
     def route(cols: dict[str, np.ndarray], log: RunLog) -> RouteLedger:
         return RouteLedger(
-            _ratio(cols["prompt_reported"], cols["prompt_content"] + over_p, cols["task"]),
-            _ratio(cols["completion_reported"], cols["answer"] + over_c, cols["task"]),
+            sum_ratio(cols["prompt_reported"], cols["prompt_content"] + over_p, cols["task"]),
+            sum_ratio(cols["completion_reported"], cols["answer"] + over_c, cols["task"]),
             _calls(log),
         )
 
