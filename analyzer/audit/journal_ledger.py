@@ -18,7 +18,15 @@ from typing import Any
 
 import numpy as np
 
-from analyzer.audit.ledger import OVERBILLED, UNDERBILLED, UNMEASURED, Calls, Ratio, sum_ratio
+from analyzer.audit.ledger import (
+    OVERBILLED,
+    UNDERBILLED,
+    UNMEASURED,
+    Calls,
+    Ratio,
+    reported_total,
+    sum_ratio,
+)
 from analyzer.errors import LogError
 from analyzer.importers.common import Source
 from analyzer.importers.proxy_journal import checked_attempts, group_calls, is_journal, parse_lines
@@ -82,8 +90,8 @@ def journal_ledger(path: str | os.PathLike[str]) -> JournalLedger:
             cols["completion_reported"] - np.nan_to_num(cols["reasoning"]), cols["completion_counted"], tasks
         ),
         Calls(len(calls), billed, len(calls)),
-        _total(cols["cached"]),
-        _total(cols["reasoning"]),
+        reported_total(cols["cached"]),
+        reported_total(cols["reasoning"]),
         sum(1 for a in answered if "prompt_tokens" not in a.get("counted", {})),
         ", ".join(sorted(encodings)) or None,
     )
@@ -104,7 +112,3 @@ def _columns(answered: list[dict[str, Any]]) -> dict[str, np.ndarray]:
         "prompt_counted": column("counted", "prompt_tokens"),
         "completion_counted": column("counted", "completion_tokens"),
     }
-
-
-def _total(values: np.ndarray) -> int | None:
-    return int(np.nansum(values)) if np.isfinite(values).any() else None

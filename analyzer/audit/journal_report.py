@@ -8,11 +8,7 @@ from typing import Any
 from analyzer import numbers
 from analyzer.audit.journal_ledger import JournalLedger
 from analyzer.audit.ledger import OVER, UNDER
-from analyzer.audit.report import calls_text, ratio_json, ratio_text
-
-
-def _reported(name: str, total: int | None) -> str:
-    return f"{name} tokens {'not recorded' if total is None else f'reported {numbers.count(total)}'}"
+from analyzer.audit.report import calls_text, ratio_json, ratio_text, reported_text
 
 
 def journal_sentence(ledger: JournalLedger) -> str:
@@ -27,7 +23,7 @@ def journal_sentence(ledger: JournalLedger) -> str:
         f"{ratio_text('prompt', ledger.prompt)}, "
         f"{ratio_text('completion (less reported reasoning)', ledger.completion)} "
         f"(overbilled above {OVER:g}, underbilled below {UNDER:g}, on the 95 % interval); kept apart: "
-        f"{_reported('cached prompt', ledger.cached)}, {_reported('reasoning', ledger.reasoning)}. "
+        f"{reported_text('cached prompt', ledger.cached)}, {reported_text('reasoning', ledger.reasoning)}. "
         f"Attempts a provider may bill: {calls_text('the route', ledger.calls)}{skipped}."
     )
 

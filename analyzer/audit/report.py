@@ -8,7 +8,7 @@ from typing import Any
 from analyzer import numbers
 from analyzer.audit.audit import Audit
 from analyzer.audit.identity import PART_WORDS
-from analyzer.audit.ledger import OVER, UNDER, Calls, Ratio
+from analyzer.audit.ledger import OVER, UNDER, Calls, Ratio, RouteLedger
 from analyzer.audit.verdict import DIFFER, INCONCLUSIVE, IdentityVerdict
 from analyzer.log.model import RunLog
 from analyzer.log.table import log_table
@@ -53,6 +53,19 @@ def ratio_text(name: str, r: Ratio) -> str:
     return f"{name} tokens reported / counted {numbers.num_ci(r.ratio, r.interval, 3)} ({r.verdict})"
 
 
+def reported_text(name: str, total: int | None) -> str:
+    """A total kept apart from the ratio (cached, reasoning), or "not recorded"."""
+    return f"{name} tokens {'not recorded' if total is None else f'reported {numbers.count(total)}'}"
+
+
+def _apart(name: str, route: RouteLedger) -> str:
+    cached, reasoning = (
+        reported_text("cached prompt", route.cached),
+        reported_text("reasoning", route.reasoning),
+    )
+    return f"{name} {cached}, {reasoning}"
+
+
 def _sentences(audit: Audit) -> list[str]:
     t, c = audit.tokens, audit.tool_calls
     how = "learnt from the reference route" if t.learnt else "the OpenAI cookbook's rule"
@@ -62,7 +75,8 @@ def _sentences(audit: Audit) -> list[str]:
         f"{ratio_text('prompt', t.reference.prompt)}, {ratio_text('completion', t.reference.completion)} "
         f"({t.encoding}, overhead {how}; overbilled above {OVER:g}, underbilled below {UNDER:g}, "
         "on the 95 % interval). Attempts a provider may bill: "
-        f"{calls_text('candidate', t.candidate.calls)}; {calls_text('reference', t.reference.calls)}."
+        f"{calls_text('candidate', t.candidate.calls)}; {calls_text('reference', t.reference.calls)}. "
+        f"Kept apart: {_apart('candidate', t.candidate)}; {_apart('reference', t.reference)}."
     )
     if c.verdict == "unmeasured":
         calls = "Tool calls: unmeasured (a route made no call to a declared tool)."
@@ -130,11 +144,15 @@ def audit_figures(audit: Audit) -> dict[str, Any]:
                 "prompt": ratio_json(t.candidate.prompt),
                 "completion": ratio_json(t.candidate.completion),
                 "calls": vars(t.candidate.calls),
+                "cached_reported": t.candidate.cached,
+                "reasoning_reported": t.candidate.reasoning,
             },
             "reference": {
                 "prompt": ratio_json(t.reference.prompt),
                 "completion": ratio_json(t.reference.completion),
                 "calls": vars(t.reference.calls),
+                "cached_reported": t.reference.cached,
+                "reasoning_reported": t.reference.reasoning,
             },
         },
         "tool_calls": {
