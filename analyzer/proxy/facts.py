@@ -18,7 +18,7 @@ from analyzer.metrics.token_count import MAX_COUNTED_CHARS, RunningCount
 from analyzer.runner.completion_shape import OddResponse, read_completion
 
 MAX_COUNTED_BYTES = 4 * MAX_COUNTED_CHARS
-"""A chat request body above this is not kept to be counted (its text could not be within the bound)."""
+"""A chat request body above this is not kept to be counted: its attempt is recorded as not counted."""
 PARAMS = ("model", "temperature", "top_p", "seed", "max_tokens")
 """The sampling parameters recorded per attempt, as the client sent them."""
 
@@ -125,8 +125,10 @@ class ResponseFacts:
             text = json.dumps(part, ensure_ascii=False)[1:-1]
             self._answer.update(text.encode("utf-8", "surrogatepass"))
             self._any_text = True
-            if self.counting is not None:
-                self.counting.add(part) if self.stream else self.parts.append(part)
+            if self.counting is not None and self.stream:
+                self.counting.add(part)
+            elif self.counting is not None:
+                self.parts.append(part)
 
     def _usage(self, usage: Any) -> None:
         if not isinstance(usage, dict):
