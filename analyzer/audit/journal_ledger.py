@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from analyzer.audit.ledger import (
+    AS_COUNTED,
     OVERBILLED,
     UNDERBILLED,
     UNMEASURED,
@@ -51,13 +52,13 @@ class JournalLedger:
     @property
     def verdict(self) -> str:
         verdicts = {self.prompt.verdict, self.completion.verdict}
-        return next((v for v in (OVERBILLED, UNDERBILLED) if v in verdicts), None) or (
-            UNMEASURED if verdicts == {UNMEASURED} else "as counted"
-        )
+        return next((v for v in (OVERBILLED, UNDERBILLED, AS_COUNTED) if v in verdicts), UNMEASURED)
 
 
 def is_journal_file(path: str | os.PathLike[str]) -> bool:
-    """Whether a file opens as a proxy journal (its first bytes only)."""
+    """Whether a regular file opens as a proxy journal (its first bytes only; a pipe is never read)."""
+    if not os.path.isfile(path):
+        return False
     try:
         with open(path, "rb") as f:
             return is_journal(f.read(256))

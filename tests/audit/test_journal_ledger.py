@@ -86,3 +86,15 @@ def test_reasoning_reported_in_the_usage_details_is_kept_apart(
     tokens = json.loads(_audit(journal, capsys, "--json"))["tokens"]
     assert tokens["reasoning_reported"] == 25 * len(PROMPTS) and tokens["cached_reported"] is None
     assert tokens["verdict"] == "as counted"  # the hidden reasoning is not taken for overbilling
+
+
+def test_a_journal_without_answered_calls_is_unmeasured_and_html_is_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal = tmp_path / "empty.proxy.jsonl"
+    journal.write_text('{"journal": "rerunlens-proxy/1", "kind": "start"}\n')
+    tokens = json.loads(_audit(journal, capsys, "--json"))["tokens"]
+    assert tokens["verdict"] == "unmeasured" and tokens["prompt_ratio"] is None
+    assert tokens["calls"] == {"logical": 0, "billed_attempts": 0}
+    assert main(["audit", str(journal), "--html", str(tmp_path / "a.html")]) == 2
+    assert "--html is for two logs" in capsys.readouterr().err and not (tmp_path / "a.html").exists()
