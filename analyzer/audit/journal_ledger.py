@@ -1,4 +1,5 @@
-"""The token ledger of one route a harness ran through the recording proxy, from its journal.
+"""The token ledger of one route a harness ran through the recording proxy, from its journal (or
+the journal a wrapped run's log names).
 
 The proxy counted every chat attempt's prompt and visible completion tokens itself, offline, after
 the answer had gone out (`counted` in each attempt record). So no reference route is needed: each
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -29,6 +31,7 @@ from analyzer.audit.ledger import (
     sum_ratio,
 )
 from analyzer.errors import LogError
+from analyzer.importers import load_any
 from analyzer.importers.common import Source
 from analyzer.importers.proxy_journal import checked_attempts, group_calls, is_journal, parse_lines
 from analyzer.log.loader import MAX_LOG_BYTES
@@ -64,6 +67,28 @@ def is_journal_file(path: str | os.PathLike[str]) -> bool:
             return is_journal(f.read(256))
     except OSError:
         return False
+
+
+def wrapped_journal(log_path: str | os.PathLike[str]) -> Path:
+    """The proxy journal a wrapped run's log names (`wrapped.journal`, beside the log when relative
+    and not found from here): only read, and only as a journal.
+
+    Raises:
+        LogError: the log is not a wrapped run's, or its journal is gone.
+    """
+    log = load_any(log_path).log
+    wrapped = (log.model_extra or {}).get("wrapped")
+    named = wrapped.get("journal") if isinstance(wrapped, dict) else None
+    if not isinstance(named, str) or not named:
+        raise LogError(
+            f"{log_path}: not a wrapped run's log (no `wrapped.journal`); give two logs or one proxy journal"
+        )
+    journal = Path(named)
+    if not journal.is_absolute() and not journal.exists():
+        journal = Path(log_path).parent / journal
+    if not journal.is_file():
+        raise LogError(f"{log_path}: the proxy journal it names is not there: {named}")
+    return journal
 
 
 def journal_ledger(path: str | os.PathLike[str]) -> JournalLedger:

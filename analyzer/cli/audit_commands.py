@@ -22,7 +22,7 @@ def audit(args: argparse.Namespace) -> int:
         if args.files:
             raise RerunLensError("audit: give either two logs or --reference and --candidate URLs, not both")
         reference, candidate = _live(args)
-    elif len(args.files) == 1 and is_journal_file(args.files[0]):
+    elif len(args.files) == 1:
         return _journal(args)
     elif len(args.files) != 2:
         raise RerunLensError(
@@ -42,14 +42,15 @@ def audit(args: argparse.Namespace) -> int:
 
 def _journal(args: argparse.Namespace) -> int:
     """One route a harness ran through the proxy: its reported tokens against the proxy's counts."""
-    from analyzer.audit.journal_ledger import journal_ledger
+    from analyzer.audit.journal_ledger import journal_ledger, wrapped_journal
     from analyzer.audit.journal_report import journal_figures
 
     if args.html:
         raise RerunLensError(
             "audit: --html is for two logs; a proxy journal's ledger prints as text or --json"
         )
-    figures = journal_figures(journal_ledger(args.files[0]))
+    given = args.files[0]
+    figures = journal_figures(journal_ledger(given if is_journal_file(given) else wrapped_journal(given)))
     print(json_text(figures) if args.json else figures["sentence"])
     return 0
 

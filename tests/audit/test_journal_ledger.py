@@ -11,6 +11,7 @@ import pytest
 from fake_keys import FAKE_KEY
 
 from analyzer.cli.main import main
+from analyzer.importers import load_any, native_text
 from analyzer.proxy.server import ProxyConfig, RecordingProxy
 from analyzer.runner.transport import KeyRing
 from analyzer.simulator import Faults, Scenario, Simulator
@@ -98,3 +99,18 @@ def test_a_journal_without_answered_calls_is_unmeasured_and_html_is_refused(
     assert tokens["calls"] == {"logical": 0, "billed_attempts": 0}
     assert main(["audit", str(journal), "--html", str(tmp_path / "a.html")]) == 2
     assert "--html is for two logs" in capsys.readouterr().err and not (tmp_path / "a.html").exists()
+
+
+def test_a_wrapped_runs_log_is_audited_through_the_journal_it_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario = Scenario(latency_ms=(0.0, 0.5), billing="o200k_base", distortion=Distortion(usage_factor=1.3))
+    journal, _ = _harness_through_proxy(tmp_path, scenario, rounds=1)
+    log = load_any(journal).log
+    wrapped = tmp_path / "run.altk_runs.json"
+    wrapped.write_text(native_text(log.model_copy(update={"wrapped": {"journal": journal.name}})))
+    assert json.loads(_audit(wrapped, capsys, "--json")) == json.loads(_audit(journal, capsys, "--json"))
+    plain = tmp_path / "plain.altk_runs.json"
+    plain.write_text(native_text(log))
+    assert main(["audit", str(plain)]) == 2
+    assert "not a wrapped run's log" in capsys.readouterr().err
