@@ -593,7 +593,7 @@ def _add_audit(sub: argparse._SubParsersAction) -> None:
         "files",
         nargs="*",
         metavar="LOG",
-        help="the reference route's log, then the candidate's; or one proxy journal or wrapped run's log (tokens)",
+        help="the reference route's log, then the candidate's; or one proxy journal or wrapped run's log",
     )
     p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
     p.add_argument("--alpha", type=_unit_float, default=0.05, help="the test's level (default: 0.05)")
