@@ -25,7 +25,7 @@ import numpy as np
 from analyzer.audit import audit_figures, audit_logs
 from analyzer.audit.identity import run_test
 from analyzer.audit.kernels import features
-from analyzer.audit.ledger import _ratio
+from analyzer.audit.ledger import sum_ratio
 from analyzer.audit.samples import COLUMNS, Samples, padded
 from analyzer.importers import load_any
 from analyzer.metrics.token_count import count_exchange, count_text
@@ -183,7 +183,7 @@ def ledger_coverage(runs: int = 2000) -> list[str]:
             for _ in range(runs):
                 counted = rng.integers(5, 200, size=prompts).astype(np.float64) * 10
                 reported = counted * 1.1 * np.exp(rng.normal(0, sigma, size=prompts))
-                r = _ratio(reported, counted, np.arange(prompts))
+                r = sum_ratio(reported, counted, np.arange(prompts))
                 true = 1.1 * np.exp(sigma**2 / 2)
                 hits += r.interval is not None and r.interval[0] <= true <= r.interval[1]
             lines.append(f"{prompts} prompts, sigma {sigma}: {hits / runs:.3f}")

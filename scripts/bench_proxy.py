@@ -31,6 +31,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import httpx2
 
@@ -39,10 +40,13 @@ BODY = {"model": "gpt-4o-mini", "messages": [{"role": "user", "content": "What i
 KEY = "sim-bench-key"
 
 
-def _start(args: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[str], dict[str, str]]:
-    """A `rerunlens` server process and the `export` lines it printed."""
+def _start(
+    args: list[str], env: dict[str, str], root: Path = ROOT
+) -> tuple[subprocess.Popen[str], dict[str, str]]:
+    """A `rerunlens` server process (from the source tree `root`) and the `export` lines it printed."""
+    env = env | {"PYTHONPATH": str(root)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "analyzer.cli", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE, text=True
+        [sys.executable, "-m", "analyzer.cli", *args], cwd=root, env=env, stdout=subprocess.PIPE, text=True
     )
     assert proc.stdout is not None
     exports: dict[str, str] = {}
@@ -63,13 +67,15 @@ def _stop(proc: subprocess.Popen[str]) -> None:
         proc.wait()
 
 
-def _sequential(url: str, token: str, n: int) -> list[float]:
-    """Latency (ms) of n requests one after another on one kept-alive connection."""
+def _sequential(url: str, token: str, n: int, body: Any = BODY) -> list[float]:
+    """Latency (ms) of n requests one after another on one kept-alive connection (`body` a dict, or a
+    function of the request's number giving one)."""
     out = []
     with httpx2.Client(headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
-        for _ in range(n):
+        for i in range(n):
+            sent = body(i) if callable(body) else body
             t0 = time.perf_counter()
-            client.post(url, json=BODY).raise_for_status()
+            client.post(url, json=sent).raise_for_status()
             out.append((time.perf_counter() - t0) * 1000)
     return out
 
@@ -152,6 +158,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=2000, help="requests per measurement (default 2000)")
     parser.add_argument("--memory-requests", type=int, default=20000, help="requests for the memory check")
+    parser.add_argument(
+        "--baseline-root",
+        type=Path,
+        help="another source tree (e.g. `git archive` of an earlier commit): its proxy is measured "
+        "beside this one's, alternating, on a short and an 8,000-token request",
+    )
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ALTK_"))}
     env |= {"PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY}
@@ -169,7 +181,13 @@ def main() -> None:
         stream_journal = str(work / "s.proxy.jsonl")
         sproxy, se = _start(["proxy", "--base-url", stream_url, "--journal", stream_journal], env)
         servers.append(sproxy)
-        _measure(args, (sim_url, KEY), (pe["OPENAI_BASE_URL"], pe["OPENAI_API_KEY"]), (sim.pid, proxy.pid))
+        if args.baseline_root is not None:
+            base, be = _start(["proxy", "--base-url", sim_url, "--journal", str(work / "0.proxy.jsonl")], env,
+                              args.baseline_root.resolve())  # fmt: skip
+            servers.append(base)
+            routes = {"direct": (sim_url, KEY), "before": _route(be), "after": _route(pe)}
+            _against_baseline(args.requests, routes)
+        _measure(args, (sim_url, KEY), _route(pe), (sim.pid, proxy.pid))
         n = max(50, args.requests // 10)
         direct_fb = _first_byte(f"{stream_url}/chat/completions", KEY, n)
         proxied_fb = _first_byte(f"{se['OPENAI_BASE_URL']}/chat/completions", se["OPENAI_API_KEY"], n)
@@ -179,6 +197,53 @@ def main() -> None:
             _stop(proc)
         stream_server.shutdown()
     print(f"  journals and scenario in {work}")
+
+
+def _route(exports: dict[str, str]) -> tuple[str, str]:
+    return exports["OPENAI_BASE_URL"], exports["OPENAI_API_KEY"]
+
+
+LONG_BODY: dict[str, Any] = {
+    "model": "gpt-4o-mini",
+    "messages": [
+        {"role": "system", "content": "You answer questions about the inventory below."},
+        {
+            "role": "user",
+            "content": " ".join(f"item {i} is {('red', 'blue', 'green')[i % 3]}" for i in range(1600)),
+        },
+    ],
+}
+"""About 8,000 prompt tokens: the size at which the proxy's counting costs most per request here."""
+
+
+def _fresh(i: int) -> dict[str, Any]:
+    """`LONG_BODY` made new for each request (nothing counted before can be reused)."""
+    user = {"role": "user", "content": f"{time.perf_counter_ns()} {i} " + LONG_BODY["messages"][1]["content"]}
+    return {**LONG_BODY, "messages": [LONG_BODY["messages"][0], user]}
+
+
+def _against_baseline(n: int, routes: dict[str, tuple[str, str]]) -> None:
+    """Direct, the baseline tree's proxy and this tree's, alternating in rounds, one request at a time:
+    a short request, an 8,000-token one resent (as an agent resends its conversation each turn) and
+    an 8,000-token one new each time."""
+    cases = (
+        ("short request", BODY),
+        ("8,000-token request, resent", LONG_BODY),
+        ("8,000-token, new", _fresh),
+    )
+    for name, body in cases:
+        times: dict[str, list[float]] = {k: [] for k in routes}
+        for url, token in routes.values():
+            _sequential(f"{url}/chat/completions", token, 50, body)  # warm up
+        for _ in range(4):
+            for k, (url, token) in routes.items():
+                times[k] += _sequential(f"{url}/chat/completions", token, n // 4, body)
+        m = {k: _median(v) for k, v in times.items()}
+        print(
+            f"  {name}, median of {n}: direct {m['direct']:.2f} ms; added by the proxy before "
+            f"{m['before'] - m['direct']:+.2f} ms, after {m['after'] - m['direct']:+.2f} ms "
+            f"(after - before {m['after'] - m['before']:+.2f} ms)"
+        )
 
 
 def _measure(

@@ -61,6 +61,11 @@ class RouteLedger:
     prompt: Ratio
     completion: Ratio
     calls: Calls
+    cached: int | None = None
+    """Cached prompt tokens the route reported over its answered results (kept apart: they are part of
+    the prompt, billed at another price); None when no result's usage gives them."""
+    reasoning: int | None = None
+    """Reasoning tokens it reported (part of the completion, never visible); None when not given."""
 
 
 @dataclass(frozen=True)
@@ -101,6 +106,8 @@ def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, n
         "completion_reported": _floats(cols["completion_tokens"], ok),
         "prompt_content": ids.map(prompt_tokens).to_numpy(np.float64, na_value=np.nan),
         "answer": answers.map(unique).to_numpy(np.float64, na_value=np.nan),
+        "cached": _floats(cols["cached_tokens"], ok),
+        "reasoning": _floats(cols["reasoning_tokens"], ok),
     }
 
 
@@ -109,7 +116,7 @@ def _floats(values: Any, ok: np.ndarray) -> np.ndarray:
     return pd.to_numeric(pd.Series(values, dtype=object)).to_numpy(np.float64, na_value=np.nan)[ok]
 
 
-def _ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Ratio:
+def sum_ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> Ratio:
     both = np.isfinite(reported) & np.isfinite(counted)
     if not both.any() or counted[both].sum() <= 0:
         return Ratio(0, 0, None, None, 0, UNMEASURED)
@@ -179,12 +186,19 @@ def token_ledger(reference: RunLog, candidate: RunLog) -> Ledger:
 
     def route(cols: dict[str, np.ndarray], log: RunLog) -> RouteLedger:
         return RouteLedger(
-            _ratio(cols["prompt_reported"], cols["prompt_content"] + over_p, cols["task"]),
-            _ratio(cols["completion_reported"], cols["answer"] + over_c, cols["task"]),
+            sum_ratio(cols["prompt_reported"], cols["prompt_content"] + over_p, cols["task"]),
+            sum_ratio(cols["completion_reported"], cols["answer"] + over_c, cols["task"]),
             _calls(log),
+            reported_total(cols["cached"]),
+            reported_total(cols["reasoning"]),
         )
 
     return Ledger(enc, (over_p, over_c), learnt, route(ref, reference), route(cand, candidate))
+
+
+def reported_total(values: np.ndarray) -> int | None:
+    """A column's sum, None when no value is recorded (not 0)."""
+    return int(np.nansum(values)) if np.isfinite(values).any() else None
 
 
 def _calls(log: RunLog) -> Calls:

@@ -8,7 +8,7 @@ from typing import Any
 from analyzer import numbers
 from analyzer.audit.audit import Audit
 from analyzer.audit.identity import PART_WORDS
-from analyzer.audit.ledger import OVER, UNDER, Calls, Ratio
+from analyzer.audit.ledger import OVER, UNDER, Calls, Ratio, RouteLedger
 from analyzer.audit.verdict import DIFFER, INCONCLUSIVE, IdentityVerdict
 from analyzer.log.model import RunLog
 from analyzer.log.table import log_table
@@ -47,22 +47,36 @@ def _identity_sentence(v: IdentityVerdict) -> str:
     return f"{found}; not proof of the same model: {could}."
 
 
-def _ratio_text(name: str, r: Ratio) -> str:
+def ratio_text(name: str, r: Ratio) -> str:
     if r.ratio is None:
         return f"{name} tokens not recorded"
     return f"{name} tokens reported / counted {numbers.num_ci(r.ratio, r.interval, 3)} ({r.verdict})"
+
+
+def reported_text(name: str, total: int | None) -> str:
+    """A total kept apart from the ratio (cached, reasoning), or "not recorded"."""
+    return f"{name} tokens {'not recorded' if total is None else f'reported {numbers.count(total)}'}"
+
+
+def _apart(name: str, route: RouteLedger) -> str:
+    cached, reasoning = (
+        reported_text("cached prompt", route.cached),
+        reported_text("reasoning", route.reasoning),
+    )
+    return f"{name} {cached}, {reasoning}"
 
 
 def _sentences(audit: Audit) -> list[str]:
     t, c = audit.tokens, audit.tool_calls
     how = "learnt from the reference route" if t.learnt else "the OpenAI cookbook's rule"
     tokens = (
-        f"Tokens: the candidate is {t.verdict}: {_ratio_text('prompt', t.candidate.prompt)}, "
-        f"{_ratio_text('completion', t.candidate.completion)}; the reference reads "
-        f"{_ratio_text('prompt', t.reference.prompt)}, {_ratio_text('completion', t.reference.completion)} "
+        f"Tokens: the candidate is {t.verdict}: {ratio_text('prompt', t.candidate.prompt)}, "
+        f"{ratio_text('completion', t.candidate.completion)}; the reference reads "
+        f"{ratio_text('prompt', t.reference.prompt)}, {ratio_text('completion', t.reference.completion)} "
         f"({t.encoding}, overhead {how}; overbilled above {OVER:g}, underbilled below {UNDER:g}, "
         "on the 95 % interval). Attempts a provider may bill: "
-        f"{_calls_text('candidate', t.candidate.calls)}; {_calls_text('reference', t.reference.calls)}."
+        f"{calls_text('candidate', t.candidate.calls)}; {calls_text('reference', t.reference.calls)}. "
+        f"Kept apart: {_apart('candidate', t.candidate)}; {_apart('reference', t.reference)}."
     )
     if c.verdict == "unmeasured":
         calls = "Tool calls: unmeasured (a route made no call to a declared tool)."
@@ -76,7 +90,7 @@ def _sentences(audit: Audit) -> list[str]:
     return [_identity_sentence(audit.identity), tokens, calls]
 
 
-def _ratio_json(r: Ratio) -> dict[str, Any]:
+def ratio_json(r: Ratio) -> dict[str, Any]:
     return {
         "reported": r.reported,
         "counted": r.counted,
@@ -89,7 +103,7 @@ def _ratio_json(r: Ratio) -> dict[str, Any]:
     }
 
 
-def _calls_text(name: str, calls: Calls) -> str:
+def calls_text(name: str, calls: Calls) -> str:
     if calls.attempts is None:
         return f"{name}: {numbers.counted(calls.results, 'call')}, attempts not recorded"
     attempts = numbers.counted(calls.attempts, "attempt")
@@ -127,14 +141,18 @@ def audit_figures(audit: Audit) -> dict[str, Any]:
             "overhead": list(t.overhead),
             "overhead_learnt": t.learnt,
             "candidate": {
-                "prompt": _ratio_json(t.candidate.prompt),
-                "completion": _ratio_json(t.candidate.completion),
+                "prompt": ratio_json(t.candidate.prompt),
+                "completion": ratio_json(t.candidate.completion),
                 "calls": vars(t.candidate.calls),
+                "cached_reported": t.candidate.cached,
+                "reasoning_reported": t.candidate.reasoning,
             },
             "reference": {
-                "prompt": _ratio_json(t.reference.prompt),
-                "completion": _ratio_json(t.reference.completion),
+                "prompt": ratio_json(t.reference.prompt),
+                "completion": ratio_json(t.reference.completion),
                 "calls": vars(t.reference.calls),
+                "cached_reported": t.reference.cached,
+                "reasoning_reported": t.reference.reasoning,
             },
         },
         "tool_calls": {

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from analyzer.atomic import write_text_atomic
 from analyzer.audit import audit_figures, audit_html, audit_logs, audit_text
+from analyzer.audit.journal_ledger import is_journal_file
 from analyzer.cli.consent import terminal_question
 from analyzer.errors import RerunLensError
 from analyzer.importers import load_any
@@ -21,8 +22,12 @@ def audit(args: argparse.Namespace) -> int:
         if args.files:
             raise RerunLensError("audit: give either two logs or --reference and --candidate URLs, not both")
         reference, candidate = _live(args)
+    elif len(args.files) == 1:
+        return _journal(args)
     elif len(args.files) != 2:
-        raise RerunLensError("audit: give two logs: the reference route's, then the candidate's")
+        raise RerunLensError(
+            "audit: give two logs (the reference route's, then the candidate's) or one proxy journal"
+        )
     else:
         reference, candidate = (load_any(f).log for f in args.files)
     result = audit_logs(reference, candidate, args.alpha)
@@ -32,6 +37,21 @@ def audit(args: argparse.Namespace) -> int:
         print(json_text(audit_figures(result)))
     else:
         print(audit_text(result))
+    return 0
+
+
+def _journal(args: argparse.Namespace) -> int:
+    """One route a harness ran through the proxy: its reported tokens against the proxy's counts."""
+    from analyzer.audit.journal_ledger import journal_ledger, wrapped_journal
+    from analyzer.audit.journal_report import journal_figures
+
+    if args.html:
+        raise RerunLensError(
+            "audit: --html is for two logs; a proxy journal's ledger prints as text or --json"
+        )
+    given = args.files[0]
+    figures = journal_figures(journal_ledger(given if is_journal_file(given) else wrapped_journal(given)))
+    print(json_text(figures) if args.json else figures["sentence"])
     return 0
 
 

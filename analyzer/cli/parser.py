@@ -596,11 +596,17 @@ def _add_audit(sub: argparse._SubParsersAction) -> None:
         "tool calls as valid. Two logs of the same prompts, or a live audit of two URLs.",
         [
             "rerunlens audit reference.altk_runs.json candidate.altk_runs.json",
+            "rerunlens audit runs/harness.proxy.jsonl",
             "rerunlens audit --samples 10 --reference https://api.openai.com/v1 --candidate https://gateway.example/v1",
         ],
         f"{AUDIT_COMMANDS}:audit",
     )
-    p.add_argument("files", nargs="*", metavar="LOG", help="the reference route's log, then the candidate's")
+    p.add_argument(
+        "files",
+        nargs="*",
+        metavar="LOG",
+        help="the reference route's log, then the candidate's; or one proxy journal or wrapped run's log",
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of sentences")
     p.add_argument("--alpha", type=_unit_float, default=0.05, help="the test's level (default: 0.05)")
     p.add_argument("--html", metavar="FILE", help="also write the audit as one HTML page")

@@ -146,6 +146,8 @@ def call_fields(call: list[dict[str, Any]], source: Source) -> dict[str, Any]:
         "prompt_tokens": usage.get("prompt_tokens"),
         "completion_tokens": usage.get("completion_tokens"),
         "total_tokens": usage.get("total_tokens"),
+        "cached_tokens": usage.get("cached_tokens"),
+        "reasoning_tokens": usage.get("reasoning_tokens"),
         "route": call_route(last),
         "attempts": [as_attempt(a, i) for i, a in enumerate(call)],
     }

@@ -56,6 +56,20 @@ class Usage(_Strict):
     prompt_tokens: NonNegInt | None = None
     completion_tokens: NonNegInt | None = None
     total_tokens: NonNegInt | None = None
+    cached_tokens: NonNegInt | None = None
+    """Prompt tokens served from the provider's cache (its usage details), part of `prompt_tokens`."""
+    reasoning_tokens: NonNegInt | None = None
+    """Hidden reasoning tokens (its usage details), part of `completion_tokens`."""
+
+
+class TokenCount(_Strict):
+    """Tokens counted by the proxy, offline, after the answer had gone to the client (never the texts)."""
+
+    encoding: Text | None = None
+    prompt_tokens: NonNegInt | None = None
+    """The request's messages by the cookbook's chat rule (tool definitions not counted)."""
+    completion_tokens: NonNegInt | None = None
+    """The answer's visible text and tool calls as relayed (hidden reasoning is not visible)."""
 
 
 class AttemptRecord(_Strict):
@@ -83,6 +97,9 @@ class AttemptRecord(_Strict):
     system_fingerprint: Text | None = None
     usage: Usage | None = None
     response_hash: Text | None = None
+    counted: TokenCount | None = None
+    not_counted: Text | None = None
+    """Why a counted figure is missing (a text over the counting bound, not a chat completion)."""
     base_url: Text | None = None
     key_fingerprint: Text | None = None
     redirect_to: Text | None = None

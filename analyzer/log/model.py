@@ -182,6 +182,11 @@ class Result(_Record):
     """Completion tokens; null when unknown."""
     total_tokens: NonNegInt | None = None
     """Total tokens; null when unknown."""
+    cached_tokens: NonNegInt | None = None
+    """Prompt tokens the provider served from its cache (its usage details), part of `prompt_tokens`;
+    null when the usage does not give them."""
+    reasoning_tokens: NonNegInt | None = None
+    """Hidden reasoning tokens (the usage details), part of `completion_tokens`; null when not given."""
     round: Annotated[int, Strict(), Field(ge=1, le=MAX_COUNT)] | None = None
     """1-based round number (format 2); the result's position in `runs` decides its round."""
     status: ResultStatus = "ok"

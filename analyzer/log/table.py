@@ -41,6 +41,8 @@ RESULT_FIELDS: tuple[str, ...] = (
     "prompt_tokens",
     "completion_tokens",
     "total_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
     "success",
     "score",
     "started_at",

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import json
+import threading
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -33,12 +34,27 @@ def encoding_name(model: str | None) -> str:
 
 
 @functools.cache
-def _encoding(name: str) -> Any:
+def _load(name: str) -> Any:
     import bpe_openai  # loaded on first count: building the vocabulary takes about a second
 
     with warnings.catch_warnings():  # its resource reader uses a deprecated importlib call
         warnings.simplefilter("ignore", DeprecationWarning)
         return bpe_openai.get_encoding(name)
+
+
+_LOADING = threading.Lock()
+
+
+def _encoding(name: str) -> Any:
+    with _LOADING:  # a count waits for a warm-up under way rather than building a second copy
+        return _load(name)
+
+
+def warm_up() -> threading.Thread:
+    """Build both vocabularies in a background thread (a server's first count then does not wait)."""
+    thread = threading.Thread(target=lambda: [_encoding(n) for n in (O200K, CL100K)], daemon=True)
+    thread.start()
+    return thread
 
 
 def count_text(text: str, encoding: str = O200K) -> int:
@@ -55,17 +71,25 @@ def _content_text(content: Any) -> str:
     return "" if content is None else json.dumps(content, ensure_ascii=False)
 
 
-def count_messages(messages: list[Any], encoding: str = O200K) -> int:
-    """Prompt tokens of a chat request by the cookbook rule (tool definitions are not counted)."""
-    total = REPLY_PRIMING
+def message_parts(messages: list[Any]) -> tuple[int, list[str]]:
+    """What the cookbook rule counts in a chat request: its fixed tokens, and the texts (contents,
+    roles, names) each counted on its own (tool definitions are not counted)."""
+    fixed, texts = REPLY_PRIMING, []
     for m in messages:
         if not isinstance(m, dict):
             continue
-        total += PER_MESSAGE + count_text(_content_text(m.get("content")), encoding)
-        total += count_text(str(m.get("role", "")), encoding)
+        fixed += PER_MESSAGE
+        texts += [_content_text(m.get("content")), str(m.get("role", ""))]
         if m.get("name"):
-            total += PER_NAME + count_text(str(m["name"]), encoding)
-    return total
+            fixed += PER_NAME
+            texts.append(str(m["name"]))
+    return fixed, texts
+
+
+def count_messages(messages: list[Any], encoding: str = O200K) -> int:
+    """Prompt tokens of a chat request by the cookbook rule (tool definitions are not counted)."""
+    fixed, texts = message_parts(messages)
+    return fixed + sum(count_text(t, encoding) for t in texts)
 
 
 def count_completion(message: Any, encoding: str = O200K) -> int:
@@ -126,3 +150,61 @@ def count_exchange(request: Any, response: Any) -> ExchangeCount:
         _detail(usage, "prompt_tokens_details", "cached_tokens"),
         _detail(usage, "completion_tokens_details", "reasoning_tokens"),
     )
+
+
+MAX_COUNTED_CHARS = 400_000
+"""The longest text (a request's messages, or an answer) counted: above it, "not counted"."""
+MAX_TAIL_CHARS = 4_096
+"""The most text a running count holds back waiting for a word's end (a run without spaces)."""
+
+
+def _safe_cut(text: str) -> int:
+    """Where the text may be cut without changing its tokens: before the last space that follows a
+    non-space and begins a word (both vocabularies' pre-tokenisers start a token there); 0 if none."""
+    i = text.rfind(" ")
+    while i > 0:
+        if i + 1 < len(text) and text[i + 1].isalpha() and not text[i - 1].isspace():
+            return i
+        i = text.rfind(" ", 0, i)
+    return 0
+
+
+class RunningCount:
+    """Tokens of a text that arrives in pieces (a stream's deltas), counted as it comes, holding
+    only the unfinished word: exact for text cut anywhere, except inside a run of more than
+    `MAX_TAIL_CHARS` characters without a space (counted in parts there)."""
+
+    def __init__(self, encoding: str = O200K, limit: int = MAX_COUNTED_CHARS) -> None:
+        self.encoding = encoding
+        self.limit = limit
+        self.tokens = 0
+        self.chars = 0
+        self.over = False
+        """True once the text passed `limit`: its count is then not given."""
+        self._tail = ""
+
+    def add(self, piece: str) -> None:
+        if self.over:
+            return
+        self.chars += len(piece)
+        if self.chars > self.limit:
+            self.over, self._tail = True, ""
+            return
+        text = self._tail + piece
+        cut = _safe_cut(text) or (len(text) if len(text) > MAX_TAIL_CHARS else 0)
+        if cut:
+            self.tokens += count_text(text[:cut], self.encoding)
+        self._tail = text[cut:]
+
+    def end_part(self) -> None:
+        """The text so far is a part of its own (a message's content, a tool call's name): the next
+        piece is counted apart from it."""
+        if self._tail:
+            self.tokens += count_text(self._tail, self.encoding)
+            self._tail = ""
+
+    def total(self) -> int | None:
+        """The text's tokens so far (the held word included), None when it went over the limit."""
+        if self.over:
+            return None
+        return self.tokens + (count_text(self._tail, self.encoding) if self._tail else 0)

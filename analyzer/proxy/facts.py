@@ -14,8 +14,11 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzer.metrics.token_count import MAX_COUNTED_CHARS, RunningCount
 from analyzer.runner.completion_shape import OddResponse, read_completion
 
+MAX_COUNTED_BYTES = 4 * MAX_COUNTED_CHARS
+"""A chat request body above this is not kept to be counted: its attempt is recorded as not counted."""
 PARAMS = ("model", "temperature", "top_p", "seed", "max_tokens")
 """The sampling parameters recorded per attempt, as the client sent them."""
 
@@ -44,6 +47,9 @@ class RequestFacts:
     params: dict[str, Any] = field(default_factory=dict)
     messages_hash: str | None = None
     stream: bool = False
+    messages: list[Any] | None = None
+    """A chat request's messages, kept until its attempt is journaled to count their tokens (only
+    for a body within `MAX_COUNTED_BYTES`; never written)."""
 
 
 def request_facts(path: str, raw: bytes) -> RequestFacts:
@@ -61,10 +67,12 @@ def request_facts(path: str, raw: bytes) -> RequestFacts:
     if "max_tokens" not in params and isinstance(cap, int):
         params["max_tokens"] = cap
     asked = conversation(path, body)
+    chat = path.endswith("/chat/completions") and isinstance(body.get("messages"), list)
     return RequestFacts(
         params=params,
         messages_hash=canonical_hash(asked) if asked is not None else None,
         stream=body.get("stream") is True,
+        messages=body["messages"] if chat and len(raw) <= MAX_COUNTED_BYTES else None,
     )
 
 
@@ -81,6 +89,13 @@ class ResponseFacts:
     _any_text: bool = False
     error: str | None = None
     """The error an event or a body carried in place of an answer."""
+    counting: RunningCount | None = None
+    """Set by the proxy to count a chat answer's tokens: a stream's text as it arrives (holding
+    only an unfinished word), a whole answer's `parts` after it was sent."""
+    stream: bool = False
+    """The answer is a stream of events (counted as it arrives) rather than one body."""
+    parts: list[str] = field(default_factory=list)
+    """A whole chat answer's texts (its text, each tool call's name and arguments), to be counted."""
 
     @property
     def content_hash(self) -> str | None:
@@ -110,6 +125,10 @@ class ResponseFacts:
             text = json.dumps(part, ensure_ascii=False)[1:-1]
             self._answer.update(text.encode("utf-8", "surrogatepass"))
             self._any_text = True
+            if self.counting is not None and self.stream:
+                self.counting.add(part)
+            elif self.counting is not None:
+                self.parts.append(part)
 
     def _usage(self, usage: Any) -> None:
         if not isinstance(usage, dict):
@@ -123,6 +142,16 @@ class ResponseFacts:
             value = next((usage[n] for n in theirs if usage.get(n) is not None), None)
             if value is not None:
                 self.usage[ours] = value
+        details = {
+            "cached_tokens": (("prompt_tokens_details", "input_tokens_details"), "cached_tokens"),
+            "reasoning_tokens": (("completion_tokens_details", "output_tokens_details"), "reasoning_tokens"),
+        }
+        for ours, (groups, name) in details.items():
+            for group in (usage.get(g) for g in groups):
+                if isinstance(group, dict) and group.get(name) is not None:
+                    self.usage[ours] = group[name]
+        if usage.get("cache_read_input_tokens") is not None:  # Anthropic's name for it
+            self.usage["cached_tokens"] = usage["cache_read_input_tokens"]
         counts = [self.usage.get(k) for k in ("prompt_tokens", "completion_tokens")]
         if "total_tokens" not in usage and all(type(c) is int and c >= 0 for c in counts):
             self.usage["total_tokens"] = sum(c for c in counts if isinstance(c, int))

@@ -29,6 +29,8 @@ import uvicorn
 
 from analyzer.errors import RerunLensError
 from analyzer.importers.proxy_record import attempt_record
+from analyzer.metrics.token_count import RunningCount, encoding_name, warm_up
+from analyzer.proxy.counting import attempt_counts
 from analyzer.proxy.facts import RequestFacts, ResponseFacts, answer_problem, request_facts
 from analyzer.proxy.forwarding import ApiRoot, forwarded_path
 from analyzer.proxy.journal import Journal
@@ -101,6 +103,10 @@ class _Hop:
     outcome: str | None = None
     """Set when the answer failed although its status did not say so (an error object, a cap)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    ended: tuple[str, float] | None = None
+    """When the answer had gone to the client (UTC and the clock): counting comes after it."""
+    counts: dict[str, Any] = field(default_factory=dict)
+    """The tokens counted for the record (`counting.attempt_counts`)."""
 
     def failed(self, outcome: str, why: str) -> str:
         """Mark the attempt failed although its status did not say so; `why` in one line."""
@@ -156,6 +162,7 @@ class RecordingProxy:
     def start(self) -> RecordingProxy:
         """Bind 127.0.0.1 and serve in a daemon thread; the journal's start record is written first."""
         self.journal.write("start", self._start_record())
+        warm_up()  # the tokenizer's vocabularies, for the counts each attempt's record carries
         # asyncio sets TCP_NODELAY on accepted sockets only when their protocol says TCP: without it
         # each reply (headers, then body) waited 40 ms for a delayed ACK.
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -301,9 +308,11 @@ class RecordingProxy:
     async def _relay(self, hop: _Hop, response: httpx2.Response, client: tuple[Receive, Send]) -> None:
         """The upstream's answer back to the client (scrubbed), whole or as a stream."""
         receive, send = client
-        facts = ResponseFacts()
         headers = self._headers_back(response)
         streaming = response.headers.get("content-type", "").startswith("text/event-stream")
+        facts = ResponseFacts(stream=streaming)
+        if hop.facts.messages is not None:
+            facts.counting = RunningCount(encoding_name(hop.facts.params.get("model")))
         first_byte: float | None = None
         try:
             if streaming:
@@ -319,6 +328,8 @@ class RecordingProxy:
         hop.extra["upstream_request_id"] = response.headers.get("x-request-id") or response.headers.get(
             "request-id"
         )
+        hop.ended = now_utc().isoformat(), time.perf_counter()
+        hop.counts = await attempt_counts(hop.facts, facts)
         self._record(hop, response.status_code, retry_after_seconds(response.headers), facts, first_byte)
 
     def _headers_back(self, response: httpx2.Response) -> _Headers:
@@ -407,10 +418,11 @@ class RecordingProxy:
         first_byte_ms: float | None = None,
         outcome: str | None = None,
     ) -> None:
+        ended_at, ended = hop.ended or (now_utc().isoformat(), time.perf_counter())
         rec: dict[str, Any] = {
             "n": hop.n,
             "started_at": hop.started_at,
-            "ended_at": now_utc().isoformat(),
+            "ended_at": ended_at,
             "method": hop.method,
             "path": hop.path,
             "status": status,
@@ -423,7 +435,7 @@ class RecordingProxy:
             "params": hop.facts.params,
             "stream": hop.facts.stream,
             "messages_hash": hop.facts.messages_hash,
-            "latency_ms": round((time.perf_counter() - hop.t0) * 1000, 3),
+            "latency_ms": round((ended - hop.t0) * 1000, 3),
             "first_byte_ms": round(first_byte_ms, 3) if first_byte_ms is not None else None,
         }
         if facts is not None:
@@ -433,6 +445,7 @@ class RecordingProxy:
                 "usage": facts.usage or None,
                 "response_hash": facts.content_hash,
             }
+            rec |= hop.counts
         rec |= hop.extra
         self.journal.attempt(attempt_record(rec, self._secrets))
 

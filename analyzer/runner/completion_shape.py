@@ -74,7 +74,27 @@ def _usage(usage: Any) -> dict[str, int | None]:
         return {}
     if not isinstance(usage, dict):
         raise OddResponse(f"`usage` is {_shown(usage)}, not an object of token counts")
-    return {k: token_count(usage.get(k), f"`usage.{k}`") for k in TOKEN_FIELDS}
+    counts = {k: token_count(usage.get(k), f"`usage.{k}`") for k in TOKEN_FIELDS}
+    return counts | usage_details(usage)
+
+
+DETAILS = {
+    "cached_tokens": ("prompt_tokens_details", "cached_tokens"),
+    "reasoning_tokens": ("completion_tokens_details", "reasoning_tokens"),
+}
+"""The usage details kept apart: where OpenAI's usage gives them (a detail that is not a count is
+left out as not given, not an error: the answer stands)."""
+
+
+def usage_details(usage: Any) -> dict[str, int]:
+    """Cached prompt and reasoning tokens from a usage object (a dict or the SDK's model)."""
+    out = {}
+    for ours, (group, name) in DETAILS.items():
+        details = usage.get(group) if isinstance(usage, dict) else getattr(usage, group, None)
+        value = details.get(name) if isinstance(details, dict) else getattr(details, name, None)
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            out[ours] = value
+    return out
 
 
 def _error_text(error: Any) -> str:

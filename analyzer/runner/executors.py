@@ -21,7 +21,7 @@ import openai
 from analyzer.errors import RerunLensError
 from analyzer.log.model import MessageStep, TaskSpec, ToolCallStep
 from analyzer.routes.profile import RouteProfile
-from analyzer.runner.completion_shape import TOKEN_FIELDS, read_completion
+from analyzer.runner.completion_shape import TOKEN_FIELDS, read_completion, usage_details
 
 SYSTEM_PROMPT = (
     "You are an app-automation agent. Carry out the user's task and reply with the final answer only, "
@@ -41,6 +41,10 @@ class ExecutorResult:
     """Completion tokens spent."""
     total_tokens: int | None = None
     """Total tokens; computed from the two above when left out."""
+    cached_tokens: int | None = None
+    """Cached prompt tokens, where the usage details give them."""
+    reasoning_tokens: int | None = None
+    """Hidden reasoning tokens, where the usage details give them."""
     trajectory: list[dict[str, Any]] | None = None
     """Optional steps: `{"type": "tool_call", "name", "arguments"}` or `{"type": "message", "role", ...}`."""
     served_model: str | None = None
@@ -86,6 +90,7 @@ def coerce_result(value: object, spec: str) -> ExecutorResult:
         result = ExecutorResult(answer=value)
     elif isinstance(value, dict):
         usage = value.get("usage") or {}
+        details = usage_details(usage)
         if not isinstance(usage, dict):
             usage = {
                 k: getattr(usage, k, None) for k in ("prompt_tokens", "completion_tokens", "total_tokens")
@@ -93,6 +98,8 @@ def coerce_result(value: object, spec: str) -> ExecutorResult:
         fields = {k: v for k, v in value.items() if k in ExecutorResult.__dataclass_fields__}
         for k in TOKEN_FIELDS:
             fields.setdefault(k, usage.get(k))
+        for k, count in details.items():
+            fields.setdefault(k, count)
         if "answer" not in fields:
             raise RerunLensError(f"executor {spec} returned a dict without 'answer'")
         result = ExecutorResult(**fields)

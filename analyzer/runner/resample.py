@@ -33,6 +33,7 @@ from analyzer.metrics.step_uncertainty import Sample, StepScore, flag_steps, sco
 from analyzer.metrics.trajectories import call_token
 from analyzer.routes.profile import RouteProfile, build_profile
 from analyzer.runner.client import make_client
+from analyzer.runner.completion_shape import usage_details
 from analyzer.runner.embedded import key_ring, serving
 from analyzer.runner.out_folder import beside
 from analyzer.runner.rerun_route import parent_provider, parent_settings
@@ -239,6 +240,7 @@ def _sample_once(call: _Call, seq: int) -> tuple[Result, Sample | None]:
         prompt_tokens=usage.prompt_tokens if usage else None,
         completion_tokens=usage.completion_tokens if usage else None,
         total_tokens=usage.total_tokens if usage else None,
+        **usage_details(usage),
         started_at=started,
         finished_at=now_utc(),
         served_model=completion.model,

@@ -32,6 +32,8 @@ EXECUTOR_FIELDS = (
     "prompt_tokens",
     "completion_tokens",
     "total_tokens",
+    "cached_tokens",
+    "reasoning_tokens",
 )
 """Result fields an executor's return value fills: a bad one is the executor's error, not ours."""
 
@@ -157,6 +159,8 @@ def _answer_fields(done: Attempted, stamp: Stamp) -> dict[str, Any]:
         "prompt_tokens": value.prompt_tokens,
         "completion_tokens": value.completion_tokens,
         "total_tokens": value.total_tokens,
+        "cached_tokens": value.cached_tokens,
+        "reasoning_tokens": value.reasoning_tokens,
     }
     optional = {
         "success": grade(answer, done.task.expected),

@@ -35,7 +35,7 @@ def test_fisher_one_sided_tail() -> None:
 def test_the_ledger_interval_covers_a_known_billing_factor() -> None:
     import numpy as np
 
-    from analyzer.audit.ledger import _ratio, t_quantile
+    from analyzer.audit.ledger import sum_ratio, t_quantile
 
     assert t_quantile(4) == 2.776 and t_quantile(4.7) == 2.776
     assert abs(t_quantile(10) - 2.228) < 0.001 and abs(t_quantile(29) - 2.045) < 0.001
@@ -44,7 +44,7 @@ def test_the_ledger_interval_covers_a_known_billing_factor() -> None:
     for _ in range(1000):
         counted = rng.integers(5, 200, size=25).astype(np.float64) * 10
         reported = counted * 1.1 * np.exp(rng.normal(0, 0.1, size=25))
-        r = _ratio(reported, counted, np.arange(25))
+        r = sum_ratio(reported, counted, np.arange(25))
         assert r.interval is not None
         hits += r.interval[0] <= 1.1 * np.exp(0.005) <= r.interval[1]
     assert hits >= 930  # stated 95 %; 1,000 draws give about +-14 around the true coverage

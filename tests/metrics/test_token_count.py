@@ -5,6 +5,7 @@ from __future__ import annotations
 from analyzer.metrics.token_count import (
     CL100K,
     O200K,
+    RunningCount,
     count_exchange,
     count_messages,
     count_text,
@@ -56,3 +57,19 @@ def test_an_exchange_keeps_cached_and_reasoning_tokens_apart() -> None:
 def test_an_exchange_without_usage_is_not_recorded_not_zero() -> None:
     got = count_exchange({"model": "gpt-4o", "messages": []}, {"error": {"message": "x"}})
     assert got.prompt_reported is None and got.completion_reported is None and got.completion_counted is None
+
+
+def test_a_text_counted_in_pieces_of_any_size_gives_the_count_in_one_go() -> None:
+    text = " ".join(f"item {i} is {('red', 'blue', 'green')[i % 3]}," for i in range(1500)) + " 木卫二" * 900
+    whole = count_text(text)
+    for size in (1, 7, 2_000, 8_000, 50_000):
+        running = RunningCount()
+        for i in range(0, len(text), size):
+            running.add(text[i : i + size])
+        assert running.total() == whole, size
+
+
+def test_a_running_count_over_its_bound_is_not_recorded() -> None:
+    running = RunningCount(limit=10)
+    running.add("four words are here")
+    assert running.over and running.total() is None

@@ -1,0 +1,140 @@
+"""The token ledger of one route a harness ran through the recording proxy, from its journal (or
+the journal a wrapped run's log names).
+
+The proxy counted every chat attempt's prompt and visible completion tokens itself, offline, after
+the answer had gone out (`counted` in each attempt record). So no reference route is needed: each
+answered call's reported tokens are read against the proxy's own counts, with the same ratio of sums,
+jackknife interval over prompts (a prompt is a distinct request: its messages' hash) and thresholds
+as the two-log ledger. Reported completion tokens include hidden reasoning: where the usage details
+give reasoning tokens they are taken out before the comparison and shown apart, as are cached prompt
+tokens (part of the prompt, at another price). Billed attempts are every attempt that reached the
+upstream; logical calls are the attempts grouped into calls (a retry joins its call).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from analyzer.audit.ledger import (
+    AS_COUNTED,
+    OVERBILLED,
+    UNDERBILLED,
+    UNMEASURED,
+    Calls,
+    Ratio,
+    reported_total,
+    sum_ratio,
+)
+from analyzer.errors import LogError
+from analyzer.importers import load_any
+from analyzer.importers.common import Source
+from analyzer.importers.proxy_journal import checked_attempts, group_calls, is_journal, parse_lines
+from analyzer.log.loader import MAX_LOG_BYTES
+from analyzer.safety.bounded_read import read_file
+
+
+@dataclass(frozen=True)
+class JournalLedger:
+    prompt: Ratio
+    completion: Ratio
+    """Reported completion tokens less the reasoning tokens the usage details give, against counted."""
+    calls: Calls
+    cached: int | None
+    """Cached prompt tokens reported over the answered calls; None when no usage gives them."""
+    reasoning: int | None
+    """Reasoning tokens reported over the answered calls; None when no usage gives them."""
+    not_counted: int
+    """Answered calls the proxy did not count (over its bound, not a chat completion)."""
+    encoding: str | None
+
+    @property
+    def verdict(self) -> str:
+        verdicts = {self.prompt.verdict, self.completion.verdict}
+        return next((v for v in (OVERBILLED, UNDERBILLED, AS_COUNTED) if v in verdicts), UNMEASURED)
+
+
+def is_journal_file(path: str | os.PathLike[str]) -> bool:
+    """Whether a regular file opens as a proxy journal (its first bytes only; a pipe is never read)."""
+    if not os.path.isfile(path):
+        return False
+    try:
+        with open(path, "rb") as f:
+            return is_journal(f.read(256))
+    except OSError:
+        return False
+
+
+def wrapped_journal(log_path: str | os.PathLike[str]) -> Path:
+    """The proxy journal a wrapped run's log names (`wrapped.journal`, beside the log when relative
+    and not found from here): only read, and only as a journal.
+
+    Raises:
+        LogError: the log is not a wrapped run's, or its journal is gone.
+    """
+    log = load_any(log_path).log
+    wrapped = (log.model_extra or {}).get("wrapped")
+    named = wrapped.get("journal") if isinstance(wrapped, dict) else None
+    if not isinstance(named, str) or not named:
+        raise LogError(
+            f"{log_path}: not a wrapped run's log (no `wrapped.journal`); give two logs or one proxy journal"
+        )
+    journal = Path(named)
+    if not journal.is_absolute() and not journal.exists():
+        journal = Path(log_path).parent / journal
+    if not journal.is_file():
+        raise LogError(f"{log_path}: the proxy journal it names is not there: {named}")
+    return journal
+
+
+def journal_ledger(path: str | os.PathLike[str]) -> JournalLedger:
+    """Reported against counted tokens for the route of one proxy journal.
+
+    Raises:
+        LogError: the file cannot be read or is not a proxy journal.
+    """
+    data = read_file(path, MAX_LOG_BYTES, "proxy journal", LogError)
+    if not is_journal(data):
+        raise LogError(f"{path}: not a RerunLens proxy journal")
+    records = parse_lines(data.decode("utf-8", "replace"), Source(str(path)))["records"]
+    attempts, _ = checked_attempts(records)
+    calls = group_calls(attempts)
+    answered = [call[-1] for call in calls if call[-1].get("outcome") == "ok"]
+    cols = _columns(answered)
+    tasks = np.unique(
+        np.asarray([str(a.get("messages_hash")) for a in answered], dtype=object), return_inverse=True
+    )[1]
+    billed = sum(1 for a in attempts if a.get("status") is not None)
+    encodings = {a["counted"]["encoding"] for a in answered if "encoding" in a.get("counted", {})}
+    return JournalLedger(
+        sum_ratio(cols["prompt_reported"], cols["prompt_counted"], tasks),
+        sum_ratio(
+            cols["completion_reported"] - np.nan_to_num(cols["reasoning"]), cols["completion_counted"], tasks
+        ),
+        Calls(len(calls), billed, len(calls)),
+        reported_total(cols["cached"]),
+        reported_total(cols["reasoning"]),
+        sum(1 for a in answered if "prompt_tokens" not in a.get("counted", {})),
+        ", ".join(sorted(encodings)) or None,
+    )
+
+
+def _columns(answered: list[dict[str, Any]]) -> dict[str, np.ndarray]:
+    """Per answered call: reported and counted tokens, NaN where not recorded."""
+
+    def column(group: str, name: str) -> np.ndarray:
+        values = [a.get(group, {}).get(name) for a in answered]
+        return np.asarray([np.nan if v is None else float(v) for v in values], dtype=np.float64)
+
+    return {
+        "prompt_reported": column("usage", "prompt_tokens"),
+        "completion_reported": column("usage", "completion_tokens"),
+        "cached": column("usage", "cached_tokens"),
+        "reasoning": column("usage", "reasoning_tokens"),
+        "prompt_counted": column("counted", "prompt_tokens"),
+        "completion_counted": column("counted", "completion_tokens"),
+    }

@@ -1,0 +1,51 @@
+"""The journal ledger as figures and one sentence: `audit JOURNAL --json` prints the figures, the text
+prints their `sentence`."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from analyzer import numbers
+from analyzer.audit.journal_ledger import JournalLedger
+from analyzer.audit.ledger import OVER, UNDER
+from analyzer.audit.report import calls_text, ratio_json, ratio_text, reported_text
+
+
+def journal_sentence(ledger: JournalLedger) -> str:
+    """What the ledger found, thresholds and what is left apart said with it."""
+    skipped = (
+        f"; {numbers.counted(ledger.not_counted, 'answered call')} not counted by the proxy (left out)"
+        if ledger.not_counted
+        else ""
+    )
+    return (
+        f"Tokens (counted by the proxy, {ledger.encoding or 'no encoding'}): the route is {ledger.verdict}: "
+        f"{ratio_text('prompt', ledger.prompt)}, "
+        f"{ratio_text('completion (less reported reasoning)', ledger.completion)} "
+        f"(overbilled above {OVER:g}, underbilled below {UNDER:g}, on the 95 % interval); kept apart: "
+        f"{reported_text('cached prompt', ledger.cached)}, {reported_text('reasoning', ledger.reasoning)}. "
+        f"Attempts a provider may bill: {calls_text('the route', ledger.calls)}{skipped}."
+    )
+
+
+def journal_figures(ledger: JournalLedger) -> dict[str, Any]:
+    """Every figure of the journal ledger, and its sentence."""
+    return {
+        "tokens": {
+            "verdict": ledger.verdict,
+            "prompt_ratio": ledger.prompt.ratio,
+            "completion_ratio": ledger.completion.ratio,
+            "encoding": ledger.encoding,
+            "counted_by": "proxy",
+            "prompt": ratio_json(ledger.prompt),
+            "completion": ratio_json(ledger.completion),
+            "cached_reported": ledger.cached,
+            "reasoning_reported": ledger.reasoning,
+            "calls": {
+                "logical": ledger.calls.results,
+                "billed_attempts": ledger.calls.attempts,
+            },
+            "not_counted": ledger.not_counted,
+        },
+        "sentence": journal_sentence(ledger),
+    }
