@@ -31,8 +31,6 @@ class VerdictLine(NamedTuple):
     kind: LineKind
     topic: Topic
     text: str
-    tasks: tuple[str, ...] = ()
-    """The task ids the sentence lists (empty for a sentence that lists none)."""
 
 
 def pinned_text(changed: Sequence[str]) -> str:
@@ -58,9 +56,9 @@ def verdict_sentences(
         return [*out, VerdictLine("info", "nothing", chance_headline(frame))]
     out.append(VerdictLine("info", "chance", f"{chance_headline(frame)} ({pinned_text(list(pinned)[1:])}.)"))
     for verdicts, kind, topic, say in _BY_VERDICT:
-        ids = tuple(tasks_with(frame, *verdicts))
+        ids = tasks_with(frame, *verdicts)
         if ids:
-            out.append(VerdictLine(kind, topic, say.format(n=len(ids), ids=", ".join(ids)), ids))
+            out.append(VerdictLine(kind, topic, say.format(n=len(ids), ids=", ".join(ids))))
     if len(out) == len(changes) + 1:
         out.append(VerdictLine("info", "nothing", NOTHING_TO_BLAME))
     return out
