@@ -23,7 +23,7 @@ from analyzer.proxy.wrap import WrapRequest
 from analyzer.proxy.wrap import wrap as wrap_command
 from analyzer.runner.pinned_rerun import Selection, select_tasks
 from analyzer.safety.terminal_text import json_text, visible, visible_lines
-from analyzer.verdicts.before_after import before_after_lines
+from analyzer.verdicts.rerun_sentences import before_after_lines
 
 
 def _stamp() -> str:

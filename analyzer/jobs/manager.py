@@ -276,6 +276,7 @@ class JobManager:
                 status.turned_consistent = report.turned_consistent
                 status.still_inconsistent = report.still_inconsistent
                 status.pinned = report.pinned
+                status.changes = report.warnings
         live.finish(cancelled=report.outcome.cancelled)
 
     def _new_status(self, kind: JobKind, request: str, plan: RunPlan, parent: str | None) -> JobStatus:

@@ -89,6 +89,8 @@ class JobStatus(BaseModel):
     """Re-run: tasks still inconsistent on the pinned route."""
     pinned: list[str] | None = None
     """Re-run: what it pinned (`route`, and `seed` or `scenario` where it changed them too)."""
+    changes: list[str] | None = None
+    """Re-run: what it changed besides the route, in sentences (`RerunReport.warnings`)."""
 
     @property
     def fraction(self) -> float:

@@ -19,6 +19,7 @@ nor not (`<NA>`): a change of key or endpoint would not show.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -258,19 +259,45 @@ def route_figures(
     return figures.model_copy(update={"verdict": verdict_sentence(figures, measured)})
 
 
-def drift_sentence(figures: RouteFigures) -> str:
-    """How many tasks drifted, in one sentence, or why that is not recorded (the Routes page, the
-    HTML report)."""
-    known = len(figures.drifted_tasks)
-    if figures.drifted_count is None:
-        seen = f" ({numbers.counted(known, 'task')} drifted in what they record)" if known else ""
-        return (
-            "Drifted tasks not recorded: some results name no key or base URL, so a change of key or "
-            f"endpoint would not show{seen}."
-        )
-    if known == 0:
+class DriftedFigure(NamedTuple):
+    """The count of drifted tasks as every page and report shows it."""
+
+    figure: str
+    """`3`; `at least 3` when some tasks' drift is not recorded but 3 are known to have drifted;
+    `not recorded` when none is known to have."""
+    unrecorded: int
+    """Tasks whose drift is not recorded (their results name no key or base URL)."""
+    note: str
+    """Why the figure is a lower bound or unknown, in one sentence (empty when every task records)."""
+
+
+def drifted_figure(drifted: pd.Series) -> DriftedFigure:
+    """The drifted-task count from the task frame's `drifted` column (`<NA>`: not recorded): exact
+    when every task records its route, else `at least` the known ones (the Overview and Routes tiles,
+    the HTML and text reports)."""
+    known = int(drifted.fillna(False).astype(bool).sum())
+    unrecorded = int(drifted.isna().sum())
+    if not unrecorded:
+        return DriftedFigure(numbers.count(known), 0, "")
+    note = (
+        f"{unrecorded} of {numbers.counted(len(drifted), 'task')} record no key or base URL in any "
+        "result: a change of key or endpoint would not show for them."
+    )
+    figure = f"at least {numbers.count(known)}" if known else numbers.NOT_RECORDED
+    return DriftedFigure(figure, unrecorded, note)
+
+
+def drift_sentence(drifted: pd.Series) -> str:
+    """How many tasks drifted, in one sentence, or how many record too little to tell (the Routes
+    page, the HTML and text reports); `drifted`: the task frame's `drifted` column."""
+    said = drifted_figure(drifted)
+    if said.figure == numbers.NOT_RECORDED:
+        return f"Drifted tasks not recorded: {said.note}"
+    if said.unrecorded:
+        return f"Drifted tasks: {said.figure}. {said.note}"
+    if said.figure == "0":
         return "No task changed its route or the provider's backend between its runs."
-    return f"{numbers.counted(known, 'task')} drifted."
+    return f"Drifted tasks: {said.figure}."
 
 
 def verdict_sentence(

@@ -299,10 +299,10 @@ def _drift(a: Analysis) -> str:
     fields = ", ".join(field_label(f) for f in route.drifted_fields) or "none"
     text = (
         f"<p>{numbers.counted(route.tuples, 'route tuple')}; fields that changed: {esc(fields)}. "
-        f"{esc(drift_sentence(route))}</p>"
+        f"{esc(drift_sentence(a.tasks['drifted']))}</p>"
     )
     if route.pinned is None:  # nothing recorded cannot be said to have not changed
-        text = f"<p>{esc(route.verdict.split('. ')[0])}. {esc(drift_sentence(route))}</p>"
+        text = f"<p>{esc(route.verdict.split('. ')[0])}. {esc(drift_sentence(a.tasks['drifted']))}</p>"
     table = f"<div class='scroll'>{_table([field_label(c) for c in cols], rows)}</div>" if rows else ""
     return "<h3>Route drift</h3>" + text + table
 

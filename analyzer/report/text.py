@@ -9,6 +9,7 @@ import pandas as pd
 import analyzer.numbers as numbers
 from analyzer.log.field_labels import field_label
 from analyzer.metrics.cost import CostFigures, cost_phrase, usd
+from analyzer.metrics.route_drift import drift_sentence
 from analyzer.metrics.route_factors import side_counts
 from analyzer.metrics.stats import FDR_Q
 from analyzer.metrics.step_uncertainty import step_report
@@ -56,7 +57,7 @@ def render_report(analysis: Analysis, source: str) -> str:
     if h.cost is not None:
         lines += ["", "Cost", f"  {cost_phrase(h.cost)}", *_cost_rounds(h.cost)]
     lines += ["", "Retries", *retry_lines(h.retries)]
-    lines += ["", "Route", f"  {h.route.verdict}"]
+    lines += ["", "Route", f"  {h.route.verdict}", f"  {drift_sentence(analysis.tasks['drifted'])}"]
     if h.route.drifted_fields:
         lines.append(f"  drifted: {', '.join(field_label(f) for f in h.route.drifted_fields)}")
     lines += attribution_lines(h.attribution)

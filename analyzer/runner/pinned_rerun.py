@@ -42,18 +42,13 @@ from analyzer.runner.rerun_route import (
     parent_scenario,
     parent_settings,
     pinned_besides_route,
-    pinned_text,
     require_same_provider,
     route_differences,
 )
 from analyzer.runner.run import RunOutcome, run_plan
 from analyzer.safety.keys import RunKeys, read_keys
-from analyzer.verdicts.before_after import (
-    before_after_lines,
-    compare_before_after,
-    rerun_plan_of,
-    tasks_with,
-)
+from analyzer.verdicts.before_after import compare_before_after, rerun_plan_of, tasks_with
+from analyzer.verdicts.rerun_sentences import VerdictLine, before_after_lines, verdict_sentences
 
 Selection = str | Sequence[str]
 """`flagged`, `inconsistent`, or explicit task ids."""
@@ -116,11 +111,6 @@ class RerunReport:
     """The log of the rounds run on the parent's own route beside the pinned ones, if any."""
 
     @property
-    def pinned_text(self) -> str:
-        """`route pinned`, `route and seed pinned`, ...: said beside the verdict."""
-        return pinned_text(self.pinned[1:])
-
-    @property
     def turned_consistent(self) -> list[str]:
         """Tasks inconsistent before and consistent on the pinned route (route to blame)."""
         return tasks_with(self.before_after, "route")
@@ -130,12 +120,15 @@ class RerunReport:
         """Tasks inconsistent on the pinned route (model to blame)."""
         return tasks_with(self.before_after, "model") + tasks_with(self.before_after, "regressed")
 
+    def verdict(self) -> list[VerdictLine]:
+        """The verdict's sentences: what changed besides the route, the chance headline, the tasks by
+        verdict (the Re-run page shows the same)."""
+        return verdict_sentences(self.before_after, self.pinned, self.warnings)
+
     def lines(self) -> list[str]:
-        """The route, warnings, a before/after table and the verdict, for a terminal."""
+        """The route, a before/after table and the verdict's sentences, for a terminal."""
         head = [self.route_line] if self.route_line else []
-        head += [f"Warning: {w}" for w in self.warnings]
-        head += [f"Pinned: {self.pinned_text}"]
-        return head + before_after_lines(self.before_after)
+        return head + before_after_lines(self.before_after, self.pinned, self.warnings)
 
     def to_json(self) -> dict[str, Any]:
         """The report as `rerun --json` prints it."""
@@ -143,6 +136,7 @@ class RerunReport:
             "route": self.route_line,
             "warnings": self.warnings,
             "pinned": self.pinned,
+            "verdict": [line.text for line in self.verdict()],
             "path": str(self.outcome.path),
             **({"parent_route_path": str(self.beside_path)} if self.beside_path else {}),
             "run_id": self.outcome.run_id,

@@ -156,13 +156,6 @@ def pinned_besides_route(log: RunLog, profile: RouteProfile, scenario: Scenario 
     return changed
 
 
-def pinned_text(changed: list[str]) -> str:
-    """`route pinned`, or `route and seed pinned`, `route, seed and scenario pinned`."""
-    names = ["route", *changed]
-    head = ", ".join(names[:-1])
-    return f"{head} and {names[-1]} pinned" if head else "route pinned"
-
-
 def describe_route(profile: RouteProfile) -> str:
     """The re-run's route in one line."""
     where = redact_url(profile.base_url) if profile.base_url else "the built-in simulator"

@@ -4,4 +4,5 @@
 - `paired_stats`: paired differences over shared tasks, with intervals, McNemar p and tasks needed.
 - `rerun_verdict`: a re-run's verdict per task with its chance.
 - `before_after`: a re-run's before/after and its typed `Verdict`.
+- `rerun_sentences`: a re-run's verdict in sentences, the one source of the CLI's and the page's.
 """

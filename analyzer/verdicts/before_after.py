@@ -27,7 +27,7 @@ __all__ = [
     "RULE",
     "VERDICT_TEXT",
     "Verdict",
-    "before_after_lines",
+    "before_after_table",
     "chance_headline",
     "compare_before_after",
     "compare_files",
@@ -209,8 +209,9 @@ def tasks_with(frame: pd.DataFrame, *verdicts: Verdict) -> list[str]:
     return [str(t) for t in frame.loc[frame["verdict"].isin(verdicts), "task_id"]]
 
 
-def before_after_lines(frame: pd.DataFrame) -> list[str]:
-    """The before/after as a terminal table, the chance headline, then the tasks by verdict."""
+def before_after_table(frame: pd.DataFrame) -> list[str]:
+    """The before/after as a terminal table, one row per task with its verdict (the sentences beside
+    it: `rerun_sentences.verdict_sentences`)."""
     if frame.empty:
         return ["No results to compare."]
     out = [f"{'task':<16} {'clusters':>9} {'consistent':>12} {'tokens/result':>15} {'retries':>9}  verdict"]
@@ -221,21 +222,6 @@ def before_after_lines(frame: pd.DataFrame) -> list[str]:
             f"{_pair(_num(row.tokens_mean_before), _num(row.tokens_mean_after)):>15} "
             f"{_pair(row.retries_before, row.retries_after):>9}  {row.verdict}"
         )
-    route, model = tasks_with(frame, "route"), tasks_with(frame, "model", "regressed")
-    both, unsure = tasks_with(frame, "both"), tasks_with(frame, "inconclusive")
-    out.append("")
-    out.append(chance_headline(frame))
-    out.append(
-        f"Route: answers follow a route factor, beyond chance ({len(route)}): {', '.join(route) or 'none'}"
-    )
-    if both:
-        out.append(f"Both: a route factor and the model ({len(both)}): {', '.join(both)}")
-    shown = ", ".join(model) or "none"
-    out.append(f"Model: answers differ on the pinned route, no factor explains it ({len(model)}): {shown}")
-    if unsure:
-        out.append(f"Inconclusive, more rounds would decide ({len(unsure)}):")
-        for row in frame.loc[frame["verdict"] == "inconclusive"].itertuples(index=False):
-            out.append(f"  {row.task_id}: {row.reason}")
     return out
 
 

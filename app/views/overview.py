@@ -11,6 +11,7 @@ from analyzer.metrics.attribution import attribution_caption
 from analyzer.metrics.cost import cost_phrase, usd
 from analyzer.metrics.lead import Lead
 from analyzer.metrics.outcome import OutcomeFigures
+from analyzer.metrics.route_drift import drifted_figure
 from analyzer.metrics.route_factors import side_counts
 from analyzer.metrics.scores import ScoreFigures
 from analyzer.report.finding import Finding
@@ -162,10 +163,14 @@ def _states(group: data.Group) -> None:
     """The inconsistent, drifted and errored tasks apart, each a link to them; the log's size under."""
     h = group.analysis.headline
     counts = state_counts(group.analysis.tasks)
-    figures.row([(label, fmt.count(counts[state]), STATE_HELP[state]) for state, label in STATES.items()])
-    if any(counts.values()):  # each link in the third its figure takes while the row is three wide
+    drifted = drifted_figure(group.analysis.tasks["drifted"])
+    shown = {state: (fmt.count(counts[state]), STATE_HELP[state]) for state in STATES}
+    shown["drifted"] = (drifted.figure, f"{STATE_HELP['drifted']} {drifted.note}".strip())
+    figures.row([(label, *shown[state]) for state, label in STATES.items()])
+    links = {**counts, "drifted": len(group.analysis.headline.route.drifted_tasks)}
+    if any(links.values()):  # each link in the third its figure takes while the row is three wide
         for col, state in zip(st.columns(3), STATES, strict=True):
-            if counts[state]:
+            if links[state]:
                 with col:
                     fmt.page_link(TASKS_VIEW, "Show them →", {"show": state})
     st.caption(escape(drift_defined()))

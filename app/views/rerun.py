@@ -39,19 +39,18 @@ from analyzer.runner.rerun_route import (
     Consent,
     parent_provider,
     parent_settings,
-    pinned_text,
 )
 from analyzer.verdicts.before_after import (
     RULE,
     VERDICT_TEXT,
     Verdict,
-    chance_headline,
     rerun_plan_of,
     tasks_with,
     verdict_phrase,
 )
 from analyzer.verdicts.planner import RerunPlan, plan_summary
 from analyzer.verdicts.rerun_cost import cost_sentence, rerun_cost
+from analyzer.verdicts.rerun_sentences import Topic, VerdictLine, verdict_sentences
 from app import data, fmt, log_folders
 from app.widgets import figures, harness_runs, job_panel, log_route, route_editor, task_files
 from app.widgets.messages import escape, one_line_error
@@ -82,6 +81,16 @@ AFTER_COLUMNS = {
     "reason": st.column_config.TextColumn("why", width="large", help="The evidence behind the verdict."),
 }
 """The before/after table: one `before → after` column per figure, so the whole row fits the page."""
+VERDICT_ICONS: dict[Topic, str] = {
+    "changes": ":material/tune:",
+    "chance": ":material/casino:",
+    "route": ":material/alt_route:",
+    "both": ":material/alt_route:",
+    "inconclusive": ":material/help:",
+    "model": ":material/psychology:",
+    "nothing": ":material/info:",
+}
+"""The icon of each verdict sentence, by what it is about."""
 COMPARE_VIEW = "views/compare.py"
 PICKED_PARAM = "rerun"
 """The URL parameter naming tasks to tick by hand (a link's promise of exactly those tasks)."""
@@ -528,10 +537,8 @@ def _before_after(job: JobStatus, key: AnswerKey) -> None:
             ("Too few answers", fmt.count(verdicts.get("unmeasured", 0)), VERDICT_TEXT["unmeasured"]),
         ]
     )
-    pinned = pinned_text(job.pinned[1:]) if job.pinned else "route pinned"
-    st.info(escape(f"{chance_headline(frame)} ({pinned}.)"), icon=":material/casino:")
+    _verdict_box(verdict_sentences(frame, job.pinned or ["route"], job.changes or []))
     st.caption(escape(RULE))
-    _verdict_lines(route, model, tasks_with(frame, "inconclusive"), both)
     order = {v: i for i, v in enumerate(VERDICT_ORDER)}
     factors = frame["factor"] if "factor" in frame else pd.Series([None] * len(frame))
     shown = pd.DataFrame(
@@ -570,42 +577,11 @@ def _one(value: object, pattern: str) -> str:
     return pattern.format(float(value))  # type: ignore[arg-type]
 
 
-def _verdict_lines(route: list[str], model: list[str], inconclusive: list[str], both: list[str]) -> None:
-    if route:
-        st.success(
-            escape(
-                f"{len(route)} agreed on the pinned route and their answers follow a route factor beyond "
-                f"chance (false discovery rate 2 %), so the route was the likely cause: {', '.join(route)}"
-            ),
-            icon=":material/alt_route:",
-        )
-    if both:
-        st.warning(
-            escape(
-                f"{len(both)} follow a route factor beyond chance and still vary on the pinned route: the "
-                f"route and the model both play a part: {', '.join(both)}"
-            ),
-            icon=":material/alt_route:",
-        )
-    if inconclusive:
-        st.info(
-            escape(
-                f"{len(inconclusive)} agreed on the pinned route, but not beyond chance with these rounds "
-                f"(the 'why' column says how many would decide): {', '.join(inconclusive)}"
-            ),
-            icon=":material/help:",
-        )
-    if model:
-        st.warning(
-            escape(
-                f"{len(model)} still inconsistent on the pinned route with no route factor explaining it, "
-                "so the model is to blame: "
-                f"{', '.join(model)}"
-            ),
-            icon=":material/psychology:",
-        )
-    if not route and not model and not inconclusive and not both:
-        st.info("No task was inconsistent before and measured after: nothing to blame.")
+def _verdict_box(lines: list[VerdictLine]) -> None:
+    """The verdict's sentences (`rerun_sentences.verdict_sentences`), each in a box of its kind."""
+    for line in lines:
+        show = {"success": st.success, "warning": st.warning, "info": st.info}[line.kind]
+        show(escape(line.text), icon=VERDICT_ICONS[line.topic])
 
 
 if __name__ == "__main__":

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from analyzer.log.field_labels import field_label
-from analyzer.metrics.route_drift import drift_sentence
+from analyzer.metrics.route_drift import drift_sentence, drifted_figure
 from analyzer.metrics.route_factors import side_counts
 from analyzer.report.route_tables import drift_by_field, route_tuples
 from analyzer.routes.url_lint import lint_base_url
@@ -33,6 +33,7 @@ def render(selection: data.Selection | None = None) -> None:
     fmt.group_caption(group, sel.key)
     analysis = group.analysis
     route = analysis.headline.route
+    count = drifted_figure(analysis.tasks["drifted"])
 
     if route.held:
         st.success(escape(route.verdict), icon=":material/check_circle:")
@@ -46,7 +47,7 @@ def render(selection: data.Selection | None = None) -> None:
                 PINNED_HELP,
             ),
             ("Route tuples", fmt.count(route.tuples)),
-            ("Drifted tasks", fmt.count(route.drifted_count), DRIFTED_HELP),
+            ("Drifted tasks", count.figure, f"{DRIFTED_HELP} {count.note}".strip()),
             ("Fields that changed", fmt.count(len(route.drifted_fields))),
         ]
     )
@@ -62,7 +63,7 @@ def render(selection: data.Selection | None = None) -> None:
 
     st.subheader("Where it changed")
     drifted = drift_by_field(analysis)
-    st.text(drift_sentence(route))
+    st.text(drift_sentence(analysis.tasks["drifted"]))
     if not drifted.empty:
         st.caption("Each drifted task and the values it saw of each field that changed (empty: one value).")
         static_table.render(drifted, key="routes.drifted")

@@ -53,7 +53,7 @@ def test_a_log_without_attempts_or_routes_shows_not_recorded(runs: Path) -> None
     assert shown_figures(routes)["Drifted tasks"] == "not recorded"
     texts = [t.value for t in routes.text]
     assert not any("No task changed" in t for t in texts)
-    assert any(t.startswith("Drifted tasks not recorded: some results name no key") for t in texts)
+    assert any(t.startswith("Drifted tasks not recorded: 5 of 5 tasks record no key") for t in texts)
 
     retries = shown_figures(_open(TAU, "retries"))
     assert retries["Retries"] == retries["HTTP attempts"] == retries["Results retried"] == "not recorded"

@@ -55,7 +55,8 @@ def test_rerun_inconsistent_tasks_of_the_baseline(tmp_path: Path) -> None:
     assert len(unsure) and unsure["chance_p"].gt(0.05).all() and unsure["rounds_needed"].notna().any()
     assert set(frame["verdict"]) <= {"route", "both", "model", "regressed", "inconclusive"}
     text = "\n".join(report.lines())
-    assert "Route: answers follow a route factor, beyond chance" in text
+    assert "agreed on the pinned route, but not beyond chance" in text
+    assert all(line.text in report.lines() for line in report.verdict())
     assert "would have" in text and "by chance alone" in text
 
 

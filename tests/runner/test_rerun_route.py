@@ -13,8 +13,9 @@ from analyzer.cli import main
 from analyzer.log.loader import load_path
 from analyzer.log.model import TaskSpec
 from analyzer.routes.profile import RouteProfile
-from analyzer.runner.rerun_route import parent_provider, pinned_text
+from analyzer.runner.rerun_route import parent_provider
 from analyzer.simulator import AnswerRule, Choice, Scenario, Simulator
+from analyzer.verdicts.rerun_sentences import pinned_text
 
 SAMPLE_A = Path("sample_runs/A_baseline.altk_runs.json")
 TASKS = [TaskSpec(task_id="t1", prompt="Which colour is the sky?"), TaskSpec(task_id="t2", prompt="2+2?")]
@@ -103,7 +104,7 @@ def test_rerun_of_sample_a_says_the_seed_was_pinned_too(
         main(["rerun", str(SAMPLE_A), "--only", "shop-001", "--repeat", "2", "--out", str(out), "--quiet"])
         == 0
     )
-    assert "Pinned: route and seed pinned" in capsys.readouterr().out
+    assert "(route and seed pinned.)" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(

@@ -13,12 +13,12 @@ from analyzer.log.model import RunLog
 from analyzer.metrics.stats import chance_agreement
 from analyzer.safety.keys import key_fingerprint
 from analyzer.verdicts.before_after import (
-    before_after_lines,
     chance_headline,
     compare_before_after,
     rerun_plan_of,
     rounds_to_decide,
 )
+from analyzer.verdicts.rerun_sentences import before_after_lines
 
 KEY_A, KEY_B = key_fingerprint(FAKE_KEY), key_fingerprint(SESSION_KEY)
 
@@ -73,7 +73,7 @@ def test_before_after_carries_chance_q_values_and_the_headline_counts_every_inco
     assert headline.startswith("1 of 1 inconsistent tasks turned consistent on the pinned route; by chance")
     assert f"by chance alone about {chance:.1f} would have" in headline
     assert "1 route and 0 both (a route factor beyond chance, false discovery rate 2 %), 0 model" in headline
-    assert headline in before_after_lines(frame.reset_index())
+    assert f"{headline} (route pinned.)" in before_after_lines(frame.reset_index())
     # with the noise task too, Benjamini-Hochberg over 2: q = min(p x 2 / 1, p_noise x 2 / 2)
     both = compare_before_after(PARENT, after, ["by-key", "noise"]).set_index("task_id")
     noise = 20 / math.comb(25, 2) / _selected(25, 23)  # the re-run partition: its 2 y's in the parent
