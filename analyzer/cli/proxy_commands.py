@@ -13,6 +13,7 @@ from pathlib import Path
 
 import analyzer.numbers as numbers
 from analyzer.cli.consent import terminal_question
+from analyzer.cli.history_on_write import index_logs
 from analyzer.cli.route_args import profile_from_args, scenario_from_args
 from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog
@@ -72,6 +73,7 @@ def wrap(args: argparse.Namespace) -> int:
         harness_log=Path(args.log) if args.log else None,
     )
     outcome = wrap_command(request, _echo)
+    index_logs(args, [outcome.out])
     for line in outcome.lines:
         _echo(line)
     summary = {"log": str(outcome.out), "journal": str(outcome.journal), "returncode": outcome.returncode}
