@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
+from fake_keys import FAKE_KEY
 from plan_kit import start_run
 
 from analyzer.cli import main
@@ -16,9 +18,11 @@ from analyzer.jobs.manager import JobManager
 from analyzer.jobs.uploads import store_log_upload
 from analyzer.log.taskfile import load_tasks
 from analyzer.routes.profile import RouteProfile
+from analyzer.simulator import Scenario, Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLE_A = ROOT / "sample_runs" / "A_baseline.altk_runs.json"
+INSPECT = ROOT / "tests" / "fixtures" / "foreign" / "inspect_ai" / "mock_epochs.eval"
 TASKS = str(ROOT / "tests" / "fixtures" / "tasks" / "three_tasks.json")
 
 
@@ -65,6 +69,35 @@ def test_a_rerun_and_a_kept_upload_are_in_the_history(runs: Path, capsys: pytest
     args = ["--only", "shop-002", "--repeat", "1", "--out", str(rerun_out), "--quiet"]
     assert main(["rerun", str(kept), *args]) == 0
     assert sorted(_indexed_paths(runs)) == sorted([str(kept.resolve()), str(rerun_out.resolve())])
+
+
+def test_a_wrapped_run_and_both_logs_of_a_live_audit_are_in_the_history(
+    runs: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    runs.mkdir()
+    monkeypatch.setenv("OPENAI_API_KEY", FAKE_KEY)
+    wrapped = runs / "inspect.altk_runs.json"
+    assert main(["wrap", "--log", str(INSPECT), "--out", str(wrapped), "--", sys.executable, "-c", "0"]) == 0
+    simulator = Simulator(Scenario(latency_ms=(0.0, 0.5))).start()
+    try:
+        live = [
+            "--tasks",
+            TASKS,
+            "--samples",
+            "2",
+            "--out",
+            str(runs),
+            "--yes",
+            "--key-env",
+            "OPENAI_API_KEY",
+        ]
+        assert (
+            main(["audit", *live, "--reference", simulator.base_url, "--candidate", simulator.base_url]) == 0
+        )
+    finally:
+        simulator.stop()
+    audits = [str((runs / f"audit-{side}.altk_runs.json").resolve()) for side in ("candidate", "reference")]
+    assert sorted(_indexed_paths(runs)) == sorted([*audits, str(wrapped.resolve())])
 
 
 def test_a_dashboard_run_job_is_in_the_history_when_it_reads_done(runs: Path) -> None:
