@@ -17,6 +17,8 @@ from analyzer.errors import RerunLensError
 from analyzer.history.database import DB_FILE_NAME, DB_URL_ENV, database_url, scrubbed, shown_url
 from analyzer.history.store import RunStore
 
+WAIT_S = 5
+"""The longest a run waits for the history's database (a connection, another writer) before it warns."""
 HISTORY_ENV = "RERUNLENS_HISTORY"
 """`0` (or `no`, `off`, `false`): logs are not indexed as they are written."""
 
@@ -60,7 +62,7 @@ def index_written(
             url = history_url(Path(log), runs_dir, db_url) or ""
             if not url:
                 continue
-            store = RunStore(url)
+            store = RunStore(url, wait_s=WAIT_S)
             try:
                 report = store.index([log])
             finally:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -139,3 +140,20 @@ def test_a_log_outside_any_runs_folder_is_not_indexed_but_one_under_a_history_is
     load_history(HistoryRequest([str(elsewhere)]))  # that folder now holds a history of its own
     assert _run(elsewhere / "nightly" / "y.altk_runs.json") == 0
     assert str((elsewhere / "nightly" / "y.altk_runs.json").resolve()) in _indexed_paths(elsewhere)
+
+
+def test_a_history_locked_by_another_writer_is_one_warning_after_a_bounded_wait(
+    runs: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs.mkdir()
+    RunStore(database_url(None, runs)).close()  # the history exists
+    holder = sqlite3.connect(runs / DB_FILE_NAME)
+    holder.execute("BEGIN EXCLUSIVE")  # another process writing, for longer than a run waits
+    try:
+        assert _run(runs / "a.altk_runs.json") == 0
+    finally:
+        holder.rollback()
+        holder.close()
+    warnings = [line for line in capsys.readouterr().err.splitlines() if "warning" in line]
+    assert len(warnings) == 1 and "database is locked" in warnings[0]
+    assert (runs / "a.altk_runs.json").is_file()
