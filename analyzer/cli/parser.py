@@ -414,6 +414,7 @@ def _add_resample(sub: argparse._SubParsersAction, route: bool) -> None:
     )
     p.add_argument("--round", type=int, help="the round whose conversation is replayed (default: the first)")
     p.add_argument("--out", help="the new log (default: beside LOG, .resample-TASK)")
+    add_no_history_option(p)
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
     p.add_argument(
         "--yes",

@@ -264,6 +264,8 @@ def resample(args: argparse.Namespace) -> int:
     )
     report = resample_steps(request, profile, read_keys(profile.key_envs()), progress=_sample_progress)
     print(file=sys.stderr)
+    if not report.cancelled:
+        index_logs(args, [report.out])
     if args.json:
         print(json_text(report.to_json()))
     else:
