@@ -53,7 +53,7 @@ def _live(args: argparse.Namespace) -> tuple[RunLog, RunLog]:
     confirm_cost(live, lambda line: print(line, file=sys.stderr), terminal_question("Start"), args.yes)
     logs = run_live(live)
     paths = [live.out / f"audit-{r.label}.altk_runs.json" for r in (ref, cand)]
-    index_logs(args, list(paths))
+    index_logs(args, paths)
     written = " and ".join(map(str, paths))
     print(f"Wrote {written}", file=sys.stderr)
     return logs

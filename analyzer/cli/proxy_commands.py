@@ -73,9 +73,9 @@ def wrap(args: argparse.Namespace) -> int:
         harness_log=Path(args.log) if args.log else None,
     )
     outcome = wrap_command(request, _echo)
-    index_logs(args, [outcome.out])
     for line in outcome.lines:
         _echo(line)
+    index_logs(args, [outcome.out])
     summary = {"log": str(outcome.out), "journal": str(outcome.journal), "returncode": outcome.returncode}
     _echo(json.dumps(summary))
     return outcome.returncode

@@ -1,6 +1,6 @@
 """Index on write: a log RerunLens has just written goes into its runs folder's history at once.
 
-Which history: the one `--db` or `$RERUNLENS_DB_URL` names, else the SQLite history of the nearest
+Which history: the one `$RERUNLENS_DB_URL` names, else the SQLite history of the nearest
 folder above the log that holds one, else the runs folder's (created) when the log is inside the runs
 folder. A log written anywhere else is not indexed: the runs folder's history lists only logs under
 that folder, so it would only be dead weight there. `--no-history` or `RERUNLENS_HISTORY=0` turns
@@ -29,10 +29,10 @@ def history_wanted(no_history: bool = False) -> bool:
     return not (no_history or off)
 
 
-def history_url(log: Path, runs_dir: Path, given: str | None = None) -> str | None:
+def history_url(log: Path, runs_dir: Path) -> str | None:
     """The database a log just written goes into, or None (see the module's rule)."""
-    if given or os.environ.get(DB_URL_ENV):
-        return database_url(given, runs_dir)
+    if os.environ.get(DB_URL_ENV):
+        return database_url(None, runs_dir)
     log = log.resolve()
     for folder in log.parents:
         if (folder / DB_FILE_NAME).is_file():
@@ -46,7 +46,6 @@ def index_written(
     logs: Iterable[Path | None],
     runs_dir: Path,
     warn: Callable[[str], object],
-    db_url: str | None = None,
 ) -> int:
     """Index each written log (missing ones are skipped) into its history; the number indexed.
 
@@ -59,7 +58,7 @@ def index_written(
             continue
         url = ""
         try:
-            url = history_url(Path(log), runs_dir, db_url) or ""
+            url = history_url(Path(log), runs_dir) or ""
             if not url:
                 continue
             store = RunStore(url, wait_s=WAIT_S)
