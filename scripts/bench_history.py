@@ -14,6 +14,12 @@ then measures, in one run:
 4. the history of the 1,001 runs built from the database (labels tested on the newest runs) and the
    History view's heat-map of every run x task built as a Plotly figure, with its size.
 
+    python scripts/bench_history.py --on-write [--repeat 5]
+
+measures instead index on write: whole `rerunlens run` processes of the sample task file on the
+built-in simulator into a runs folder, alternated with and without `--no-history`, the first run with
+the history (which creates the database) apart, then the median of the rest; the ratio is the cost.
+
 No assertion on time: the figures are printed beside the same-run baseline.
 """
 
@@ -21,6 +27,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -29,7 +39,8 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TypeVar
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
 from analyzer.history import RunStore, database_url  # noqa: E402
 from analyzer.history.figures import log_figures  # noqa: E402
@@ -134,6 +145,68 @@ def _view(folder: Path, db: str | None) -> None:
     )
 
 
+def _cli_run(out: Path, *more: str) -> tuple[float, float]:
+    """One whole `rerunlens run` process of the sample task file on the simulator: wall and CPU seconds
+    (the CPU time is less disturbed by other processes on a loaded machine)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ALTK_", "RERUNLENS_"))}
+    env["PYTHONPATH"] = str(ROOT)
+    env["RERUNLENS_RUNS_DIR"] = str(out.parent)
+    command = [
+        sys.executable,
+        "-m",
+        "analyzer.cli",
+        "run",
+        "--tasks",
+        str(ROOT / "sample_runs" / "tasks.json"),
+    ]
+    command += ["--repeat", "3", "--out", str(out), "--quiet", *more]
+    cpu_before = _children_cpu()
+    start = time.perf_counter()
+    subprocess.run(command, env=env, cwd=out.parent, check=True, capture_output=True)
+    return time.perf_counter() - start, _children_cpu() - cpu_before
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _on_write(repeat: int) -> None:
+    """`rerunlens run` with index on write beside the same run with `--no-history`, alternated."""
+    with tempfile.TemporaryDirectory(prefix="bench-on-write-") as tmp:
+        indexed, plain = Path(tmp) / "indexed", Path(tmp) / "plain"
+        indexed.mkdir()
+        plain.mkdir()
+        first = _cli_run(indexed / "run-0.altk_runs.json")
+        with_index, without = [], []
+        for i in range(1, repeat + 1):
+            without.append(_cli_run(plain / f"run-{i}.altk_runs.json", "--no-history"))
+            with_index.append(_cli_run(indexed / f"run-{i}.altk_runs.json"))
+        store = RunStore(database_url(None, indexed))
+        try:
+            in_history = len(store.runs())
+        finally:
+            store.close()
+        base = [statistics.median(t[k] for t in without) for k in (0, 1)]
+        ours = [statistics.median(t[k] for t in with_index) for k in (0, 1)]
+        print(
+            f"rerunlens run, 30 tasks x 3 rounds on the simulator, median of {repeat} alternated (wall, CPU):"
+        )
+        print(f"  --no-history (baseline): {base[0]:.2f} s, {base[1]:.2f} s CPU")
+        print(
+            f"  index on write, database there: {ours[0]:.2f} s = {ours[0] / base[0]:.2f}x,"
+            f" {ours[1]:.2f} s CPU = {ours[1] / base[1]:.2f}x the baseline"
+        )
+        print(
+            f"  index on write, first run (creates the database): {first[0]:.2f} s"
+            f" = {first[0] / base[0]:.2f}x, {first[1]:.2f} s CPU = {first[1] / base[1]:.2f}x"
+        )
+        print(
+            f"  runs in the history: {in_history} of {repeat + 1}; in the plain folder's: none "
+            f"({'no database' if not (plain / 'rerunlens-history.sqlite3').exists() else 'A DATABASE'})"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -142,7 +215,12 @@ def main() -> None:
     parser.add_argument("--tasks", type=int, default=100)
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--db", help="a database URL (default: SQLite in the temporary folder)")
+    parser.add_argument("--on-write", action="store_true", help="measure index on write of `rerunlens run`")
+    parser.add_argument("--repeat", type=int, default=5, help="with --on-write: runs of each kind")
     args = parser.parse_args()
+    if args.on_write:
+        _on_write(args.repeat)
+        return
     with tempfile.TemporaryDirectory(prefix="bench-history-") as tmp:
         folder = Path(tmp) / "runs"
         folder.mkdir()

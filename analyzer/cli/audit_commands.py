@@ -10,6 +10,7 @@ from analyzer.atomic import write_text_atomic
 from analyzer.audit import audit_figures, audit_html, audit_logs, audit_text
 from analyzer.audit.journal_ledger import is_journal_file
 from analyzer.cli.consent import terminal_question
+from analyzer.cli.history_on_write import index_logs
 from analyzer.errors import RerunLensError
 from analyzer.importers import load_any
 from analyzer.log.model import RunLog
@@ -71,6 +72,8 @@ def _live(args: argparse.Namespace) -> tuple[RunLog, RunLog]:
     live = LiveAudit(tasks, samples, ref, cand, args.model, args.temperature, Path(args.out))
     confirm_cost(live, lambda line: print(line, file=sys.stderr), terminal_question("Start"), args.yes)
     logs = run_live(live)
-    written = " and ".join(str(live.out / f"audit-{r.label}.altk_runs.json") for r in (ref, cand))
+    paths = [live.out / f"audit-{r.label}.altk_runs.json" for r in (ref, cand)]
+    index_logs(args, paths)
+    written = " and ".join(map(str, paths))
     print(f"Wrote {written}", file=sys.stderr)
     return logs

@@ -16,6 +16,17 @@ def _db_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def add_no_history_option(p: argparse._ActionsContainer) -> None:
+    """`--no-history`, for the commands that write a log."""
+    p.add_argument(
+        "--no-history",
+        action="store_true",
+        help="do not index the log written into the history (also RERUNLENS_HISTORY=0). By default a log "
+        "written inside the runs folder, or under a folder holding a history, is indexed at once into that "
+        "history ($RERUNLENS_DB_URL if set); a log written anywhere else is not indexed",
+    )
+
+
 def add_history(sub: argparse._SubParsersAction, add_command: object) -> None:
     p = add_command(  # type: ignore[operator]
         sub,

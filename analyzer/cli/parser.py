@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from analyzer.cli.history_parser import add_history, add_monitor
+from analyzer.cli.history_parser import add_history, add_monitor, add_no_history_option
 from analyzer.cli.semantic_args import add_judge_flags
 from analyzer.formats import format_list
 from analyzer.metrics.answer_keys import ANSWER_KEYS
@@ -291,6 +291,7 @@ def _add_run(sub: argparse._SubParsersAction, route: bool) -> None:
     )
     p.add_argument("--label", help='label stored in the log, e.g. "C: pinned route"')
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_no_history_option(p)
     if route:
         add_route_flags(p)
 
@@ -376,6 +377,7 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         "config), shown in full first, without asking (asked on a terminal, not run otherwise)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
+    add_no_history_option(p)
     if route:
         add_route_flags(p)
 
@@ -412,6 +414,7 @@ def _add_resample(sub: argparse._SubParsersAction, route: bool) -> None:
     )
     p.add_argument("--round", type=int, help="the round whose conversation is replayed (default: the first)")
     p.add_argument("--out", help="the new log (default: beside LOG, .resample-TASK)")
+    add_no_history_option(p)
     p.add_argument("--json", action="store_true", help="print the scores as JSON")
     p.add_argument(
         "--yes",
@@ -582,6 +585,7 @@ def _add_wrap(sub: argparse._SubParsersAction, route: bool) -> None:
         "--out", metavar="LOG", help="the run log to write (default runs/wrap-TIME.altk_runs.json)"
     )
     p.add_argument("--log", metavar="PATH", help="the harness's log, when it is not found from its command")
+    add_no_history_option(p)
     _add_proxy_options(p)
     if route:
         add_route_flags(p, repeat=False)
@@ -624,3 +628,4 @@ def _add_audit(sub: argparse._SubParsersAction) -> None:
     g.add_argument("--candidate-key-env", metavar="VAR", help="the candidate route's key variable")
     g.add_argument("--out", metavar="DIR", default=".", help="where both logs are written (default: .)")
     g.add_argument("--yes", action="store_true", help="start without asking, whatever the cost")
+    add_no_history_option(g)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import analyzer.numbers as numbers
 from analyzer.cli.consent import terminal_question
+from analyzer.cli.history_on_write import index_logs
 from analyzer.cli.route_args import profile_from_args, scenario_from_args
 from analyzer.errors import RerunLensError
 from analyzer.log.model import RunLog
@@ -74,6 +75,7 @@ def wrap(args: argparse.Namespace) -> int:
     outcome = wrap_command(request, _echo)
     for line in outcome.lines:
         _echo(line)
+    index_logs(args, [outcome.out])
     summary = {"log": str(outcome.out), "journal": str(outcome.journal), "returncode": outcome.returncode}
     _echo(json.dumps(summary))
     return outcome.returncode

@@ -13,6 +13,7 @@ from pathlib import Path
 import analyzer.numbers as numbers
 from analyzer.child_process import run_forwarding
 from analyzer.cli.consent import terminal_question
+from analyzer.cli.history_on_write import index_logs
 from analyzer.cli.proxy_commands import rerun_through_harness
 from analyzer.cli.route_args import (
     flags_again,
@@ -91,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
     outcome = run_plan(plan, _controls(args, again))
     if outcome.cancelled:
         return 130
+    index_logs(args, [outcome.path])
     print(f"{outcome.path}  run_id {outcome.run_id}")
     return _exit_code(outcome.progress)
 
@@ -104,6 +106,7 @@ def rerun(args: argparse.Namespace) -> int:
     out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))
     through = rerun_through_harness(args, parent, only, out)
     if through is not None:
+        index_logs(args, [out])
         return through
     flags = [("--only", wanted), ("--out", out), ("--repeat", args.rounds), ("--tasks", args.tasks)]
     flags += [*flags_again(args), ("--resume", True)]
@@ -129,6 +132,7 @@ def rerun(args: argparse.Namespace) -> int:
     report = rerun_request(request, plan, _controls(args, again), beside)
     if report.outcome.cancelled:
         return 130
+    index_logs(args, [report.outcome.path, report.beside_path])
     if args.json:
         print(json_text(report.to_json()))
     else:
@@ -260,6 +264,8 @@ def resample(args: argparse.Namespace) -> int:
     )
     report = resample_steps(request, profile, read_keys(profile.key_envs()), progress=_sample_progress)
     print(file=sys.stderr)
+    if not report.cancelled:
+        index_logs(args, [report.out])
     if args.json:
         print(json_text(report.to_json()))
     else:

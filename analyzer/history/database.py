@@ -86,16 +86,22 @@ def sqlite_file(url: str) -> Path | None:
     return Path(parsed.database)
 
 
-def open_engine(url: str) -> Engine:
-    """An engine for `url` (psycopg 3 for PostgreSQL); SQLite waits up to 30 s for another writer."""
+def open_engine(url: str, wait_s: int | None = None) -> Engine:
+    """An engine for `url` (psycopg 3 for PostgreSQL); SQLite waits up to 30 s for another writer.
+
+    `wait_s` bounds both that wait and a PostgreSQL connection attempt (index on write must not hold
+    up a run for long); without it a PostgreSQL connection waits as long as the driver does.
+    """
     parsed = _parsed(url)
     if parsed.get_backend_name() == "postgresql":
         parsed = parsed.set(drivername="postgresql+psycopg")
-        return create_engine(parsed, pool_pre_ping=True, hide_parameters=True)
+        limit = {"connect_timeout": max(1, wait_s)} if wait_s is not None else {}
+        return create_engine(parsed, pool_pre_ping=True, hide_parameters=True, connect_args=limit)
     database = sqlite_file(url)
     if database is not None:
         database.parent.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(parsed, connect_args={"timeout": 30}, hide_parameters=True)
+    timeout = wait_s if wait_s is not None else 30
+    engine = create_engine(parsed, connect_args={"timeout": timeout}, hide_parameters=True)
     event.listen(engine, "connect", _sqlite_pragmas)
     return engine
 

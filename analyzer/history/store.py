@@ -74,13 +74,14 @@ def log_files(sources: Sequence[str | os.PathLike[str]]) -> list[Path]:
 class RunStore:
     """The history database at one URL, its schema brought up to date on opening."""
 
-    def __init__(self, url: str, rebuild: bool = False) -> None:
-        """Open (and create or migrate) the database; `rebuild` first throws away what it holds."""
+    def __init__(self, url: str, rebuild: bool = False, wait_s: int | None = None) -> None:
+        """Open (and create or migrate) the database; `rebuild` first throws away what it holds;
+        `wait_s` bounds the wait for a connection or another writer (`database.open_engine`)."""
         self.url = url
         self.shown_url = shown_url(url)
         if rebuild:
             _remove_sqlite_file(url)
-        self.engine: Engine = open_engine(url)
+        self.engine: Engine = open_engine(url, wait_s)
         with database_errors(url, "opening the history"):
             if rebuild:
                 drop_all(self.engine)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar, cast
 
 from analyzer.errors import RerunLensError, RouteError
+from analyzer.history.on_write import history_wanted, index_written
 from analyzer.importers import load_any
 from analyzer.jobs.status import JobKind, JobState, JobStatus, now
 from analyzer.jobs.store import StateStore, owner
@@ -87,9 +88,7 @@ class JobManager:
         status = self._new_status("run", request, plan, None)
 
         def work(live: LiveJob) -> None:
-            outcome = run_plan(plan, live.controls())
-            live.result = outcome
-            live.finish(cancelled=outcome.cancelled)
+            self._run(live, plan)
 
         return self._launch(status, work, [*plan.keys.secrets(), *secret_values(plan.profile.base_url)])
 
@@ -244,9 +243,7 @@ class JobManager:
 
         def work(live: LiveJob) -> None:
             if request is None:
-                outcome = run_plan(plan, live.controls())
-                live.result = outcome
-                live.finish(cancelled=outcome.cancelled)
+                self._run(live, plan)
             else:
                 self._run_rerun(live, request, plan, None)
 
@@ -266,6 +263,18 @@ class JobManager:
 
     # --- internals --------------------------------------------------------------------------------
 
+    def _run(self, live: LiveJob, plan: RunPlan) -> None:
+        outcome = run_plan(plan, live.controls())
+        live.result = outcome
+        self._index(live, [outcome.path])
+        live.finish(cancelled=outcome.cancelled)
+
+    def _index(self, live: LiveJob, logs: list[Path | None]) -> None:
+        """The logs a job wrote, indexed into the runs folder's history before the job reads as done;
+        a failure is a warning in the job's notice."""
+        if history_wanted():
+            index_written(logs, self.runs_dir, lambda line: live.controls().say(f"Warning: {line}"))
+
     def _run_rerun(self, live: LiveJob, request: RerunRequest, plan: RunPlan, beside: RunPlan | None) -> None:
         report = rerun(request, plan, live.controls(), beside)
         live.result = report
@@ -277,6 +286,7 @@ class JobManager:
                 status.still_inconsistent = report.still_inconsistent
                 status.pinned = report.pinned
                 status.changes = report.warnings
+        self._index(live, [report.outcome.path, report.beside_path])
         live.finish(cancelled=report.outcome.cancelled)
 
     def _new_status(self, kind: JobKind, request: str, plan: RunPlan, parent: str | None) -> JobStatus:

@@ -6,9 +6,12 @@ Task files hold prompts, never keys. Logs are validated by the loader before a b
 from __future__ import annotations
 
 import hashlib
+import logging
+from collections.abc import Callable
 from pathlib import Path
 
 from analyzer.atomic import write_text_atomic
+from analyzer.history.on_write import history_wanted, index_written
 from analyzer.importers import load_any_bytes, native_text
 from analyzer.log.taskfile import load_tasks_bytes
 
@@ -35,8 +38,12 @@ def store_task_upload(runs_dir: Path, name: str, content: bytes) -> Path:
     return target
 
 
-def store_log_upload(runs_dir: Path, name: str, content: bytes) -> Path:
-    """Keep an uploaded log in the runs folder under a free name (an existing file is never replaced).
+def store_log_upload(
+    runs_dir: Path, name: str, content: bytes, warn: Callable[[str], object] | None = None
+) -> Path:
+    """Keep an uploaded log in the runs folder under a free name (an existing file is never replaced),
+    indexed into the runs folder's history at once (unless `RERUNLENS_HISTORY=0`); a failure to index
+    is one line to `warn` (default: the `logging` warning), the log is kept all the same.
 
     Another tool's log (an Inspect `.eval`, a tau-bench list) is kept as the format-2 log it imports to.
 
@@ -50,4 +57,6 @@ def store_log_upload(runs_dir: Path, name: str, content: bytes) -> Path:
     while target.exists():
         target, n = runs_dir / f"{stem}-upload-{n}.json", n + 1
     write_text_atomic(target, native_text(loaded.log) if foreign else content.decode("utf-8-sig"))
+    if history_wanted():
+        index_written([target], runs_dir, warn or logging.getLogger(__name__).warning)
     return target

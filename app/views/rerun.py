@@ -307,7 +307,9 @@ def _offer_copy(group: data.Group) -> None:
         return
     if st.button("Copy it into the runs folder", key="rerun.copy_upload", icon=":material/save:"):
         try:
-            path = store_log_upload(data.runs_dir(), upload.name, upload.getvalue())
+            path = store_log_upload(
+                data.runs_dir(), upload.name, upload.getvalue(), lambda line: st.warning(escape(line))
+            )
         except Exception as exc:  # noqa: BLE001 - one line on the page, never a traceback
             st.error(escape(f"Could not copy {upload.name}: {one_line_error(exc)}"))
             return

@@ -28,7 +28,8 @@ def test_a_sample_rerun_without_out_goes_into_the_runs_folder(
     capsys.readouterr()
     assert code == 0
     assert _snapshot(SAMPLES_DIR) == before  # nothing written or touched among the samples
-    assert [p.name for p in runs.iterdir()] == ["C_pinned.rerun.altk_runs.json"]
+    written = sorted(p.name for p in runs.iterdir())  # the log, and the history it is indexed into
+    assert written == ["C_pinned.rerun.altk_runs.json", "rerunlens-history.sqlite3"]
 
 
 def test_other_logs_keep_their_new_logs_beside_them(tmp_path: Path) -> None:
