@@ -35,6 +35,7 @@ from analyzer.importers import load_any
 from analyzer.importers.common import Source
 from analyzer.importers.proxy_journal import checked_attempts, group_calls, is_journal, parse_lines
 from analyzer.log.loader import MAX_LOG_BYTES
+from analyzer.log.model import RunLog
 from analyzer.safety.bounded_read import read_file
 
 
@@ -76,13 +77,32 @@ def wrapped_journal(log_path: str | os.PathLike[str]) -> Path:
     Raises:
         LogError: the log is not a wrapped run's, or its journal is gone.
     """
-    log = load_any(log_path).log
-    wrapped = (log.model_extra or {}).get("wrapped")
-    named = wrapped.get("journal") if isinstance(wrapped, dict) else None
-    if not isinstance(named, str) or not named:
+    journal = _named_journal(load_any(log_path).log, log_path)
+    if journal is None:
         raise LogError(
             f"{log_path}: not a wrapped run's log (no `wrapped.journal`); give two logs or one proxy journal"
         )
+    return journal
+
+
+def journal_of(path: str | os.PathLike[str], log: RunLog) -> Path | None:
+    """The proxy journal behind an opened log: the file itself when it is one, the journal a wrapped
+    run's log names, else None (a log with no proxy journal has no ledger of its own).
+
+    Raises:
+        LogError: a wrapped run's log whose journal is gone.
+    """
+    if is_journal_file(path):
+        return Path(path)
+    return _named_journal(log, path)
+
+
+def _named_journal(log: RunLog, log_path: str | os.PathLike[str]) -> Path | None:
+    """`wrapped.journal` of a log, beside the log when relative and not found from here."""
+    wrapped = (log.model_extra or {}).get("wrapped")
+    named = wrapped.get("journal") if isinstance(wrapped, dict) else None
+    if not isinstance(named, str) or not named:
+        return None
     journal = Path(named)
     if not journal.is_absolute() and not journal.exists():
         journal = Path(log_path).parent / journal

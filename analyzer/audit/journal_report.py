@@ -49,3 +49,11 @@ def journal_figures(ledger: JournalLedger) -> dict[str, Any]:
         },
         "sentence": journal_sentence(ledger),
     }
+
+
+def journal_token_rows(ledger: JournalLedger) -> list[dict[str, Any]]:
+    """Reported against counted tokens per kind (what the Audit view charts for a proxy journal)."""
+    return [
+        {"tokens": kind, "reported": r.reported, "counted": r.counted, "ratio": r.ratio}
+        for kind, r in (("prompt", ledger.prompt), ("completion (less reasoning)", ledger.completion))
+    ]

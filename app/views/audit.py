@@ -15,6 +15,8 @@ from analyzer.audit import (
     token_rows,
     tool_call_rows,
 )
+from analyzer.audit.journal_ledger import journal_ledger, journal_of
+from analyzer.audit.journal_report import journal_sentence, journal_token_rows
 from analyzer.errors import RerunLensError
 from app import data
 from app.widgets.messages import escape
@@ -38,23 +40,27 @@ def render(selection: data.Selection | None = None) -> None:
     st.title("Audit")
     if len(sel.groups) < 2:
         st.info("Open two logs of the same prompts (a reference route and a candidate route) to audit.")
+        _journal_ledgers(sel.groups)
         return
     labels = [g.label for g in sel.groups]
     left, right = st.columns(2)
     ref_label = left.selectbox("Reference route", labels, index=0, key=REFERENCE)
     cand_label = right.selectbox("Candidate route", labels, index=1, key=CANDIDATE)
-    if ref_label == cand_label:
-        st.info("Pick two different logs.")
-        return
     ref = sel.groups[labels.index(ref_label)]
     cand = sel.groups[labels.index(cand_label)]
+    if ref_label == cand_label:
+        st.info("Pick two different logs.")
+        _journal_ledgers([ref])
+        return
     result = _audit(f"{ref.source}:{ref.label}", f"{cand.source}:{cand.label}", ref, cand)
     if isinstance(result, str):
         st.error(escape(result))
+        _journal_ledgers([ref, cand])
         return
     for sentence in audit_figures(result)["sentences"]:
         st.markdown(escape(sentence))
     _evidence(result, ref, cand)
+    _journal_ledgers([ref, cand])
 
 
 def _evidence(result: Audit, ref: data.Group, cand: data.Group) -> None:
@@ -70,3 +76,22 @@ def _evidence(result: Audit, ref: data.Group, cand: data.Group) -> None:
     st.dataframe(tokens, hide_index=True, width="stretch")
     st.subheader("Tool calls")
     st.dataframe(pd.DataFrame(tool_call_rows(result)), hide_index=True, width="stretch")
+
+
+def _journal_ledgers(groups: list[data.Group]) -> None:
+    """For each picked log that is a proxy journal or a wrapped run's log: the proxy's token verdict
+    (the sentence `rerunlens audit JOURNAL` prints), then reported against counted as a chart."""
+    for group in groups:
+        try:
+            journal = journal_of(group.source, group.loaded.log)
+            ledger = journal_ledger(journal) if journal is not None else None
+        except RerunLensError as err:
+            st.error(escape(err.message))
+            continue
+        if ledger is None:
+            continue
+        st.subheader(f"Tokens through the recording proxy: {group.label}")
+        st.markdown(escape(journal_sentence(ledger)))
+        rows = pd.DataFrame(journal_token_rows(ledger))
+        st.bar_chart(rows, x="tokens", y=["reported", "counted"], stack=False, x_label="", y_label="tokens")
+        st.dataframe(rows, hide_index=True, width="stretch")

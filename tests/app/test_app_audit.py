@@ -5,15 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import openai
 import pytest
+from fake_keys import FAKE_KEY
 from plan_kit import run_tasks
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
 from analyzer.audit import audit_figures, audit_logs, token_rows
+from analyzer.audit.journal_ledger import journal_ledger
+from analyzer.audit.journal_report import journal_figures
+from analyzer.importers import load_any, native_text
 from analyzer.log.loader import load_path
 from analyzer.log.model import TaskSpec
+from analyzer.proxy.server import ProxyConfig, RecordingProxy
 from analyzer.routes.profile import RouteProfile
+from analyzer.runner.transport import KeyRing
 from analyzer.simulator import Scenario, Simulator
 from analyzer.simulator.scenario import Distortion, Substitute
 from app import data
@@ -72,3 +79,59 @@ def test_one_log_asks_for_two(groups: list[data.Group]) -> None:
     at.run()
     assert not at.exception
     assert "Open two logs" in at.info[0].value
+
+
+def _proxy_group(tmp_path: Path) -> tuple[data.Group, Path]:
+    """A harness's calls through the recording proxy to an over-reporting route; its journal opened."""
+    journal = tmp_path / "gateway.proxy.jsonl"
+    scenario = Scenario(latency_ms=(0.0, 0.5), billing="o200k_base", distortion=Distortion(usage_factor=1.3))
+    with Simulator(scenario) as sim:
+        config = ProxyConfig(upstream=sim.base_url, keys=KeyRing([FAKE_KEY]), journal=str(journal))
+        with RecordingProxy(config) as proxy:
+            client = openai.OpenAI(base_url=proxy.base_url, api_key=proxy.token, max_retries=0)
+            for task in TASKS:
+                messages = [{"role": "user", "content": task.prompt}]
+                client.chat.completions.create(model="gpt-4o-mini", messages=messages, temperature=1)
+    loaded = load_any(journal)
+    group = data.Group(
+        label="gateway", source=str(journal), loaded=loaded, analysis=analyze(loaded.log, "exact")
+    )
+    return group, journal
+
+
+def test_a_proxy_journal_shows_the_cli_token_verdict_and_its_chart(tmp_path: Path) -> None:
+    group, journal = _proxy_group(tmp_path)
+    sel = data.Selection(groups=[group], key="exact", focus=group)
+    at = AppTest.from_function(_script, kwargs={"sel": sel}, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    figures = journal_figures(journal_ledger(journal))
+    shown = [m.value for m in at.markdown]
+    assert escape(figures["sentence"]) in shown
+    assert "overbilled" in figures["sentence"]
+    table = at.dataframe[0].value
+    assert table["reported"].tolist() == [
+        figures["tokens"]["prompt"]["reported"],
+        figures["tokens"]["completion"]["reported"],
+    ]
+    assert table["reported"][0] > table["counted"][0]  # the gateway reports 1.3 times the prompt
+
+
+def test_a_wrapped_log_shows_the_ledger_of_the_journal_it_names(
+    tmp_path: Path, groups: list[data.Group]
+) -> None:
+    journal_group, journal = _proxy_group(tmp_path)
+    wrapped = tmp_path / "run.altk_runs.json"
+    log = journal_group.loaded.log
+    wrapped.write_text(native_text(log.model_copy(update={"wrapped": {"journal": journal.name}})))
+    loaded = load_any(wrapped)
+    group = data.Group(
+        label="wrapped", source=str(wrapped), loaded=loaded, analysis=analyze(loaded.log, "exact")
+    )
+    sel = data.Selection(groups=[groups[0], group], key="exact", focus=groups[0])
+    at = AppTest.from_function(_script, kwargs={"sel": sel}, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    sentence = journal_figures(journal_ledger(journal))["sentence"]
+    assert escape(sentence) in [m.value for m in at.markdown]
+    assert "Tokens through the recording proxy: wrapped" in [h.value for h in at.subheader]
