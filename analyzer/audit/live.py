@@ -23,13 +23,23 @@ from analyzer.metrics.token_count import count_messages, encoding_name
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.completion_shape import read_completion
 from analyzer.runner.executors import ExecutorResult
-from analyzer.runner.plan import Provenance, RunControls, new_plan
+from analyzer.runner.plan import Provenance, RunControls, Simulation, new_plan
+from analyzer.runner.progress import Progress
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import read_keys
+from analyzer.simulator import Scenario
+from analyzer.simulator.scenario import Distortion, Substitute
 
 ASK_ABOVE_REQUESTS = 500
 """A live audit of more requests than this asks before it starts."""
 DEFAULT_MAX_TOKENS = 200
+SIMULATED_ROUTES: dict[str, Scenario] = {
+    "honest": Scenario(billing="o200k_base"),
+    "another model, 1.3 x the tokens reported": Scenario(
+        billing="o200k_base", distortion=Distortion(substitute=Substitute(shift=3.0), usage_factor=1.3)
+    ),
+}
+"""What the built-in simulator can play for a route with no base URL (an offline audit to try)."""
 
 
 def audit_executor(task: TaskSpec, client: openai.OpenAI, route: RouteProfile) -> ExecutorResult:
@@ -65,6 +75,8 @@ class LiveRoute:
     label: str
     base_url: str
     key_env: str
+    scenario: Scenario | None = None
+    """How the built-in simulator serves this route when it has no base URL (None: honestly)."""
 
 
 @dataclass(frozen=True)
@@ -86,7 +98,7 @@ def cost(audit: LiveAudit) -> tuple[int, int, int]:
     return 2 * audit.samples * len(audit.tasks), 2 * audit.samples * per_round, 2 * audit.samples * caps
 
 
-def _run(audit: LiveAudit, route: LiveRoute, errors: list[BaseException]) -> None:
+def _run(audit: LiveAudit, route: LiveRoute, errors: list[BaseException], controls: RunControls) -> None:
     profile = RouteProfile(
         base_url=route.base_url,
         key_env=route.key_env,
@@ -105,18 +117,42 @@ def _run(audit: LiveAudit, route: LiveRoute, errors: list[BaseException]) -> Non
             rounds=audit.samples,
             provenance=Provenance(label=f"audit {route.label}"),
             executor=audit_executor,
+            simulation=Simulation(scenario=route.scenario),
         )
-        run_plan(plan, RunControls(None, threading.Event(), None))
+        run_plan(plan, controls)
     except BaseException as err:  # reported by the caller, in the caller's thread
         errors.append(err)
 
 
-def run_live(audit: LiveAudit) -> tuple[RunLog, RunLog]:
-    """Run both routes at once (one request at a time each) and read back both logs."""
+def run_live(
+    audit: LiveAudit,
+    cancel: threading.Event | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[RunLog, RunLog]:
+    """Run both routes at once (one request at a time each) and read back both logs.
+
+    `progress(done, total)` hears both routes' results together; setting `cancel` stops both.
+
+    Raises:
+        RerunLensError: cancelled before both logs were complete.
+    """
     audit.out.mkdir(parents=True, exist_ok=True)
+    stop = cancel or threading.Event()
     errors: list[BaseException] = []
+    done: dict[str, tuple[int, int]] = {}
+
+    def heard(label: str) -> Callable[[Progress], None]:
+        def record(p: Progress) -> None:
+            done[label] = (p.done, p.total)
+            if progress is not None:
+                progress(sum(d for d, _ in done.values()), 2 * audit.samples * len(audit.tasks))
+
+        return record
+
+    routes = (audit.reference, audit.candidate)
     threads = [
-        threading.Thread(target=_run, args=(audit, r, errors)) for r in (audit.reference, audit.candidate)
+        threading.Thread(target=_run, args=(audit, r, errors, RunControls(heard(r.label), stop)))
+        for r in routes
     ]
     for t in threads:
         t.start()
@@ -124,6 +160,8 @@ def run_live(audit: LiveAudit) -> tuple[RunLog, RunLog]:
         t.join()
     if errors:
         raise errors[0]
+    if stop.is_set():
+        raise RerunLensError(f"audit: cancelled; the finished results stay in the journals in {audit.out}")
     return tuple(  # type: ignore[return-value]
         load_path(audit.out / f"audit-{r.label}.altk_runs.json").log
         for r in (audit.reference, audit.candidate)
@@ -134,13 +172,8 @@ def confirm_cost(
     audit: LiveAudit, say: Callable[[str], None], ask: Callable[[str], bool] | None, yes: bool
 ) -> None:
     """Print the cost first; past `ASK_ABOVE_REQUESTS` ask (or refuse where nobody can be asked)."""
-    requests, prompt, completion = cost(audit)
-    say(
-        f"Live audit: {requests:,} requests ({len(audit.tasks)} prompts x {audit.samples} samples "
-        "x 2 routes), "
-        f"about {prompt:,} prompt tokens and at most {completion:,} completion tokens, at temperature "
-        f"{audit.temperature:g} (an identity test needs samples from the distribution)."
-    )
+    requests = cost(audit)[0]
+    say(cost_sentence(audit))
     if requests <= ASK_ABOVE_REQUESTS or yes:
         return
     if ask is None:
@@ -149,6 +182,17 @@ def confirm_cost(
         )
     if not ask(f"Send {requests:,} requests"):
         raise RerunLensError("audit: not started")
+
+
+def cost_sentence(audit: LiveAudit) -> str:
+    """What the audit will spend, said before it starts (the CLI prints it, the page shows it)."""
+    requests, prompt, completion = cost(audit)
+    return (
+        f"Live audit: {requests:,} requests ({len(audit.tasks)} prompts x {audit.samples} samples "
+        "x 2 routes), "
+        f"about {prompt:,} prompt tokens and at most {completion:,} completion tokens, at temperature "
+        f"{audit.temperature:g} (an identity test needs samples from the distribution)."
+    )
 
 
 def routes_from_names(

@@ -19,6 +19,7 @@ from analyzer.audit.journal_ledger import journal_ledger, journal_of
 from analyzer.audit.journal_report import journal_sentence, journal_token_rows
 from analyzer.errors import RerunLensError
 from app import data
+from app.views.audit_live import live_audit_panel
 from app.widgets.messages import escape
 
 REFERENCE = "audit.reference"
@@ -35,9 +36,16 @@ def _audit(ref_token: str, cand_token: str, _ref: data.Group, _cand: data.Group)
 
 
 def render(selection: data.Selection | None = None) -> None:
-    """Pick the reference and the candidate log, then the verdicts and their evidence."""
+    """Two open logs audited (verdicts, then evidence), then a live audit to start."""
     sel = selection or data.current()
     st.title("Audit")
+    _two_logs(sel)
+    st.divider()
+    live_audit_panel()
+
+
+def _two_logs(sel: data.Selection) -> None:
+    """Pick the reference and the candidate log, then the verdicts and their evidence."""
     if len(sel.groups) < 2:
         st.info("Open two logs of the same prompts (a reference route and a candidate route) to audit.")
         _journal_ledgers(sel.groups)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import openai
 import pytest
+from app_kit import wait_for
 from fake_keys import FAKE_KEY
 from plan_kit import run_tasks
 from streamlit.testing.v1 import AppTest
@@ -24,6 +25,7 @@ from analyzer.runner.transport import KeyRing
 from analyzer.simulator import Scenario, Simulator
 from analyzer.simulator.scenario import Distortion, Substitute
 from app import data
+from app.log_folders import RUNS_DIR_ENV
 from app.widgets.messages import escape
 
 TASKS = [
@@ -135,3 +137,64 @@ def test_a_wrapped_log_shows_the_ledger_of_the_journal_it_names(
     sentence = journal_figures(journal_ledger(journal))["sentence"]
     assert escape(sentence) in [m.value for m in at.markdown]
     assert "Tokens through the recording proxy: wrapped" in [h.value for h in at.subheader]
+
+
+def _live_page(groups: list[data.Group], runs: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
+    monkeypatch.setenv(RUNS_DIR_ENV, str(runs))
+    sel = data.Selection(groups=groups[:1], key="exact", focus=groups[0])
+    at = AppTest.from_function(_script, kwargs={"sel": sel}, default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_live_audit_runs_in_the_background_writes_both_logs_and_says_its_verdict(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    at.selectbox(key="audit.live.candidate.sim").select("another model, 1.3 x the tokens reported")
+    at.number_input(key="audit.live.samples").set_value(4).run()
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")  # markdown escapes
+    assert "Live audit: 144 requests (18 prompts x 4 samples x 2 routes)" in captions
+    at.button(key="audit.live.start").click().run()
+    wait_for(at, lambda a: any("Wrote " in c.value for c in a.caption))
+    logs = sorted((tmp_path / "runs").glob("audit-*/audit-*.altk_runs.json"))
+    assert [p.name for p in logs] == ["audit-candidate.altk_runs.json", "audit-reference.altk_runs.json"]
+    expected = audit_figures(audit_logs(load_path(logs[1]).log, load_path(logs[0]).log))["sentences"]
+    shown = [m.value for m in at.markdown]
+    assert [escape(s) for s in expected] == shown[-len(expected) :]
+    assert "differ" in expected[0] and "overbilled" in expected[1]
+
+
+def test_a_live_audit_can_be_cancelled_and_says_so(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    at.number_input(key="audit.live.samples").set_value(100).run()
+    at.button(key="audit.live.start").click().run()
+    [cancel] = [b for b in at.button if b.label == "Cancel"]
+    cancel.click().run()
+    wait_for(at, lambda a: any("Live audit cancelled" in w.value for w in a.warning))
+    assert not list((tmp_path / "runs").glob("audit-*/*.altk_runs.json"))
+
+
+def test_a_key_variable_the_servers_route_does_not_name_is_refused(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    at.text_input(key="audit.live.candidate.url").input("https://gateway.example/v1").run()
+    at.text_input(key="audit.live.candidate.env").input("HOME").run()
+    assert any("HOME" in e.value for e in at.error)
+    assert not [b for b in at.button if b.key == "audit.live.start"]
+
+
+def test_another_host_needs_a_click_before_the_audit_can_start(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no host confirmed before
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    at.text_input(key="audit.live.candidate.url").input("https://gateway.example/v1").run()
+    assert at.button(key="audit.live.start").disabled
+    assert any("gateway\\.example" in w.value for w in at.warning)
+    at.button(key="audit.live.confirm.candidate").click().run()
+    assert not at.button(key="audit.live.start").disabled
