@@ -47,7 +47,9 @@ def live_audit_panel() -> None:
     own = log_route.own_route()
     columns = st.columns(2)
     routes = [_route(label, own, col) for label, col in zip(("reference", "candidate"), columns, strict=True)]
-    samples = int(st.number_input("Samples per prompt", 2, 100, 10, key=PREFIX + "samples"))
+    left, right = st.columns(2)
+    model = left.text_input("Model (both routes)", value=own.model, key=PREFIX + "model").strip()
+    samples = int(right.number_input("Samples per prompt", 2, 100, 10, key=PREFIX + "samples"))
     job = _job()
     if routes[0] is None or routes[1] is None:
         return
@@ -55,7 +57,9 @@ def live_audit_panel() -> None:
         log_route.confirmed(profile, PREFIX + f"confirm.{route.label}")
         for route, profile in (routes[0], routes[1])
     )
-    live = LiveAudit(probe_tasks(), samples, routes[0][0], routes[1][0], own.model, 1.0, data.runs_dir())
+    live = LiveAudit(
+        probe_tasks(), samples, routes[0][0], routes[1][0], model or own.model, 1.0, data.runs_dir()
+    )
     left, right = st.columns([1, 2])
     running = job is not None and job.state == "running"
     right.caption(escape(cost_sentence(live)))

@@ -10,6 +10,7 @@ import pytest
 from app_kit import wait_for
 from fake_keys import FAKE_KEY
 from plan_kit import run_tasks
+from streamlit import config as st_config
 from streamlit.testing.v1 import AppTest
 
 from analyzer.analysis import analyze
@@ -198,3 +199,17 @@ def test_another_host_needs_a_click_before_the_audit_can_start(
     assert any("gateway\\.example" in w.value for w in at.warning)
     at.button(key="audit.live.confirm.candidate").click().run()
     assert not at.button(key="audit.live.start").disabled
+
+
+def test_a_dashboard_bound_beyond_loopback_starts_no_live_audit(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RERUNLENS_ALLOW_REMOTE_RUNS", raising=False)
+    before = st_config.get_option("server.address")
+    st_config.set_option("server.address", "0.0.0.0")
+    try:
+        at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    finally:
+        st_config.set_option("server.address", before)
+    assert any("Live audits are off" in e.value and "0\\.0\\.0\\.0" in e.value for e in at.error)
+    assert not [b for b in at.button if b.key == "audit.live.start"]
