@@ -98,7 +98,7 @@ def _journal_ledgers(groups: list[data.Group]) -> None:
             continue
         if ledger is None:
             continue
-        st.subheader(f"Tokens through the recording proxy: {group.label}")
+        st.subheader(escape(f"Tokens through the recording proxy: {group.label}"))
         st.markdown(escape(journal_sentence(ledger)))
         rows = pd.DataFrame(journal_token_rows(ledger))
         st.bar_chart(rows, x="tokens", y=["reported", "counted"], stack=False, x_label="", y_label="tokens")

@@ -137,7 +137,7 @@ def test_a_wrapped_log_shows_the_ledger_of_the_journal_it_names(
     assert not at.exception, [e.value for e in at.exception]
     sentence = journal_figures(journal_ledger(journal))["sentence"]
     assert escape(sentence) in [m.value for m in at.markdown]
-    assert "Tokens through the recording proxy: wrapped" in [h.value for h in at.subheader]
+    assert escape("Tokens through the recording proxy: wrapped") in [h.value for h in at.subheader]
 
 
 def _live_page(groups: list[data.Group], runs: Path, monkeypatch: pytest.MonkeyPatch) -> AppTest:
