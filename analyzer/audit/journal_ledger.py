@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 import numpy as np
@@ -37,6 +37,7 @@ from analyzer.importers.proxy_journal import checked_attempts, group_calls, is_j
 from analyzer.log.loader import MAX_LOG_BYTES
 from analyzer.log.model import RunLog
 from analyzer.safety.bounded_read import read_file
+from analyzer.safety.terminal_text import visible
 
 
 @dataclass(frozen=True)
@@ -98,16 +99,22 @@ def journal_of(path: str | os.PathLike[str], log: RunLog) -> Path | None:
 
 
 def _named_journal(log: RunLog, log_path: str | os.PathLike[str]) -> Path | None:
-    """`wrapped.journal` of a log, beside the log when relative and not found from here."""
+    """`wrapped.journal` of a log, looked for by its file name beside the log only.
+
+    A log is data: the path it names never chooses which file on this machine is read (a shared log
+    naming `/etc/...` or `../../secret` reads nothing but a journal of that name in the log's folder).
+    """
     wrapped = (log.model_extra or {}).get("wrapped")
     named = wrapped.get("journal") if isinstance(wrapped, dict) else None
     if not isinstance(named, str) or not named:
         return None
-    journal = Path(named)
-    if not journal.is_absolute() and not journal.exists():
-        journal = Path(log_path).parent / journal
-    if not journal.is_file():
-        raise LogError(f"{log_path}: the proxy journal it names is not there: {named}")
+    name = PurePath(named.replace("\\", "/")).name
+    journal = Path(log_path).parent / name
+    if not name or name in (".", "..") or not journal.is_file():
+        raise LogError(
+            f"{log_path}: the proxy journal it names is not beside it ({visible(named)}): "
+            "give the journal itself"
+        )
     return journal
 
 

@@ -11,6 +11,7 @@ import pytest
 from fake_keys import FAKE_KEY
 
 from analyzer.cli.main import main
+from analyzer.errors import LogError
 from analyzer.importers import load_any, native_text
 from analyzer.proxy.server import ProxyConfig, RecordingProxy
 from analyzer.runner.transport import KeyRing
@@ -114,3 +115,22 @@ def test_a_wrapped_runs_log_is_audited_through_the_journal_it_names(
     plain.write_text(native_text(log))
     assert main(["audit", str(plain)]) == 2
     assert "not a wrapped run's log" in capsys.readouterr().err
+
+
+def test_a_log_never_chooses_which_file_is_read_as_its_journal(tmp_path: Path) -> None:
+    """A shared wrapped log naming a file elsewhere (an absolute path, `..`) reads nothing there: only a
+    journal of that name beside the log, and the error says to give the journal itself."""
+    from analyzer.audit.journal_ledger import wrapped_journal
+
+    outside = tmp_path / "secret"
+    outside.mkdir()
+    (outside / "x.proxy.jsonl").write_text("not a journal\n", encoding="utf-8")
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    for named in (str(outside / "x.proxy.jsonl"), "../secret/x.proxy.jsonl"):
+        log = folder / "wrapped.altk_runs.json"
+        body = {"format": "2", "wrapped": {"journal": named}, "runs": [[{"task_id": "t", "answer": "a"}]]}
+        log.write_text(json.dumps(body), encoding="utf-8")
+        with pytest.raises(LogError, match="not beside it") as caught:
+            wrapped_journal(log)
+        assert "give the journal itself" in str(caught.value)
