@@ -91,3 +91,13 @@ def test_where_only_the_answer_shares_move_the_combined_test_keeps_mets_power() 
     met = sum(r.met_p_value <= 0.05 for r in results)
     assert 5 <= met < 55  # a shift MET finds sometimes, so a loss would show
     assert ours >= met - 1
+
+
+def test_the_combined_p_value_is_never_above_mets_over_its_weight() -> None:
+    from analyzer.audit.identity import LEAD_WEIGHT
+
+    rng = np.random.default_rng(14)
+    for shift in (0.0, 0.8, 2.0):
+        for s in (_pair(rng, shift) for _ in range(10)):
+            out = run_test(s, features(s), 0.05, 99)
+            assert out.p_value <= out.met_p_value / LEAD_WEIGHT + 1e-9
