@@ -84,7 +84,7 @@ def test_permutation_p_values_count_every_column_at_least_as_large() -> None:
     np.testing.assert_allclose(column_p(values), by_counting)
 
 
-def test_where_only_the_answer_shares_move_the_combined_test_keeps_mets_power() -> None:
+def test_on_a_moderately_sharpened_route_the_combined_test_keeps_mets_power() -> None:
     rng = np.random.default_rng(13)
     results = [run_test(s, features(s), 0.05, 99) for s in (_pair(rng, 0.8) for _ in range(60))]
     ours = sum(r.p_value <= 0.05 for r in results)
