@@ -7,9 +7,10 @@ Tippett): MET's Hamming statistic, the lead, holds `LEAD_WEIGHT` of the weight, 
 that vary share the rest. Each component's permutation p-values are ranks, so the combined p-value
 is at most 1 / LEAD_WEIGHT times MET's (a Bonferroni bound), and a part whose null distribution is
 skewed cannot crowd the others out as it could in a maximum of z-scores. All components see the same
-within-prompt permutations and every step is symmetric in the set of columns, so the rank p-value keeps its level
-exactly. Per prompt, the same combination (the opening part as lead) gives a p-value; prompts that
-differ are picked by Benjamini-Hochberg at the same alpha (false discovery rate).
+within-prompt permutations and every step is symmetric in the set of columns, so the rank p-value
+keeps its level exactly. Per prompt, the same combination (the opening part as lead) gives a
+p-value; prompts that differ are picked by Benjamini-Hochberg at the same alpha (false discovery
+rate).
 """
 
 from __future__ import annotations
