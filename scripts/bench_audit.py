@@ -99,15 +99,16 @@ def draw_pair(
     )
 
 
-def rates(ref: list, cand: list, pairs: int, alpha: float, seed: int) -> tuple[float, float]:
+def rates(ref: list, cand: list, pairs: int, alpha: float, seed: int) -> tuple[float, float, float]:
+    """Share of pairs each test calls `differ`, and the standard error of their paired difference."""
     rng = np.random.default_rng(seed)
-    ours = met = 0
+    calls = []
     for _ in range(pairs):
         s = draw_pair(ref, cand, rng)
         out = run_test(s, features(s), alpha, 199)
-        ours += out.p_value <= alpha
-        met += out.met_p_value <= alpha
-    return ours / pairs, met / pairs
+        calls.append((out.p_value <= alpha, out.met_p_value <= alpha))
+    ours, met = np.array(calls, dtype=np.float64).T
+    return float(ours.mean()), float(met.mean()), float(np.std(ours - met, ddof=1) / np.sqrt(pairs))
 
 
 def _log(rows: list[list[dict]], rounds: int, tasks: int, label: str) -> dict[str, Any]:
@@ -197,12 +198,13 @@ def main() -> None:
     args = parser.parse_args()
     pools = {name: pool(d, i + 1) for i, (name, d) in enumerate(VARIANTS.items())}
     reference = pool(Distortion(), 99)
-    ours, met = rates(reference, pools["honest"], args.pairs, 0.05, 1)
+    ours, met, _ = rates(reference, pools["honest"], args.pairs, 0.05, 1)
     head = f"false 'differ' on identical routes ({args.pairs} pairs, alpha 0.05)"
     print(f"{head}: combined {ours:.3f}, MET {met:.3f}")
     for name in list(VARIANTS)[1:]:
-        ours, met = rates(reference, pools[name], args.power_pairs, 0.05, 2)
-        print(f"power, {name} ({args.power_pairs} pairs, 10 x 25): combined {ours:.2f}, MET {met:.2f}")
+        ours, met, se = rates(reference, pools[name], args.power_pairs, 0.05, 2)
+        head = f"power, {name} ({args.power_pairs} pairs, 10 x 25)"
+        print(f"{head}: combined {ours:.3f}, MET {met:.3f}, difference {ours - met:+.3f} (se {se:.3f})")
     for name in ("honest", "usage x1.2", "injected system prompt"):
         pair = _model(_log(reference, 10, 25, name)), _model(_log(pools[name], 10, 25, name))
         fig = audit_figures(audit_logs(*pair))["tokens"]

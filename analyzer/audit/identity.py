@@ -1,12 +1,16 @@
 """The identity test between two routes: do they serve one distribution of completions per prompt?
 
 The statistic uses every kind of evidence the logs carry: each part (`kernels.PARTS`) gives a sum
-over prompts of per-prompt unbiased MMD², standardized by its own permutation distribution; the
-test statistic is the largest of those standardized parts and of their scaled sum (one wide signal or
-many small ones). All parts see the same within-prompt permutations, and standardizing by the whole
-set of permuted values is symmetric in it, so the rank p-value keeps its level exactly.
-Per prompt, the same statistic gives a p-value; prompts that differ are picked by Benjamini-Hochberg
-at the same alpha (false discovery rate).
+over prompts of per-prompt unbiased MMD², and their standardized sum stands for many small signals.
+The components are combined by a weighted minimum of their own permutation p-values (weighted
+Tippett): MET's Hamming statistic, the lead, holds `LEAD_WEIGHT` of the weight, the other components
+that vary share the rest. Each component's permutation p-values are ranks, so the combined p-value
+is at most 1 / LEAD_WEIGHT times MET's (a Bonferroni bound), and a part whose null distribution is
+skewed cannot crowd the others out as it could in a maximum of z-scores. All components see the same
+within-prompt permutations and every step is symmetric in the set of columns, so the rank p-value
+keeps its level exactly. Per prompt, the same combination (the opening part as lead) gives a
+p-value; prompts that differ are picked by Benjamini-Hochberg at the same alpha (false discovery
+rate).
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ PART_WORDS = {
     "fingerprint": "the system fingerprint",
 }
 """How each part reads in a sentence."""
+LEAD_WEIGHT = 1 / 3
+"""Share of the weighted Tippett combination held by MET's statistic (per prompt: the opening part)."""
 
 
 def _standardized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -43,11 +49,33 @@ def _standardized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return z, varies[..., 0]
 
 
-def combined(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(parts, ..., columns) -> the test statistic per column, and each part's standardized values."""
+def column_p(values: np.ndarray) -> np.ndarray:
+    """Each column's permutation p-value within its row (last axis): the share of columns at least
+    as large, itself counted. Computed by sorting, so ties (within `rank_p`'s tolerance) share one."""
+    cols = values.shape[-1]
+    order = np.argsort(values, axis=-1, kind="stable")
+    ranked = np.take_along_axis(values, order, axis=-1)
+    tol = 1e-9 * (1 + np.abs(ranked[..., 1:]))
+    starts = np.concatenate(
+        [np.ones(ranked.shape[:-1] + (1,), dtype=bool), ranked[..., 1:] > ranked[..., :-1] + tol], axis=-1
+    )
+    below = np.maximum.accumulate(np.where(starts, np.arange(cols), 0), axis=-1)
+    out = np.empty(values.shape)
+    np.put_along_axis(out, order, (cols - below) / cols, axis=-1)
+    return out
+
+
+def combined(values: np.ndarray, lead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(parts, ..., columns) and the lead statistic (..., columns) -> the test statistic per column
+    (larger is more extreme), and each part's standardized values."""
     z, varies = _standardized(values)
-    active = np.maximum(varies.sum(axis=0), 1)[..., None]
-    return np.maximum(z.max(axis=0), z.sum(axis=0) / np.sqrt(active)), z
+    active = np.maximum(varies.sum(axis=0), 1)
+    spread = z.sum(axis=0) / np.sqrt(active[..., None])
+    rest = np.concatenate([values, spread[None]])
+    rest_varies = np.concatenate([varies, (varies.sum(axis=0) > 0)[None]])
+    share = (1 - LEAD_WEIGHT) / np.maximum(rest_varies.sum(axis=0), 1)
+    weighted = np.where(rest_varies[..., None], column_p(rest) / share[..., None], np.inf)
+    return -np.minimum(column_p(lead) / LEAD_WEIGHT, weighted.min(axis=0)), z
 
 
 def rank_p(stat: np.ndarray) -> np.ndarray:
@@ -96,8 +124,8 @@ def run_test(
     stats = permutation_stats(
         feats, samples.rows, (samples.n_ref, samples.n_cand), bandwidths(feats, samples.rows), count
     )
-    stat, z = combined(stats.mmd.sum(axis=1))
-    prompt_stat, prompt_z = combined(stats.mmd)
+    stat, z = combined(stats.mmd.sum(axis=1), stats.met)
+    prompt_stat, prompt_z = combined(stats.mmd, stats.mmd[PARTS.index("opening")])
     prompt_p = rank_p(prompt_stat)
     picked = benjamini_hochberg(prompt_p, alpha)
     best = prompt_z[:, :, 0].argmax(axis=0)

@@ -74,3 +74,30 @@ def test_category_counts_give_the_same_sums_as_the_delta_kernel() -> None:
     ):
         np.testing.assert_allclose(by_gram[0], by_counts, rtol=1e-6)
     assert (labels * mask[:, :, None]).sum(axis=1).tolist() == [[k] * 31 for k in (4, 5, 3, 4, 2, 3)]
+
+
+def test_permutation_p_values_count_every_column_at_least_as_large() -> None:
+    from analyzer.audit.identity import column_p
+
+    values = np.random.default_rng(4).integers(0, 6, size=(3, 5, 40)).astype(np.float64)
+    by_counting = (values[..., None, :] >= values[..., :, None]).mean(axis=-1)
+    np.testing.assert_allclose(column_p(values), by_counting)
+
+
+def test_on_a_moderately_sharpened_route_the_combined_test_keeps_mets_power() -> None:
+    rng = np.random.default_rng(13)
+    results = [run_test(s, features(s), 0.05, 99) for s in (_pair(rng, 0.8) for _ in range(60))]
+    ours = sum(r.p_value <= 0.05 for r in results)
+    met = sum(r.met_p_value <= 0.05 for r in results)
+    assert 5 <= met < 55  # a shift MET finds sometimes, so a loss would show
+    assert ours >= met - 1
+
+
+def test_the_combined_p_value_is_never_above_mets_over_its_weight() -> None:
+    from analyzer.audit.identity import LEAD_WEIGHT
+
+    rng = np.random.default_rng(14)
+    for shift in (0.0, 0.8, 2.0):
+        for s in (_pair(rng, shift) for _ in range(10)):
+            out = run_test(s, features(s), 0.05, 99)
+            assert out.p_value <= out.met_p_value / LEAD_WEIGHT + 1e-9
