@@ -103,3 +103,7 @@ def _journal_ledgers(groups: list[data.Group]) -> None:
         rows = pd.DataFrame(journal_token_rows(ledger))
         st.bar_chart(rows, x="tokens", y=["reported", "counted"], stack=False, x_label="", y_label="tokens")
         st.dataframe(rows, hide_index=True, width="stretch")
+
+
+if __name__ == "__main__":
+    render()

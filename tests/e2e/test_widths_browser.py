@@ -26,6 +26,7 @@ VIEWS = {
     "New run": "new-run",
     "Watch a run": "watch",
     "History": "history",
+    "Audit": "audit",
 }
 QUERY = "?" + "&".join(f"log={p.name}" for p in list_logs(SAMPLES) if p.name[1] == "_") + "&key=exact"
 OVERFLOW_JS = """() => {
