@@ -19,17 +19,10 @@ from pathlib import Path
 from analyzer.importers import list_any_logs
 from analyzer.importers.unlisted import unlisted_logs
 from analyzer.log.redaction import shown_text
+from analyzer.runner.out_folder import DEFAULT_RUNS_DIR, RUNS_DIR_ENV, SAMPLES_DIR
+from analyzer.runner.out_folder import ROOT as ROOT  # the source tree, for app/data.py
 
-ROOT = Path(__file__).resolve().parent.parent
-SAMPLES_DIR = (
-    ROOT / "sample_runs"
-    if (ROOT / "sample_runs").is_dir()
-    else Path(sys.prefix) / "share" / "rerunlens" / "sample_runs"  # an installed wheel's copy
-)
 SAMPLE_PREFIX = "sample_runs/"
-DEFAULT_RUNS_DIR = Path("runs")
-"""Relative to the working directory the dashboard was started from."""
-RUNS_DIR_ENV = "RERUNLENS_RUNS_DIR"
 
 
 def runs_dir(argv: list[str] | None = None) -> Path:
