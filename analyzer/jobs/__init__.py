@@ -4,7 +4,8 @@
 - `status`: where a job stands (`JobStatus`), the content of its state file.
 - `store`: the state files, readable by any process; a dead owner reads as `interrupted`.
 - `threads`: a job's thread in this process, its progress writes and cross-process cancel.
-- `resample_jobs`: a step resample as a dashboard job.
+- `thread_jobs`: short jobs in a daemon thread (one registry per kind, progress, cancel, one-line failure).
+- `resample_jobs`, `audit_jobs`: a step resample and a live audit as such jobs.
 - `watch`: a run's progress read from its journal as it grows.
 - `uploads`: uploaded task files and logs kept in the runs folder.
 - `exposure`: the dashboard's safe settings, its launcher, who may start runs.
