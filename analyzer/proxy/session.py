@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import shlex
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,5 +66,5 @@ def proxied(
 
 
 def shell_lines(proxy: RecordingProxy) -> list[str]:
-    """What another shell needs to use the proxy, as `export` lines."""
-    return [f"export {name}={value}" for name, value in proxy.client_env().items()]
+    """What another shell needs to use the proxy, as `export` lines (each value quoted for the shell)."""
+    return [f"export {name}={shlex.quote(value)}" for name, value in proxy.client_env().items()]

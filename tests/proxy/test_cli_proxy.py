@@ -78,3 +78,17 @@ def test_bodies_are_kept_only_when_asked_and_then_scrubbed(tmp_path: Path) -> No
     (attempt,) = [json.loads(x) for x in (tmp_path / "k.proxy.jsonl").read_text().splitlines()][1:2]
     assert "my key is" in attempt["request_body"] and "chat.completion" in attempt["response_body"]
     assert FAKE_KEY not in (tmp_path / "k.proxy.jsonl").read_text()
+
+
+def test_shell_lines_quote_each_value_for_the_shell() -> None:
+    """A value with shell characters reads back unchanged when the lines are run by bash."""
+    import subprocess
+    from types import SimpleNamespace
+
+    from analyzer.proxy.session import shell_lines
+
+    odd = {"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "a b;$(echo x)'\""}
+    proxy = SimpleNamespace(client_env=lambda: odd)
+    script = "\n".join([*shell_lines(proxy), 'printf "%s\\n" "$OPENAI_BASE_URL" "$OPENAI_API_KEY"'])  # type: ignore[arg-type]
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == list(odd.values())
