@@ -6,7 +6,10 @@ answers gets the bundled encoder's cosine (of the embedded text) and the semanti
 Printed: the lowest cosine of a pair of one meaning (the band's floor must sit below it) and the
 highest cosine of a pair of two meanings that no guard keeps apart (its top must sit above it), then,
 for the chosen band (`DEFAULT_BAND`), how many pairs it settles without a call and how many of those
-wrongly, per split; the test split and the blind holdout4 only measure.
+wrongly, per split; the test split and the blind holdout4 only measure. Then holdout5
+(tests/data/holdout5/: 305 answer pairs, English and Chinese, never tuned on), by language: the
+pairs `--key judge` would settle without a call (equal under the normalized key, or outside the
+band) and how many of those wrongly.
 
     python scripts/bench_judge_band.py
 """
@@ -20,9 +23,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench_semantic_quality import load_tasks  # noqa: E402
+from bench_semantic_quality import load_pairs, load_tasks  # noqa: E402
 
 from analyzer.metrics.judge import DEFAULT_BAND  # noqa: E402
+from analyzer.metrics.judge.key import JudgeOptions, band  # noqa: E402
 from analyzer.metrics.normalized import normalized_key  # noqa: E402
 from analyzer.metrics.semantic.key import PairJudge, SemanticOptions  # noqa: E402
 from analyzer.metrics.semantic.text import embedding_text  # noqa: E402
@@ -63,6 +67,31 @@ def main() -> None:
         print(
             f"{split:9} band {low:.2f}-{high:.2f}: {settled:,} of {len(rows):,} pairs settled without a "
             f"call ({settled / len(rows):.0%}), {wrong} of them wrongly"
+        )
+    pair_band()
+
+
+def pair_band() -> None:
+    """holdout5 by language: the share of pairs settled without a judge call, through the judge key's
+    own `band` (the same encoder, thresholds and guards as `--key judge`)."""
+    for lang, name in (("en", "English"), ("zh", "Chinese"), (None, "both")):
+        pairs = load_pairs(lang)
+        distinct = [p for p in pairs if normalized_key(p["a"]) != normalized_key(p["b"])]
+        equal_wrong = sum(p["label"] != "same" for p in pairs if p not in distinct)
+        groups = {p["id"]: [normalized_key(p["a"]), normalized_key(p["b"])] for p in distinct}
+        certain, note = band(JudgeOptions(persist=False), groups)
+        if certain is None:
+            print(f"holdout5, {name}: {note}")
+            return
+        verdicts = [(certain(*groups[p["id"]]), p["label"] == "same") for p in distinct]
+        settled = [(v, same) for v, same in verdicts if v is not None]
+        wrong = sum(v != same for v, same in settled) + equal_wrong
+        free = len(pairs) - len(distinct) + len(settled)
+        print(
+            f"holdout5, {name}: {free} of {len(pairs)} pairs settled without a call "
+            f"({free / len(pairs):.0%}; "
+            f"{len(pairs) - len(distinct)} equal under the normalized key, {len(settled)} outside the band "
+            f"{DEFAULT_BAND[0]:.2f}-{DEFAULT_BAND[1]:.2f}), {wrong} of them wrongly"
         )
 
 

@@ -11,12 +11,15 @@ are chosen: the most recall on the seen splits together with precision >= 0.9 on
 pair joined, and no negation pair joined with both thresholds 0.05 lower either (a margin), ties to
 the stricter setting (`sweep`). The test split is only measured; holdout4, in `holdout4.json`, was
 labelled before any rule or model was run on it and is never used to choose: record a new rule's
-first figure there as its blind one before reading that split's errors. `all` (the default) is
-every split but the blind one (BLIND): holdout4 is measured only when named, `--split holdout4`.
-`--per-task` prints each task's purity under each key.
+first figure there as its blind one before reading that split's errors. holdout5
+(tests/data/holdout5/, README.md there) is 305 answer pairs, English and Chinese, from real model
+outputs, labelled before anything ran on them: `--split holdout5` prints each key's precision and
+recall of "same" with Wilson 95 % intervals, by language and together; nothing is chosen on it.
+`all` (the default) is every split but the blind ones (BLIND): holdout4 and holdout5 are measured
+only when named. `--per-task` prints each task's purity under each key.
 
     python scripts/bench_semantic_quality.py [--sweep] [--per-task]
-        [--split dev|test|holdout|holdout2|holdout3|holdout4|all]
+        [--split dev|test|holdout|holdout2|holdout3|holdout4|holdout5|all]
 """
 
 from __future__ import annotations
@@ -34,11 +37,13 @@ sys.path.insert(0, str(ROOT))
 
 from analyzer.metrics.answers import answer_keys  # noqa: E402
 from analyzer.metrics.semantic.key import DEFAULT_SEMANTIC_THRESHOLD, SemanticOptions  # noqa: E402
+from analyzer.metrics.stats import wilson_interval  # noqa: E402
 from analyzer.safety.bounded_read import read_file  # noqa: E402
 
 FIXTURES = ROOT / "tests" / "fixtures" / "semantic"
-SPLITS = ("dev", "test", "holdout", "holdout2", "holdout3", "holdout4")
-BLIND = ("holdout4",)
+HOLDOUT5 = ROOT / "tests" / "data" / "holdout5" / "pairs.json"
+SPLITS = ("dev", "test", "holdout", "holdout2", "holdout3", "holdout4", "holdout5")
+BLIND = ("holdout4", "holdout5")
 """Splits nobody has read the errors of: left out of `all`, so that no run looks at them by default."""
 
 
@@ -50,10 +55,55 @@ def load_tasks(split: str) -> list[dict]:
     `holdout2.json` was labelled before any candidate model was run on it, `holdout3.json` and
     `holdout4.json` before any rule or model was run on them (tests/fixtures/semantic/SOURCE.md).
     """
+    if split == "holdout5":
+        return [pair_task(pair) for pair in load_pairs()]
     tasks = []
     for name in ("answers.json", "holdout.json", "holdout2.json", "holdout3.json", "holdout4.json"):
         tasks += json.loads(read_file(FIXTURES / name, 2**22, "labelled set"))["tasks"]
     return [t for t in tasks if (split == "all" and t["split"] not in BLIND) or t["split"] == split]
+
+
+def load_pairs(lang: str | None = None) -> list[dict]:
+    """holdout5's labelled answer pairs (tests/data/holdout5/README.md): `en`, `zh` or both."""
+    pairs = json.loads(read_file(HOLDOUT5, 2**22, "labelled pairs"))["pairs"]
+    return [p for p in pairs if lang is None or p["lang"] == lang]
+
+
+def pair_task(pair: dict) -> dict:
+    """One labelled pair as a task of two answers; a pair labelled `polarity` (yes against no) is a
+    negation pair, so it counts among the negation pairs joined."""
+    other = "A" if pair["label"] == "same" else "B"
+    denial = [["A", "B"]] if pair["kind"] == "polarity" else []
+    answers = [[pair["a"], "A"], [pair["b"], other]]
+    return {
+        "id": pair["id"],
+        "lang": pair["lang"],
+        "answers": answers,
+        "split": "holdout5",
+        "negation_of": denial,
+    }
+
+
+def pair_report(options: SemanticOptions) -> None:
+    """holdout5 by language: each key's precision and recall of "same", with Wilson 95 % intervals
+    (a pair counts as joined when both answers land in one cluster)."""
+    for lang, name in (("en", "English"), ("zh", "Chinese"), (None, "both")):
+        pairs = load_pairs(lang)
+        same = sum(p["label"] == "same" for p in pairs)
+        print(f"holdout5, {name}: {len(pairs)} pairs, {same} labelled the same")
+        tasks = [pair_task(p) for p in pairs]
+        for key in ("normalized", "fuzzy", "semantic"):
+            f = figures(clustered(tasks, key, options))
+            tp, fp, fn = int(f["tp"]), int(f["fp"]), int(f["fn"])
+            shares = f"{_share('precision', tp, tp + fp)}  {_share('recall', tp, tp + fn)}"
+            print(f"  {key:<11} {shares}  negation pairs joined {f['negation_joined']}")
+
+
+def _share(name: str, k: int, n: int) -> str:
+    if not n:
+        return f"{name} — (0 pairs)"
+    low, high = wilson_interval(k, n)
+    return f"{name} {k / n:.3f} ({k}/{n}, 95% {low:.3f}-{high:.3f})"
 
 
 def clustered(tasks: list[dict], key: str, options: SemanticOptions) -> pd.DataFrame:
@@ -95,6 +145,9 @@ def figures(frame: pd.DataFrame) -> dict[str, float]:
         "exact_tasks": exact,
         "tasks": len(purities),
         "pairs_same": tp + fn,
+        "tp": tp,
+        "fp": fp,
+        "fn": fn,
     }
 
 
@@ -174,6 +227,9 @@ def main() -> None:
     options = SemanticOptions(persist=False)
     if args.sweep:
         sweep()
+    if args.split == "holdout5":
+        pair_report(options)
+        return
     splits = tuple(s for s in SPLITS if s not in BLIND) if args.split == "all" else (args.split,)
     for split in splits:
         tasks = load_tasks(split)
