@@ -29,7 +29,7 @@ from analyzer.metrics.consistency import (
 from analyzer.metrics.cost import CostFigures, cost_figures
 from analyzer.metrics.flags import FlaggedTask, flag_tasks, flagged_list
 from analyzer.metrics.intervals import Interval, answer_intervals, outcome_intervals
-from analyzer.metrics.judge import task_prompts
+from analyzer.metrics.judge import JudgeOptions, task_prompts
 from analyzer.metrics.lead import Lead, agent_lead
 from analyzer.metrics.outcome import OutcomeFigures, outcome_figures, passed, task_outcomes
 from analyzer.metrics.prices import PriceTable
@@ -78,6 +78,8 @@ class Headline(BaseModel):
     """How answers were compared."""
     semantic_threshold: float | None = None
     """The `semantic` key's similarity threshold (None under another key)."""
+    judge_model: str | None = None
+    """The `judge` key's model (None under another key): its clusters depend on it."""
     tasks_measured: int
     """Tasks with at least two answers: the ones consistency is measured on."""
     tasks_single: int
@@ -223,6 +225,8 @@ def analyze(
     headline = headline.model_copy(update={"cost": cost_figures(log, prices)})
     if semantic is not None and key == "semantic":  # the judge key's clusters depend on no threshold
         headline = headline.model_copy(update={"semantic_threshold": semantic.threshold})
+    if isinstance(semantic, JudgeOptions) and key == "judge":  # its name is "model@endpoint hash"
+        headline = headline.model_copy(update={"judge_model": semantic.model.rsplit("@", 1)[0]})
     headline = _with_uncertainty(headline, log, results, attempts, tasks)
     trajectories = measure_trajectories(log)
     headline = headline.model_copy(update={"lead": agent_lead(headline.answer_gap_pp, key, trajectories)})

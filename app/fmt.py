@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 import analyzer.numbers as numbers
-from analyzer.metrics.answer_keys import AnswerKey
+from analyzer.metrics.answer_keys import AnswerKey, key_described
 from analyzer.report.export import flagged_task_json, tasks_csv
 from app import data, log_folders
 from app.widgets.messages import escape
@@ -42,7 +42,9 @@ def group_caption(group: data.Group, key: AnswerKey) -> None:
         where = f"uploaded file {escape(group.source.removesuffix(data.UPLOAD_SUFFIX))}, not saved"
     else:
         where = f"{escape(group.source)} ({log_folders.where(group.source)})"
-    st.caption(f"Showing log **{escape(group.label)}** · {where} · answer key **{key}**")
+    h = group.analysis.headline
+    shown = escape(key_described(key, h.semantic_threshold, h.judge_model))
+    st.caption(f"Showing log **{escape(group.label)}** · {where} · answer key **{shown}**")
 
 
 def page_link(page: str, label: str, query_params: dict[str, str | list[str]] | None = None) -> None:

@@ -18,3 +18,11 @@ def answer_key(name: object) -> AnswerKey:
         if name == key:
             return key
     return ANSWER_KEYS[0]
+
+
+def key_described(key: str, threshold: float | None = None, judge_model: str | None = None) -> str:
+    """The key's name with what its clusters depend on: the semantic key's similarity threshold, the
+    judge key's model (the one phrase the CLI, the HTML report and the dashboard show)."""
+    if key == "judge":
+        return f"judge, judged by {judge_model}" if judge_model else "judge"
+    return f"{key}, similarity threshold {threshold:.2f}" if threshold is not None else key

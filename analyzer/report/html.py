@@ -22,6 +22,7 @@ from plotly.offline import get_plotlyjs
 import analyzer.numbers as numbers
 from analyzer.analysis import Analysis
 from analyzer.log.field_labels import field_label
+from analyzer.metrics.answer_keys import key_described
 from analyzer.metrics.cost import CostFigures, cost_phrase, usd
 from analyzer.metrics.route_drift import drift_sentence
 from analyzer.report.cause_html import cause_section
@@ -122,7 +123,8 @@ def _log_section(entry: ReportEntry, n: int) -> str:
     parts = [
         f"<h2 id='log-{n}'>{esc(entry.label)}</h2>",
         f"<p class='meta'>{esc(entry.source)} · run id {esc(a.log.run_id)} · answer key "
-        f"{esc(h.answer_key)}{_threshold(h.semantic_threshold)} · {h.tasks:,} tasks x {h.rounds:,} rounds · "
+        f"{esc(key_described(h.answer_key, h.semantic_threshold, h.judge_model))} · "
+        f"{h.tasks:,} tasks x {h.rounds:,} rounds · "
         f"{h.results:,} results</p>",
         _figures(report),
         f"<p class='{'ok' if h.route.held else 'warn'}'><b>Route:</b> {esc(h.route.verdict)}</p>",
@@ -406,8 +408,3 @@ def _fmt_cell(value: object) -> object:
 def _shorten(text: object) -> str:
     s = "(no answer)" if _missing(text) else str(text)
     return s if len(s) <= MAX_ANSWER_CHARS else s[: MAX_ANSWER_CHARS - 1] + "…"
-
-
-def _threshold(value: float | None) -> str:
-    """The semantic key's threshold beside the key's name, so a reader knows what joined answers."""
-    return "" if value is None else f" (similarity threshold {value:.2f})"

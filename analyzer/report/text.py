@@ -8,6 +8,7 @@ import pandas as pd
 
 import analyzer.numbers as numbers
 from analyzer.log.field_labels import field_label
+from analyzer.metrics.answer_keys import key_described
 from analyzer.metrics.cost import CostFigures, cost_phrase, usd
 from analyzer.metrics.route_drift import drift_sentence
 from analyzer.metrics.route_factors import side_counts
@@ -126,7 +127,7 @@ def _flagged_lines(h: Headline) -> list[str]:
 
 def answer_lines(h: Headline) -> list[str]:
     """The Answers section: consistency and the gap, no answers, tasks reported apart."""
-    lines = [_answers_heading(h.answer_key, h.semantic_threshold)]
+    lines = [f"Answers (key: {key_described(h.answer_key, h.semantic_threshold, h.judge_model)})"]
     lines.append(
         f"  consistent tasks   {h.consistent_tasks}/{h.tasks_measured} ({pct(h.answer_consistency_rate)})"
         f" · answer gap {pp(h.answer_gap_pp)}{interval(h.answer_gap_ci, 'pp')}"
@@ -158,12 +159,6 @@ def outcome_section(h: Headline) -> list[str]:
     else:
         lines = outcome_lines(h.outcome)
     return lines + score_lines(h.score)
-
-
-def _answers_heading(key: str, threshold: float | None) -> str:
-    """ "Answers (key: ...)", with the semantic key's threshold beside it."""
-    shown = f", similarity threshold {threshold:.2f}" if threshold is not None else ""
-    return f"Answers (key: {key}{shown})"
 
 
 def retry_lines(r: RetryFigures) -> list[str]:

@@ -77,6 +77,9 @@ def test_tasks_page_shows_each_joined_answers_verdict_and_reason(tmp_path: Path)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert any(f"judged by {judge.name}" in m.value for m in at.markdown)
+    assert any("answer key **judge, judged by gpt\\-4o\\-mini**" in c.value for c in at.caption), [
+        c.value for c in at.caption
+    ]
     [members] = [d.value for d in at.dataframe if "verdict" in d.value.columns]
     joined = members.set_index("answer").loc["84.97 usd"]
     assert joined["representative"] == "$84.97" and joined["verdict"] == "same"

@@ -60,7 +60,7 @@ def test_compare_export_and_report_take_the_key(capsys: pytest.CaptureFixture[st
     html = tmp_path / "r.html"
     code, out, err = run(capsys, "report", str(LOG), "--key", "semantic", "-o", str(html))
     assert code == 0, err
-    assert "answer key semantic (similarity threshold 0.65)" in html.read_text(encoding="utf-8")
+    assert "answer key semantic, similarity threshold 0.65" in html.read_text(encoding="utf-8")
 
 
 def test_route_embeddings_run_offline_on_the_simulator(capsys: pytest.CaptureFixture[str]) -> None:

@@ -119,7 +119,9 @@ def test_the_cli_shows_the_calls_and_needs_yes_or_a_limit(capsys: pytest.Capture
     err = capsys.readouterr().err
     assert code == 2 and "at most" in err and "--yes" in err and len(err.strip().splitlines()) == 1
     assert main(["analyze", str(SAMPLE), "--key", "judge", "--judge-limit", "3"]) == 0
-    assert "judge key (gpt-4o-mini@" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "judge key (gpt-4o-mini@" in out
+    assert "Answers (key: judge, judged by gpt-4o-mini)" in out  # the figure names its judge
 
 
 def test_the_judge_key_variable_follows_the_rerun_rules(
