@@ -20,7 +20,7 @@ from analyzer.importers.tau2_bench import SIMULATIONS_DIR
 
 
 def source_stamp(path: str | os.PathLike[str]) -> str:
-    """Size and modification time of every file a read of `path` opens, hashed, after their count.
+    """Size and modification time of every file a read of `path` opens, hashed, prefixed by their count.
 
     Raises:
         OSError: `path` cannot be examined (the caller reports it as missing or unreadable).
