@@ -401,9 +401,8 @@ def grade_reasons(log: RunLog, task_id: str) -> dict[int, str]:
     grading reason: an assertion's message, or the error its code threw)."""
     out: dict[int, str] = {}
     for rnd, result in log.results():
-        reason = (result.model_extra or {}).get("grade_reason")
-        if str(result.task_id) == task_id and isinstance(reason, str) and reason:
-            out[rnd] = shown_text(reason) or ""
+        if str(result.task_id) == task_id and result.grade_reason:
+            out[rnd] = shown_text(result.grade_reason) or ""
     return out
 
 

@@ -28,6 +28,12 @@ def is_eval_set(folder: Path) -> bool:
     return (folder / LISTING).is_file()
 
 
+def set_files(folder: Path) -> list[Path]:
+    """The listing and every `.eval` or `.json` file directly in the folder: a superset of the logs
+    it lists (plain names inside it), found without parsing the listing."""
+    return sorted(p for p in folder.iterdir() if p.suffix in (".eval", ".json") and p.is_file())
+
+
 def read_eval_set(folder: Path) -> tuple[tuple[list[Row], Provenance], Source, bytes]:
     """The rows and provenance of every listed log as one log of experiment groups, the source
     (named after the folder) and the bytes its run id is derived from."""

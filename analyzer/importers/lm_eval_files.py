@@ -23,6 +23,8 @@ from analyzer.safety.bounded_read import read_file
 _HEAD_BYTES = 64 * 1024
 TIME = re.compile(r"(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?)")
 """The time lm-eval puts in a run's file names."""
+NATIVE_SUFFIX = ".altk_runs.json"
+"""RerunLens's own logs (runs, re-runs, imports), which lm-eval never writes: not read for its keys."""
 
 
 def run_time(path: Path) -> str | None:
@@ -97,15 +99,33 @@ def newest_results(folder: Path) -> tuple[Path | None, list[str]]:
     return None, []
 
 
-def _is_results_file(path: Path) -> bool:
-    """A results file by its content: its first bytes name lm-eval's keys before the whole is parsed
-    (a folder of large run logs is not read through to find none)."""
+def read_beside(path: Path) -> list[Path]:
+    """The files a read of `path` may open beside it, decided by names and first bytes only (the
+    dashboard's cache key takes their times on every page visit): a samples file's results file, or
+    a results file's samples files (every task's, a superset of those its `configs` name)."""
+    time = run_time(path)
+    if path.name.startswith("samples_") and path.suffix == ".jsonl":
+        candidate = path.parent / f"results_{time}.json"
+        return [candidate] if time and candidate.is_file() else []
+    if path.suffix != ".json" or path.name.endswith(NATIVE_SUFFIX) or not _head_looks_like_results(path):
+        return []
+    return sorted(path.parent.glob(f"samples_*_{glob_escape(time)}.jsonl" if time else "samples_*.jsonl"))
+
+
+def _head_looks_like_results(path: Path) -> bool:
+    """Whether a file's first bytes name lm-eval's results keys (nothing is parsed)."""
     try:
         with path.open("rb") as fh:
             head = fh.read(_HEAD_BYTES)
     except OSError:
         return False
-    if b'"results"' not in head or not (b'"alias"' in head or b'"configs"' in head):
+    return b'"results"' in head and (b'"alias"' in head or b'"configs"' in head)
+
+
+def _is_results_file(path: Path) -> bool:
+    """A results file by its content: its first bytes name lm-eval's keys before the whole is parsed
+    (a folder of large run logs is not read through to find none)."""
+    if not _head_looks_like_results(path):
         return False
     try:
         return is_results(

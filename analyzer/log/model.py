@@ -199,6 +199,9 @@ class Result(_Record):
     """Whether the answer was graded correct."""
     score: Number | None = None
     """Graded score, compared with a threshold when `success` is absent."""
+    grade_reason: str | None = None
+    """Why the grader failed this result, in its own words (promptfoo's grading reason: an assertion's
+    message, or the error its code threw; first line, at most 300 characters); null when not given."""
     started_at: datetime | None = None
     """When work on the result began (UTC)."""
     finished_at: datetime | None = None

@@ -55,7 +55,7 @@ RESULT_FIELDS: tuple[str, ...] = (
 )
 """Result fields kept as columns (nested objects are handled apart)."""
 
-UNUSED_RESULT_FIELDS: tuple[str, ...] = ("expected", "trajectory")
+UNUSED_RESULT_FIELDS: tuple[str, ...] = ("expected", "trajectory", "grade_reason")
 """Result fields no figure reads as such; the fast decoder still validates them (a trajectory is kept
 as its tool-call signature, the `actions` column)."""
 

@@ -6,8 +6,10 @@ Everything lands in `./runs` under the working directory; `sample_runs/` is neve
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import app_kit
@@ -104,3 +106,22 @@ def test_a_full_session_writes_into_runs_and_never_into_sample_runs(cwd: Path) -
             check=True,
         )
         assert status.stdout == ""
+
+
+def test_the_session_first_in_a_fresh_process_leaves_the_next_pages_drawn(tmp_path: Path) -> None:
+    """In the order no suite run happened to use: the session test first in its own process (it works
+    in a fresh folder), then a page that needs the project's streamlit settings."""
+    session = test_a_full_session_writes_into_runs_and_never_into_sample_runs.__name__
+    first = f"{Path(__file__).relative_to(ROOT).as_posix()}::{session}"
+    then = "tests/app/test_app_smoke.py::test_every_view_on_the_sample_logs[overview]"
+    args = ["-q", "-p", "no:cacheprovider", f"--basetemp={tmp_path / 'inner'}", first, then]
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *args],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "2 passed" in done.stdout

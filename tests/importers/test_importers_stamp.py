@@ -60,3 +60,57 @@ def test_a_plain_log_is_stamped_by_itself_only(tmp_path: Path) -> None:
     assert source_stamp(log) == before
     _touch_later(log)
     assert source_stamp(log) != before
+
+
+LM_EVAL_RUN = FOREIGN / "lm_eval" / "simulated" / "gpt-4o-mini"
+
+
+def test_an_lm_eval_results_file_is_stale_when_a_samples_file_of_its_run_changes(tmp_path: Path) -> None:
+    run = shutil.copytree(LM_EVAL_RUN, tmp_path / "gpt-4o-mini")
+    [results] = run.glob("results_*.json")
+    assert len(load_any(results).log.runs[0]) > 0  # the layout the loader reads
+    before = source_stamp(results)
+    samples = sorted(run.glob("samples_*.jsonl"))
+    _touch_later(samples[-1])
+    assert source_stamp(results) != before
+    after = source_stamp(results)
+    (run / "notes.txt").write_text("not read with the run")
+    (run / "samples_arith_once_2025-01-01T00-00-00.000001.jsonl").write_text("{}")  # another run's
+    assert source_stamp(results) == after
+
+
+def test_an_lm_eval_samples_file_is_stale_when_its_results_file_changes(tmp_path: Path) -> None:
+    run = shutil.copytree(LM_EVAL_RUN, tmp_path / "gpt-4o-mini")
+    samples = next(run.glob("samples_arith_vote_*.jsonl"))
+    before = source_stamp(samples)
+    _touch_later(next(run.glob("results_*.json")))
+    assert source_stamp(samples) != before
+
+
+def test_an_older_lm_eval_results_name_reads_its_samples_too(tmp_path: Path) -> None:
+    run = shutil.copytree(FOREIGN / "lm_eval" / "eleutherai", tmp_path / "run")
+    [results] = run.glob("masakhaner_*.json")  # `<task>_<time>.json`, not `results_<time>.json`
+    before = source_stamp(results)
+    _touch_later(next(run.glob("samples_*.jsonl")))
+    assert source_stamp(results) != before
+
+
+def test_a_renamed_lm_eval_results_file_without_a_time_still_reads_its_samples(tmp_path: Path) -> None:
+    run = shutil.copytree(LM_EVAL_RUN, tmp_path / "gpt-4o-mini")
+    results = next(run.glob("results_*.json")).rename(run / "my_run.json")
+    assert len(load_any(results).log.runs[0]) > 0  # the reader finds the samples by task name
+    before = source_stamp(results)
+    _touch_later(next(run.glob("samples_*.jsonl")))
+    assert source_stamp(results) != before
+
+
+def test_an_inspect_eval_set_is_stale_when_a_listed_log_changes_and_only_then(tmp_path: Path) -> None:
+    folder = shutil.copytree(FOREIGN / "inspect_ai" / "eval_set", tmp_path / "logs")
+    listing = folder / "logs.json"
+    before = {p: source_stamp(p) for p in (folder, listing)}
+    (folder / "README.txt").write_text("not a log")
+    (folder / "old").mkdir()
+    (folder / "old" / "x.eval").write_text("a subfolder's file is not read with the set")
+    assert {p: source_stamp(p) for p in before} == before
+    _touch_later(next(folder.glob("*.eval")))
+    assert all(source_stamp(p) != stamp for p, stamp in before.items())
