@@ -11,7 +11,10 @@ one pass: past it the judge fails, and the tasks it did not reach keep their ans
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import threading
+import weakref
 from dataclasses import dataclass
 
 import openai
@@ -49,7 +52,11 @@ def judge_profile(route: JudgeRoute) -> RouteProfile:
 
 
 class RouteJudge:
-    """`decide(prompt, a, b)` over HTTP; `calls` counts the requests sent."""
+    """`decide(prompt, a, b)` over HTTP; `calls` counts the requests sent.
+
+    One client (and, with no base URL, one simulator) serves every call of the judge's life: opened
+    on the first call, closed by `close()` or when the judge is collected, so a pass of many calls
+    pays for one connection, not one per call."""
 
     def __init__(self, profile: RouteProfile, limit: int | None = None) -> None:
         self.profile = profile
@@ -59,27 +66,52 @@ class RouteJudge:
         """Names the model and the endpoint (by a hash of its URL): the cache key's model part."""
         self.limit = limit
         self.calls = 0
+        self._opened: _Opened | None = None
+        self._opening = threading.Lock()
+
+    def _open(self) -> _Opened:
+        with self._opening:
+            if self._opened is None:
+                keys = read_keys([self.profile.key_env])
+                stack = contextlib.ExitStack()
+                served = stack.enter_context(serving(self.profile))
+                client, _transport = make_client(self.profile, served.base_url, key_ring(keys, served))
+                stack.callback(client.close)
+                self._opened = _Opened(client, served.shown_url, list(keys.keys), stack)
+                weakref.finalize(self, stack.close)
+            return self._opened
+
+    def close(self) -> None:
+        """Close the connection (and stop the simulator); a later call opens them again."""
+        with self._opening:
+            opened, self._opened = self._opened, None
+        if opened is not None:
+            opened.stack.close()
 
     def decide(self, prompt: str, a: str, b: str) -> Decision:
         """The judge's verdict on one pair (an unclear reply is `Decision(None, ...)`)."""
         if self.limit is not None and self.calls >= self.limit:
             raise JudgeFailed(f"the judge's limit of {self.limit:,} calls is reached")
-        keys = read_keys([self.profile.key_env])
+        opened = self._open()
         self.calls += 1
-        with serving(self.profile) as served:
-            client, _transport = make_client(self.profile, served.base_url, key_ring(keys, served))
-            try:
-                reply = client.chat.completions.create(
-                    model=self.model,
-                    messages=judge_messages(prompt, a, b),  # type: ignore[arg-type]
-                    temperature=0,
-                    seed=JUDGE_SEED,
-                    max_tokens=JUDGE_MAX_TOKENS,
-                )
-            except openai.OpenAIError as exc:
-                said = one_line(scrub(str(exc), list(keys.keys)))
-                raise JudgeFailed(f"{served.shown_url}/chat/completions: {said}") from None
-            finally:
-                client.close()
+        try:
+            reply = opened.client.chat.completions.create(
+                model=self.model,
+                messages=judge_messages(prompt, a, b),  # type: ignore[arg-type]
+                temperature=0,
+                seed=JUDGE_SEED,
+                max_tokens=JUDGE_MAX_TOKENS,
+            )
+        except openai.OpenAIError as exc:
+            said = one_line(scrub(str(exc), opened.secrets))
+            raise JudgeFailed(f"{opened.shown_url}/chat/completions: {said}") from None
         text = reply.choices[0].message.content if reply.choices else None
-        return read_verdict(scrub(text or "", list(keys.keys)))
+        return read_verdict(scrub(text or "", opened.secrets))
+
+
+@dataclass(frozen=True)
+class _Opened:
+    client: openai.OpenAI
+    shown_url: str
+    secrets: list[str]
+    stack: contextlib.ExitStack

@@ -167,3 +167,24 @@ def test_a_rerun_under_the_judge_key_is_refused_before_it_runs(
     argv = ["rerun", str(SAMPLE), "--only", "shop-001", "--repeat", "2", "--out", str(out), "--quiet"]
     assert main([*argv, "--key", "judge"]) == 2
     assert "--judge-limit" in capsys.readouterr().err and not out.exists()
+
+
+def test_one_connection_and_one_simulator_serve_a_whole_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import analyzer.runner.judge as judge_module
+
+    real, entered = judge_module.serving, []
+
+    def counted(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
+        entered.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(judge_module, "serving", counted)
+    judge = RouteJudge(build_profile(env={}))
+    analyze(_log(), "judge", semantic=_options(judge, tmp_path))
+    assert judge.calls > 1 and len(entered) == 1
+    judge.close()
+    judge.decide("Total?", "$1", "1 dollar")  # opens again after a close
+    assert len(entered) == 2
+    judge.close()
