@@ -28,7 +28,8 @@ from analyzer.audit.kernels import features
 from analyzer.audit.ledger import sum_ratio
 from analyzer.audit.samples import COLUMNS, Samples, padded
 from analyzer.importers import load_any
-from analyzer.metrics.token_count import count_exchange, count_text
+from analyzer.metrics.exchange_count import count_exchange
+from analyzer.metrics.token_count import count_text
 from analyzer.simulator import Scenario, Simulator
 from analyzer.simulator.scenario import Distortion, Substitute
 

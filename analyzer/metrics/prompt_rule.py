@@ -1,0 +1,275 @@
+"""What a request's prompt costs by the OpenAI cookbook's rules, or why it cannot be counted offline.
+
+The rules are those of the cookbook notebook "How to count tokens with tiktoken"
+(github.com/openai/openai-cookbook, examples/How_to_count_tokens_with_tiktoken.ipynb, sections 6 and 7,
+`num_tokens_from_messages` and `num_tokens_for_tools`), which the notebook checks against the API's
+own `prompt_tokens` (101 for its weather tool on gpt-4o and gpt-4o-mini, 105 on gpt-4 and gpt-3.5-turbo;
+tests/metrics/test_prompt_rule.py counts the same request here):
+- each message costs `PER_MESSAGE` plus every text it carries (role, content, name; a name adds
+  `PER_NAME`), and the reply is primed with `REPLY_PRIMING`;
+- each function definition costs `func_init` plus `name:description`, its properties `prop_init` and
+  each `prop_key` plus `name:type:description`, each enum `enum_init` plus `enum_item` and its text per
+  item; a description loses one final full stop; the definitions together add `func_end` once.
+  The notebook gives the constants for gpt-4o and gpt-4o-mini (o200k_base: `func_init` 7) and for
+  gpt-4 and gpt-3.5-turbo (cl100k_base: 10); the others are the same for both. A model it does not
+  name gets the constants of its vocabulary's family.
+A request whose shape the rules do not cover gets no count, with the reason (`Uncovered`), never a
+count that is silently too low: images, audio and files, a content part of another type, an
+assistant message's tool calls (the notebook has no rule for them), a tool that is not a function, a
+parameter that is itself an object or an array of objects or carries a schema keyword the rule does not
+read (`default`, `minimum`, `anyOf`, ...), a forced `tool_choice`, a JSON-schema response format.
+The Responses API's request is read as the chat request it stands for (`instructions` a system
+message, a string `input` one user message, message items as messages, function tools as functions);
+a request that continues a stored response or conversation is not counted (its prompt is not in it).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from analyzer.metrics.token_count import CL100K, PER_MESSAGE, PER_NAME, REPLY_PRIMING, count_text
+
+
+@dataclass(frozen=True)
+class ToolConstants:
+    func_init: int
+    prop_init: int = 3
+    prop_key: int = 3
+    enum_init: int = -3
+    enum_item: int = 3
+    func_end: int = 12
+
+
+O200K_TOOLS = ToolConstants(func_init=7)
+"""The notebook's constants for gpt-4o and gpt-4o-mini."""
+CL100K_TOOLS = ToolConstants(func_init=10)
+"""The notebook's constants for gpt-4 and gpt-3.5-turbo."""
+TEXT_PARTS = ("text", "input_text", "output_text")
+"""Content parts that are text (chat's `text`, the Responses API's input and output text)."""
+_FUNCTION_KEYS = {"name", "description", "parameters", "strict"}
+_PARAMETERS_KEYS = {"type", "properties", "required", "additionalProperties"}
+_PROPERTY_KEYS = {"type", "description", "enum", "items"}
+_PLAIN_TYPES = {"string", "number", "integer", "boolean"}
+_FREE_CHOICES = (None, "auto", "none")
+_PLAIN_FORMATS = (None, "text", "json_object")
+_STORED = ("previous_response_id", "conversation", "prompt")
+
+
+@dataclass(frozen=True)
+class Uncovered:
+    """Why a request's prompt is not counted (one line)."""
+
+    reason: str
+
+
+class _Outside(Exception):
+    """A shape the cookbook's rules do not cover (its message is the reason)."""
+
+
+@dataclass(frozen=True)
+class PromptParts:
+    """A covered prompt: fixed tokens, the texts each counted on its own, and the function
+    definitions (counted as one unit: they repeat every turn, so a caller may keep their count)."""
+
+    fixed: int
+    texts: list[str]
+    functions: list[dict[str, Any]]
+
+
+def tool_constants(encoding: str) -> ToolConstants:
+    return CL100K_TOOLS if encoding == CL100K else O200K_TOOLS
+
+
+def _trimmed(description: str) -> str:
+    return description[:-1] if description.endswith(".") else description
+
+
+def tool_parts(functions: list[dict[str, Any]], encoding: str) -> tuple[int, list[str]]:
+    """The function definitions' fixed tokens and texts by the notebook's `num_tokens_for_tools`."""
+    if not functions:
+        return 0, []
+    k = tool_constants(encoding)
+    fixed, texts = k.func_end, []
+    for f in functions:
+        fixed += k.func_init
+        texts.append(f"{f['name']}:{_trimmed(f.get('description') or '')}")
+        properties = (f.get("parameters") or {}).get("properties") or {}
+        fixed += k.prop_init if properties else 0
+        for name, prop in properties.items():
+            fixed += k.prop_key
+            if "enum" in prop:
+                fixed += k.enum_init + k.enum_item * len(prop["enum"])
+                texts += prop["enum"]
+            texts.append(f"{name}:{prop.get('type')}:{_trimmed(prop.get('description') or '')}")
+    return fixed, texts
+
+
+def count_tools(functions: list[dict[str, Any]], encoding: str) -> int:
+    """Tokens of checked function definitions (`PromptParts.functions`)."""
+    fixed, texts = tool_parts(functions, encoding)
+    return fixed + sum(count_text(t, encoding) for t in texts)
+
+
+def count_prompt(parts: PromptParts, encoding: str) -> int:
+    return (
+        parts.fixed
+        + sum(count_text(t, encoding) for t in parts.texts)
+        + count_tools(parts.functions, encoding)
+    )
+
+
+def chat_prompt(body: dict[str, Any]) -> PromptParts | Uncovered:
+    """A chat completion request's prompt parts, or why the rules do not cover it."""
+    try:
+        messages = body.get("messages")
+        if not isinstance(messages, list):
+            raise _Outside("the request has no list of messages")
+        fixed, texts = _messages(messages)
+        tools = [_tool(t) for t in _list(body, "tools")] + [_function(f) for f in _list(body, "functions")]
+        _check_choices(body, tools)
+        form = body.get("response_format")
+        _check_format(form.get("type") if isinstance(form, dict) else form, "response_format")
+    except _Outside as outside:
+        return Uncovered(str(outside))
+    return PromptParts(fixed, texts, tools)
+
+
+def responses_prompt(body: dict[str, Any]) -> PromptParts | Uncovered:
+    """A Responses API request's prompt parts (as the chat request it stands for), or why not."""
+    try:
+        stored = next((k for k in _STORED if body.get(k) is not None), None)
+        if stored is not None:
+            raise _Outside(f"it continues a stored prompt (`{stored}`) that the request does not carry")
+        raw = body.get("input")
+        items = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
+        if not isinstance(items, list):
+            raise _Outside("its `input` is neither a text nor a list of items")
+        instructions = body.get("instructions")
+        system = [{"role": "system", "content": instructions}] if isinstance(instructions, str) else []
+        fixed, texts = _messages(system + [_input_message(i) for i in items])
+        tools = [_tool(t, nested=False) for t in _list(body, "tools")]
+        _check_choices(body, tools)
+        text = body.get("text")
+        form = text.get("format") if isinstance(text, dict) else None
+        _check_format(form.get("type") if isinstance(form, dict) else form, "text.format")
+    except _Outside as outside:
+        return Uncovered(str(outside))
+    return PromptParts(fixed, texts, tools)
+
+
+def _list(body: dict[str, Any], name: str) -> list[Any]:
+    value = body.get(name)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise _Outside(f"its `{name}` is not a list")
+    return value
+
+
+def _messages(messages: list[Any]) -> tuple[int, list[str]]:
+    """The notebook's `num_tokens_from_messages`: every text a message carries, each on its own."""
+    fixed, texts = REPLY_PRIMING, []
+    for m in messages:
+        if not isinstance(m, dict):
+            raise _Outside("a message is not an object")
+        fixed += PER_MESSAGE
+        for key, value in m.items():
+            if value is None or value == []:
+                continue
+            if key in ("tool_calls", "function_call"):
+                raise _Outside("an assistant message carries tool calls (the cookbook has no rule for them)")
+            if key == "content":
+                texts.append(_content(value))
+            elif isinstance(value, str):
+                texts.append(value)
+                fixed += PER_NAME if key == "name" else 0
+            else:
+                raise _Outside(f"a message's `{key}` is not text")
+    return fixed, texts
+
+
+def _content(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise _Outside("a message's content is neither text nor a list of parts")
+    out = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind not in TEXT_PARTS or not isinstance(part.get("text"), str):
+            raise _Outside(f"a content part of type `{kind}` (only text is counted offline)")
+        out.append(part["text"])
+    return "".join(out)
+
+
+def _input_message(item: Any) -> dict[str, Any]:
+    """A Responses input item as the chat message it stands for (a message item only)."""
+    kind = item.get("type", "message") if isinstance(item, dict) else None
+    if kind != "message" or not isinstance(item.get("role"), str):
+        raise _Outside(f"an input item of type `{kind}` (only messages are counted offline)")
+    return {"role": item["role"], "content": item.get("content")}
+
+
+def _tool(tool: Any, nested: bool = True) -> dict[str, Any]:
+    """A function tool's definition, checked (chat nests it under `function`; Responses does not)."""
+    kind = tool.get("type") if isinstance(tool, dict) else None
+    if kind != "function":
+        raise _Outside(f"a tool of type `{kind}` (only function definitions have a rule)")
+    return _function(tool.get("function") if nested else {k: v for k, v in tool.items() if k != "type"})
+
+
+def _function(f: Any) -> dict[str, Any]:
+    if not isinstance(f, dict) or not isinstance(f.get("name"), str):
+        raise _Outside("a function definition without a name")
+    extra = sorted(set(f) - _FUNCTION_KEYS)
+    if extra or not isinstance(f.get("description", ""), str):
+        raise _Outside(
+            f"function `{f['name']}` carries `{(extra or ['description'])[0]}` the rule does not read"
+        )
+    parameters = f.get("parameters") or {}
+    extra = sorted(set(parameters) - _PARAMETERS_KEYS) if isinstance(parameters, dict) else ["parameters"]
+    properties = parameters.get("properties") or {} if isinstance(parameters, dict) else None
+    if extra or parameters.get("type", "object") != "object" or not isinstance(properties, dict):
+        raise _Outside(
+            f"function `{f['name']}`'s parameters carry `{(extra or ['type'])[0]}` the rule does not read"
+        )
+    for name, prop in properties.items():
+        _check_property(f["name"], name, prop)
+    return f
+
+
+def _check_property(function: str, name: str, prop: Any) -> None:
+    """A parameter the rule's `name:type:description` line covers: a plain type, an enum of texts, an
+    array of a plain type; nothing nested, no other schema keyword."""
+    where = f"parameter `{name}` of `{function}`"
+    if not isinstance(prop, dict):
+        raise _Outside(f"{where} is not a schema object")
+    kind, items = prop.get("type"), prop.get("items")
+    if kind == "object" or not isinstance(kind, str) and kind is not None:
+        raise _Outside(f"{where} has type `{kind}` (an object or a union: nested, no rule)")
+    extra = sorted(set(prop) - _PROPERTY_KEYS)
+    if extra:
+        raise _Outside(f"{where} carries `{extra[0]}` the rule does not read")
+    plain_items = isinstance(items, dict) and set(items) <= {"type"} and str(items.get("type")) in _PLAIN_TYPES
+    if kind == "array" and not plain_items:
+        raise _Outside(f"{where} is an array of objects or of an unnamed type (nested: no rule)")
+    if kind not in _PLAIN_TYPES | {"array"} or (items is not None and kind != "array"):
+        raise _Outside(f"{where} has type `{kind}`, which the rule does not name")
+    enum = prop.get("enum")
+    if enum is not None and not (isinstance(enum, list) and all(isinstance(e, str) for e in enum)):
+        raise _Outside(f"{where} has an enum of other values than texts")
+    if not isinstance(prop.get("description", ""), str):
+        raise _Outside(f"{where} has a description that is not text")
+
+
+def _check_choices(body: dict[str, Any], tools: list[dict[str, Any]]) -> None:
+    choice = body.get("tool_choice", body.get("function_call"))
+    if tools and choice not in _FREE_CHOICES:
+        shown = choice if isinstance(choice, str) else "a named function"
+        raise _Outside(f"tool_choice `{shown}` forces a call (the rule was checked without one)")
+
+
+def _check_format(kind: Any, name: str) -> None:
+    if kind not in _PLAIN_FORMATS:
+        raise _Outside(f"{name} `{kind}` adds a schema the rule does not count")
