@@ -162,7 +162,7 @@ def proxy_cost(repeats: int = 2000) -> tuple[float, float, int]:
         "usage": {"prompt_tokens": 1},
     }
     raw = json.dumps(request), json.dumps(response)
-    size = count_exchange(request, response).prompt_counted
+    size = count_exchange(request, response).prompt_counted or 0  # plain text messages: always counted
     counted, parsed = [], []
     for _ in range(repeats):
         t = time.perf_counter()

@@ -251,8 +251,8 @@ def _check_property(function: str, name: str, prop: Any) -> None:
     extra = sorted(set(prop) - _PROPERTY_KEYS)
     if extra:
         raise _Outside(f"{where} carries `{extra[0]}` the rule does not read")
-    plain_items = isinstance(items, dict) and set(items) <= {"type"} and str(items.get("type")) in _PLAIN_TYPES
-    if kind == "array" and not plain_items:
+    plain = isinstance(items, dict) and set(items) <= {"type"} and str(items.get("type")) in _PLAIN_TYPES
+    if kind == "array" and not plain:
         raise _Outside(f"{where} is an array of objects or of an unnamed type (nested: no rule)")
     if kind not in _PLAIN_TYPES | {"array"} or (items is not None and kind != "array"):
         raise _Outside(f"{where} has type `{kind}`, which the rule does not name")

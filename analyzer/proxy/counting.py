@@ -5,7 +5,8 @@ request arriving meanwhile is forwarded between two steps, not after the whole c
 holds the interpreter while it runs: about 0.6 ms per 8,000 tokens). A text is cut only where its
 tokens do not change (`RunningCount`), so the stepwise count equals the count in one go. An agent
 resends its whole conversation every turn, so each message's count is kept by the hash of its text
-(`SEEN_TEXTS` of them, least recently used dropped): a turn counts only its new messages. Only the
+(`SEEN_TEXTS` of them, least recently used dropped): a turn counts only its new messages. Tool
+definitions repeat every turn too: their count is kept by the hash of the definitions. Only the
 counts reach the journal, never the texts.
 """
 
@@ -13,11 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import json
 import threading
 from collections import OrderedDict
 from typing import Any
 
-from analyzer.metrics.token_count import MAX_COUNTED_CHARS, RunningCount, count_text, message_parts
+from analyzer.metrics.prompt_rule import Uncovered, tool_parts
+from analyzer.metrics.token_count import MAX_COUNTED_CHARS, RunningCount, count_text
 from analyzer.proxy.facts import RequestFacts, ResponseFacts
 
 STEP_CHARS = 2_000
@@ -30,15 +33,20 @@ NOT_CHAT = "not a chat completion (or its body is over the counting bound)"
 async def attempt_counts(asked: RequestFacts, answered: ResponseFacts) -> dict[str, Any]:
     """The attempt record's `counted` (and `not_counted`, why a figure is missing)."""
     if answered.counting is None or asked.messages is None:
-        return {"not_counted": NOT_CHAT}
+        return {"not_counted": asked.not_counted or NOT_CHAT}
     encoding = answered.counting.encoding
-    fixed, texts = message_parts(asked.messages)
+    parts = asked.prompt_parts()
+    uncovered = parts.reason if isinstance(parts, Uncovered) else None
     prompt = None
-    if sum(map(len, texts)) <= MAX_COUNTED_CHARS:
-        prompt = fixed + sum([await _text_tokens(t, encoding) for t in texts])
+    if not isinstance(parts, Uncovered) and sum(map(len, parts.texts)) <= MAX_COUNTED_CHARS:
+        prompt = parts.fixed + sum([await _text_tokens(t, encoding) for t in parts.texts])
+        prompt += await _tools_tokens(parts.functions, encoding)
     completion = await _stepwise(answered.parts, answered.counting)  # a stream's: counted already
-    over = [name for name, n in (("the request", prompt), ("the answer", completion)) if n is None]
+    sizes = ([] if uncovered else [("the request", prompt)]) + [("the answer", completion)]
+    over = [name for name, n in sizes if n is None]
     why = f"{' and '.join(over)} over {MAX_COUNTED_CHARS:,} characters, not counted" if over else None
+    if uncovered:
+        why = "; ".join([f"the prompt, not counted: {uncovered}", *([why] if why else [])])
     counts = {"encoding": encoding, "prompt_tokens": prompt, "completion_tokens": completion}
     return {"counted": counts, "not_counted": why}
 
@@ -59,6 +67,27 @@ async def _stepwise(texts: list[str], running: RunningCount) -> int | None:
 
 _seen: OrderedDict[tuple[str, bytes], int] = OrderedDict()
 _seen_lock = threading.Lock()  # one proxy per event-loop thread, several in one process
+
+
+async def _tools_tokens(functions: list[Any], encoding: str) -> int:
+    """Tool definitions' tokens by the cookbook's rule: kept from an earlier turn (by their hash)."""
+    if not functions:
+        return 0
+    text = json.dumps(functions, sort_keys=True, ensure_ascii=False)
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    key = f"{encoding} tools", digest  # apart from the message texts' keys
+    with _seen_lock:
+        known = _seen.get(key)
+        if known is not None:
+            _seen.move_to_end(key)
+            return known
+    fixed, texts = tool_parts(functions, encoding)
+    tokens = fixed + sum([await _text_tokens(t, encoding) for t in texts])
+    with _seen_lock:
+        _seen[key] = tokens
+        if len(_seen) > SEEN_TEXTS:
+            _seen.popitem(last=False)
+    return tokens
 
 
 async def _text_tokens(text: str, encoding: str) -> int:
