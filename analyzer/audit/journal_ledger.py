@@ -8,12 +8,15 @@ jackknife interval over prompts (a prompt is a distinct request: its messages' h
 as the two-log ledger. Reported completion tokens include hidden reasoning: where the usage details
 give reasoning tokens they are taken out before the comparison and shown apart, as are cached prompt
 tokens (part of the prompt, at another price). Billed attempts are every attempt that reached the
-upstream; logical calls are the attempts grouped into calls (a retry joins its call).
+upstream; logical calls are the attempts grouped into calls (a retry joins its call). A call whose
+prompt the proxy could not count (a shape the cookbook's rules do not cover, an Anthropic request, a
+body over the bound) is left out of the prompt ratio, counted, with the reasons the journal gives.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
@@ -51,8 +54,10 @@ class JournalLedger:
     reasoning: int | None
     """Reasoning tokens reported over the answered calls; None when no usage gives them."""
     not_counted: int
-    """Answered calls the proxy did not count (over its bound, not a chat completion)."""
+    """Answered calls whose prompt the proxy did not count (left out of the prompt ratio)."""
     encoding: str | None
+    not_counted_why: tuple[tuple[str, int], ...] = ()
+    """Why, as the journal says it, with how many calls each; the most frequent first."""
 
     @property
     def verdict(self) -> str:
@@ -147,7 +152,21 @@ def journal_ledger(path: str | os.PathLike[str]) -> JournalLedger:
         reported_total(cols["reasoning"]),
         sum(1 for a in answered if "prompt_tokens" not in a.get("counted", {})),
         ", ".join(sorted(encodings)) or None,
+        _reasons(answered),
     )
+
+
+NOT_COUNTED_PREFIX = "the prompt, not counted: "
+
+
+def _reasons(answered: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
+    """Why the calls without a counted prompt have none (the journal's words), most frequent first."""
+    why = Counter(
+        str(a.get("not_counted") or "no reason recorded").removeprefix(NOT_COUNTED_PREFIX)
+        for a in answered
+        if "prompt_tokens" not in a.get("counted", {})
+    )
+    return tuple(why.most_common())
 
 
 def _columns(answered: list[dict[str, Any]]) -> dict[str, np.ndarray]:
