@@ -86,12 +86,14 @@ def tool_call(body: dict[str, Any], distortion: Distortion, draw: random.Random)
 
 def billed_prompt(request: dict[str, Any], sent: list[Any]) -> int:
     """The prompt an honest o200k_base route bills: the cookbook's rules over the messages the model
-    reads and the tool definitions; a shape they do not cover, its messages plus its extras as JSON."""
-    parts = chat_prompt({**request, "messages": sent})
+    reads and the tool definitions (whatever the tool choice); where they do not cover the request,
+    its messages plus its tools and response format as JSON text."""
+    tools: dict[str, Any] = {k: request[k] for k in ("tools", "functions") if k in request}
+    parts = chat_prompt({"messages": sent, **tools})
     if isinstance(parts, PromptParts):
         return count_prompt(parts, "o200k_base")
-    extras = {k: request[k] for k in ("tools", "functions", "response_format") if k in request}
-    return count_messages(sent) + (count_text(json.dumps(extras, ensure_ascii=False)) if extras else 0)
+    extras = tools | ({"response_format": request["response_format"]} if "response_format" in request else {})
+    return count_messages(sent) + count_text(json.dumps(extras, ensure_ascii=False))
 
 
 def usage(
