@@ -63,7 +63,7 @@ def _journal(tmp_path: Path, distortion: Distortion, extra: list[dict[str, Any]]
             for _ in range(2):
                 for city in CITIES:
                     asked = [SYSTEM, {"role": "user", "content": f"Will it rain in {city} tomorrow?"}]
-                    client.chat.completions.create(model="gpt-4o-mini", messages=asked, tools=TOOLS)  # type: ignore[arg-type]
+                    client.chat.completions.create(model="gpt-4o-mini", messages=asked, tools=TOOLS)
             for body in extra or []:
                 client.chat.completions.create(model="gpt-4o-mini", **body)
     return journal
