@@ -26,7 +26,7 @@ import pandas as pd
 from analyzer.log.model import RunLog, TaskSpec
 from analyzer.log.table import log_table
 from analyzer.log.task_set import task_ids
-from analyzer.metrics.prompt_rule import Uncovered, chat_prompt, count_tools
+from analyzer.metrics.prompt_rule import ToolList, Uncovered, tools_tokens
 from analyzer.metrics.token_count import PER_MESSAGE, REPLY_PRIMING, count_text, encoding_name
 
 OVER = 1.05
@@ -131,10 +131,10 @@ def task_prompt(task: TaskSpec, encoding: str, counted: dict[str, float]) -> tup
         counted[task.prompt] = float(count_text(task.prompt, encoding))
     if not tools:
         return counted[task.prompt], None
-    parts = chat_prompt({"messages": [{"role": "user", "content": task.prompt}], "tools": tools})
-    if isinstance(parts, Uncovered):
-        return float("nan"), parts.reason
-    return counted[task.prompt] + count_tools(parts.functions, encoding), None
+    tokens = tools_tokens(ToolList(tools if isinstance(tools, list) else [tools], []), encoding)
+    if isinstance(tokens, Uncovered):
+        return float("nan"), tokens.reason
+    return counted[task.prompt] + tokens, None
 
 
 def _not_counted_why(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from analyzer.metrics.prompt_rule import PromptParts, Uncovered, chat_prompt, count_prompt
+from analyzer.metrics.prompt_rule import Uncovered, chat_tokens
 from analyzer.metrics.token_count import count_completion, encoding_name
 
 
@@ -42,7 +42,7 @@ def count_exchange(request: Any, response: Any) -> ExchangeCount:
     body = request if isinstance(request, dict) else {}
     model = body.get("model") if isinstance(body.get("model"), str) else None
     enc = encoding_name(model)
-    parts = chat_prompt(body)
+    prompt = chat_tokens(body, enc)
     data = response if isinstance(response, dict) else {}
     choices = data.get("choices") if isinstance(data.get("choices"), list) else []
     message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
@@ -50,11 +50,11 @@ def count_exchange(request: Any, response: Any) -> ExchangeCount:
     usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
     return ExchangeCount(
         enc,
-        count_prompt(parts, enc) if isinstance(parts, PromptParts) else None,
+        None if isinstance(prompt, Uncovered) else prompt,
         count_completion(message, enc) if message is not None else None,
         _int(usage.get("prompt_tokens")),
         _int(usage.get("completion_tokens")),
         _detail(usage, "prompt_tokens_details", "cached_tokens"),
         _detail(usage, "completion_tokens_details", "reasoning_tokens"),
-        parts.reason if isinstance(parts, Uncovered) else None,
+        prompt.reason if isinstance(prompt, Uncovered) else None,
     )

@@ -68,13 +68,28 @@ class _Outside(Exception):
 
 
 @dataclass(frozen=True)
+class ToolList:
+    """A request's tool definitions as sent, checked only when counted (`tools_tokens`): they repeat
+    every turn, so a caller may keep their count, or why they are not counted, by their content."""
+
+    tools: list[Any]
+    """Chat's `tools` (each nested under `function`) or the Responses API's (flat)."""
+    functions: list[Any]
+    """Chat's older `functions`."""
+    flat: bool = False
+
+    def __bool__(self) -> bool:
+        return bool(self.tools or self.functions)
+
+
+@dataclass(frozen=True)
 class PromptParts:
-    """A covered prompt: fixed tokens, the texts each counted on its own, and the function
-    definitions (counted as one unit: they repeat every turn, so a caller may keep their count)."""
+    """A prompt whose messages the rules cover: fixed tokens, the texts each counted on its own, and
+    the tool definitions (counted, or refused, as one unit)."""
 
     fixed: int
     texts: list[str]
-    functions: list[dict[str, Any]]
+    tools: ToolList
 
 
 def tool_constants(encoding: str) -> ToolConstants:
@@ -105,28 +120,47 @@ def tool_parts(functions: list[dict[str, Any]], encoding: str) -> tuple[int, lis
     return fixed, texts
 
 
-def count_tools(functions: list[dict[str, Any]], encoding: str) -> int:
-    """Tokens of checked function definitions (`PromptParts.functions`)."""
+def checked_functions(tools: ToolList) -> list[dict[str, Any]] | Uncovered:
+    """The function definitions the rule covers, or why not."""
+    try:
+        nested = [_tool(t, nested=not tools.flat) for t in tools.tools]
+        return nested + [_function(f) for f in tools.functions]
+    except _Outside as outside:
+        return Uncovered(str(outside))
+
+
+def tools_tokens(tools: ToolList, encoding: str) -> int | Uncovered:
+    """Tokens of a request's tool definitions by the notebook's rule, or why they are not counted."""
+    functions = checked_functions(tools)
+    if isinstance(functions, Uncovered):
+        return functions
     fixed, texts = tool_parts(functions, encoding)
     return fixed + sum(count_text(t, encoding) for t in texts)
 
 
-def count_prompt(parts: PromptParts, encoding: str) -> int:
-    return (
-        parts.fixed
-        + sum(count_text(t, encoding) for t in parts.texts)
-        + count_tools(parts.functions, encoding)
-    )
+def count_prompt(parts: PromptParts, encoding: str) -> int | Uncovered:
+    """A prompt's tokens, or why its tool definitions are not counted."""
+    tools = tools_tokens(parts.tools, encoding)
+    if isinstance(tools, Uncovered):
+        return tools
+    return parts.fixed + sum(count_text(t, encoding) for t in parts.texts) + tools
+
+
+def chat_tokens(body: dict[str, Any], encoding: str) -> int | Uncovered:
+    """A chat completion request's prompt tokens by the cookbook's rules, or why not counted."""
+    parts = chat_prompt(body)
+    return parts if isinstance(parts, Uncovered) else count_prompt(parts, encoding)
 
 
 def chat_prompt(body: dict[str, Any]) -> PromptParts | Uncovered:
-    """A chat completion request's prompt parts, or why the rules do not cover it."""
+    """A chat completion request's prompt parts, or why the rules do not cover it (its tool
+    definitions are checked when counted)."""
     try:
         messages = body.get("messages")
         if not isinstance(messages, list):
             raise _Outside("the request has no list of messages")
         fixed, texts = _messages(messages)
-        tools = [_tool(t) for t in _list(body, "tools")] + [_function(f) for f in _list(body, "functions")]
+        tools = ToolList(_list(body, "tools"), _list(body, "functions"))
         _check_choices(body, tools)
         form = body.get("response_format")
         _check_format(form.get("type") if isinstance(form, dict) else form, "response_format")
@@ -148,7 +182,7 @@ def responses_prompt(body: dict[str, Any]) -> PromptParts | Uncovered:
         instructions = body.get("instructions")
         system = [{"role": "system", "content": instructions}] if isinstance(instructions, str) else []
         fixed, texts = _messages(system + [_input_message(i) for i in items])
-        tools = [_tool(t, nested=False) for t in _list(body, "tools")]
+        tools = ToolList(_list(body, "tools"), [], flat=True)
         _check_choices(body, tools)
         text = body.get("text")
         form = text.get("format") if isinstance(text, dict) else None
@@ -263,7 +297,7 @@ def _check_property(function: str, name: str, prop: Any) -> None:
         raise _Outside(f"{where} has a description that is not text")
 
 
-def _check_choices(body: dict[str, Any], tools: list[dict[str, Any]]) -> None:
+def _check_choices(body: dict[str, Any], tools: ToolList) -> None:
     choice = body.get("tool_choice", body.get("function_call"))
     if tools and choice not in _FREE_CHOICES:
         shown = choice if isinstance(choice, str) else "a named function"

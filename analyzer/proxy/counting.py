@@ -14,12 +14,12 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
+import marshal
 import threading
 from collections import OrderedDict
 from typing import Any
 
-from analyzer.metrics.prompt_rule import Uncovered, tool_parts
+from analyzer.metrics.prompt_rule import ToolList, Uncovered, checked_functions, tool_parts
 from analyzer.metrics.token_count import MAX_COUNTED_CHARS, RunningCount, count_text
 from analyzer.proxy.facts import RequestFacts, ResponseFacts
 
@@ -27,6 +27,8 @@ STEP_CHARS = 2_000
 """Characters counted between two turns of the event loop."""
 SEEN_TEXTS = 4_096
 """Counts of this many message texts are kept (by hash: 16 bytes and a number each)."""
+SEEN_TOOLS = 256
+"""Counts (or reasons not counted) of this many distinct tool lists are kept, by hash."""
 NOT_CHAT = "not a chat completion (or its body is over the counting bound)"
 
 
@@ -35,12 +37,9 @@ async def attempt_counts(asked: RequestFacts, answered: ResponseFacts) -> dict[s
     if answered.counting is None or asked.messages is None:
         return {"not_counted": asked.not_counted or NOT_CHAT}
     encoding = answered.counting.encoding
-    parts = asked.prompt_parts()
-    uncovered = parts.reason if isinstance(parts, Uncovered) else None
-    prompt = None
-    if not isinstance(parts, Uncovered) and sum(map(len, parts.texts)) <= MAX_COUNTED_CHARS:
-        prompt = parts.fixed + sum([await _text_tokens(t, encoding) for t in parts.texts])
-        prompt += await _tools_tokens(parts.functions, encoding)
+    prompt = await _prompt_tokens(asked, encoding)
+    uncovered = prompt if isinstance(prompt, str) else None
+    prompt = None if uncovered else prompt
     completion = await _stepwise(answered.parts, answered.counting)  # a stream's: counted already
     sizes = ([] if uncovered else [("the request", prompt)]) + [("the answer", completion)]
     over = [name for name, n in sizes if n is None]
@@ -49,6 +48,18 @@ async def attempt_counts(asked: RequestFacts, answered: ResponseFacts) -> dict[s
         why = "; ".join([f"the prompt, not counted: {uncovered}", *([why] if why else [])])
     counts = {"encoding": encoding, "prompt_tokens": prompt, "completion_tokens": completion}
     return {"counted": counts, "not_counted": why}
+
+
+async def _prompt_tokens(asked: RequestFacts, encoding: str) -> int | str | None:
+    """The prompt's tokens by the cookbook's rules, why they do not cover it, or None when its
+    messages are over the counting bound."""
+    parts = asked.prompt_parts()
+    if isinstance(parts, Uncovered):
+        return parts.reason
+    tools = await _tools_tokens(parts.tools, encoding)
+    if isinstance(tools, str) or sum(map(len, parts.texts)) > MAX_COUNTED_CHARS:
+        return tools if isinstance(tools, str) else None
+    return tools + parts.fixed + sum([await _text_tokens(t, encoding) for t in parts.texts])
 
 
 async def _stepwise(texts: list[str], running: RunningCount) -> int | None:
@@ -69,24 +80,31 @@ _seen: OrderedDict[tuple[str, bytes], int] = OrderedDict()
 _seen_lock = threading.Lock()  # one proxy per event-loop thread, several in one process
 
 
-async def _tools_tokens(functions: list[Any], encoding: str) -> int:
-    """Tool definitions' tokens by the cookbook's rule: kept from an earlier turn (by their hash)."""
-    if not functions:
+_tools_seen: OrderedDict[tuple[str, bytes], int | str] = OrderedDict()
+
+
+async def _tools_tokens(tools: ToolList, encoding: str) -> int | str:
+    """A request's tool definitions' tokens by the cookbook's rule, or why they are not counted:
+    kept from an earlier turn by a hash of their content (checked and counted only when new)."""
+    if not tools:
         return 0
-    text = json.dumps(functions, sort_keys=True, ensure_ascii=False)
-    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-    key = f"{encoding} tools", digest  # apart from the message texts' keys
+    content = marshal.dumps((tools.flat, tools.tools, tools.functions))  # a tenth of json.dumps' time
+    key = encoding, hashlib.blake2b(content, digest_size=16).digest()
     with _seen_lock:
-        known = _seen.get(key)
+        known = _tools_seen.get(key)
         if known is not None:
-            _seen.move_to_end(key)
+            _tools_seen.move_to_end(key)
             return known
-    fixed, texts = tool_parts(functions, encoding)
-    tokens = fixed + sum([await _text_tokens(t, encoding) for t in texts])
+    functions = checked_functions(tools)
+    if isinstance(functions, Uncovered):
+        tokens: int | str = functions.reason
+    else:
+        fixed, texts = tool_parts(functions, encoding)
+        tokens = fixed + sum([await _text_tokens(t, encoding) for t in texts])
     with _seen_lock:
-        _seen[key] = tokens
-        if len(_seen) > SEEN_TEXTS:
-            _seen.popitem(last=False)
+        _tools_seen[key] = tokens
+        if len(_tools_seen) > SEEN_TOOLS:
+            _tools_seen.popitem(last=False)
     return tokens
 
 

@@ -11,7 +11,7 @@ import json
 import random
 from typing import Any
 
-from analyzer.metrics.prompt_rule import PromptParts, chat_prompt, count_prompt
+from analyzer.metrics.prompt_rule import Uncovered, chat_tokens
 from analyzer.metrics.token_count import count_completion, count_messages, count_text
 from analyzer.simulator.engine import Nudge, count_tokens
 from analyzer.simulator.scenario import Distortion, Scenario
@@ -89,9 +89,9 @@ def billed_prompt(request: dict[str, Any], sent: list[Any]) -> int:
     reads and the tool definitions (whatever the tool choice); where they do not cover the request,
     its messages plus its tools and response format as JSON text."""
     tools: dict[str, Any] = {k: request[k] for k in ("tools", "functions") if k in request}
-    parts = chat_prompt({"messages": sent, **tools})
-    if isinstance(parts, PromptParts):
-        return count_prompt(parts, "o200k_base")
+    tokens = chat_tokens({"messages": sent, **tools}, "o200k_base")
+    if not isinstance(tokens, Uncovered):
+        return tokens
     extras = tools | ({"response_format": request["response_format"]} if "response_format" in request else {})
     return count_messages(sent) + count_text(json.dumps(extras, ensure_ascii=False))
 

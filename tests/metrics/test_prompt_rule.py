@@ -11,11 +11,12 @@ import pytest
 from analyzer.metrics.exchange_count import count_exchange
 from analyzer.metrics.prompt_rule import (
     PromptParts,
+    ToolList,
     Uncovered,
-    chat_prompt,
+    chat_tokens,
     count_prompt,
-    count_tools,
     responses_prompt,
+    tools_tokens,
 )
 from analyzer.metrics.token_count import CL100K, O200K, count_messages, count_text
 
@@ -51,15 +52,21 @@ MESSAGES = [
 
 
 def _count(body: dict[str, Any], encoding: str = O200K) -> int:
-    parts = chat_prompt(body)
-    assert isinstance(parts, PromptParts), parts
-    return count_prompt(parts, encoding)
+    tokens = chat_tokens(body, encoding)
+    assert isinstance(tokens, int), tokens
+    return tokens
 
 
 def _why(body: dict[str, Any]) -> str:
-    parts = chat_prompt(body)
-    assert isinstance(parts, Uncovered)
-    return parts.reason
+    tokens = chat_tokens(body, O200K)
+    assert isinstance(tokens, Uncovered)
+    return tokens.reason
+
+
+def count_tools(functions: list[dict[str, Any]], encoding: str) -> int:
+    tokens = tools_tokens(ToolList([], functions), encoding)
+    assert isinstance(tokens, int), tokens
+    return tokens
 
 
 @pytest.mark.parametrize(
@@ -183,6 +190,14 @@ def test_a_responses_request_counts_as_the_chat_request_it_stands_for() -> None:
         assert isinstance(parts, PromptParts) and count_prompt(parts, O200K) == as_chat
 
 
+def test_a_responses_tool_outside_the_rule_is_named_when_counted() -> None:
+    nested = {"type": "function", "name": "f", "parameters": {"properties": {"o": {"type": "object"}}}}
+    parts = responses_prompt({"input": "hi", "tools": [nested]})
+    assert isinstance(parts, PromptParts)
+    counted = count_prompt(parts, O200K)
+    assert isinstance(counted, Uncovered) and "parameter `o` of `f` has type `object`" in counted.reason
+
+
 @pytest.mark.parametrize(
     ("body", "named"),
     [
@@ -201,4 +216,5 @@ def test_a_responses_request_counts_as_the_chat_request_it_stands_for() -> None:
 )
 def test_a_responses_request_outside_the_rules_is_not_counted(body: dict[str, Any], named: str) -> None:
     parts = responses_prompt(body)
-    assert isinstance(parts, Uncovered) and named in parts.reason
+    counted = parts if isinstance(parts, Uncovered) else count_prompt(parts, O200K)
+    assert isinstance(counted, Uncovered) and named in counted.reason
