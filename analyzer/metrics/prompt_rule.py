@@ -63,6 +63,16 @@ class Uncovered:
     reason: str
 
 
+SHOWN_CHARS = 60
+"""The most of a name from the request (a tool's, a part's type) a reason shows: the journal keeps
+counts and reasons, never the request's text."""
+
+
+def _shown(value: Any) -> str:
+    text = value if isinstance(value, str) else "none" if value is None else type(value).__name__
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
+
+
 class _Outside(Exception):
     """A shape the cookbook's rules do not cover (its message is the reason)."""
 
@@ -219,7 +229,7 @@ def _messages(messages: list[Any]) -> tuple[int, list[str]]:
                 texts.append(value)
                 fixed += PER_NAME if key == "name" else 0
             else:
-                raise _Outside(f"a message's `{key}` is not text")
+                raise _Outside(f"a message's `{_shown(key)}` is not text")
     return fixed, texts
 
 
@@ -232,7 +242,7 @@ def _content(content: Any) -> str:
     for part in content:
         kind = part.get("type") if isinstance(part, dict) else None
         if kind not in TEXT_PARTS or not isinstance(part.get("text"), str):
-            raise _Outside(f"a content part of type `{kind}` (only text is counted offline)")
+            raise _Outside(f"a content part of type `{_shown(kind)}` (only text is counted offline)")
         out.append(part["text"])
     return "".join(out)
 
@@ -241,7 +251,7 @@ def _input_message(item: Any) -> dict[str, Any]:
     """A Responses input item as the chat message it stands for (a message item only)."""
     kind = item.get("type", "message") if isinstance(item, dict) else None
     if kind != "message" or not isinstance(item.get("role"), str):
-        raise _Outside(f"an input item of type `{kind}` (only messages are counted offline)")
+        raise _Outside(f"an input item of type `{_shown(kind)}` (only messages are counted offline)")
     return {"role": item["role"], "content": item.get("content")}
 
 
@@ -249,25 +259,25 @@ def _tool(tool: Any, nested: bool = True) -> dict[str, Any]:
     """A function tool's definition, checked (chat nests it under `function`; Responses does not)."""
     kind = tool.get("type") if isinstance(tool, dict) else None
     if kind != "function":
-        raise _Outside(f"a tool of type `{kind}` (only function definitions have a rule)")
+        raise _Outside(f"a tool of type `{_shown(kind)}` (only function definitions have a rule)")
     return _function(tool.get("function") if nested else {k: v for k, v in tool.items() if k != "type"})
 
 
 def _function(f: Any) -> dict[str, Any]:
     if not isinstance(f, dict) or not isinstance(f.get("name"), str):
         raise _Outside("a function definition without a name")
+    where = f"function `{_shown(f['name'])}`"
     extra = sorted(set(f) - _FUNCTION_KEYS)
     if extra or not isinstance(f.get("description", ""), str):
-        raise _Outside(
-            f"function `{f['name']}` carries `{(extra or ['description'])[0]}` the rule does not read"
-        )
+        raise _Outside(f"{where} carries `{_shown((extra or ['description'])[0])}` the rule does not read")
     parameters = f.get("parameters") or {}
-    extra = sorted(set(parameters) - _PARAMETERS_KEYS) if isinstance(parameters, dict) else ["parameters"]
-    properties = parameters.get("properties") or {} if isinstance(parameters, dict) else None
+    if not isinstance(parameters, dict):
+        raise _Outside(f"{where} has parameters that are not a schema object")
+    extra = sorted(set(parameters) - _PARAMETERS_KEYS)
+    properties = parameters.get("properties") or {}
     if extra or parameters.get("type", "object") != "object" or not isinstance(properties, dict):
-        raise _Outside(
-            f"function `{f['name']}`'s parameters carry `{(extra or ['type'])[0]}` the rule does not read"
-        )
+        shown = _shown((extra or ["type"])[0])
+        raise _Outside(f"{where}'s parameters carry `{shown}` the rule does not read")
     for name, prop in properties.items():
         _check_property(f["name"], name, prop)
     return f
@@ -276,20 +286,20 @@ def _function(f: Any) -> dict[str, Any]:
 def _check_property(function: str, name: str, prop: Any) -> None:
     """A parameter the rule's `name:type:description` line covers: a plain type, an enum of texts, an
     array of a plain type; nothing nested, no other schema keyword."""
-    where = f"parameter `{name}` of `{function}`"
+    where = f"parameter `{_shown(name)}` of `{_shown(function)}`"
     if not isinstance(prop, dict):
         raise _Outside(f"{where} is not a schema object")
     kind, items = prop.get("type"), prop.get("items")
     if kind == "object" or not isinstance(kind, str) and kind is not None:
-        raise _Outside(f"{where} has type `{kind}` (an object or a union: nested, no rule)")
+        raise _Outside(f"{where} has type `{_shown(kind)}` (an object or a union: nested, no rule)")
     extra = sorted(set(prop) - _PROPERTY_KEYS)
     if extra:
-        raise _Outside(f"{where} carries `{extra[0]}` the rule does not read")
+        raise _Outside(f"{where} carries `{_shown(extra[0])}` the rule does not read")
     plain = isinstance(items, dict) and set(items) <= {"type"} and str(items.get("type")) in _PLAIN_TYPES
     if kind == "array" and not plain:
         raise _Outside(f"{where} is an array of objects or of an unnamed type (nested: no rule)")
     if kind not in _PLAIN_TYPES | {"array"} or (items is not None and kind != "array"):
-        raise _Outside(f"{where} has type `{kind}`, which the rule does not name")
+        raise _Outside(f"{where} has type `{_shown(kind)}`, which the rule does not name")
     enum = prop.get("enum")
     if enum is not None and not (isinstance(enum, list) and all(isinstance(e, str) for e in enum)):
         raise _Outside(f"{where} has an enum of other values than texts")
@@ -306,4 +316,4 @@ def _check_choices(body: dict[str, Any], tools: ToolList) -> None:
 
 def _check_format(kind: Any, name: str) -> None:
     if kind not in _PLAIN_FORMATS:
-        raise _Outside(f"{name} `{kind}` adds a schema the rule does not count")
+        raise _Outside(f"{name} `{_shown(kind)}` adds a schema the rule does not count")

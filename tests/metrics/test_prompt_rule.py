@@ -218,3 +218,16 @@ def test_a_responses_request_outside_the_rules_is_not_counted(body: dict[str, An
     parts = responses_prompt(body)
     counted = parts if isinstance(parts, Uncovered) else count_prompt(parts, O200K)
     assert isinstance(counted, Uncovered) and named in counted.reason
+
+
+def test_a_reason_shows_at_most_a_short_piece_of_a_name_from_the_request() -> None:
+    long_name = "secret_" + "x" * 500
+    tool = {
+        "type": "function",
+        "function": {"name": long_name, "parameters": {"properties": {"p": {"type": "object"}}}},
+    }
+    why = _why({"messages": MESSAGES, "tools": [tool]})
+    assert long_name not in why and len(why) < 200 and "`secret_xxx" in why
+    assert "a content part of type `dict`" in _why(
+        {"messages": [{"role": "user", "content": [{"type": {"a": 1}}]}]}
+    )
