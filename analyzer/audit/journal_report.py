@@ -35,9 +35,9 @@ def journal_sentence(ledger: JournalLedger) -> str:
 
 def left_out_text(ledger: JournalLedger) -> str:
     """The reasons prompts were not counted, the most frequent first, with how many calls each."""
-    shown = [f"{n} {visible(why)}" for why, n in ledger.not_counted_why[:SHOWN_REASONS]]
+    shown = [f"{n}: {visible(why)}" for why, n in ledger.not_counted_why[:SHOWN_REASONS]]
     rest = sum(n for _, n in ledger.not_counted_why[SHOWN_REASONS:])
-    return "; ".join(shown + ([f"{rest} for other reasons"] if rest else []))
+    return "; ".join(shown + ([f"{rest}: other reasons"] if rest else []))
 
 
 def journal_figures(ledger: JournalLedger) -> dict[str, Any]:

@@ -111,4 +111,4 @@ def test_prompts_the_rules_do_not_cover_are_left_out_and_named(
     assert why["a content part of type `image_url` (only text is counted offline)"] == 2
     assert sum(n for reason, n in why.items() if "tool calls" in reason) == 1
     assert "3 answered calls whose prompt the proxy could not count left out of the prompt ratio" in text
-    assert "2 a content part of type `image_url`" in text
+    assert "(2: a content part of type `image_url`" in text
