@@ -54,7 +54,8 @@ class JournalLedger:
     reasoning: int | None
     """Reasoning tokens reported over the answered calls; None when no usage gives them."""
     not_counted: int
-    """Answered calls whose prompt the proxy did not count (left out of the prompt ratio)."""
+    """Answered calls that reported prompt tokens the proxy did not count (left out of the prompt
+    ratio)."""
     encoding: str | None
     not_counted_why: tuple[tuple[str, int], ...] = ()
     """Why, as the journal says it, with how many calls each; the most frequent first."""
@@ -142,6 +143,7 @@ def journal_ledger(path: str | os.PathLike[str]) -> JournalLedger:
     )[1]
     billed = sum(1 for a in attempts if a.get("status") is not None)
     encodings = {a["counted"]["encoding"] for a in answered if "encoding" in a.get("counted", {})}
+    left_out = _reasons(answered)
     return JournalLedger(
         sum_ratio(cols["prompt_reported"], cols["prompt_counted"], tasks),
         sum_ratio(
@@ -150,23 +152,24 @@ def journal_ledger(path: str | os.PathLike[str]) -> JournalLedger:
         Calls(len(calls), billed, len(calls)),
         reported_total(cols["cached"]),
         reported_total(cols["reasoning"]),
-        sum(1 for a in answered if "prompt_tokens" not in a.get("counted", {})),
+        sum(left_out.values()),
         ", ".join(sorted(encodings)) or None,
-        _reasons(answered),
+        tuple(left_out.most_common()),
     )
 
 
 NOT_COUNTED_PREFIX = "the prompt, not counted: "
 
 
-def _reasons(answered: list[dict[str, Any]]) -> tuple[tuple[str, int], ...]:
-    """Why the calls without a counted prompt have none (the journal's words), most frequent first."""
-    why = Counter(
+def _reasons(answered: list[dict[str, Any]]) -> Counter[str]:
+    """Why the calls that reported prompt tokens the proxy did not count have no count (the journal's
+    words), with how many calls each. A call that reported none (a model list) is not left out: it
+    has nothing to read against a count."""
+    return Counter(
         str(a.get("not_counted") or "no reason recorded").removeprefix(NOT_COUNTED_PREFIX)
         for a in answered
-        if "prompt_tokens" not in a.get("counted", {})
+        if "prompt_tokens" not in a.get("counted", {}) and a.get("usage", {}).get("prompt_tokens") is not None
     )
-    return tuple(why.most_common())
 
 
 def _columns(answered: list[dict[str, Any]]) -> dict[str, np.ndarray]:
