@@ -190,7 +190,9 @@ def responses_prompt(body: dict[str, Any]) -> PromptParts | Uncovered:
         if not isinstance(items, list):
             raise _Outside("its `input` is neither a text nor a list of items")
         instructions = body.get("instructions")
-        system = [{"role": "system", "content": instructions}] if isinstance(instructions, str) else []
+        if not isinstance(instructions, str | None):
+            raise _Outside("its `instructions` are not a text")
+        system = [{"role": "system", "content": instructions}] if instructions is not None else []
         fixed, texts = _messages(system + [_input_message(i) for i in items])
         tools = ToolList(_list(body, "tools"), [], flat=True)
         _check_choices(body, tools)

@@ -212,6 +212,7 @@ def test_a_responses_tool_outside_the_rule_is_named_when_counted() -> None:
         ),
         ({"input": "hi", "tools": [{"type": "web_search"}]}, "web_search"),
         ({"input": "hi", "text": {"format": {"type": "json_schema", "schema": {}}}}, "json_schema"),
+        ({"input": "hi", "instructions": [{"role": "system", "content": "x"}]}, "`instructions`"),
     ],
 )
 def test_a_responses_request_outside_the_rules_is_not_counted(body: dict[str, Any], named: str) -> None:
