@@ -84,6 +84,7 @@ def test_an_honest_tool_using_route_is_as_counted(tmp_path: Path, capsys: pytest
     without_tools = [SYSTEM, {"role": "user", "content": "Will it rain in Lisbon tomorrow?"}]
     assert attempts[0]["counted"]["prompt_tokens"] > count_messages(without_tools) + 30  # the tools count
     assert all(a["counted"]["prompt_tokens"] == a["usage"]["prompt_tokens"] for a in attempts)
+    assert "Get the current weather" not in journal.read_text()  # counts only, never the definitions
     tokens, text = _tokens(journal, capsys)
     assert tokens["verdict"] == "as counted" and tokens["prompt_ratio"] == pytest.approx(1.0, abs=0.01)
     assert tokens["not_counted"] == 0 and "the route is as counted" in text
