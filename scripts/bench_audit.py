@@ -28,7 +28,8 @@ from analyzer.audit.kernels import features
 from analyzer.audit.ledger import sum_ratio
 from analyzer.audit.samples import COLUMNS, Samples, padded
 from analyzer.importers import load_any
-from analyzer.metrics.token_count import count_exchange, count_text
+from analyzer.metrics.exchange_count import count_exchange
+from analyzer.metrics.token_count import count_text
 from analyzer.simulator import Scenario, Simulator
 from analyzer.simulator.scenario import Distortion, Substitute
 
@@ -161,7 +162,7 @@ def proxy_cost(repeats: int = 2000) -> tuple[float, float, int]:
         "usage": {"prompt_tokens": 1},
     }
     raw = json.dumps(request), json.dumps(response)
-    size = count_exchange(request, response).prompt_counted
+    size = count_exchange(request, response).prompt_counted or 0  # plain text messages: always counted
     counted, parsed = [], []
     for _ in range(repeats):
         t = time.perf_counter()

@@ -8,12 +8,15 @@ jackknife interval over prompts (a prompt is a distinct request: its messages' h
 as the two-log ledger. Reported completion tokens include hidden reasoning: where the usage details
 give reasoning tokens they are taken out before the comparison and shown apart, as are cached prompt
 tokens (part of the prompt, at another price). Billed attempts are every attempt that reached the
-upstream; logical calls are the attempts grouped into calls (a retry joins its call).
+upstream; logical calls are the attempts grouped into calls (a retry joins its call). A call whose
+prompt the proxy could not count (a shape the cookbook's rules do not cover, an Anthropic request, a
+body over the bound) is left out of the prompt ratio, counted, with the reasons the journal gives.
 """
 
 from __future__ import annotations
 
 import os
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path, PurePath
 from typing import Any
@@ -51,8 +54,11 @@ class JournalLedger:
     reasoning: int | None
     """Reasoning tokens reported over the answered calls; None when no usage gives them."""
     not_counted: int
-    """Answered calls the proxy did not count (over its bound, not a chat completion)."""
+    """Answered calls that reported prompt tokens the proxy did not count (left out of the prompt
+    ratio)."""
     encoding: str | None
+    not_counted_why: tuple[tuple[str, int], ...] = ()
+    """Why, as the journal says it, with how many calls each; the most frequent first."""
 
     @property
     def verdict(self) -> str:
@@ -137,6 +143,7 @@ def journal_ledger(path: str | os.PathLike[str]) -> JournalLedger:
     )[1]
     billed = sum(1 for a in attempts if a.get("status") is not None)
     encodings = {a["counted"]["encoding"] for a in answered if "encoding" in a.get("counted", {})}
+    left_out = _reasons(answered)
     return JournalLedger(
         sum_ratio(cols["prompt_reported"], cols["prompt_counted"], tasks),
         sum_ratio(
@@ -145,8 +152,23 @@ def journal_ledger(path: str | os.PathLike[str]) -> JournalLedger:
         Calls(len(calls), billed, len(calls)),
         reported_total(cols["cached"]),
         reported_total(cols["reasoning"]),
-        sum(1 for a in answered if "prompt_tokens" not in a.get("counted", {})),
+        sum(left_out.values()),
         ", ".join(sorted(encodings)) or None,
+        tuple(left_out.most_common()),
+    )
+
+
+NOT_COUNTED_PREFIX = "the prompt, not counted: "
+
+
+def _reasons(answered: list[dict[str, Any]]) -> Counter[str]:
+    """Why the calls that reported prompt tokens the proxy did not count have no count (the journal's
+    words), with how many calls each. A call that reported none (a model list) is not left out: it
+    has nothing to read against a count."""
+    return Counter(
+        str(a.get("not_counted") or "no reason recorded").removeprefix(NOT_COUNTED_PREFIX)
+        for a in answered
+        if "prompt_tokens" not in a.get("counted", {}) and a.get("usage", {}).get("prompt_tokens") is not None
     )
 
 

@@ -9,12 +9,17 @@ from analyzer import numbers
 from analyzer.audit.journal_ledger import JournalLedger
 from analyzer.audit.ledger import OVER, UNDER
 from analyzer.audit.report import calls_text, ratio_json, ratio_text, reported_text
+from analyzer.safety.terminal_text import visible
+
+SHOWN_REASONS = 3
+"""The most frequent reasons a sentence names for prompts left out (the figures carry all)."""
 
 
 def journal_sentence(ledger: JournalLedger) -> str:
     """What the ledger found, thresholds and what is left apart said with it."""
     skipped = (
-        f"; {numbers.counted(ledger.not_counted, 'answered call')} not counted by the proxy (left out)"
+        f"; {numbers.counted(ledger.not_counted, 'answered call')} whose prompt the proxy could not count "
+        f"left out of the prompt ratio ({left_out_text(ledger)})"
         if ledger.not_counted
         else ""
     )
@@ -26,6 +31,13 @@ def journal_sentence(ledger: JournalLedger) -> str:
         f"{reported_text('cached prompt', ledger.cached)}, {reported_text('reasoning', ledger.reasoning)}. "
         f"Attempts a provider may bill: {calls_text('the route', ledger.calls)}{skipped}."
     )
+
+
+def left_out_text(ledger: JournalLedger) -> str:
+    """The reasons prompts were not counted, the most frequent first, with how many calls each."""
+    shown = [f"{n}: {visible(why)}" for why, n in ledger.not_counted_why[:SHOWN_REASONS]]
+    rest = sum(n for _, n in ledger.not_counted_why[SHOWN_REASONS:])
+    return "; ".join(shown + ([f"{rest}: other reasons"] if rest else []))
 
 
 def journal_figures(ledger: JournalLedger) -> dict[str, Any]:
@@ -46,6 +58,7 @@ def journal_figures(ledger: JournalLedger) -> dict[str, Any]:
                 "billed_attempts": ledger.calls.attempts,
             },
             "not_counted": ledger.not_counted,
+            "not_counted_why": dict(ledger.not_counted_why),
         },
         "sentence": journal_sentence(ledger),
     }

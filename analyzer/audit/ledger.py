@@ -9,19 +9,24 @@ candidate's ratio says how far its bill strays from what the reference's would b
 Ratios are sums over results; the 95 % interval is a jackknife over prompts (results of one prompt
 move together). Verdicts: `overbilled` when the interval lies above `OVER`, `underbilled` when it lies
 below `UNDER`, `as counted` otherwise, `unmeasured` when no result has both figures.
+A task that carries tool definitions has them counted by the cookbook's rule (`prompt_rule`) with
+its prompt; where the rule does not cover them, its results are left out of the prompt ratio, and the
+ledger says how many and why.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from analyzer.log.model import RunLog
+from analyzer.log.model import RunLog, TaskSpec
 from analyzer.log.table import log_table
 from analyzer.log.task_set import task_ids
+from analyzer.metrics.prompt_rule import ToolList, Uncovered, tools_tokens
 from analyzer.metrics.token_count import PER_MESSAGE, REPLY_PRIMING, count_text, encoding_name
 
 OVER = 1.05
@@ -66,6 +71,8 @@ class RouteLedger:
     the prompt, billed at another price); None when no result's usage gives them."""
     reasoning: int | None = None
     """Reasoning tokens it reported (part of the completion, never visible); None when not given."""
+    not_counted: int = 0
+    """Answered results left out of the prompt ratio: their task's tools are outside the rule."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,8 @@ class Ledger:
     learnt: bool
     reference: RouteLedger
     candidate: RouteLedger
+    not_counted_why: tuple[tuple[str, int], ...] = ()
+    """Why tasks' prompts are not counted, with how many tasks each (both logs' tasks)."""
 
     @property
     def verdict(self) -> str:
@@ -87,7 +96,8 @@ class Ledger:
 
 
 def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, np.ndarray]:
-    """Per answered result: its task (a group number), reported and counted prompt and answer tokens."""
+    """Per answered result: its task (a group number), reported and counted prompt and answer tokens,
+    and whether its prompt was left out (its task's tools are outside the rule)."""
     cols = log_table(log).results
 
     def tokens(text: str) -> float:
@@ -95,11 +105,12 @@ def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, n
             counted[text] = float(count_text(text, encoding))
         return counted[text]
 
-    prompt_tokens = {str(t.task_id): tokens(t.prompt) for t in log.tasks or []}
+    prompt_tokens = {str(t.task_id): task_prompt(t, encoding, counted)[0] for t in log.tasks or []}
     ok = np.asarray(pd.Series(cols["status"], dtype=object).eq("ok").to_numpy(), dtype=bool)
     ids = pd.Series(task_ids(log), dtype=object)[ok]
     answers = pd.Series(cols["answer"], dtype=object)[ok]
     unique = {a: tokens(a) for a in answers.unique() if isinstance(a, str)}
+    left_out = {k for k, v in prompt_tokens.items() if np.isnan(v)}
     return {
         "task": pd.factorize(ids)[0],
         "prompt_reported": _floats(cols["prompt_tokens"], ok),
@@ -108,7 +119,31 @@ def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, n
         "answer": answers.map(unique).to_numpy(np.float64, na_value=np.nan),
         "cached": _floats(cols["cached_tokens"], ok),
         "reasoning": _floats(cols["reasoning_tokens"], ok),
+        "left_out": ids.astype(str).isin(left_out).to_numpy(dtype=bool),
     }
+
+
+def task_prompt(task: TaskSpec, encoding: str, counted: dict[str, float]) -> tuple[float, str | None]:
+    """A task's prompt text and tool definitions counted (NaN, and why, when its tools are outside
+    the cookbook's rule); the chat overhead is added apart. Prompt counts are kept in `counted`."""
+    tools = (task.model_extra or {}).get("tools")
+    if task.prompt not in counted:
+        counted[task.prompt] = float(count_text(task.prompt, encoding))
+    if not tools:
+        return counted[task.prompt], None
+    tokens = tools_tokens(ToolList(tools if isinstance(tools, list) else [tools], []), encoding)
+    if isinstance(tokens, Uncovered):
+        return float("nan"), tokens.reason
+    return counted[task.prompt] + tokens, None
+
+
+def _not_counted_why(
+    logs: tuple[RunLog, RunLog], encoding: str, counted: dict[str, float]
+) -> tuple[tuple[str, int], ...]:
+    """The reasons tasks' prompts are not counted, with how many tasks each (a task once)."""
+    tasks = {str(t.task_id): t for log in logs for t in log.tasks or []}
+    why = Counter(task_prompt(t, encoding, counted)[1] for t in tasks.values())
+    return tuple((reason, n) for reason, n in why.most_common() if reason is not None)
 
 
 def _floats(values: Any, ok: np.ndarray) -> np.ndarray:
@@ -191,9 +226,11 @@ def token_ledger(reference: RunLog, candidate: RunLog) -> Ledger:
             _calls(log),
             reported_total(cols["cached"]),
             reported_total(cols["reasoning"]),
+            int(cols["left_out"].sum()),
         )
 
-    return Ledger(enc, (over_p, over_c), learnt, route(ref, reference), route(cand, candidate))
+    why = _not_counted_why((reference, candidate), enc, counted)
+    return Ledger(enc, (over_p, over_c), learnt, route(ref, reference), route(cand, candidate), why)
 
 
 def reported_total(values: np.ndarray) -> int | None:

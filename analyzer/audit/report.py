@@ -8,11 +8,11 @@ from typing import Any
 from analyzer import numbers
 from analyzer.audit.audit import Audit
 from analyzer.audit.identity import PART_WORDS
-from analyzer.audit.ledger import OVER, UNDER, Calls, Ratio, RouteLedger
+from analyzer.audit.ledger import OVER, UNDER, Calls, Ledger, Ratio, RouteLedger
 from analyzer.audit.verdict import DIFFER, INCONCLUSIVE, IdentityVerdict
 from analyzer.log.model import RunLog
 from analyzer.log.table import log_table
-from analyzer.safety.terminal_text import visible_lines
+from analyzer.safety.terminal_text import visible, visible_lines
 
 CAVEAT = "A difference is evidence, not proof of substitution."
 
@@ -66,6 +66,18 @@ def _apart(name: str, route: RouteLedger) -> str:
     return f"{name} {cached}, {reasoning}"
 
 
+def _left_out(t: Ledger) -> str:
+    """The results whose prompt is not counted (left out of the prompt ratio), and why."""
+    if not t.not_counted_why:
+        return ""
+    why = "; ".join(f"{numbers.counted(n, 'task')}: {visible(r)}" for r, n in t.not_counted_why)
+    return (
+        f" Left out of the prompt ratio: {numbers.counted(t.candidate.not_counted, 'candidate result')}"
+        f" and {numbers.counted(t.reference.not_counted, 'reference result')} whose tools the cookbook's"
+        f" rule does not cover ({why})."
+    )
+
+
 def _sentences(audit: Audit) -> list[str]:
     t, c = audit.tokens, audit.tool_calls
     how = "learnt from the reference route" if t.learnt else "the OpenAI cookbook's rule"
@@ -76,7 +88,7 @@ def _sentences(audit: Audit) -> list[str]:
         f"({t.encoding}, overhead {how}; overbilled above {OVER:g}, underbilled below {UNDER:g}, "
         "on the 95 % interval). Attempts a provider may bill: "
         f"{calls_text('candidate', t.candidate.calls)}; {calls_text('reference', t.reference.calls)}. "
-        f"Kept apart: {_apart('candidate', t.candidate)}; {_apart('reference', t.reference)}."
+        f"Kept apart: {_apart('candidate', t.candidate)}; {_apart('reference', t.reference)}." + _left_out(t)
     )
     if c.verdict == "unmeasured":
         calls = "Tool calls: unmeasured (a route made no call to a declared tool)."
@@ -146,6 +158,7 @@ def audit_figures(audit: Audit) -> dict[str, Any]:
                 "calls": vars(t.candidate.calls),
                 "cached_reported": t.candidate.cached,
                 "reasoning_reported": t.candidate.reasoning,
+                "not_counted": t.candidate.not_counted,
             },
             "reference": {
                 "prompt": ratio_json(t.reference.prompt),
@@ -153,7 +166,9 @@ def audit_figures(audit: Audit) -> dict[str, Any]:
                 "calls": vars(t.reference.calls),
                 "cached_reported": t.reference.cached,
                 "reasoning_reported": t.reference.reasoning,
+                "not_counted": t.reference.not_counted,
             },
+            "not_counted_why": dict(t.not_counted_why),
         },
         "tool_calls": {
             "verdict": c.verdict,

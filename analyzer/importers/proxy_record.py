@@ -67,7 +67,8 @@ class TokenCount(_Strict):
 
     encoding: Text | None = None
     prompt_tokens: NonNegInt | None = None
-    """The request's messages by the cookbook's chat rule (tool definitions not counted)."""
+    """The request's messages and tool definitions by the cookbook's rules (absent where they do not
+    cover the request: `not_counted` says why)."""
     completion_tokens: NonNegInt | None = None
     """The answer's visible text and tool calls as relayed (hidden reasoning is not visible)."""
 
@@ -99,7 +100,8 @@ class AttemptRecord(_Strict):
     response_hash: Text | None = None
     counted: TokenCount | None = None
     not_counted: Text | None = None
-    """Why a counted figure is missing (a text over the counting bound, not a chat completion)."""
+    """Why a counted figure is missing: a shape the cookbook's rules do not cover, a text over the
+    counting bound, an endpoint not counted offline (Anthropic's, embeddings)."""
     base_url: Text | None = None
     key_fingerprint: Text | None = None
     redirect_to: Text | None = None

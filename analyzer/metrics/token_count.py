@@ -4,8 +4,9 @@ The tokenizer is bpe-openai (the vocabularies ship inside the wheel; tiktoken wo
 run time). A chat request's prompt tokens follow the OpenAI cookbook's rule: each message costs its
 content plus `PER_MESSAGE` (plus `PER_NAME` when it carries a name), and the reply is primed with
 `REPLY_PRIMING`. A route whose own overhead differs (a gateway's hidden system prompt, another
-template) is calibrated against a reference route by the audit's ledger, not here.
-`count_exchange` is what the recording proxy calls per request: counts only, never the bodies.
+template) is calibrated against a reference route by the audit's ledger, not here. A whole request's
+prompt (tool definitions, the Responses API, what cannot be counted offline and why) is
+`prompt_rule`'s; one exchange's counts beside its reported usage, `exchange_count`'s.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import functools
 import json
 import threading
 import warnings
-from dataclasses import dataclass
 from typing import Any
 
 PER_MESSAGE = 3
@@ -72,8 +72,9 @@ def _content_text(content: Any) -> str:
 
 
 def message_parts(messages: list[Any]) -> tuple[int, list[str]]:
-    """What the cookbook rule counts in a chat request: its fixed tokens, and the texts (contents,
-    roles, names) each counted on its own (tool definitions are not counted)."""
+    """The messages' fixed tokens and texts (contents, roles, names) each counted on its own, read
+    leniently: a part that is not text is skipped. A whole request's count, which says when it cannot
+    be given, is `prompt_rule`'s."""
     fixed, texts = REPLY_PRIMING, []
     for m in messages:
         if not isinstance(m, dict):
@@ -87,7 +88,8 @@ def message_parts(messages: list[Any]) -> tuple[int, list[str]]:
 
 
 def count_messages(messages: list[Any], encoding: str = O200K) -> int:
-    """Prompt tokens of a chat request by the cookbook rule (tool definitions are not counted)."""
+    """Tokens of plain chat messages by the cookbook rule (an estimate: a request's tools and non-text
+    parts are `prompt_rule`'s to count or refuse)."""
     fixed, texts = message_parts(messages)
     return fixed + sum(count_text(t, encoding) for t in texts)
 
@@ -103,53 +105,6 @@ def count_completion(message: Any, encoding: str = O200K) -> int:
             total += count_text(str(function.get("name", "")), encoding)
             total += count_text(str(function.get("arguments", "")), encoding)
     return total
-
-
-@dataclass(frozen=True)
-class ExchangeCount:
-    """One request and its response: tokens counted here beside the usage the response reported."""
-
-    encoding: str
-    prompt_counted: int
-    completion_counted: int | None
-    prompt_reported: int | None
-    completion_reported: int | None
-    cached_reported: int | None
-    """`usage.prompt_tokens_details.cached_tokens`, where given."""
-    reasoning_reported: int | None
-    """`usage.completion_tokens_details.reasoning_tokens`, where given (not visible, not counted)."""
-
-
-def _int(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
-
-
-def _detail(usage: dict[str, Any], group: str, name: str) -> int | None:
-    details = usage.get(group)
-    return _int(details.get(name)) if isinstance(details, dict) else None
-
-
-def count_exchange(request: Any, response: Any) -> ExchangeCount:
-    """Counts for one chat completion exchange (parsed JSON bodies); what is missing stays None."""
-    body = request if isinstance(request, dict) else {}
-    model = body.get("model") if isinstance(body.get("model"), str) else None
-    enc = encoding_name(model)
-    raw_messages = body.get("messages")
-    messages: list[Any] = raw_messages if isinstance(raw_messages, list) else []
-    data = response if isinstance(response, dict) else {}
-    choices = data.get("choices") if isinstance(data.get("choices"), list) else []
-    message = choices[0].get("message") if choices and isinstance(choices[0], dict) else None
-    raw_usage = data.get("usage")
-    usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
-    return ExchangeCount(
-        enc,
-        count_messages(messages, enc),
-        count_completion(message, enc) if message is not None else None,
-        _int(usage.get("prompt_tokens")),
-        _int(usage.get("completion_tokens")),
-        _detail(usage, "prompt_tokens_details", "cached_tokens"),
-        _detail(usage, "completion_tokens_details", "reasoning_tokens"),
-    )
 
 
 MAX_COUNTED_CHARS = 400_000

@@ -14,6 +14,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from analyzer.metrics.prompt_rule import PromptParts, Uncovered, chat_prompt, responses_prompt
 from analyzer.metrics.token_count import MAX_COUNTED_CHARS, RunningCount
 from analyzer.runner.completion_shape import OddResponse, read_completion
 
@@ -21,6 +22,7 @@ MAX_COUNTED_BYTES = 4 * MAX_COUNTED_CHARS
 """A chat request body above this is not kept to be counted: its attempt is recorded as not counted."""
 PARAMS = ("model", "temperature", "top_p", "seed", "max_tokens")
 """The sampling parameters recorded per attempt, as the client sent them."""
+NO_CLAUDE_TOKENIZER = "an Anthropic Messages request: no offline tokenizer exists for Claude models"
 
 
 def canonical_hash(value: Any) -> str:
@@ -48,8 +50,20 @@ class RequestFacts:
     messages_hash: str | None = None
     stream: bool = False
     messages: list[Any] | None = None
-    """A chat request's messages, kept until its attempt is journaled to count their tokens (only
-    for a body within `MAX_COUNTED_BYTES`; never written)."""
+    """A chat request's messages (a Responses request's input items), kept until its attempt is
+    journaled to count their tokens (only for a body within `MAX_COUNTED_BYTES`; never written)."""
+    body: dict[str, Any] | None = None
+    """The whole request of such an attempt: its tools and formats count too (never written)."""
+    responses: bool = False
+    """The body is a Responses API request (else a chat completion)."""
+    not_counted: str | None = None
+    """Why a request's tokens will not be counted, known from its endpoint or size alone."""
+
+    def prompt_parts(self) -> PromptParts | Uncovered:
+        """The prompt by the cookbook's rules (chat completions, Responses), or why it is not counted."""
+        if self.body is None:
+            return Uncovered(self.not_counted or "not a chat completion or a response")
+        return responses_prompt(self.body) if self.responses else chat_prompt(self.body)
 
 
 def request_facts(path: str, raw: bytes) -> RequestFacts:
@@ -67,13 +81,30 @@ def request_facts(path: str, raw: bytes) -> RequestFacts:
     if "max_tokens" not in params and isinstance(cap, int):
         params["max_tokens"] = cap
     asked = conversation(path, body)
-    chat = path.endswith("/chat/completions") and isinstance(body.get("messages"), list)
-    return RequestFacts(
+    facts = RequestFacts(
         params=params,
         messages_hash=canonical_hash(asked) if asked is not None else None,
         stream=body.get("stream") is True,
-        messages=body["messages"] if chat and len(raw) <= MAX_COUNTED_BYTES else None,
     )
+    _keep_to_count(facts, path, body, len(raw))
+    return facts
+
+
+def _keep_to_count(facts: RequestFacts, path: str, body: dict[str, Any], size: int) -> None:
+    """Keep what a chat completion or a Responses request needs to be counted (references, no copy)."""
+    if path.endswith("/messages") or path.endswith("/messages/count_tokens"):
+        facts.not_counted = NO_CLAUDE_TOKENIZER
+        return
+    chat = path.endswith("/chat/completions") and isinstance(body.get("messages"), list)
+    items = body.get("input")
+    response = path.endswith("/responses") and isinstance(items, str | list)
+    if not (chat or response):
+        return
+    if size > MAX_COUNTED_BYTES:
+        facts.not_counted = f"the request body over {MAX_COUNTED_BYTES:,} bytes, not counted"
+        return
+    facts.body, facts.responses = body, response
+    facts.messages = body["messages"] if chat else [items] if isinstance(items, str) else items
 
 
 @dataclass
@@ -189,15 +220,31 @@ def _texts(data: dict[str, Any]) -> list[str]:
     if data.get("type") == "content_block_delta" and isinstance(data.get("delta"), dict):
         delta = data["delta"]
         out += [str(delta.get("text") or delta.get("partial_json") or "")]
-    if data.get("type") == "response.output_text.delta" and isinstance(data.get("delta"), str):
-        out.append(data["delta"])
+    kind = data.get("type")
+    if kind in ("response.output_text.delta", "response.function_call_arguments.delta"):
+        out += [data["delta"]] if isinstance(data.get("delta"), str) else []
+    if kind == "response.output_item.added" and isinstance(data.get("item"), dict):
+        out += _output_texts([data["item"]])
     if data.get("object") == "response":
-        out += [c.get("text", "") for o in data.get("output") or [] for c in _list(o, "content")]
+        out += _output_texts(data.get("output"))
     if data.get("type") == "message" and isinstance(data.get("content"), list):
         for block in data["content"]:
             if isinstance(block, dict):
                 out.append(str(block.get("text") or json.dumps(block.get("input"), sort_keys=True)))
     return [p for p in out if p]
+
+
+def _output_texts(output: Any) -> list[str]:
+    """A Responses output's visible texts: each message's text parts, each function call's name and
+    arguments (a reasoning item is hidden: its tokens are the usage's reasoning tokens)."""
+    out: list[str] = []
+    for item in output if isinstance(output, list) else []:
+        kind = item.get("type") if isinstance(item, dict) else None
+        if kind == "message":
+            out += [str(c.get("text") or c.get("refusal") or "") for c in _list(item, "content")]
+        elif kind == "function_call":
+            out += [str(item.get("name") or ""), str(item.get("arguments") or "")]
+    return out
 
 
 def _list(obj: Any, name: str) -> list[Any]:

@@ -11,7 +11,8 @@ import json
 import random
 from typing import Any
 
-from analyzer.metrics.token_count import count_completion, count_messages
+from analyzer.metrics.prompt_rule import Uncovered, chat_tokens
+from analyzer.metrics.token_count import count_completion, count_messages, count_text
 from analyzer.simulator.engine import Nudge, count_tokens
 from analyzer.simulator.scenario import Distortion, Scenario
 
@@ -83,14 +84,30 @@ def tool_call(body: dict[str, Any], distortion: Distortion, draw: random.Random)
     return name, text
 
 
+def billed_prompt(request: dict[str, Any], sent: list[Any]) -> int:
+    """The prompt an honest o200k_base route bills: the cookbook's rules over the messages the model
+    reads and the tool definitions (whatever the tool choice); where they do not cover the request,
+    its messages plus its tools and response format as JSON text."""
+    tools: dict[str, Any] = {k: request[k] for k in ("tools", "functions") if k in request}
+    tokens = chat_tokens({"messages": sent, **tools}, "o200k_base")
+    if not isinstance(tokens, Uncovered):
+        return tokens
+    extras = tools | ({"response_format": request["response_format"]} if "response_format" in request else {})
+    return count_messages(sent) + count_text(json.dumps(extras, ensure_ascii=False))
+
+
 def usage(
-    scenario: Scenario, messages: list[Any], message: dict[str, Any], served_tokens: int
+    scenario: Scenario,
+    messages: list[Any],
+    message: dict[str, Any],
+    served_tokens: int,
+    request: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The usage a reply reports: counted by the scenario's billing, then as the route distorts it."""
     d = scenario.distortion
     sent = sent_messages(messages, d)
     if scenario.billing == "o200k_base":
-        prompt, completion = count_messages(sent), count_completion(message)
+        prompt, completion = billed_prompt(request or {}, sent), count_completion(message)
     else:
         prompt = sum(count_tokens(str(m.get("content", ""))) + 3 for m in sent if isinstance(m, dict))
         completion = served_tokens

@@ -434,7 +434,7 @@ def _distorted(
     served = count_tokens(message["content"]) if isinstance(message.get("content"), str) else 1
     honest = scenario.billing == "words" and d == type(d)() and call is None
     if not honest:
-        reply["usage"] = route_distortion.usage(scenario, messages, message, served)
+        reply["usage"] = route_distortion.usage(scenario, messages, message, served, body)
     return reply
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
+from analyzer.metrics.exchange_count import count_exchange
 from analyzer.metrics.token_count import (
     CL100K,
     O200K,
     RunningCount,
-    count_exchange,
     count_messages,
     count_text,
     encoding_name,
