@@ -52,18 +52,20 @@ def _standardized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def column_p(values: np.ndarray) -> np.ndarray:
     """Each column's permutation p-value within its row (last axis): the share of columns at least
-    as large, itself counted. Computed by sorting, so ties (within `rank_p`'s tolerance) share one."""
+    as large, itself counted. Computed by sorting, so ties (within `rank_p`'s tolerance) share one
+    (equal values share their p-value, so the order the sort leaves them in does not matter)."""
     cols = values.shape[-1]
-    order = np.argsort(values, axis=-1, kind="stable")
-    ranked = np.take_along_axis(values, order, axis=-1)
-    tol = 1e-9 * (1 + np.abs(ranked[..., 1:]))
-    starts = np.concatenate(
-        [np.ones(ranked.shape[:-1] + (1,), dtype=bool), ranked[..., 1:] > ranked[..., :-1] + tol], axis=-1
-    )
+    flat = values.reshape(-1, cols)
+    order = np.argsort(flat, axis=-1)
+    rows = np.arange(len(flat))[:, None]
+    ranked = flat[rows, order]
+    starts = np.empty(ranked.shape, dtype=bool)
+    starts[:, :1] = True
+    np.greater(ranked[:, 1:], ranked[:, :-1] + 1e-9 * (1 + np.abs(ranked[:, 1:])), out=starts[:, 1:])
     below = np.maximum.accumulate(np.where(starts, np.arange(cols), 0), axis=-1)
-    out = np.empty(values.shape)
-    np.put_along_axis(out, order, (cols - below) / cols, axis=-1)
-    return out
+    out = np.empty(flat.shape)
+    out[rows, order] = (cols - below) / cols
+    return out.reshape(values.shape)
 
 
 TOGETHER = "parts together"
