@@ -9,8 +9,8 @@ is at most 1 / LEAD_WEIGHT times MET's (a Bonferroni bound), and a part whose nu
 skewed cannot crowd the others out as it could in a maximum of z-scores. All components see the same
 within-prompt permutations and every step is symmetric in the set of columns, so the rank p-value
 keeps its level exactly. Per prompt, the same combination (the opening part as lead) gives a
-p-value; prompts that differ are picked by Benjamini-Hochberg at the same alpha (false discovery
-rate).
+p-value, and the part it names is the component whose weighted p-value decided it; prompts that
+differ are picked by Benjamini-Hochberg at the same alpha (false discovery rate).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ MIN_SAMPLES = 20
 """Samples each route needs, over prompts with two or more on each side, before the test is run."""
 MIN_PROMPTS = 2
 """Prompts the test needs (two samples on each route each)."""
+TOGETHER = "parts together"
+"""The name of the parts' standardized sum when it is the component that decided."""
 PART_WORDS = {
     "opening": "the opening characters",
     "wording": "the wording",
@@ -35,7 +37,7 @@ PART_WORDS = {
     "finish reason": "the finish reason",
     "served model": "the served model name",
     "fingerprint": "the system fingerprint",
-    "parts together": "several parts together",
+    TOGETHER: "several parts together",
 }
 """How each part reads in a sentence."""
 LEAD_WEIGHT = 1 / 3
@@ -68,8 +70,6 @@ def column_p(values: np.ndarray) -> np.ndarray:
     return out.reshape(values.shape)
 
 
-TOGETHER = "parts together"
-"""The name of the parts' standardized sum when it is the component that decided."""
 COMPONENTS = ("lead", *PARTS, TOGETHER)
 """The components of the combination, in the order `weighted_p` stacks them (the lead first: on a
 tie, the lead is named, then the parts in `PARTS` order)."""
