@@ -3,16 +3,20 @@
 Each route variant of the simulator (honest, and one per distortion) answers 25 prompts 60 times over
 real HTTP; pairs of routes are then drawn from those pools (10 samples x 25 prompts each), so the
 level on identical routes and the power on each distortion are shares over many pairs. Both tests
-run on the same samples and the same permutations. The speed figure times the audit of two
-100k-result logs beside a json.load of both, in the same run.
+run on the same samples and the same permutations. The speed figure times `rerunlens audit` on two
+100k-result logs as a whole process (what a user waits for) beside a process that only json.loads
+both, in alternated repetitions of the same run, with each process's peak memory.
 
-    PYTHONPATH=$PWD python scripts/bench_audit.py [--pairs 200]
+    PYTHONPATH=$PWD python scripts/bench_audit.py [--pairs 200] [--speed-only --repeats 7]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 import tempfile
 import time
 import urllib.request
@@ -27,9 +31,7 @@ from analyzer.audit.identity import run_test
 from analyzer.audit.kernels import features
 from analyzer.audit.ledger import sum_ratio
 from analyzer.audit.samples import COLUMNS, Samples, padded
-from analyzer.importers import load_any
 from analyzer.metrics.exchange_count import count_exchange
-from analyzer.metrics.token_count import count_text
 from analyzer.simulator import Scenario, Simulator
 from analyzer.simulator.scenario import Distortion, Substitute
 
@@ -128,25 +130,75 @@ def _log(rows: list[list[dict]], rounds: int, tasks: int, label: str) -> dict[st
     }
 
 
-def speed(ref: list, cand: list, repeats: int = 3) -> tuple[float, float, float]:
-    """Median over repeats of: json.load of both logs, load_any of both, the audit of the loaded logs."""
-    count_text("warm up")  # the vocabulary loads once per process, as in the CLI
-    times: list[tuple[float, float, float]] = []
+PEAK = (
+    "finally:\n    hwm = [x.split()[1] for x in open('/proc/self/status') if x.startswith('VmHWM')]\n"
+    "    print('peak-kib', hwm[0], file=sys.stderr)"
+)
+"""Each process reports its own peak memory (VmHWM counts from its exec, unlike the rusage a parent
+gets, which on Linux starts from the parent's own size)."""
+SIDES = {
+    "audit": (  # what `rerunlens audit A B` runs (`python -m analyzer.cli`)
+        "sys.argv = ['rerunlens', 'audit', *sys.argv[1:]]\n"
+        "runpy.run_module('analyzer.cli', run_name='__main__')"
+    ),
+    "json.load": "for path in sys.argv[1:]:\n    with open(path, 'rb') as f:\n        json.load(f)",
+    "imports + load_any": (
+        "import analyzer.cli.audit_commands\nfrom analyzer.importers import load_any\n"
+        "for path in sys.argv[1:]:\n    load_any(path)"
+    ),
+}
+"""The processes timed: the audit command, the baseline, and what the command does before it audits."""
+
+
+def _process(code: str, paths: list[str], root: str | None = None) -> tuple[float, float, float]:
+    """Wall seconds, CPU seconds (user + system) and peak resident memory (MiB) of one Python
+    process running `code` (with the analyzer package of `root` when given, else this checkout's)."""
+    body = "".join(f"    {line}\n" for line in code.splitlines())
+    script = f"import json, runpy, sys\ntry:\n{body}{PEAK}"
+    env = os.environ | ({"PYTHONPATH": root} if root else {})
+    with tempfile.TemporaryFile("w+") as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, "-c", script, *paths], stdout=subprocess.DEVNULL, stderr=err, env=env
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        elapsed = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        stderr = err.read()
+    peak = [line.split()[1] for line in stderr.splitlines() if line.startswith("peak-kib ")]
+    if proc.returncode != 0 or not peak:
+        raise SystemExit(f"bench_audit: {code.splitlines()[0]} failed: {stderr.strip()[-300:]}")
+    return elapsed, usage.ru_utime + usage.ru_stime, int(peak[0]) / 1024
+
+
+def speed(ref: list, cand: list, repeats: int, baseline_root: str | None = None) -> list[str]:
+    """Each side of `SIDES` as a whole process on two 100k-result logs, taken in turns (audit,
+    json.load, imports + load_any, audit, ...) so the machine's load falls on all alike; each
+    repetition's ratio is to the json.load run beside it, and the median ratio is reported (wall
+    time, what a user waits for; CPU time, which a loaded machine disturbs less). With
+    `baseline_root`, the audit of the analyzer found there is a side of its own (before / after)."""
+    sides: list[tuple[str, str, str | None]] = [(side, code, None) for side, code in SIDES.items()]
+    if baseline_root:
+        sides.append((f"audit of {baseline_root}", SIDES["audit"], baseline_root))
+    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
-        paths = [Path(tmp) / "a.json", Path(tmp) / "b.json"]
+        paths = [str(Path(tmp) / "a.json"), str(Path(tmp) / "b.json")]
         for path, rows in zip(paths, (ref, cand), strict=True):
-            path.write_text(json.dumps(_log(rows, 10, 10_000, path.stem)))
-        for _ in range(repeats):
-            t0 = time.perf_counter()
-            for path in paths:
-                json.loads(path.read_bytes())
-            t1 = time.perf_counter()
-            logs = load_any(paths[0]).log, load_any(paths[1]).log
-            t2 = time.perf_counter()
-            audit_logs(*logs)
-            times.append((t1 - t0, t2 - t1, time.perf_counter() - t2))
-    baseline, load, audit = (float(np.median(col)) for col in zip(*times, strict=True))
-    return baseline, load, audit
+            Path(path).write_text(json.dumps(_log(rows, 10, 10_000, Path(path).stem)))
+        runs = [{side: _process(code, paths, root) for side, code, root in sides} for _ in range(repeats)]
+    lines = [
+        f"two 100k-result logs, whole processes, {repeats} alternated repetitions (load average "
+        f"{load:.1f} at the start, {os.getloadavg()[0]:.1f} at the end):"
+    ]
+    for side, _, _ in sides:
+        wall, cpu = (np.median([r[side][k] / r["json.load"][k] for r in runs]) for k in (0, 1))
+        seconds, cpu_s, mib = (float(np.median([r[side][k] for r in runs])) for k in (0, 1, 2))
+        lines.append(
+            f"  {side}: median {seconds:.2f} s, {wall:.1f}x json.load; CPU {cpu_s:.2f} s, {cpu:.1f}x; "
+            f"peak memory {mib:.0f} MiB"
+        )
+    return lines
 
 
 def proxy_cost(repeats: int = 2000) -> tuple[float, float, int]:
@@ -196,7 +248,14 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--pairs", type=int, default=200)
     parser.add_argument("--power-pairs", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=7, help="alternated repetitions of the speed figure")
+    parser.add_argument("--speed-only", action="store_true", help="only the speed figure")
+    parser.add_argument("--baseline-root", help="also time the audit of the analyzer package in this folder")
     args = parser.parse_args()
+    if args.speed_only:  # the same two pools the full run times
+        other = pool(VARIANTS["other model (shift 2)"], list(VARIANTS).index("other model (shift 2)") + 1)
+        print("\n".join(speed(pool(Distortion(), 99), other, args.repeats, args.baseline_root)))
+        return
     pools = {name: pool(d, i + 1) for i, (name, d) in enumerate(VARIANTS.items())}
     reference = pool(Distortion(), 99)
     ours, met, _ = rates(reference, pools["honest"], args.pairs, 0.05, 1)
@@ -217,11 +276,7 @@ def main() -> None:
         f"count_exchange ({size:,} prompt tokens and a 2,000-character reply): median {counted:.0f} us; "
         f"json.loads of both bodies {parsed:.0f} us"
     )
-    baseline, load, audit = speed(reference, pools["other model (shift 2)"])
-    times = (
-        f"json.load {baseline:.2f} s; audit {audit:.2f} s ({audit / baseline:.1f}x); load_any {load:.2f} s"
-    )
-    print(f"two 100k-result logs (median of 3): {times}; load + audit {(load + audit) / baseline:.1f}x")
+    print("\n".join(speed(reference, pools["other model (shift 2)"], args.repeats, args.baseline_root)))
 
 
 def _model(data: dict[str, Any]) -> Any:

@@ -9,8 +9,8 @@ is at most 1 / LEAD_WEIGHT times MET's (a Bonferroni bound), and a part whose nu
 skewed cannot crowd the others out as it could in a maximum of z-scores. All components see the same
 within-prompt permutations and every step is symmetric in the set of columns, so the rank p-value
 keeps its level exactly. Per prompt, the same combination (the opening part as lead) gives a
-p-value; prompts that differ are picked by Benjamini-Hochberg at the same alpha (false discovery
-rate).
+p-value, and the part it names is the component whose weighted p-value decided it; prompts that
+differ are picked by Benjamini-Hochberg at the same alpha (false discovery rate).
 """
 
 from __future__ import annotations
@@ -27,6 +27,8 @@ MIN_SAMPLES = 20
 """Samples each route needs, over prompts with two or more on each side, before the test is run."""
 MIN_PROMPTS = 2
 """Prompts the test needs (two samples on each route each)."""
+TOGETHER = "parts together"
+"""The name of the parts' standardized sum when it is the component that decided."""
 PART_WORDS = {
     "opening": "the opening characters",
     "wording": "the wording",
@@ -35,6 +37,7 @@ PART_WORDS = {
     "finish reason": "the finish reason",
     "served model": "the served model name",
     "fingerprint": "the system fingerprint",
+    TOGETHER: "several parts together",
 }
 """How each part reads in a sentence."""
 LEAD_WEIGHT = 1 / 3
@@ -51,23 +54,33 @@ def _standardized(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 def column_p(values: np.ndarray) -> np.ndarray:
     """Each column's permutation p-value within its row (last axis): the share of columns at least
-    as large, itself counted. Computed by sorting, so ties (within `rank_p`'s tolerance) share one."""
+    as large, itself counted. Computed by sorting, so ties (within `rank_p`'s tolerance) share one
+    (equal values share their p-value, so the order the sort leaves them in does not matter)."""
     cols = values.shape[-1]
-    order = np.argsort(values, axis=-1, kind="stable")
-    ranked = np.take_along_axis(values, order, axis=-1)
-    tol = 1e-9 * (1 + np.abs(ranked[..., 1:]))
-    starts = np.concatenate(
-        [np.ones(ranked.shape[:-1] + (1,), dtype=bool), ranked[..., 1:] > ranked[..., :-1] + tol], axis=-1
-    )
+    flat = values.reshape(-1, cols)
+    order = np.argsort(flat, axis=-1)
+    rows = np.arange(len(flat))[:, None]
+    ranked = flat[rows, order]
+    starts = np.empty(ranked.shape, dtype=bool)
+    starts[:, :1] = True
+    np.greater(ranked[:, 1:], ranked[:, :-1] + 1e-9 * (1 + np.abs(ranked[:, 1:])), out=starts[:, 1:])
     below = np.maximum.accumulate(np.where(starts, np.arange(cols), 0), axis=-1)
-    out = np.empty(values.shape)
-    np.put_along_axis(out, order, (cols - below) / cols, axis=-1)
-    return out
+    out = np.empty(flat.shape)
+    out[rows, order] = (cols - below) / cols
+    return out.reshape(values.shape)
 
 
-def combined(values: np.ndarray, lead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(parts, ..., columns) and the lead statistic (..., columns) -> the test statistic per column
-    (larger is more extreme), and each part's standardized values."""
+COMPONENTS = ("lead", *PARTS, TOGETHER)
+"""The components of the combination, in the order `weighted_p` stacks them (the lead first: on a
+tie, the lead is named, then the parts in `PARTS` order)."""
+PROMPT_BLOCK = 2048
+"""Prompts combined at once (their temporaries stay small; every row is computed on its own)."""
+
+
+def weighted_p(values: np.ndarray, lead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(parts, ..., columns) and the lead statistic (..., columns) -> each component's weighted
+    permutation p-value per column, stacked as `COMPONENTS` (inf where a component does not vary,
+    so the combination does not use it), and each part's standardized values."""
     z, varies = _standardized(values)
     active = np.maximum(varies.sum(axis=0), 1)
     spread = z.sum(axis=0) / np.sqrt(active[..., None])
@@ -75,7 +88,28 @@ def combined(values: np.ndarray, lead: np.ndarray) -> tuple[np.ndarray, np.ndarr
     rest_varies = np.concatenate([varies, (varies.sum(axis=0) > 0)[None]])
     share = (1 - LEAD_WEIGHT) / np.maximum(rest_varies.sum(axis=0), 1)
     weighted = np.where(rest_varies[..., None], column_p(rest) / share[..., None], np.inf)
-    return -np.minimum(column_p(lead) / LEAD_WEIGHT, weighted.min(axis=0)), z
+    return np.concatenate([(column_p(lead) / LEAD_WEIGHT)[None], weighted]), z
+
+
+def combined(values: np.ndarray, lead: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(parts, ..., columns) and the lead statistic (..., columns) -> the test statistic per column
+    (larger is more extreme), and each part's standardized values."""
+    weighted, z = weighted_p(values, lead)
+    return -weighted.min(axis=0), z
+
+
+def prompt_tests(mmd: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per prompt, from its parts' MMD² (parts, prompts, columns): the combined test's p-value (the
+    opening part as lead) and the component whose weighted p-value decided it (an index into
+    `COMPONENTS`), computed a block of prompts at a time."""
+    prompts = mmd.shape[1]
+    p, decided = np.empty(prompts), np.empty(prompts, dtype=np.int64)
+    for s in range(0, prompts, PROMPT_BLOCK):
+        block = mmd[:, s : s + PROMPT_BLOCK]
+        weighted, _ = weighted_p(block, block[PARTS.index("opening")])
+        p[s : s + PROMPT_BLOCK] = rank_p(-weighted.min(axis=0))
+        decided[s : s + PROMPT_BLOCK] = weighted[:, :, 0].argmin(axis=0)
+    return p, decided
 
 
 def rank_p(stat: np.ndarray) -> np.ndarray:
@@ -101,7 +135,8 @@ class PromptResult:
     differs: bool
     """Picked by Benjamini-Hochberg at alpha."""
     part: str
-    """The part whose standardized statistic is largest for this prompt."""
+    """The part whose weighted permutation p-value is the smallest of those the prompt's combined
+    statistic uses (the evidence that decided; `TOGETHER` when it is the parts' standardized sum)."""
 
 
 @dataclass(frozen=True)
@@ -125,12 +160,11 @@ def run_test(
         feats, samples.rows, (samples.n_ref, samples.n_cand), bandwidths(feats, samples.rows), count
     )
     stat, z = combined(stats.mmd.sum(axis=1), stats.met)
-    prompt_stat, prompt_z = combined(stats.mmd, stats.mmd[PARTS.index("opening")])
-    prompt_p = rank_p(prompt_stat)
+    prompt_p, decided = prompt_tests(stats.mmd)
     picked = benjamini_hochberg(prompt_p, alpha)
-    best = prompt_z[:, :, 0].argmax(axis=0)
+    names = ("opening", *COMPONENTS[1:])  # the per-prompt lead is the opening part
     prompts = [
-        PromptResult(tid, float(prompt_p[i]), bool(picked[i]), PARTS[int(best[i])])
+        PromptResult(tid, float(prompt_p[i]), bool(picked[i]), names[int(decided[i])])
         for i, tid in enumerate(samples.task_ids)
     ]
     return IdentityOutcome(

@@ -49,7 +49,8 @@ def _labels(n_ref: np.ndarray, mask: np.ndarray, permutations: int, rng: np.rand
     t, n = mask.shape
     observed = (np.arange(n)[None, :] < n_ref[:, None]).astype(np.float32)[:, :, None]
     keys = rng.random((t, permutations, n))
-    keys[np.broadcast_to(~mask[:, None, :], keys.shape)] = 2.0  # padding is never reference
+    if not mask.all():
+        keys[np.broadcast_to(~mask[:, None, :], keys.shape)] = 2.0  # padding is never reference
     kth = np.broadcast_to((n_ref - 1)[:, None, None], (t, permutations, 1))
     threshold = np.take_along_axis(np.sort(keys, axis=-1), kth, axis=-1)
     permuted = (keys <= threshold).astype(np.float32).transpose(0, 2, 1)
