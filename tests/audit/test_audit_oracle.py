@@ -85,7 +85,8 @@ def oracle_figures(audit: Audit) -> dict[str, Any]:
     figures = audit_figures(audit)
     identity = {k: v for k, v in figures["identity"].items() if k not in ("prompts", "differs_most")}
     identity["prompts"] = [[p.task_id, p.p_value, p.differs] for p in audit.identity.prompts]
-    tokens = {k: v for k, v in figures["tokens"].items() if k not in ("candidate", "reference")}
+    later = ("candidate", "reference", "not_counted", "not_counted_why")  # the last two came after the golden
+    tokens = {k: v for k, v in figures["tokens"].items() if k not in later}
     for route in ("candidate", "reference"):
         for kind in ("prompt", "completion"):
             tokens[f"{route} {kind}"] = figures["tokens"][route][kind]
