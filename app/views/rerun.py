@@ -112,6 +112,8 @@ PLAN_COLUMNS = {
     "needs": st.column_config.TextColumn("what it needs", width="large"),
 }
 """The plan beside the button: per task, the rounds it runs and what they can decide."""
+PLANNER_ROUNDS = "the planner's, per task"
+"""The Rounds field's placeholder while it is empty."""
 ROUNDS_HELP = (
     "Empty: each task runs the planner's fewest rounds that decide it, as `rerunlens rerun` does. A number: "
     "every task runs that many, as `rerunlens rerun --repeat N`."
@@ -250,10 +252,12 @@ def _run_button(
     definitions still lacks the task file with its prompts.
     """
     running = job is not None and job.active
+    # a running job ran one number for all when its results are tasks x rounds, else the planner's
+    one_number = job is not None and running and job.total == len(job.task_ids) * job.rounds
     with st.columns([1, 3])[0]:
-        fixed = job.rounds if job is not None and running else None
+        fixed = job.rounds if job is not None and one_number else None
         rounds = route_editor.optional_rounds_input(
-            "rerun.rounds", "the planner's, per task", ROUNDS_HELP, fixed
+            "rerun.rounds", PLANNER_ROUNDS, ROUNDS_HELP, fixed, frozen=running and not one_number
         )
     offered = default_rerun(request.parent_analysis, ids, rounds)
     beside, allowed = _parent_route_choice(request, offered, choice, disabled=running)
@@ -261,7 +265,8 @@ def _run_button(
     _plan_table(planned)
     label = f"Re-run {len(ids)} tasks x {planned.rounds_text()} rounds on this route"
     if job is not None and running:
-        label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
+        each = str(job.rounds) if one_number else f"up to {job.rounds}"
+        label = f"Re-running {len(job.task_ids)} tasks x {each} rounds on this route…"
     ready = choice is not None and bool(ids) and sendable and not running and allowed
     ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
     ready = ready and (beside is None or log_route.confirmed(beside, "rerun.confirm_parent_host"))

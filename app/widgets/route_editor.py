@@ -315,12 +315,17 @@ def rounds_input(key: str, default: int, running: int | None = None) -> int:
 
 
 def optional_rounds_input(
-    key: str, placeholder: str, help_text: str, running: int | None = None
+    key: str, placeholder: str, help_text: str, running: int | None = None, *, frozen: bool = False
 ) -> int | None:
     """Like `rounds_input`, but empty by default: None (the `placeholder`'s rounds, e.g. a planner's
-    per task) until the user types one number for every task."""
+    per task) until the user types one number for every task. While a job runs: its one number
+    (`running`), or empty and disabled (`frozen`: it runs the placeholder's)."""
     if running is not None:
         return rounds_input(key, running, running)
+    if frozen:
+        label = route_knobs()["rounds"].label
+        st.number_input(label, value=None, placeholder=placeholder, disabled=True, key=f"{key}.frozen")
+        return None
     chosen = f"{key}.chosen"
     st.session_state.setdefault(key, st.session_state.get(chosen))
     typed = st.number_input(
