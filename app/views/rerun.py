@@ -270,7 +270,7 @@ def _run_button(
     ready = choice is not None and bool(ids) and sendable and not running and allowed
     ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
     ready = ready and (beside is None or log_route.confirmed(beside, "rerun.confirm_parent_host"))
-    button, cost = st.columns([1, 2], vertical_alignment="center")
+    button, cost = st.columns([2, 3], vertical_alignment="center")
     for sentence in planned.cost_sentences():
         cost.caption(escape(sentence))
     if button.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
