@@ -112,7 +112,7 @@ PLAN_COLUMNS = {
     "needs": st.column_config.TextColumn("what it needs", width="large"),
 }
 """The plan beside the button: per task, the rounds it runs and what they can decide."""
-PLANNER_ROUNDS = "the planner's, per task"
+PLANNER_ROUNDS = "planner's"
 """The Rounds field's placeholder while it is empty."""
 ROUNDS_HELP = (
     "Empty: each task runs the planner's fewest rounds that decide it, as `rerunlens rerun` does. A number: "
@@ -254,7 +254,7 @@ def _run_button(
     running = job is not None and job.active
     # a running job ran one number for all when its results are tasks x rounds, else the planner's
     one_number = job is not None and running and job.total == len(job.task_ids) * job.rounds
-    with st.columns([1, 3])[0]:
+    with st.columns([1, 2])[0]:
         fixed = job.rounds if job is not None and one_number else None
         rounds = route_editor.optional_rounds_input(
             "rerun.rounds", PLANNER_ROUNDS, ROUNDS_HELP, fixed, frozen=running and not one_number
@@ -270,10 +270,9 @@ def _run_button(
     ready = choice is not None and bool(ids) and sendable and not running and allowed
     ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
     ready = ready and (beside is None or log_route.confirmed(beside, "rerun.confirm_parent_host"))
-    button, cost = st.columns([2, 3], vertical_alignment="center")
-    for sentence in planned.cost_sentences():
-        cost.caption(escape(sentence))
-    if button.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
+    for sentence in planned.cost_sentences():  # the cost right above the button, its label in full
+        st.caption(escape(sentence))
+    if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
         return _start(replace(request, with_parent_route=beside is not None), planned, choice, beside)
     return None
 
@@ -294,6 +293,8 @@ def _plan_table(planned: DefaultRerun) -> None:
             "needs": [t.needs for t in planned.tasks],
         }
     )
+    if not planned.parent_route_rounds():  # no rounds on the parent's route: room for what each needs
+        table = table.drop(columns="parent_route_rounds")
     st.dataframe(
         table,
         column_config=PLAN_COLUMNS,
