@@ -270,6 +270,10 @@ def test_the_choice_of_tasks_matches_the_cli(runs: Path) -> None:
     assert start_button(at).label.startswith(f"Re-run {len(flagged)} tasks")
     at.radio(key="rerun.selection").set_value("inconsistent").run()
     assert start_button(at).label.startswith(f"Re-run {len(inconsistent)} tasks")
+    plan = next(df.value for df in at.dataframe if "needs" in df.value.columns)  # the plan follows the choice
+    expected = default_rerun(analyze(parent), inconsistent)  # as `rerun --only inconsistent` plans it
+    assert dict(zip(plan["task_id"], plan["rounds"].astype(int), strict=True)) == expected.rounds()
+    assert escape(cost_sentence(expected.cost)) in [c.value for c in at.caption]
     at.radio(key="rerun.selection").set_value("pick").run()
     assert_clean(at)
     assert start_button(at).label.startswith("Re-run 0 tasks") and start_button(at).disabled
