@@ -27,6 +27,7 @@ from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
 from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command
 from analyzer.log.taskfile import load_tasks
+from analyzer.proxy.harness_rerun import harness_of
 from analyzer.runner.parent_route import parent_route_plan, parent_route_profile
 from analyzer.runner.pinned_rerun import (
     RerunReport,
@@ -108,7 +109,7 @@ def rerun(args: argparse.Namespace) -> int:
     )
     request = replace(request, with_parent_route=bool(args.with_parent_route))
     if args.dry_run:
-        return _dry_run(request, args.rounds, bool(args.json))
+        return _dry_run(request, args.rounds, bool(args.json), getattr(args, "through", "prompt"))
     out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))
     through = rerun_through_harness(args, parent, only, out)
     if through is not None:
@@ -160,9 +161,17 @@ def _beside(args: argparse.Namespace, request: RerunRequest, plan: RunPlan) -> R
     return parent_route_plan(request.parent_analysis, plan, profile, own, log_consent(args))
 
 
-def _dry_run(request: RerunRequest, rounds: int | None, as_json: bool) -> int:
+def _dry_run(request: RerunRequest, rounds: int | None, as_json: bool, through: str) -> int:
     """`rerun --dry-run`: the re-run's plan (tasks, rounds each, what cannot be decided, the cost) on
-    stdout, the same the Re-run page shows beside its button; nothing is sent."""
+    stdout, the same the Re-run page shows beside its button; nothing is sent. For a log a harness
+    made, a line on stderr says the plan is the prompt-only re-run's."""
+    made_by = harness_of(request.parent)
+    if made_by is not None and through != "prompt":
+        print(
+            f"rerunlens: the log was made by {made_by[0]}: this plan is the re-run with --through prompt; "
+            "one through the harness runs its own rounds",
+            file=sys.stderr,
+        )
     ids = select_tasks(
         request.parent, request.selection, request.answer_key, request.semantic, request.parent_analysis
     )

@@ -411,9 +411,8 @@ def _pick_tasks(
     group: data.Group, key: AnswerKey, defined: set[str] | None, *, running: list[str] | None
 ) -> tuple[Selection, list[str]]:
     """Flagged (the CLI's default), inconsistent, or a hand pick, as `rerunlens rerun --only`; a
-    checkbox each.
-    While a re-run runs (`running`: its task ids), its tasks, ticked and fixed: after a reload the
-    page's default pick could name other tasks than the job runs.
+    checkbox each. While a re-run runs (`running`: its task ids), its tasks, ticked and fixed: after a
+    reload the page's default pick could name other tasks than the job runs.
 
     Returns the request's selection (`inconsistent` or `flagged` while every such task is ticked,
     else the ticked ids) and the ticked ids.

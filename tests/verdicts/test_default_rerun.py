@@ -130,3 +130,16 @@ def test_rerun_dry_run_of_an_unknown_task_is_one_line(capsys: pytest.CaptureFixt
     assert main(["rerun", str(SAMPLE_A), "--dry-run", "--only", "no-such-task"]) != 0
     err = capsys.readouterr().err
     assert err == "rerunlens: error: task 'no-such-task' is not in the log\n"
+
+
+def test_rerun_dry_run_of_a_harness_log_says_the_plan_is_the_prompt_only_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    inspect_log = (
+        Path(__file__).resolve().parents[1] / "fixtures" / "foreign" / "inspect_ai" / "client_type_error.json"
+    )
+    assert main(["rerun", str(inspect_log), "--dry-run"]) == 0
+    out, err = capsys.readouterr()
+    assert err.startswith("rerunlens: the log was made by inspect") and "--through prompt" in err
+    assert main(["rerun", str(inspect_log), "--dry-run", "--through", "prompt"]) == 0
+    assert capsys.readouterr().out == out and out  # the same plan, said without the note
