@@ -356,6 +356,7 @@ def _add_rerun(sub: argparse._SubParsersAction, route: bool) -> None:
         "and expected tokens are printed before any re-run",
     )
     _add_parent_route(p)
+    _add_dry_run(p)
     p.add_argument("--label", help="label stored in the new log")
     p.add_argument(
         "--simulator",
@@ -390,6 +391,15 @@ def _add_parent_route(p: argparse.ArgumentParser) -> None:
         "parent's own route (the key and base URL rotation its log recorded) beside the pinned ones; "
         "every key variable must be one your route names or RERUNLENS_KEY_VARIABLES lists, and a host "
         "not your own is asked for (or --yes); saved as a second log beside --out",
+    )
+
+
+def _add_dry_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the re-run's plan (tasks, pinned rounds each, what cannot be decided and what "
+        "could, requests and expected tokens; as JSON with --json), the Re-run page's; send nothing",
     )
 
 

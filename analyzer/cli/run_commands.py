@@ -27,12 +27,15 @@ from analyzer.errors import RerunLensError, TaskFileError
 from analyzer.importers import load_any
 from analyzer.jobs.exposure import ALLOW_REMOTE_ENV, check_port, dashboard_command
 from analyzer.log.taskfile import load_tasks
+from analyzer.proxy.harness_rerun import harness_of
 from analyzer.runner.parent_route import parent_route_plan, parent_route_profile
 from analyzer.runner.pinned_rerun import (
+    RerunReport,
     RerunRequest,
     default_rerun_path,
     rerun_plan,
     resume_rerun_plan,
+    select_tasks,
 )
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (
@@ -56,9 +59,7 @@ from analyzer.safety.keys import read_keys
 from analyzer.safety.shell_words import command_words, shell_line
 from analyzer.safety.terminal_text import json_text, visible, visible_lines
 from analyzer.simulator import Scenario, Simulator
-from analyzer.verdicts.before_after import rerun_plan_of
-from analyzer.verdicts.planner import plan_summary
-from analyzer.verdicts.rerun_cost import cost_sentence, rerun_cost
+from analyzer.verdicts.default_rerun import DEFAULT_SELECTION, default_rerun
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,8 +102,14 @@ def rerun(args: argparse.Namespace) -> int:
     """`rerunlens rerun`: the chosen tasks of a log on a pinned route, then before/after."""
     judge_consent_first(args)
     parent = load_any(args.log).log
-    wanted: list[str] = args.only or ["flagged"]
+    wanted: list[str] = args.only or [DEFAULT_SELECTION]
     only: str | list[str] = wanted[0] if wanted in (["flagged"], ["inconsistent"]) else wanted
+    request = RerunRequest(
+        parent, only, args.log, args.tasks, args.key, args.label, args.simulator, semantic_options(args)
+    )
+    request = replace(request, with_parent_route=bool(args.with_parent_route))
+    if args.dry_run:
+        return _dry_run(request, args.rounds, bool(args.json), getattr(args, "through", "prompt"))
     out = Path(args.out) if args.out else free_path(default_rerun_path(args.log))
     through = rerun_through_harness(args, parent, only, out)
     if through is not None:
@@ -111,10 +118,6 @@ def rerun(args: argparse.Namespace) -> int:
     flags = [("--only", wanted), ("--out", out), ("--repeat", args.rounds), ("--tasks", args.tasks)]
     flags += [*flags_again(args), ("--resume", True)]
     again = command_words(["rerunlens", "rerun"], flags, [args.log])
-    request = RerunRequest(
-        parent, only, args.log, args.tasks, args.key, args.label, args.simulator, semantic_options(args)
-    )
-    request = replace(request, with_parent_route=bool(args.with_parent_route))
     scenario = scenario_from_args(args)
     if args.resume:
         given = resume_profile(args, recorded_profile(out))
@@ -133,14 +136,19 @@ def rerun(args: argparse.Namespace) -> int:
     if report.outcome.cancelled:
         return 130
     index_logs(args, [report.outcome.path, report.beside_path])
-    if args.json:
-        print(json_text(report.to_json()))
-    else:
-        print(visible_lines(report.lines()))
-        print(f"\n{report.outcome.path}  run_id {report.outcome.run_id}  parent {report.parent_run_id}")
-        if report.beside_path is not None:
-            print(f"{report.beside_path}  the rounds on the parent's own route")
+    _print_report(report, bool(args.json))
     return _exit_code(report.outcome.progress)
+
+
+def _print_report(report: RerunReport, as_json: bool) -> None:
+    """The before/after and the verdict on stdout, as JSON or for a terminal, and where the logs are."""
+    if as_json:
+        print(json_text(report.to_json()))
+        return
+    print(visible_lines(report.lines()))
+    print(f"\n{report.outcome.path}  run_id {report.outcome.run_id}  parent {report.parent_run_id}")
+    if report.beside_path is not None:
+        print(f"{report.beside_path}  the rounds on the parent's own route")
 
 
 def _beside(args: argparse.Namespace, request: RerunRequest, plan: RunPlan) -> RunPlan | None:
@@ -153,24 +161,40 @@ def _beside(args: argparse.Namespace, request: RerunRequest, plan: RunPlan) -> R
     return parent_route_plan(request.parent_analysis, plan, profile, own, log_consent(args))
 
 
+def _dry_run(request: RerunRequest, rounds: int | None, as_json: bool, through: str) -> int:
+    """`rerun --dry-run`: the re-run's plan (tasks, rounds each, what cannot be decided, the cost) on
+    stdout, the same the Re-run page shows beside its button; nothing is sent. For a log a harness
+    made, a line on stderr says the plan is the prompt-only re-run's."""
+    made_by = harness_of(request.parent)
+    if made_by is not None and through != "prompt":
+        print(
+            f"rerunlens: the log was made by {made_by[0]}: this plan is the re-run with --through prompt; "
+            "one through the harness runs its own rounds",
+            file=sys.stderr,
+        )
+    ids = select_tasks(
+        request.parent, request.selection, request.answer_key, request.semantic, request.parent_analysis
+    )
+    if not ids:
+        raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
+    planned = default_rerun(request.parent_analysis, ids, rounds, request.with_parent_route)
+    print(json_text(planned.to_json()) if as_json else visible_lines(planned.lines()))
+    return 0
+
+
 def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None, beside: RunPlan | None) -> None:
-    """The plan and the requests and expected tokens on stderr before anything is sent; past `limit`,
-    a y/N question on a terminal, else a one-line refusal."""
+    """The plan and the requests and expected tokens on stderr before anything is sent
+    (`default_rerun`'s sentences, as `--dry-run` and the Re-run page show them); past `limit`, a y/N
+    question on a terminal, else a one-line refusal."""
     ids = [str(t.task_id) for t in plan.tasks]
-    cost = rerun_cost(request.parent_analysis, ids, _per_task(plan))
-    planned = rerun_plan_of(request.parent_analysis, ids)
-    print(visible(plan_summary(planned)), file=sys.stderr)
-    if plan.task_rounds is None and plan.rounds < planned.rounds:
-        print(f"This re-run runs {plan.rounds}: a task that needs more stays inconclusive.", file=sys.stderr)
-    print(visible(cost_sentence(cost)), file=sys.stderr)
-    if beside is not None:
-        more = rerun_cost(request.parent_analysis, [str(t.task_id) for t in beside.tasks], _per_task(beside))
-        print(visible(cost_sentence(more, "Beside them, the parent's own route")), file=sys.stderr)
-        cost = cost._replace(requests=cost.requests + more.requests)
-    if limit is None or cost.requests <= limit:
+    rounds = plan.rounds if plan.task_rounds is None else _per_task(plan)
+    planned = default_rerun(request.parent_analysis, ids, rounds, beside is not None)
+    for sentence in planned.sentences():
+        print(visible(sentence), file=sys.stderr)
+    if limit is None or planned.requests <= limit:
         return
     ask = terminal_question("Send them?")
-    past = f"{cost.requests:,} requests is past --max-requests {limit:,}"
+    past = f"{planned.requests:,} requests is past --max-requests {limit:,}"
     if ask is None:
         raise RerunLensError(f"{past}; no terminal to ask: give --repeat fewer rounds or a higher limit")
     if not ask(past):

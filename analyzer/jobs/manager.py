@@ -102,7 +102,7 @@ class JobManager:
         """
         parent_path = str(Path(request.source or "").resolve())
         ids = [str(t.task_id) for t in plan.tasks]
-        key = _request_key("rerun", parent_path, ids, plan.rounds, plan.profile, None)
+        key = _request_key("rerun", parent_path, ids, _rounds_asked(plan, beside), plan.profile, None)
         found = self._reuse(key, plan.keys)
         if found is not None:
             return found
@@ -337,8 +337,17 @@ def _stamp() -> str:
     return datetime.now(UTC).strftime("%Y%m%d-%H%M%S")
 
 
+def _rounds_asked(plan: RunPlan, beside: RunPlan | None) -> object:
+    """A re-run's rounds as its request key holds them: one number, or with each task's own (the
+    planner's) and those on the parent's own route, so that such re-runs are not taken for each other."""
+    if plan.task_rounds is None and beside is None:
+        return plan.rounds
+    own = dict(plan.task_rounds or {})
+    return [plan.rounds, own, dict(beside.task_rounds or {}) if beside is not None else None]
+
+
 def _request_key(
-    kind: str, parent: str | None, ids: list[str], rounds: int, profile: RouteProfile, executor: str | None
+    kind: str, parent: str | None, ids: list[str], rounds: object, profile: RouteProfile, executor: str | None
 ) -> str:
     payload = json.dumps(
         [kind, parent, ids, rounds, profile.model_dump(mode="json"), executor], sort_keys=True, default=str

@@ -29,7 +29,7 @@ from analyzer.verdicts.planner import RerunPlan
 
 def proposed_rounds(plan: RerunPlan) -> dict[str, int]:
     """Task id -> the rounds the planner proposes on the parent's own route (tasks with a proposal)."""
-    return {t.task_id: t.more_parent_rounds for t in plan.tasks if t.more_parent_rounds is not None}
+    return plan.parent_route_rounds()
 
 
 def parent_route_profile(

@@ -8,7 +8,7 @@ before/after itself is analyzer.verdicts.before_after.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -47,7 +47,8 @@ from analyzer.runner.rerun_route import (
 )
 from analyzer.runner.run import RunOutcome, run_plan
 from analyzer.safety.keys import RunKeys, read_keys
-from analyzer.verdicts.before_after import compare_before_after, rerun_plan_of, tasks_with
+from analyzer.verdicts.before_after import compare_before_after, tasks_with
+from analyzer.verdicts.default_rerun import DEFAULT_SELECTION, default_rerun, selected_ids
 from analyzer.verdicts.rerun_sentences import VerdictLine, before_after_lines, verdict_sentences
 
 Selection = str | Sequence[str]
@@ -60,7 +61,7 @@ class RerunRequest:
 
     parent: RunLog
     """The parent log."""
-    selection: Selection = "flagged"
+    selection: Selection = DEFAULT_SELECTION
     """`flagged`, `inconsistent`, or task ids."""
     source: str | Path | None = None
     """The parent's path (names a format-1 parent, which has no run id)."""
@@ -174,12 +175,7 @@ def select_tasks(
         if unknown:
             raise RerunLensError(f"task {unknown[0]!r} is not in the log")
         return ids
-    tasks = (analysis or analyze(log, key, semantic=semantic)).tasks
-    if only == "flagged":
-        mask = tasks["flagged"].astype(bool)
-    else:
-        mask = tasks["consistent"].eq(False).fillna(False).astype(bool)
-    return [str(t) for t in tasks.loc[mask, "task_id"]]
+    return selected_ids((analysis or analyze(log, key, semantic=semantic)).tasks, only)
 
 
 def task_specs(log: RunLog, ids: Sequence[str], tasks_file: str | Path | None = None) -> list[TaskSpec]:
@@ -210,7 +206,7 @@ def rerun_plan(
     profile: RouteProfile,
     out: str | Path,
     *,
-    rounds: int | None = None,
+    rounds: int | Mapping[str, int] | None = None,
     keys: RunKeys | None = None,
     executor: str | Executor | None = None,
     simulation: Simulation | None = None,
@@ -218,8 +214,9 @@ def rerun_plan(
 ) -> RunPlan:
     """The plan of a re-run: the chosen tasks, one key (a rotation is dropped), the parent named.
 
-    Without `rounds`, each task runs the rounds the planner names for it (`RerunPlan.pinned_rounds`:
-    the fewest that decide it), not the profile's; `rounds` runs every task that many.
+    Without `rounds`, each task runs the rounds the default re-run names for it
+    (`verdicts.default_rerun`: the planner's fewest that decide it), not the profile's; `rounds` runs
+    every task that many, or (task id -> rounds) each task its own.
 
     Raises:
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
@@ -236,9 +233,8 @@ def rerun_plan(
     if pinned.uses_simulator and simulation.scenario is None:
         simulation = replace(simulation, scenario=parent_scenario(log))
     per_task: dict[str, int] = {}
-    if rounds is None:
-        planned = rerun_plan_of(request.parent_analysis, ids)
-        per_task = {**{t: planned.rounds for t in ids}, **planned.pinned_rounds(request.with_parent_route)}
+    if not isinstance(rounds, int):
+        per_task = default_rerun(request.parent_analysis, ids, rounds, request.with_parent_route).rounds()
     pid = parent_id(log, request.source)
     simulated = " (simulated)" if parent_provider(log).real and pinned.uses_simulator else ""
     provenance = Provenance(
@@ -253,7 +249,7 @@ def rerun_plan(
         pinned,
         out,
         keys=keys if keys is not None else read_keys(pinned.key_envs()),
-        rounds=rounds if rounds is not None else max(per_task.values(), default=2),
+        rounds=rounds if isinstance(rounds, int) else max(per_task.values(), default=2),
         provenance=provenance,
         executor=executor,
         simulation=simulation,

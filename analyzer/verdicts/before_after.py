@@ -163,8 +163,9 @@ def rounds_to_decide(parent: Analysis, ids: Sequence[str], cap: int = ROUNDS_CAP
 def decisive_rounds(
     log: RunLog, ids: Sequence[str], key: AnswerKey = "exact", analysis: Analysis | None = None
 ) -> int:
-    """The rounds a re-run of `ids` runs by default, the CLI's and the dashboard's one rule:
-    `rerun_plan_of(...).rounds` over the parent's analysis (`analysis` when given)."""
+    """The most rounds any task of a default re-run of `ids` runs: `rerun_plan_of(...).rounds` over the
+    parent's analysis (`analysis` when given). Each task's own rounds, as the CLI and the Re-run page
+    run them, are `default_rerun.default_rerun(...).rounds()`."""
     return rerun_plan_of(analysis or analyze(log, key), ids).rounds
 
 

@@ -70,6 +70,10 @@ class RerunPlan(NamedTuple):
         """Task id -> its rounds (None: no number up to the cap decides it)."""
         return {t.task_id: t.rounds for t in self.tasks}
 
+    def parent_route_rounds(self) -> dict[str, int]:
+        """Task id -> the rounds proposed on the parent's own route (the tasks that have a proposal)."""
+        return {t.task_id: t.more_parent_rounds for t in self.tasks if t.more_parent_rounds is not None}
+
     def pinned_rounds(self, with_proposals: bool = False) -> dict[str, int]:
         """Task id -> the pinned rounds a re-run runs for it: a decidable task its own fewest that
         decide; with `with_proposals`, a task with a proposal the pinned rounds that go with it; any

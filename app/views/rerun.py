@@ -1,5 +1,5 @@
-"""Re-run: the inconsistent (or flagged, or hand-picked) tasks of the focused log, one pinned route,
-one button, and the verdict.
+"""Re-run: the flagged (or inconsistent, or hand-picked) tasks of the focused log, one pinned route,
+the planner's rounds per task (the plan `rerunlens rerun` runs), one button, and the verdict.
 
 If the tasks turn consistent once the route is pinned, the route was the likely cause; if they stay
 inconsistent, the model is. The job runs in the background (analyzer.jobs.manager), so a reload or a second
@@ -25,7 +25,6 @@ from analyzer.runner.parent_route import (
     parent_route_path,
     parent_route_plan,
     parent_route_profile,
-    proposed_rounds,
 )
 from analyzer.runner.pinned_rerun import (
     RerunRequest,
@@ -44,12 +43,10 @@ from analyzer.verdicts.before_after import (
     RULE,
     VERDICT_TEXT,
     Verdict,
-    rerun_plan_of,
     tasks_with,
     verdict_phrase,
 )
-from analyzer.verdicts.planner import RerunPlan, plan_summary
-from analyzer.verdicts.rerun_cost import cost_sentence, rerun_cost
+from analyzer.verdicts.default_rerun import DEFAULT_SELECTION, DefaultRerun, default_rerun, selected_ids
 from analyzer.verdicts.rerun_sentences import Topic, VerdictLine, verdict_sentences
 from app import data, fmt, log_folders
 from app.widgets import figures, harness_runs, job_panel, log_route, route_editor, task_files
@@ -96,11 +93,31 @@ PICKED_PARAM = "rerun"
 """The URL parameter naming tasks to tick by hand (a link's promise of exactly those tasks)."""
 PRESET = "rerun.preset"
 SELECTIONS = {
-    "inconsistent": "Inconsistent tasks",
     "flagged": "Flagged tasks (inconsistent, drifted or errored)",
+    "inconsistent": "Inconsistent tasks",
     "pick": "Pick by hand",
 }
-"""The Re-run page's choices, as `rerunlens rerun --only`; the first is the default."""
+"""The Re-run page's choices, as `rerunlens rerun --only`; the default is the CLI's."""
+PLAN_COLUMNS = {
+    "task_id": st.column_config.TextColumn("task"),
+    "rounds": st.column_config.NumberColumn(
+        "pinned rounds", help="The rounds this task runs on the pinned route."
+    ),
+    "parent_route_rounds": st.column_config.NumberColumn(
+        "parent's route", help="Rounds on the parent's own key and base URL rotation beside the pinned ones."
+    ),
+    "decides": st.column_config.TextColumn(
+        "decides", help="Whether these rounds decide the task if they agree."
+    ),
+    "needs": st.column_config.TextColumn("what it needs", width="large"),
+}
+"""The plan beside the button: per task, the rounds it runs and what they can decide."""
+PLANNER_ROUNDS = "planner's"
+"""The Rounds field's placeholder while it is empty."""
+ROUNDS_HELP = (
+    "Empty: each task runs the planner's fewest rounds that decide it, as `rerunlens rerun` does. A number: "
+    "every task runs that many, as `rerunlens rerun --repeat N`."
+)
 EMPTY = {
     "inconsistent": "No task is inconsistent under the {key} answer key: every task gave one answer each "
     "round. Nothing to re-run (the flagged choice also lists drifted or errored tasks).",
@@ -165,10 +182,7 @@ def render(selection: data.Selection | None = None) -> None:
         allow_simulator=allow_simulator,
         analysis=group.analysis,
     )
-    plan = rerun_plan_of(group.analysis, ids)
-    if not plan.tasks:  # nothing to test: the route's own rounds
-        plan = plan._replace(rounds=choice.profile.rounds if choice else 5)
-    job = _run_button(request, ids, choice, job, plan, sendable=defined is not None and not blocked) or job
+    job = _run_button(request, ids, choice, job, sendable=defined is not None and not blocked) or job
     if job is None:
         st.caption("No re-run of this log yet.")
         return
@@ -226,44 +240,78 @@ def _run_button(
     ids: list[str],
     choice: route_editor.RouteChoice | None,
     job: JobStatus | None,
-    plan: RerunPlan,
     *,
     sendable: bool,
 ) -> JobStatus | None:
-    """Rounds (by default, the planner's: the rounds that decide the tasks that can be decided), the
-    plan and the requests and tokens it sends beside the one button; while a re-run runs, the button
-    names it and is disabled.
+    """The default re-run's plan (`verdicts.default_rerun`, the one `rerunlens rerun` runs and
+    `rerun --dry-run` prints): rounds per task, what cannot be decided and why, and its requests and
+    tokens beside the one button; one number of rounds for all when typed. While a re-run runs, the
+    button names it and is disabled.
 
     `ids` are the tasks the request selects; `sendable` is False while a log without task
     definitions still lacks the task file with its prompts.
     """
     running = job is not None and job.active
-    with st.columns([1, 3])[0]:
-        fixed = job.rounds if job is not None and running else None
-        rounds = route_editor.rounds_input("rerun.rounds", plan.rounds, fixed)
-    st.caption(escape(plan_summary(plan)))
-    label = f"Re-run {len(ids)} tasks x {rounds} rounds on this route"
+    # a running job ran one number for all when its results are tasks x rounds, else the planner's
+    one_number = job is not None and running and job.total == len(job.task_ids) * job.rounds
+    with st.columns([1, 2])[0]:
+        fixed = job.rounds if job is not None and one_number else None
+        rounds = route_editor.optional_rounds_input(
+            "rerun.rounds", PLANNER_ROUNDS, ROUNDS_HELP, fixed, frozen=running and not one_number
+        )
+    offered = default_rerun(request.parent_analysis, ids, rounds)
+    beside, allowed = _parent_route_choice(request, offered, choice, disabled=running)
+    planned = default_rerun(request.parent_analysis, ids, rounds, True) if beside is not None else offered
+    _plan_table(planned)
+    label = f"Re-run {len(ids)} tasks x {planned.rounds_text()} rounds on this route"
     if job is not None and running:
-        label = f"Re-running {len(job.task_ids)} tasks x {job.rounds} rounds on this route…"
-    ready = choice is not None and bool(ids) and sendable and not running
+        each = str(job.rounds) if one_number else f"up to {job.rounds}"
+        label = f"Re-running {len(job.task_ids)} tasks x {each} rounds on this route…"
+    ready = choice is not None and bool(ids) and sendable and not running and allowed
     ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
-    beside, allowed = _parent_route_choice(request, plan, choice, disabled=running)
-    ready = ready and allowed and (beside is None or log_route.confirmed(beside, "rerun.confirm_parent_host"))
-    button, cost = st.columns([1, 2], vertical_alignment="center")
-    cost.caption(escape(cost_sentence(rerun_cost(request.parent_analysis, ids, rounds))))
-    if button.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
-        return _start(request, rounds, choice, beside)
+    ready = ready and (beside is None or log_route.confirmed(beside, "rerun.confirm_parent_host"))
+    for sentence in planned.cost_sentences():  # the cost right above the button, its label in full
+        st.caption(escape(sentence))
+    if st.button(label, type="primary", disabled=not ready, key="rerun.start", icon=":material/replay:"):
+        return _start(replace(request, with_parent_route=beside is not None), planned, choice, beside)
     return None
 
 
+def _plan_table(planned: DefaultRerun) -> None:
+    """The plan's sentences and, per task, its pinned rounds and what they can decide."""
+    for sentence in planned.plan_sentences():
+        st.caption(escape(sentence))
+    if not planned.tasks:
+        return
+    decides = {True: "yes", False: "no", None: fmt.NONE}
+    table = pd.DataFrame(
+        {
+            "task_id": [t.task_id for t in planned.tasks],
+            "rounds": [t.rounds for t in planned.tasks],
+            "parent_route_rounds": [t.parent_route_rounds for t in planned.tasks],
+            "decides": [decides[t.decides] for t in planned.tasks],
+            "needs": [t.needs for t in planned.tasks],
+        }
+    )
+    if not planned.parent_route_rounds():  # no rounds on the parent's route: room for what each needs
+        table = table.drop(columns="parent_route_rounds")
+    st.dataframe(
+        table,
+        column_config=PLAN_COLUMNS,
+        hide_index=True,
+        height=min(38 + 35 * len(table), 320),
+        placeholder=fmt.NONE,
+        key="rerun.plan",
+    )
+
+
 def _parent_route_choice(
-    request: RerunRequest, plan: RerunPlan, choice: route_editor.RouteChoice | None, *, disabled: bool
+    request: RerunRequest, offered: DefaultRerun, choice: route_editor.RouteChoice | None, *, disabled: bool
 ) -> tuple[RouteProfile | None, bool]:
-    """`rerun --with-parent-route` as a checkbox, with its cost, when the plan proposes rounds on the
-    parent's own route: the route those rounds take (None: not asked for) and False when refused
-    (said why on the page)."""
-    proposed = proposed_rounds(plan)
-    if not proposed or choice is None:
+    """`rerun --with-parent-route` as a checkbox, when the plan proposes rounds on the parent's own
+    route: the route those rounds take (None: not asked for) and False when refused (said why on the
+    page). Their cost stands beside the button with the pinned rounds'."""
+    if not offered.plan.parent_route_rounds() or choice is None:
         return None, True
     on = st.checkbox(
         "Also run the planner's proposals on the parent's own route",
@@ -271,12 +319,10 @@ def _parent_route_choice(
         disabled=disabled,
         help="Rounds on the key and base URL rotation the parent's log recorded, beside the pinned ones: "
         "they decide tasks no pinned rounds can. Each key variable must be one your route names (or "
-        "RERUNLENS_KEY_VARIABLES lists).",
+        "RERUNLENS_KEY_VARIABLES lists). The same as `rerunlens rerun --with-parent-route`.",
     )
     if not on:
         return None, True
-    cost = rerun_cost(request.parent_analysis, list(proposed), proposed)
-    st.caption(escape(cost_sentence(cost, "Beside them, the parent's own route")))
     try:
         pinned = pinned_profile(choice.profile)
         return parent_route_profile(request.parent, pinned, log_route.own_route()), True
@@ -364,9 +410,9 @@ def sibling_task_file(parent: Path) -> Path | None:
 def _pick_tasks(
     group: data.Group, key: AnswerKey, defined: set[str] | None, *, running: list[str] | None
 ) -> tuple[Selection, list[str]]:
-    """Inconsistent (default), flagged, or a hand pick, as `rerunlens rerun --only`; a checkbox each.
-    While a re-run runs (`running`: its task ids), its tasks, ticked and fixed: after a reload the
-    page's default pick could name other tasks than the job runs.
+    """Flagged (the CLI's default), inconsistent, or a hand pick, as `rerunlens rerun --only`; a
+    checkbox each. While a re-run runs (`running`: its task ids), its tasks, ticked and fixed: after a
+    reload the page's default pick could name other tasks than the job runs.
 
     Returns the request's selection (`inconsistent` or `flagged` while every such task is ticked,
     else the ticked ids) and the ticked ids.
@@ -376,6 +422,7 @@ def _pick_tasks(
     mode = st.radio(
         "Which tasks",
         list(SELECTIONS),
+        index=list(SELECTIONS).index(DEFAULT_SELECTION),
         format_func=SELECTIONS.__getitem__,
         key="rerun.selection",
         horizontal=True,
@@ -390,10 +437,11 @@ def _pick_tasks(
             "finished or been cancelled."
         )
         return running, _ticked(group, rows, "running", key, disabled=True)
-    inconsistent = tasks["consistent"].eq(False).fillna(False).astype(bool)
+    ids = tasks["task_id"].astype(str)
+    inconsistent = ids.isin(selected_ids(tasks, "inconsistent"))
     chosen = {
         "inconsistent": tasks[inconsistent],
-        "flagged": tasks[tasks["flagged"].astype(bool)],
+        "flagged": tasks[ids.isin(selected_ids(tasks, "flagged"))],
         "pick": tasks.assign(_o=~inconsistent).sort_values("_o", kind="stable"),
     }[mode]
     if chosen.empty:
@@ -490,15 +538,19 @@ def _reason_counts(group: data.Group, shown: pd.DataFrame) -> str:
 
 
 def _start(
-    request: RerunRequest, rounds: int, choice: route_editor.RouteChoice | None, beside: RouteProfile | None
+    request: RerunRequest,
+    planned: DefaultRerun,
+    choice: route_editor.RouteChoice | None,
+    beside: RouteProfile | None,
 ) -> JobStatus | None:
-    """Start the re-run (or find the same one already running), with the rounds on the parent's own
-    route `beside` it when asked for; one-line error on failure."""
+    """Start the re-run shown (or find the same one already running), with the rounds on the parent's
+    own route `beside` it when asked for; one-line error on failure. Its rounds are the plan's: the
+    one number typed, else `rerun_plan`'s default, the CLI's."""
     assert choice is not None
     mgr = job_panel.manager()
     try:
         out = mgr.new_out(default_rerun_path(request.source or "log").name.removesuffix(".altk_runs.json"))
-        plan = rerun_plan(request, choice.profile, out, rounds=rounds, keys=choice.keys())
+        plan = rerun_plan(request, choice.profile, out, rounds=planned.chosen_rounds, keys=choice.keys())
         own = log_route.own_route()
         more = parent_route_plan(request.parent_analysis, plan, beside, own, Consent()) if beside else None
         job = mgr.start_rerun(request, plan, more)

@@ -309,6 +309,35 @@ def rounds_input(key: str, default: int, running: int | None = None) -> int:
     # No min or max on the widget: the browser then refuses a number out of range without a word and
     # the button kept the old count; the number is taken, and one line says what is used instead.
     typed = int(st.number_input(route_knobs()["rounds"].label, step=1, key=key, help=knob_help("rounds")))
+    used = _in_range(typed)
+    st.session_state[chosen] = used
+    return used
+
+
+def optional_rounds_input(
+    key: str, placeholder: str, help_text: str, running: int | None = None, *, frozen: bool = False
+) -> int | None:
+    """Like `rounds_input`, but empty by default: None (the `placeholder`'s rounds, e.g. a planner's
+    per task) until the user types one number for every task. While a job runs: its one number
+    (`running`), or empty and disabled (`frozen`: it runs the placeholder's)."""
+    if running is not None:
+        return rounds_input(key, running, running)
+    if frozen:
+        label = route_knobs()["rounds"].label
+        st.number_input(label, value=None, placeholder=placeholder, disabled=True, key=f"{key}.frozen")
+        return None
+    chosen = f"{key}.chosen"
+    st.session_state.setdefault(key, st.session_state.get(chosen))
+    typed = st.number_input(
+        route_knobs()["rounds"].label, step=1, key=key, placeholder=placeholder, help=help_text
+    )
+    used = None if typed is None else _in_range(int(typed))
+    st.session_state[chosen] = used
+    return used
+
+
+def _in_range(typed: int) -> int:
+    """The rounds a page runs for a typed number: clamped to 1..PAGE_MAX_ROUNDS, saying so when it is."""
     used = min(max(typed, 1), PAGE_MAX_ROUNDS)
     if used != typed:
         st.error(
@@ -316,7 +345,6 @@ def rounds_input(key: str, default: int, running: int | None = None) -> int:
             f"command line): {used:,} will run.",
             icon=":material/error:",
         )
-    st.session_state[chosen] = used
     return used
 
 

@@ -21,10 +21,11 @@ from streamlit.testing.v1 import AppTest
 from analyzer.analysis import analyze
 from analyzer.jobs.manager import get_manager
 from analyzer.log.loader import list_logs, load_path
+from analyzer.runner.pinned_rerun import select_tasks
 from analyzer.safety.keys import key_fingerprint
-from analyzer.verdicts.before_after import rerun_plan_of, verdict_phrase
-from analyzer.verdicts.planner import plan_summary
-from analyzer.verdicts.rerun_cost import cost_sentence, rerun_cost
+from analyzer.verdicts.before_after import verdict_phrase
+from analyzer.verdicts.default_rerun import DEFAULT_SELECTION, default_rerun, selected_ids
+from analyzer.verdicts.rerun_cost import cost_sentence
 from app import data
 from app.widgets import task_files
 from app.widgets.messages import escape
@@ -75,14 +76,18 @@ def page_text(at: AppTest) -> str:
 
 
 def inconsistent_ids(path: Path) -> list[str]:
-    """What the Re-run page ticks at first: the tasks whose answers differ between rounds."""
-    tasks = analyze(load_path(path).log).tasks
-    return tasks.loc[tasks["consistent"].eq(False).fillna(False).astype(bool), "task_id"].astype(str).tolist()
+    """The tasks whose answers differ between rounds."""
+    return selected_ids(analyze(load_path(path).log).tasks, "inconsistent")
+
+
+def default_ids(path: Path) -> list[str]:
+    """What the Re-run page ticks at first: the CLI's default selection (`rerun` without --only)."""
+    return select_tasks(load_path(path).log, DEFAULT_SELECTION)
 
 
 def test_rerun_click_through_writes_a_linked_log_and_shows_the_verdict(runs: Path) -> None:
     at = open_view()
-    flagged = inconsistent_ids(runs / PARENT)  # the default choice: inconsistent tasks only
+    flagged = default_ids(runs / PARENT)  # the default choice: the CLI's, flagged tasks
     assert any("built-in simulator serves" in i.value for i in at.info)
     at.number_input(key="rerun.rounds").set_value(2).run()
     button = start_button(at)
@@ -137,7 +142,10 @@ def test_a_second_tab_finds_the_running_rerun_and_cancel_leaves_a_journal_and_no
 
     other = open_view()  # another tab, its own session
     assert start_button(other).disabled, "a running re-run must not be started twice"
-    assert start_button(other).label == "Re-running 14 tasks x 40 rounds on this route…"
+    assert (
+        start_button(other).label
+        == f"Re-running {len(default_ids(runs / PARENT))} tasks x 40 rounds on this route…"
+    )
     [cancel] = [b for b in other.button if b.label == "Cancel"]
     cancel.click().run()
     wait_for(other, lambda a: any(b.label == "Resume" for b in a.button), timeout=60)
@@ -182,14 +190,14 @@ def test_the_key_appears_in_no_file_no_page_and_no_url(
 
 
 def test_a_format1_log_picks_the_task_file_beside_it_and_reruns_with_another(runs: Path) -> None:
-    flagged = inconsistent_ids(runs / FORMAT1)
+    flagged = default_ids(runs / FORMAT1)
     at = open_view(FORMAT1)
     assert any("a format-1 log" in i.value for i in at.info)
     shipped = runs / "format1_plain_script.tasks.json"  # shipped beside the sample: picked for you
     assert at.selectbox(key="rerun.tasks_pick").value == str(shipped)
     at.toggle(key="rerun.allow_simulator").set_value(True).run()  # the sample came from OpenAI
     assert not start_button(at).disabled
-    decide = rerun_plan_of(analyze(load_path(runs / FORMAT1).log), flagged).rounds
+    decide = default_rerun(analyze(load_path(runs / FORMAT1).log), flagged).rounds_text()  # the CLI's rounds
     assert start_button(at).label == f"Re-run {len(flagged)} tasks x {decide} rounds on this route"
 
     tasks = [{"task_id": t, "prompt": f"Answer for {t}."} for t in flagged[:-1]]
@@ -258,10 +266,14 @@ def test_the_choice_of_tasks_matches_the_cli(runs: Path) -> None:
     inconsistent = inconsistent_ids(runs / PARENT)
     assert 0 < len(inconsistent) < len(flagged)  # sample A: 30 flagged, 13 inconsistent
     at = open_view()
-    assert at.radio(key="rerun.selection").value == "inconsistent"
-    assert start_button(at).label.startswith(f"Re-run {len(inconsistent)} tasks")
-    at.radio(key="rerun.selection").set_value("flagged").run()
+    assert at.radio(key="rerun.selection").value == "flagged"  # `rerun` without --only
     assert start_button(at).label.startswith(f"Re-run {len(flagged)} tasks")
+    at.radio(key="rerun.selection").set_value("inconsistent").run()
+    assert start_button(at).label.startswith(f"Re-run {len(inconsistent)} tasks")
+    plan = next(df.value for df in at.dataframe if "needs" in df.value.columns)  # the plan follows the choice
+    expected = default_rerun(analyze(parent), inconsistent)  # as `rerun --only inconsistent` plans it
+    assert dict(zip(plan["task_id"], plan["rounds"].astype(int), strict=True)) == expected.rounds()
+    assert escape(cost_sentence(expected.cost)) in [c.value for c in at.caption]
     at.radio(key="rerun.selection").set_value("pick").run()
     assert_clean(at)
     assert start_button(at).label.startswith("Re-run 0 tasks") and start_button(at).disabled
@@ -300,7 +312,7 @@ def test_nothing_flagged_means_nothing_to_rerun(runs: Path) -> None:
     assert not analyze(load_path(runs / "steady.json").log).headline.flagged
     at = open_view("steady.json")
     assert any("Nothing to re-run" in s.value for s in at.success)
-    assert start_button(at).label == "Re-run 0 tasks x 5 rounds on this route"
+    assert start_button(at).label.startswith("Re-run 0 tasks x ")
     assert start_button(at).disabled
 
 
@@ -338,13 +350,23 @@ def test_the_route_takes_the_parents_model_and_sampling_and_warns_when_they_diff
 
 def test_the_plan_and_its_cost_stand_beside_the_button_and_follow_the_rounds(runs: Path) -> None:
     at = open_view()
-    flagged = inconsistent_ids(runs / PARENT)
+    ids = default_ids(runs / PARENT)
     parent = analyze(load_path(runs / PARENT).log)
-    plan = rerun_plan_of(parent, flagged)
+    planned = default_rerun(parent, ids)
     captions = [c.value for c in at.caption]
-    assert escape(plan_summary(plan)) in captions  # the CLI's sentences, escaped for markdown
-    assert escape(cost_sentence(rerun_cost(parent, flagged, plan.rounds))) in captions
+    for sentence in planned.sentences():  # the CLI's sentences, escaped for markdown
+        assert escape(sentence) in captions
+    table = next(df.value for df in at.dataframe if "needs" in df.value.columns)
+    assert dict(zip(table["task_id"], table["rounds"], strict=True)) == planned.rounds()
+    undecided = table.loc[table["decides"] == "no", "task_id"].tolist()
+    assert undecided == [t.task_id for t in planned.undecidable()] and undecided  # sample A has some
+    assert dict(zip(table["task_id"], table["needs"], strict=True)) == {
+        t.task_id: t.needs for t in planned.tasks
+    }
+    assert any("rounds more on the parent's own route" in t.needs for t in planned.undecidable())  # and why
     at.number_input(key="rerun.rounds").set_value(3).run()
-    cost = rerun_cost(parent, flagged, 3)
-    assert cost.requests == 3 * len(flagged)
+    cost = default_rerun(parent, ids, 3).cost
+    assert cost.requests == 3 * len(ids)
     assert escape(cost_sentence(cost)) in [c.value for c in at.caption]
+    shown = [plain(c.value) for c in at.caption]
+    assert "This re-run runs 3: a task that needs more stays inconclusive." in shown

@@ -1,5 +1,5 @@
 """A link does exactly what it says: Overview's "Re-run the 2 inconclusive tasks" opens Re-run with
-those two tasks ticked, not every inconsistent one."""
+those two tasks ticked, not every flagged one, and the plan beside the button is theirs."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from analyzer.analysis import analyze
 from analyzer.log.loader import load_path
 from analyzer.report.finding import finding
+from analyzer.verdicts.default_rerun import default_rerun
 
 SAMPLE_A = "A_baseline.altk_runs.json"
 
@@ -38,3 +39,6 @@ def test_the_inconclusive_link_ticks_exactly_its_tasks(
     app_kit.assert_clean(rerun)
     assert rerun.radio(key="rerun.selection").value == "pick"
     assert rerun.button(key="rerun.start").label.startswith("Re-run 2 tasks x ")
+    plan = next(df.value for df in rerun.dataframe if "needs" in df.value.columns)  # beside the button
+    planned = default_rerun(analyze(load_path(runs / SAMPLE_A).log), undecided)  # the CLI's `--only` plan
+    assert dict(zip(plan["task_id"], plan["rounds"].astype(int), strict=True)) == planned.rounds()

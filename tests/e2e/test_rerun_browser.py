@@ -1,9 +1,10 @@
 """Re-run and New run end to end in a real headless Chromium, against the embedded simulator.
 
-A person opens a sample log, goes to Re-run, keeps the flagged tasks, clicks the one button and
-reads the before/after; a reload mid-run finds the running job; a new run starts from the sample
-task file. Chromium is Debian's package (found with `shutil.which`), driven by Playwright; without
-it the tests skip on a developer's machine and fail in CI. Screenshots go to artifacts/screenshots/.
+A person opens a sample log, goes to Re-run, keeps the default (the CLI's: the flagged tasks, the
+planner's rounds per task, shown beside the button), clicks the one button and reads the
+before/after; a reload mid-run finds the running job; a new run starts from the sample task file.
+Chromium is Debian's package (found with `shutil.which`), driven by Playwright; without it the tests
+skip on a developer's machine and fail in CI. Screenshots go to artifacts/screenshots/.
 The server's environment holds a recognisable fake key, which must never reach a page or a file.
 
 The server, page and screenshot helpers are shared with test_dashboard_browser.py (browser_kit.py
@@ -31,7 +32,7 @@ from fake_keys import FAKE_KEY, SESSION_KEY
 from analyzer.analysis import analyze
 from analyzer.log.loader import list_logs, load_path
 from analyzer.safety.keys import key_fingerprint
-from analyzer.verdicts.before_after import rerun_plan_of
+from analyzer.verdicts.default_rerun import DEFAULT_SELECTION, default_rerun, selected_ids
 
 SAMPLES = ROOT / "sample_runs"
 PARENT = "A_baseline.altk_runs.json"
@@ -107,9 +108,11 @@ def test_rerun_click_through_shows_the_before_after(server: str, page: object, r
     shot(page, "rerun-ready")
 
     parent = analyze(load_path(SAMPLES / PARENT).log)
-    inconsistent = [str(t) for t in parent.tasks.loc[parent.tasks["consistent"].eq(False), "task_id"]]
-    rounds = rerun_plan_of(parent, inconsistent).rounds  # the planner's rounds
-    label = f"Re-run {len(inconsistent)} tasks x {rounds} rounds on this route"
+    flagged = selected_ids(parent.tasks, DEFAULT_SELECTION)  # the CLI's default tasks
+    planned = default_rerun(parent, flagged)  # and its rounds per task, shown beside the button
+    for sentence in planned.sentences():  # markdown shows "<=" as "≤"
+        assert sentence.replace("<=", "≤") in text, sentence
+    label = f"Re-run {len(flagged)} tasks x {planned.rounds_text()} rounds on this route"
     button = page.get_by_role("button", name=label)  # type: ignore[attr-defined]
     button.click()
     page.get_by_text("Before and after", exact=True).wait_for()  # type: ignore[attr-defined]
@@ -161,16 +164,19 @@ def test_live_lint_and_a_reload_finds_the_running_rerun(server: str, page: objec
     page.get_by_text("built-in simulator serves", exact=False).first.wait_for()  # type: ignore[attr-defined]
 
     set_rounds(page, 60)
-    page.get_by_role("button", name="Re-run 9 tasks x 60 rounds on this route").click()  # type: ignore[attr-defined]
+    flagged = len(selected_ids(analyze(load_path(SAMPLES / "B_one_key.altk_runs.json").log).tasks, "flagged"))
+    page.get_by_role("button", name=f"Re-run {flagged} tasks x 60 rounds on this route").click()  # type: ignore[attr-defined]
     page.get_by_text("Re-run running", exact=False).first.wait_for()  # type: ignore[attr-defined]
     page.reload()  # type: ignore[attr-defined]
     settle(page, "Re-run")
     page.get_by_text("Re-run running", exact=False).first.wait_for()  # type: ignore[attr-defined]
-    assert page.get_by_role("button", name="Re-running 9 tasks x 60 rounds on this route…").is_disabled()  # type: ignore[attr-defined]
+    assert page.get_by_role(
+        "button", name=f"Re-running {flagged} tasks x 60 rounds on this route…"
+    ).is_disabled()  # type: ignore[attr-defined]
     # after the reload the form shows the running job, not the page's defaults beside it
     rounds = page.get_by_label("Rounds", exact=True)  # type: ignore[attr-defined]
     assert rounds.input_value() == "60" and rounds.is_disabled()
-    assert "The running re-run's 9 tasks" in body_text(page)
+    assert f"The running re-run's {flagged} tasks" in body_text(page)
     shot(page, "rerun-running")
     page.get_by_role("button", name="Cancel").click()  # type: ignore[attr-defined]
     page.get_by_role("button", name="Resume").wait_for()  # type: ignore[attr-defined]

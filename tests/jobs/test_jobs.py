@@ -240,3 +240,15 @@ def test_a_resumed_rerun_keeps_its_answer_key(runs: Path) -> None:
     mgr.resume(job.job_id, scenario=app_scenario())
     assert mgr.wait(job.job_id, 60).state == "done"
     assert JobManager(runs).status(job.job_id).answer_key == "normalized"  # type: ignore[union-attr]
+
+
+def test_the_planners_rounds_per_task_and_one_number_for_all_are_different_requests(runs: Path) -> None:
+    mgr = get_manager(runs)
+    args = (runs / SAMPLE_A.name, SOME, RouteProfile())
+    planned = start_rerun(mgr, *args, scenario=slow_scenario())  # the page's default: each task its own
+    assert planned.total < len(SOME) * planned.rounds  # the rounds differ per task
+    every = start_rerun(mgr, *args, rounds=planned.rounds, scenario=slow_scenario())  # the most, typed
+    assert every.job_id != planned.job_id and every.total == len(SOME) * planned.rounds
+    assert start_rerun(mgr, *args, scenario=slow_scenario()).job_id == planned.job_id  # the same again
+    for job in (planned, every):
+        assert mgr.wait(job.job_id, 120).state == "done"
