@@ -17,6 +17,18 @@ from analyzer.safety.terminal_text import visible, visible_lines
 CAVEAT = "A difference is evidence, not proof of substitution."
 
 
+def _prompt_floor(v: IdentityVerdict) -> str:
+    """Said when a prompt that differs alone cannot be named: its p-value is never below
+    1 / (1 + permutations), and Benjamini-Hochberg's first step asks for alpha / prompts."""
+    floor = 1 / (1 + v.permutations)
+    if not v.tested_prompts or floor <= v.alpha / v.tested_prompts:
+        return ""
+    return (
+        f"; a prompt's p-value cannot go below {floor:.3g} with {numbers.count(v.permutations)} "
+        f"permutations, so one that differs alone among {numbers.count(v.tested_prompts)} cannot be named"
+    )
+
+
 def _identity_sentence(v: IdentityVerdict) -> str:
     if v.verdict == INCONCLUSIVE:
         return f"Identity: inconclusive: too few samples to test; it needs {v.needed}."
@@ -33,7 +45,7 @@ def _identity_sentence(v: IdentityVerdict) -> str:
         return (
             f"Identity: the routes differ ({numbers.p_value(v.p_value)}; {met}; {rule}); "
             f"{what} differs most; {numbers.counted(v.prompts_differing, 'prompt')} {alone} "
-            f"(Benjamini-Hochberg at {v.alpha:g}). {CAVEAT}"
+            f"(Benjamini-Hochberg at {v.alpha:g}{_prompt_floor(v)}). {CAVEAT}"
         )
     power = v.power
     could = (

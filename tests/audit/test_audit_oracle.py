@@ -136,3 +136,15 @@ if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
     how = "computed by `PYTHONPATH=$PWD python tests/audit/test_audit_oracle.py --write` at commit"
     out = {"SOURCE": f"{how} {head.strip()}"} | _all_figures()
     write_text_atomic(GOLDEN, json.dumps(out, indent=1) + "\n")
+
+
+def test_the_sentence_says_when_a_lone_prompt_cannot_be_named() -> None:
+    """With 300 prompts a prompt's p-value (at least 1 / (1 + permutations)) cannot reach
+    Benjamini-Hochberg's alpha / 300; with 20 prompts at 999 permutations it can."""
+    from analyzer.audit.report import audit_text
+
+    many = audit_logs(*generated_pair(*PAIRS["shifted"]))
+    few = audit_logs(*generated_pair(*PAIRS["shifted, 20 prompts"]))
+    floor = "so one that differs alone among 300 cannot be named"
+    assert floor in audit_text(many).replace("\n", " ")
+    assert "cannot be named" not in audit_text(few)
