@@ -19,7 +19,7 @@ from analyzer.audit.journal_ledger import journal_ledger, journal_of
 from analyzer.audit.journal_report import journal_sentence, journal_token_rows
 from analyzer.errors import RerunLensError
 from app import data
-from app.views.audit_live import live_audit_panel
+from app.widgets.live_audit import live_audit_panel
 from app.widgets.messages import escape
 
 REFERENCE = "audit.reference"

@@ -51,9 +51,9 @@ def test_live_audit_finds_broken_tool_calls_and_dropped_reasoning(
     assert out["tool_calls"]["candidate"]["share"] < 0.7
     assert out["tokens"]["candidate"]["completion"]["verdict"] == "underbilled"
     assert out["identity"]["verdict"] in ("differ", "no difference found")
-    logs = sorted(p.name for p in tmp_path.iterdir())
-    assert logs == ["audit-candidate.altk_runs.json", "audit-reference.altk_runs.json"]
-    for name in logs:
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["audit-candidate.altk_runs.json", "audit-reference.altk_runs.json", "audit.json"]
+    for name in written:
         assert (
             "sim-ref-key" not in (tmp_path / name).read_text()
             and "sim-cand-key" not in (tmp_path / name).read_text()

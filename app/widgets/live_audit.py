@@ -15,7 +15,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from analyzer.audit import audit_figures
-from analyzer.audit.live import SIMULATED_ROUTES, LiveAudit, LiveRoute, cost_sentence
+from analyzer.audit.live import SIMULATED_ROUTES, LiveAudit, LiveRoute, cost_sentence, route_subject
 from analyzer.audit.probes import probe_tasks
 from analyzer.errors import RerunLensError
 from analyzer.jobs.audit_jobs import AuditJob, audit_job, cancel_audit, start_audit
@@ -54,7 +54,7 @@ def live_audit_panel() -> None:
     if routes[0] is None or routes[1] is None:
         return
     confirmed = all(
-        log_route.confirmed(profile, PREFIX + f"confirm.{route.label}")
+        log_route.confirmed(profile, PREFIX + f"confirm.{route.label}", route_subject(route.label))
         for route, profile in (routes[0], routes[1])
     )
     live = LiveAudit(
