@@ -18,6 +18,7 @@ from typing import Any
 
 import openai
 
+from analyzer.audit.audit import LIVE_LABEL
 from analyzer.audit.live_folder import LiveAudit, LiveRoute, kept_results, log_path, save_manifest
 from analyzer.errors import RerunLensError
 from analyzer.log.loader import load_path
@@ -135,7 +136,7 @@ def _run(audit: LiveAudit, route: LiveRoute, failures: _Failures, controls: RunC
                 out,
                 keys=read_keys(profile.key_envs()),
                 rounds=audit.samples,
-                provenance=Provenance(label=f"audit {route.label}"),
+                provenance=Provenance(label=LIVE_LABEL.format(route=route.label)),
                 executor=executor,
                 simulation=Simulation(scenario=route.scenario),
             )
@@ -169,7 +170,7 @@ def run_live(
     """
     done = dict(kept_results(audit))
     save_manifest(audit)
-    stop = cancel or threading.Event()
+    stop = threading.Event()  # set by `cancel`, Ctrl-C or an unreachable route; stops both
     failures = _Failures()
 
     def heard(label: str) -> Callable[[Progress], None]:
@@ -192,6 +193,8 @@ def run_live(
         for t in threads:
             while t.is_alive():
                 t.join(timeout=0.2)
+                if cancel is not None and cancel.is_set():
+                    stop.set()
     except KeyboardInterrupt:
         stop.set()  # workers are daemon threads: an in-flight request cannot hold the process
         if say is not None:
@@ -205,13 +208,15 @@ def run_live(
     return load_path(log_path(audit, audit.reference)).log, load_path(log_path(audit, audit.candidate)).log
 
 
+def kept_text(audit: LiveAudit) -> str:
+    """What an interrupted audit kept: `40 of 216 results are kept in DIR`."""
+    kept = sum(kept_results(audit).values())
+    return f"{kept:,} of {audit.requests:,} results are kept in {audit.out}"
+
+
 def _left(audit: LiveAudit) -> str:
     """What an interrupted audit kept and how to continue it."""
-    kept = sum(kept_results(audit).values())
-    return (
-        f"{kept:,} of {audit.requests:,} results are kept in {audit.out}; start the same audit with that "
-        "folder to continue without sending them again"
-    )
+    return f"{kept_text(audit)}; start the same audit with that folder to continue without sending them again"
 
 
 def kept_sentence(audit: LiveAudit, kept: dict[str, int]) -> str | None:
