@@ -45,6 +45,8 @@ from analyzer.simulator.scenario import Distortion, Substitute
 ASK_ABOVE_REQUESTS = 500
 """A live audit of more requests than this asks before it starts."""
 DEFAULT_MAX_TOKENS = 200
+INTERRUPT_WAIT_S = 2.0
+"""How long Ctrl-C waits for each route's request in flight before it exits (it is sent again later)."""
 SIMULATED_ROUTES: dict[str, Scenario] = {
     "honest": Scenario(billing="o200k_base"),
     "another model, 1.3 x the tokens reported": Scenario(
@@ -196,7 +198,9 @@ def run_live(
                 if cancel is not None and cancel.is_set():
                     stop.set()
     except KeyboardInterrupt:
-        stop.set()  # workers are daemon threads: an in-flight request cannot hold the process
+        stop.set()
+        for t in threads:  # a request in flight may land (and be kept); a slow one cannot hold the exit
+            t.join(timeout=INTERRUPT_WAIT_S)
         if say is not None:
             say(f"Interrupted: {_left(audit)}")
         raise
