@@ -1,5 +1,6 @@
 """The Audit view's live audit: two base URLs the user types, each with a key variable under New run's
-rules, the cost beside the button, the audit in the background (progress, Cancel), then its verdict.
+rules, the cost beside the button, the audit in the background (progress, Cancel, Continue after a
+cancel or a failure, sending only what is not yet written), then its verdict and its evidence.
 
 Everything here is `analyzer.audit.live` (the probe set, the cost sentence the CLI prints) and
 `analyzer.jobs.audit_jobs` (the background job); the page only asks and shows.
