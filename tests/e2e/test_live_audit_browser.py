@@ -27,6 +27,10 @@ IDLE_JS = """() => {
         && !document.querySelector('[data-testid="stSkeleton"]');
 }"""
 
+PROGRESSED_JS = (
+    """() => /Live audit running · ([1-9][0-9,]*) \\/ 432 requests/.test(document.body.innerText)"""
+)
+
 
 @pytest.fixture()
 def page_timeout_ms() -> int:
@@ -136,10 +140,11 @@ def test_a_live_audit_shows_its_cost_progress_then_the_verdict_first(
 def test_cancel_stops_the_sends_says_so_and_the_audit_continues(
     server: str, page: Any, routes: tuple[Simulator, Simulator], runs_dir: Path
 ) -> None:
-    open_live_audit(page, server, routes, samples=20)
+    open_live_audit(page, server, routes, samples=12)
     page.get_by_role("button", name="Start the live audit").click()
     page.get_by_text("Live audit running", exact=False).first.wait_for()
-    page.wait_for_timeout(1500)
+    page.wait_for_function(PROGRESSED_JS)  # the progress counts results as they come
+    assert page.get_by_role("button", name="Start the live audit").is_disabled()
     page.get_by_role("button", name="Cancel").click()
     page.get_by_text("Live audit cancelled", exact=False).first.wait_for()
     settle(page)
@@ -148,8 +153,8 @@ def test_cancel_stops_the_sends_says_so_and_the_audit_continues(
     time.sleep(1.5)
     assert sent(routes) == stopped  # nothing is sent after the cancel
     text = body_text(page)
-    kept = int(re.search(r"Live audit cancelled: (\d+) of 720 results are kept", text).group(1))  # type: ignore[union-attr]
-    assert 0 < kept < 720
+    kept = int(re.search(r"Live audit cancelled: (\d+) of 432 results are kept", text).group(1))  # type: ignore[union-attr]
+    assert 0 < kept < 432
     # the first audit's logs, opened by default beside another log, are the pair offered, the right way round
     assert "share no task id" not in text
     assert "the candidate is overbilled" in text[: text.index("Live audit")]
@@ -159,5 +164,5 @@ def test_cancel_stops_the_sends_says_so_and_the_audit_continues(
     page.get_by_text("Wrote ", exact=False).first.wait_for()
     settle(page)
     assert_no_exception(page)
-    assert sent(routes) - stopped == 720 - kept  # the kept results were not sent again
+    assert sent(routes) - stopped == 432 - kept  # the kept results were not sent again
     shot(page, "live-audit-continued")
