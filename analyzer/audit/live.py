@@ -19,7 +19,14 @@ from typing import Any
 import openai
 
 from analyzer.audit.audit import LIVE_LABEL
-from analyzer.audit.live_folder import LiveAudit, LiveRoute, kept_results, log_path, save_manifest
+from analyzer.audit.live_folder import (
+    LiveAudit,
+    LiveRoute,
+    journal_begun,
+    kept_results,
+    log_path,
+    save_manifest,
+)
 from analyzer.errors import RerunLensError
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog, TaskSpec
@@ -128,10 +135,11 @@ def _run(audit: LiveAudit, route: LiveRoute, failures: _Failures, controls: RunC
     )
     executor = _stop_when_unreachable(route, controls.cancel, failures.unreachable)
     try:
-        if journal_path(out).exists():
+        if journal_begun(journal_path(out)):
             again = ResumeRequest(profile, audit.tasks, audit.samples, executor=executor)
             plan = plan_from_journal(out, replace(again, scenario=route.scenario))
         else:
+            journal_path(out).unlink(missing_ok=True)  # begun but not one line written: nothing to keep
             plan = new_plan(
                 audit.tasks,
                 profile,

@@ -114,7 +114,19 @@ def _written(audit: LiveAudit, route: LiveRoute) -> int:
     if out.exists():
         return audit.samples * len(audit.tasks)
     journal = journal_path(out)
-    return len(read_journal(journal).results) if journal.exists() else 0
+    return len(read_journal(journal).results) if journal_begun(journal) else 0
+
+
+def journal_begun(journal: Path) -> bool:
+    """Whether `journal` holds its whole header line: a process killed while creating it leaves an
+    empty or torn first line, which records nothing (the route starts again)."""
+    if not journal.exists():
+        return False
+    with open(journal, "rb") as fh:
+        while chunk := fh.read(1 << 16):
+            if b"\n" in chunk:
+                return True
+    return False
 
 
 def save_manifest(audit: LiveAudit) -> None:

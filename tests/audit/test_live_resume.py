@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from analyzer.audit.live_folder import journal_begun
 from analyzer.log.loader import load_path
 from analyzer.runner.journal import read_journal
 from analyzer.simulator import Scenario, Simulator
@@ -73,7 +74,7 @@ def _journalled(out: Path) -> Stamps:
     found: Stamps = {}
     for label in ("reference", "candidate"):
         journal = out / f"audit-{label}.altk_runs.journal.jsonl"
-        results = read_journal(journal).results if journal.exists() else {}
+        results = read_journal(journal).results if journal_begun(journal) else {}
         found[label] = {k: r.started_at for k, r in results.items()}
     return found
 
@@ -233,3 +234,21 @@ def test_another_audit_in_the_same_folder_is_refused_naming_the_difference(
             "samples and routes to continue it, or choose another --out"
         ), what
     assert _sent(ref, cand) == sent
+
+
+def test_a_journal_killed_while_its_first_line_was_written_starts_that_route_again(
+    tmp_path: Path, tasks: Path, routes: tuple[Simulator, Simulator]
+) -> None:
+    ref, cand = routes
+    out = tmp_path / "audit"
+    words = _words(tasks, ref.base_url, cand.base_url, out)
+    assert _start_and_stop(words, out, signal.SIGKILL).returncode == -signal.SIGKILL
+    torn = out / "audit-candidate.altk_runs.journal.jsonl"
+    torn.write_bytes(torn.read_bytes()[:40])  # as if killed while writing its header
+    kept = _journalled(out)
+    assert kept["candidate"] == {} and kept["reference"]
+    sent = _sent(ref, cand)
+    again = _finish(words)
+    assert again.returncode == 0, again.stderr
+    assert f"kept {len(kept['reference'])} of {TOTAL} results already written" in again.stderr
+    assert _sent(ref, cand) - sent == TOTAL - len(kept["reference"])
