@@ -79,10 +79,21 @@ def _journalled(out: Path) -> Stamps:
     return found
 
 
+def _ctrl_c_as_at_a_terminal() -> None:
+    """A test run in the background inherits SIGINT ignored; the audit is meant for a terminal's Ctrl-C."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _start_and_stop(words: list[str], out: Path, signum: int) -> subprocess.CompletedProcess[str]:
     """Start the audit, wait until each route has written a few results, send `signum`."""
     proc = subprocess.Popen(
-        words, cwd=ROOT, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        words,
+        cwd=ROOT,
+        env=_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=_ctrl_c_as_at_a_terminal,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and proc.poll() is None:
