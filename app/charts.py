@@ -455,3 +455,30 @@ def with_intervals(fig: go.Figure, table: pd.DataFrame, column: str) -> go.Figur
             "arrayminus": [float(value) - float(low.iloc[i])],
         }
     return fig
+
+
+def reported_against_counted(rows: pd.DataFrame) -> go.Figure:
+    """An audit's tokens: per route and kind (prompt, completion) the tokens the route reported beside
+    those counted locally, as horizontal bars (the labels stay whole at any width).
+
+    Args:
+        rows: the analyzer's `token_rows` (route, tokens, reported, counted).
+    """
+    names = plain(rows["route"]) + " · " + plain(rows["tokens"])
+    fig = go.Figure(
+        [
+            go.Bar(
+                y=names,
+                x=rows[column],
+                name=column,
+                orientation="h",
+                marker_color=CLUSTER_COLORS[i],
+                hovertemplate="%{y}: %{x:,.0f} " + column + "<extra></extra>",
+            )
+            for i, column in enumerate(("reported", "counted"))
+        ]
+    )
+    fig.update_layout(barmode="group")
+    fig.update_yaxes(type="category", autorange="reversed")
+    fig.update_xaxes(tickformat=",d", rangemode="tozero")
+    return _layout(fig, "", "tokens", "", height=max(220, 70 * len(rows) + 80))

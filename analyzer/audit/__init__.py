@@ -9,7 +9,8 @@
 - `verdict`: `differ` / `no difference found` / `inconclusive`.
 - `ledger`: reported against counted tokens per route; `tool_calls`: tool-call fidelity per route.
 - `audit`: all three for two logs; `report`: the figures and sentences every rendering prints.
-- `live`: a live audit of two routes through the runner.
+- `live`: a live audit of two routes through the runner; `live_folder`: its folder, so an
+  interrupted audit continues.
 """
 
 from analyzer.audit.audit import Audit, audit_logs

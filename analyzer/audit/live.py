@@ -4,26 +4,45 @@ Both routes run at once through the runner (its pinned client records every atte
 to the URL the user named, read from the variables the user named, never from a log), one request
 at a time each, so drift over time hits both alike. Sampling is on (temperature 1 unless told):
 an identity test compares distributions, and at temperature 0 a route shows one sample of it.
+
+An interrupted audit (Ctrl-C, a kill, a route that stops answering) continues when started again on
+the same folder: every result already written is kept (`live_folder`), only the rest is sent.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import openai
 
+from analyzer.audit.audit import LIVE_LABEL
+from analyzer.audit.live_folder import (
+    LiveAudit,
+    LiveRoute,
+    journal_begun,
+    kept_results,
+    log_path,
+    save_manifest,
+)
 from analyzer.errors import RerunLensError
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog, TaskSpec
 from analyzer.metrics.token_count import count_messages, encoding_name
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.completion_shape import read_completion
-from analyzer.runner.executors import ExecutorResult
-from analyzer.runner.plan import Provenance, RunControls, Simulation, new_plan
+from analyzer.runner.executors import Executor, ExecutorResult
+from analyzer.runner.journal import journal_path
+from analyzer.runner.plan import (
+    Provenance,
+    ResumeRequest,
+    RunControls,
+    Simulation,
+    new_plan,
+    plan_from_journal,
+)
 from analyzer.runner.progress import Progress
 from analyzer.runner.run import run_plan
 from analyzer.safety.keys import read_keys
@@ -33,6 +52,8 @@ from analyzer.simulator.scenario import Distortion, Substitute
 ASK_ABOVE_REQUESTS = 500
 """A live audit of more requests than this asks before it starts."""
 DEFAULT_MAX_TOKENS = 200
+INTERRUPT_WAIT_S = 2.0
+"""How long Ctrl-C waits for each route's request in flight before it exits (it is sent again later)."""
 SIMULATED_ROUTES: dict[str, Scenario] = {
     "honest": Scenario(billing="o200k_base"),
     "another model, 1.3 x the tokens reported": Scenario(
@@ -70,24 +91,9 @@ def audit_executor(task: TaskSpec, client: openai.OpenAI, route: RouteProfile) -
     return result
 
 
-@dataclass(frozen=True)
-class LiveRoute:
-    label: str
-    base_url: str
-    key_env: str
-    scenario: Scenario | None = None
-    """How the built-in simulator serves this route when it has no base URL (None: honestly)."""
-
-
-@dataclass(frozen=True)
-class LiveAudit:
-    tasks: list[TaskSpec]
-    samples: int
-    reference: LiveRoute
-    candidate: LiveRoute
-    model: str
-    temperature: float
-    out: Path
+def route_subject(label: str) -> str:
+    """How the host question names an audit's route: the user typed it, no log chose it."""
+    return f"this audit's {label} route"
 
 
 def cost(audit: LiveAudit) -> tuple[int, int, int]:
@@ -95,10 +101,30 @@ def cost(audit: LiveAudit) -> tuple[int, int, int]:
     enc = encoding_name(audit.model)
     per_round = sum(count_messages([{"role": "user", "content": t.prompt}], enc) for t in audit.tasks)
     caps = sum(t.max_tokens or DEFAULT_MAX_TOKENS for t in audit.tasks)
-    return 2 * audit.samples * len(audit.tasks), 2 * audit.samples * per_round, 2 * audit.samples * caps
+    return audit.requests, 2 * audit.samples * per_round, 2 * audit.samples * caps
 
 
-def _run(audit: LiveAudit, route: LiveRoute, errors: list[BaseException], controls: RunControls) -> None:
+def _stop_when_unreachable(route: LiveRoute, stop: threading.Event, unreachable: list[str]) -> Executor:
+    """`audit_executor`, but a route that cannot be reached (no HTTP answer after the client's retries)
+    stops the whole audit instead of filling its log with errors: the request is not recorded, so the
+    same audit started again sends it. An HTTP error is the route's answer and is recorded."""
+
+    def send(task: TaskSpec, client: openai.OpenAI, profile: RouteProfile) -> ExecutorResult:
+        try:
+            return audit_executor(task, client, profile)
+        except openai.APIConnectionError as err:
+            unreachable.append(f"the {route.label} route could not be reached ({type(err).__name__})")
+            stop.set()
+            raise
+
+    return send
+
+
+def _run(audit: LiveAudit, route: LiveRoute, failures: _Failures, controls: RunControls) -> None:
+    """One route's share: a new run, the rest of its journal, or nothing when its log is written."""
+    out = log_path(audit, route)
+    if out.exists():
+        return
     profile = RouteProfile(
         base_url=route.base_url,
         key_env=route.key_env,
@@ -107,73 +133,132 @@ def _run(audit: LiveAudit, route: LiveRoute, errors: list[BaseException], contro
         concurrency=1,
         max_retries=2,
     )
-    out = audit.out / f"audit-{route.label}.altk_runs.json"
+    executor = _stop_when_unreachable(route, controls.cancel, failures.unreachable)
     try:
-        plan = new_plan(
-            audit.tasks,
-            profile,
-            out,
-            keys=read_keys(profile.key_envs()),
-            rounds=audit.samples,
-            provenance=Provenance(label=f"audit {route.label}"),
-            executor=audit_executor,
-            simulation=Simulation(scenario=route.scenario),
-        )
+        if journal_begun(journal_path(out)):
+            again = ResumeRequest(profile, audit.tasks, audit.samples, executor=executor)
+            plan = plan_from_journal(out, replace(again, scenario=route.scenario))
+        else:
+            journal_path(out).unlink(missing_ok=True)  # begun but not one line written: nothing to keep
+            plan = new_plan(
+                audit.tasks,
+                profile,
+                out,
+                keys=read_keys(profile.key_envs()),
+                rounds=audit.samples,
+                provenance=Provenance(label=LIVE_LABEL.format(route=route.label)),
+                executor=executor,
+                simulation=Simulation(scenario=route.scenario),
+            )
         run_plan(plan, controls)
     except BaseException as err:  # reported by the caller, in the caller's thread
-        errors.append(err)
+        failures.errors.append(err)
+
+
+@dataclass
+class _Failures:
+    errors: list[BaseException] = field(default_factory=list)
+    unreachable: list[str] = field(default_factory=list)
 
 
 def run_live(
     audit: LiveAudit,
     cancel: threading.Event | None = None,
     progress: Callable[[int, int], None] | None = None,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[RunLog, RunLog]:
     """Run both routes at once (one request at a time each) and read back both logs.
 
-    `progress(done, total)` hears both routes' results together; setting `cancel` stops both.
+    Results already written into `audit.out` by the same audit are kept, never sent again.
+    `progress(done, total)` hears both routes' results together (kept ones included); setting
+    `cancel` stops both; `say` hears what Ctrl-C left.
 
     Raises:
-        RerunLensError: cancelled before both logs were complete.
+        RerunLensError: another audit's folder, cancelled, or a route unreachable, before both logs
+            were complete (what was written is kept for the same audit to continue).
+        KeyboardInterrupt: Ctrl-C, once both routes are told to stop.
     """
-    audit.out.mkdir(parents=True, exist_ok=True)
-    stop = cancel or threading.Event()
-    errors: list[BaseException] = []
-    done: dict[str, tuple[int, int]] = {}
+    done = dict(kept_results(audit))
+    save_manifest(audit)
+    stop = threading.Event()  # set by `cancel`, Ctrl-C or an unreachable route; stops both
+    failures = _Failures()
 
     def heard(label: str) -> Callable[[Progress], None]:
         def record(p: Progress) -> None:
-            done[label] = (p.done, p.total)
+            done[label] = p.done
             if progress is not None:
-                progress(sum(d for d, _ in done.values()), 2 * audit.samples * len(audit.tasks))
+                progress(sum(done.values()), audit.requests)
 
         return record
 
-    routes = (audit.reference, audit.candidate)
     threads = [
-        threading.Thread(target=_run, args=(audit, r, errors, RunControls(heard(r.label), stop)))
-        for r in routes
+        threading.Thread(
+            target=_run, args=(audit, r, failures, RunControls(heard(r.label), stop)), daemon=True
+        )
+        for r in audit.routes
     ]
     for t in threads:
         t.start()
-    for t in threads:
-        t.join()
-    if errors:
-        raise errors[0]
-    if stop.is_set():
-        raise RerunLensError(f"audit: cancelled; the finished results stay in the journals in {audit.out}")
-    return tuple(  # type: ignore[return-value]
-        load_path(audit.out / f"audit-{r.label}.altk_runs.json").log
-        for r in (audit.reference, audit.candidate)
+    try:
+        for t in threads:
+            while t.is_alive():
+                t.join(timeout=0.2)
+                if cancel is not None and cancel.is_set():
+                    stop.set()
+    except KeyboardInterrupt:
+        stop.set()
+        for t in threads:  # a request in flight may land (and be kept); a slow one cannot hold the exit
+            t.join(timeout=INTERRUPT_WAIT_S)
+        if say is not None:
+            say(f"Interrupted: {_left(audit)}")
+        raise
+    if failures.errors:
+        raise failures.errors[0]
+    if not all(log_path(audit, r).exists() for r in audit.routes):
+        why = failures.unreachable[0] if failures.unreachable else "cancelled"
+        raise RerunLensError(f"audit: {why}; {_left(audit)}")
+    return load_path(log_path(audit, audit.reference)).log, load_path(log_path(audit, audit.candidate)).log
+
+
+def kept_text(audit: LiveAudit) -> str:
+    """What an interrupted audit kept: `40 of 216 results are kept in DIR`."""
+    kept = sum(kept_results(audit).values())
+    return f"{kept:,} of {audit.requests:,} results are kept in {audit.out}"
+
+
+def _left(audit: LiveAudit) -> str:
+    """What an interrupted audit kept and how to continue it."""
+    return f"{kept_text(audit)}; start the same audit with that folder to continue without sending them again"
+
+
+def kept_sentence(audit: LiveAudit, kept: dict[str, int]) -> str | None:
+    """What a continued audit keeps (None for a new one); the CLI prints it after the cost."""
+    total = sum(kept.values())
+    if not total:
+        return None
+    left = audit.requests - total
+    each = ", ".join(f"{label} {n:,}" for label, n in kept.items())
+    send = f"{left:,} requests left to send" if left else "nothing left to send"
+    return (
+        f"Continuing the live audit in {audit.out}: kept {total:,} of {audit.requests:,} results already "
+        f"written ({each}); {send}."
     )
 
 
 def confirm_cost(
     audit: LiveAudit, say: Callable[[str], None], ask: Callable[[str], bool] | None, yes: bool
 ) -> None:
-    """Print the cost first; past `ASK_ABOVE_REQUESTS` ask (or refuse where nobody can be asked)."""
-    requests = cost(audit)[0]
+    """Print the cost first (and what a continued audit keeps); past `ASK_ABOVE_REQUESTS` requests
+    left to send, ask (or refuse where nobody can be asked).
+
+    Raises:
+        RerunLensError: another audit's folder, not agreed, or nobody to ask.
+    """
+    kept = kept_results(audit)
+    requests = audit.requests - sum(kept.values())
     say(cost_sentence(audit))
+    if (continued := kept_sentence(audit, kept)) is not None:
+        say(continued)
     if requests <= ASK_ABOVE_REQUESTS or yes:
         return
     if ask is None:

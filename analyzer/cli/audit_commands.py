@@ -59,6 +59,7 @@ def _journal(args: argparse.Namespace) -> int:
 def _live(args: argparse.Namespace) -> tuple[RunLog, RunLog]:
     """Send both routes the same prompts (the task file's, else the probe set), write both logs."""
     from analyzer.audit.live import LiveAudit, confirm_cost, routes_from_names, run_live
+    from analyzer.audit.live_folder import log_path
     from analyzer.audit.probes import probe_tasks
     from analyzer.log.taskfile import load_tasks
 
@@ -70,9 +71,13 @@ def _live(args: argparse.Namespace) -> tuple[RunLog, RunLog]:
     )
     tasks = load_tasks(args.tasks) if args.tasks else probe_tasks()
     live = LiveAudit(tasks, samples, ref, cand, args.model, args.temperature, Path(args.out))
-    confirm_cost(live, lambda line: print(line, file=sys.stderr), terminal_question("Start"), args.yes)
-    logs = run_live(live)
-    paths = [live.out / f"audit-{r.label}.altk_runs.json" for r in (ref, cand)]
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr)
+
+    confirm_cost(live, say, terminal_question("Start"), args.yes)
+    logs = run_live(live, say=say)
+    paths = [log_path(live, r) for r in live.routes]
     index_logs(args, paths)
     written = " and ".join(map(str, paths))
     print(f"Wrote {written}", file=sys.stderr)

@@ -8,10 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analyzer.audit import Audit, audit_logs
-from analyzer.audit.live import LiveAudit, run_live
+from analyzer.audit.live import LiveAudit, kept_text, run_live
+from analyzer.audit.live_folder import log_path
 from analyzer.errors import RerunLensError
 from analyzer.history.on_write import history_wanted, index_written
 from analyzer.jobs.thread_jobs import ThreadJob, ThreadJobs
+from analyzer.log.model import RunLog
 
 __all__ = ["AuditJob", "audit_job", "cancel_audit", "start_audit"]
 
@@ -20,9 +22,13 @@ __all__ = ["AuditJob", "audit_job", "cancel_audit", "start_audit"]
 class AuditJob(ThreadJob):
     """A live audit running (or finished) in this process; `out` is the folder both logs go to."""
 
+    live: LiveAudit | None = None
+    """What it sends, kept so a cancelled or failed audit can continue into the same folder."""
     result: Audit | None = None
     logs: tuple[Path, Path] | None = None
     """The reference's and the candidate's logs, once written."""
+    runs: tuple[RunLog, RunLog] | None = None
+    """Those logs as read, for the evidence under the verdict."""
 
 
 _JOBS: ThreadJobs[AuditJob] = ThreadJobs("live audit")
@@ -35,24 +41,28 @@ def audit_job(out: str | Path) -> AuditJob | None:
 
 def start_audit(live: LiveAudit, runs_dir: Path, alpha: float = 0.05) -> AuditJob:
     """Start the audit in a daemon thread (or return the one already running into its folder); its
-    logs are indexed into the runs folder's history when they are written."""
+    logs are indexed into the runs folder's history when they are written. Started again on the folder
+    of a cancelled or failed one, it keeps every result written and sends only the rest."""
 
     def work(job: AuditJob) -> None:
         try:
             reference, candidate = run_live(live, job.cancel, job.progress)
-        except RerunLensError as exc:
+        except RerunLensError:
             if not job.cancel.is_set():
                 raise
-            job.message, job.state = exc.message, "cancelled"
+            job.message, job.state = f"{kept_text(live)}; continuing sends only the rest", "cancelled"
             return
-        paths = tuple(job.out / f"audit-{r.label}.altk_runs.json" for r in (live.reference, live.candidate))
+        paths = (log_path(live, live.reference), log_path(live, live.candidate))
         if history_wanted():
             index_written(list(paths), runs_dir, lambda line: setattr(job, "message", f"Warning: {line}"))
-        job.result, job.logs = audit_logs(reference, candidate, alpha), (paths[0], paths[1])
+        job.result, job.logs = audit_logs(reference, candidate, alpha), paths
+        job.runs = (reference, candidate)
         job.state = "done"
 
-    planned = 2 * live.samples * len(live.tasks)
-    return _JOBS.start(live.out, lambda job_id, where: AuditJob(job_id, where, planned=planned), work)
+    def make(job_id: str, where: Path) -> AuditJob:
+        return AuditJob(job_id, where, planned=live.requests, live=live)
+
+    return _JOBS.start(live.out, make, work)
 
 
 def cancel_audit(out: str | Path) -> AuditJob | None:

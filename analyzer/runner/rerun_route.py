@@ -181,6 +181,10 @@ class Consent:
     """Where `RERUNLENS_KEY_VARIABLES` is read (default: the process environment)."""
 
 
+LOG_ROUTE = "this log's route"
+"""Who chose the route a re-run asks about: the log, not the user."""
+
+
 @dataclass(frozen=True)
 class RouteQuestion:
     """A host and key variable a log's route would send to, which the user has not confirmed."""
@@ -189,11 +193,13 @@ class RouteQuestion:
     """Scheme, host and port the key would go to."""
     key_env: str
     """The variable whose value would be sent."""
+    subject: str = LOG_ROUTE
+    """What chose the route, as the question names it."""
 
     def text(self) -> str:
-        """One line naming both, the way the CLI and the dashboard ask."""
+        """One line naming all three, the way the CLI and the dashboard ask."""
         text = (
-            f"this log's route sends the key in {self.key_env} to {self.origin}, which is not the host "
+            f"{self.subject} sends the key in {self.key_env} to {self.origin}, which is not the host "
             "of your own route"
         )
         if is_lookalike(self.origin):
@@ -202,11 +208,12 @@ class RouteQuestion:
 
 
 def route_question(
-    profile: RouteProfile, own: RouteProfile, consent: Consent = Consent()
+    profile: RouteProfile, own: RouteProfile, consent: Consent = Consent(), subject: str = LOG_ROUTE
 ) -> RouteQuestion | None:
     """What the user must confirm before `profile` (a route taken from a log) is used, if anything.
 
-    `own` is the user's own route (environment, profile file and flags, without the log). Nothing is
+    `own` is the user's own route (environment, profile file and flags, without the log); `subject`
+    names where `profile` comes from in the question (a log's route, a live audit's route). Nothing is
     asked when the calls go to the embedded simulator, to the host of the user's own route, or to a host the
     user confirmed before for this variable.
 
@@ -223,7 +230,7 @@ def route_question(
         return None
     for name in profile.key_envs():
         if not is_trusted(origin, name, consent.store):
-            return RouteQuestion(origin, name)
+            return RouteQuestion(origin, name, subject)
     return None
 
 

@@ -7,19 +7,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from analyzer.audit import (
-    Audit,
-    audit_figures,
-    audit_logs,
-    completions_side_by_side,
-    token_rows,
-    tool_call_rows,
-)
+from analyzer.audit import Audit, audit_figures, audit_logs
+from analyzer.audit.audit import pair_to_audit
 from analyzer.audit.journal_ledger import journal_ledger, journal_of
 from analyzer.audit.journal_report import journal_sentence, journal_token_rows
 from analyzer.errors import RerunLensError
 from app import data
-from app.views.audit_live import live_audit_panel
+from app.widgets.audit_evidence import audit_evidence
+from app.widgets.live_audit import live_audit_panel
 from app.widgets.messages import escape
 
 REFERENCE = "audit.reference"
@@ -51,9 +46,10 @@ def _two_logs(sel: data.Selection) -> None:
         _journal_ledgers(sel.groups)
         return
     labels = [g.label for g in sel.groups]
+    first, second = pair_to_audit([g.loaded.log for g in sel.groups])
     left, right = st.columns(2)
-    ref_label = left.selectbox("Reference route", labels, index=0, key=REFERENCE)
-    cand_label = right.selectbox("Candidate route", labels, index=1, key=CANDIDATE)
+    ref_label = left.selectbox("Reference route", labels, index=first, key=REFERENCE)
+    cand_label = right.selectbox("Candidate route", labels, index=second, key=CANDIDATE)
     ref = sel.groups[labels.index(ref_label)]
     cand = sel.groups[labels.index(cand_label)]
     if ref_label == cand_label:
@@ -67,23 +63,8 @@ def _two_logs(sel: data.Selection) -> None:
         return
     for sentence in audit_figures(result)["sentences"]:
         st.markdown(escape(sentence))
-    _evidence(result, ref, cand)
+    audit_evidence(result, ref.loaded.log, cand.loaded.log, key="audit.logs")
     _journal_ledgers([ref, cand])
-
-
-def _evidence(result: Audit, ref: data.Group, cand: data.Group) -> None:
-    top = [p.task_id for p in result.identity.prompts[:5]]
-    if top:
-        st.subheader("Prompts that differ most")
-        rows = completions_side_by_side(ref.loaded.log, cand.loaded.log, top)
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-    st.subheader("Tokens: reported against counted")
-    tokens = pd.DataFrame(token_rows(result))
-    bars = tokens.assign(bar=tokens["route"] + " · " + tokens["tokens"])
-    st.bar_chart(bars, x="bar", y=["reported", "counted"], stack=False, x_label="", y_label="tokens")
-    st.dataframe(tokens, hide_index=True, width="stretch")
-    st.subheader("Tool calls")
-    st.dataframe(pd.DataFrame(tool_call_rows(result)), hide_index=True, width="stretch")
 
 
 def _journal_ledgers(groups: list[data.Group]) -> None:

@@ -11,7 +11,7 @@ import streamlit as st
 
 from analyzer.errors import RerunLensError
 from analyzer.routes.profile import RouteProfile, build_profile
-from analyzer.runner.rerun_route import route_question
+from analyzer.runner.rerun_route import LOG_ROUTE, route_question
 from analyzer.safety.trusted_hosts import remember
 from app.widgets.messages import escape
 
@@ -24,13 +24,14 @@ def own_route() -> RouteProfile:
         return build_profile(use_env=False)
 
 
-def confirmed(profile: RouteProfile, key: str) -> bool:
+def confirmed(profile: RouteProfile, key: str, subject: str = LOG_ROUTE) -> bool:
     """True when `profile` sends its key only where this user's route does or where they clicked to.
 
-    Otherwise shows the host and the variable with a button that confirms them, and returns False.
+    Otherwise shows the host and the variable with a button that confirms them, and returns False;
+    `subject` names where the route comes from in the question (a log's route by default).
     """
     try:
-        question = route_question(profile, own_route())
+        question = route_question(profile, own_route(), subject=subject)
     except RerunLensError as exc:
         st.error(escape(exc.message), icon=":material/key_off:")
         return False

@@ -7,7 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from analyzer.audit.audit import pair_to_audit
 from analyzer.cli.main import main
+from analyzer.log.loader import load_path
+from analyzer.log.task_set import task_ids
 from analyzer.simulator import Scenario, Simulator
 from analyzer.simulator.scenario import Distortion
 
@@ -51,9 +54,9 @@ def test_live_audit_finds_broken_tool_calls_and_dropped_reasoning(
     assert out["tool_calls"]["candidate"]["share"] < 0.7
     assert out["tokens"]["candidate"]["completion"]["verdict"] == "underbilled"
     assert out["identity"]["verdict"] in ("differ", "no difference found")
-    logs = sorted(p.name for p in tmp_path.iterdir())
-    assert logs == ["audit-candidate.altk_runs.json", "audit-reference.altk_runs.json"]
-    for name in logs:
+    written = sorted(p.name for p in tmp_path.iterdir())
+    assert written == ["audit-candidate.altk_runs.json", "audit-reference.altk_runs.json", "audit.json"]
+    for name in written:
         assert (
             "sim-ref-key" not in (tmp_path / name).read_text()
             and "sim-cand-key" not in (tmp_path / name).read_text()
@@ -80,3 +83,17 @@ def test_a_large_live_audit_asks_first_and_refuses_without_a_terminal(
     assert code == 2
     assert "pass --yes" in err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_pair_offered_first_shares_prompts_and_puts_a_live_audits_reference_first() -> None:
+    samples = Path(__file__).resolve().parents[2] / "sample_runs"
+    agent, a, c = (
+        load_path(samples / f"{n}.altk_runs.json").log for n in ("E_agent_tools", "A_baseline", "C_pinned")
+    )
+    assert not set(task_ids(agent)) & set(task_ids(a))  # the agent log's tasks are others
+    assert pair_to_audit([agent, a, c]) == (1, 2)
+    candidate, reference = (
+        a.model_copy(update={"label": "audit candidate"}),
+        c.model_copy(update={"label": "audit reference"}),
+    )
+    assert pair_to_audit([agent, candidate, reference]) == (2, 1)

@@ -1,5 +1,6 @@
 """The Audit view's live audit: two base URLs the user types, each with a key variable under New run's
-rules, the cost beside the button, the audit in the background (progress, Cancel), then its verdict.
+rules, the cost beside the button, the audit in the background (progress, Cancel, Continue after a
+cancel or a failure, sending only what is not yet written), then its verdict and its evidence.
 
 Everything here is `analyzer.audit.live` (the probe set, the cost sentence the CLI prints) and
 `analyzer.jobs.audit_jobs` (the background job); the page only asks and shows.
@@ -15,7 +16,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from analyzer.audit import audit_figures
-from analyzer.audit.live import SIMULATED_ROUTES, LiveAudit, LiveRoute, cost_sentence
+from analyzer.audit.live import SIMULATED_ROUTES, LiveAudit, LiveRoute, cost_sentence, route_subject
 from analyzer.audit.probes import probe_tasks
 from analyzer.errors import RerunLensError
 from analyzer.jobs.audit_jobs import AuditJob, audit_job, cancel_audit, start_audit
@@ -24,6 +25,7 @@ from analyzer.routes.profile import RouteProfile, build_profile
 from analyzer.safety.keys import allowed_key_variables, check_key_variable
 from app import data
 from app.widgets import log_route
+from app.widgets.audit_evidence import audit_evidence
 from app.widgets.messages import escape
 
 PREFIX = "audit.live."
@@ -54,7 +56,7 @@ def live_audit_panel() -> None:
     if routes[0] is None or routes[1] is None:
         return
     confirmed = all(
-        log_route.confirmed(profile, PREFIX + f"confirm.{route.label}")
+        log_route.confirmed(profile, PREFIX + f"confirm.{route.label}", route_subject(route.label))
         for route, profile in (routes[0], routes[1])
     )
     live = LiveAudit(
@@ -69,6 +71,7 @@ def live_audit_panel() -> None:
         out = data.runs_dir() / f"audit-{datetime.now(UTC).strftime('%Y%m%d-%H%M%S-%f')}"
         job = start_audit(dataclasses.replace(live, out=out), data.runs_dir())
         st.session_state[JOB] = str(job.out)
+        st.rerun()  # the whole page again: the form shows the running audit, its button disabled
     if job is not None:
         _job_panel(job)
 
@@ -123,14 +126,18 @@ def _job_panel(job: AuditJob) -> None:
     progress()
     if job.state in ("failed", "cancelled"):
         st.warning(escape(f"Live audit {job.state}: {job.message or 'no reason recorded'}"))
-    if job.state != "done" or job.result is None or job.logs is None:
+        if job.live is not None and st.button("Continue this audit", key=PREFIX + f"continue.{job.job_id}"):
+            start_audit(job.live, data.runs_dir())
+            st.rerun()
+    if job.state != "done" or job.result is None or job.logs is None or job.runs is None:
         return
     for sentence in audit_figures(job.result)["sentences"]:
         st.markdown(escape(sentence))
     written = " and ".join(str(Path(p)) for p in job.logs)
-    st.caption(escape(f"Wrote {written}; open them in the sidebar for the evidence."))
+    st.caption(escape(f"Wrote {written}."))
     if job.message:
         st.caption(escape(job.message))
+    audit_evidence(job.result, *job.runs, key=PREFIX + "evidence")
 
 
 def _cancel(out: Path) -> None:
