@@ -11,6 +11,8 @@ the same folder: every result already written is kept (`live_folder`), only the 
 
 from __future__ import annotations
 
+import json
+import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -19,6 +21,7 @@ from typing import Any
 import openai
 
 from analyzer.audit.audit import LIVE_LABEL
+from analyzer.audit.ledger import COOKBOOK_PROMPT_OVERHEAD, task_prompt
 from analyzer.audit.live_folder import (
     LiveAudit,
     LiveRoute,
@@ -30,7 +33,7 @@ from analyzer.audit.live_folder import (
 from analyzer.errors import RerunLensError
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog, TaskSpec
-from analyzer.metrics.token_count import count_messages, encoding_name
+from analyzer.metrics.token_count import count_text, encoding_name
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.completion_shape import read_completion
 from analyzer.runner.executors import Executor, ExecutorResult
@@ -96,10 +99,20 @@ def route_subject(label: str) -> str:
     return f"this audit's {label} route"
 
 
+def _expected_prompt(task: TaskSpec, encoding: str) -> int:
+    """A request's prompt tokens: the cookbook's rule with the task's tool definitions; tools outside
+    the rule add their JSON text's tokens (an estimate: this is a cost shown before sending)."""
+    counted, _why = task_prompt(task, encoding, {})
+    if math.isnan(counted):
+        tools = (task.model_extra or {}).get("tools")
+        counted = count_text(task.prompt, encoding) + count_text(json.dumps(tools), encoding)
+    return int(counted) + COOKBOOK_PROMPT_OVERHEAD
+
+
 def cost(audit: LiveAudit) -> tuple[int, int, int]:
     """(requests, prompt tokens, completion tokens at most) the audit will spend, both routes together."""
     enc = encoding_name(audit.model)
-    per_round = sum(count_messages([{"role": "user", "content": t.prompt}], enc) for t in audit.tasks)
+    per_round = sum(_expected_prompt(t, enc) for t in audit.tasks)
     caps = sum(t.max_tokens or DEFAULT_MAX_TOKENS for t in audit.tasks)
     return audit.requests, 2 * audit.samples * per_round, 2 * audit.samples * caps
 

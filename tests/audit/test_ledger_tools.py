@@ -76,3 +76,34 @@ def test_a_tool_using_route_adding_a_fifth_is_overbilled_against_the_rule(
     tokens, _ = _tokens(ref, cand, capsys)
     prompt = tokens["candidate"]["prompt"]
     assert prompt["verdict"] == "overbilled" and prompt["ratio"] == pytest.approx(1.2, abs=0.01)
+
+
+def test_the_live_audits_cost_counts_each_probes_tool_definitions() -> None:
+    """The prompt tokens shown before a live audit are those of the requests it sends, tools included
+    (read by the proxy's rule from the request body); tools outside the rule are estimated, not left out."""
+    from analyzer.audit.live import cost
+    from analyzer.audit.live_folder import LiveAudit, LiveRoute
+    from analyzer.audit.probes import probe_tasks
+    from analyzer.metrics.prompt_rule import Uncovered, chat_tokens
+
+    tasks = probe_tasks()
+    route = LiveRoute("reference", "", "OPENAI_API_KEY")
+    audit = LiveAudit(
+        tasks, 1, route, LiveRoute("candidate", "", "OPENAI_API_KEY"), "gpt-4o-mini", 1.0, Path("x")
+    )
+    bodies = [
+        {
+            "messages": [{"role": "user", "content": t.prompt}],
+            "tools": (t.model_extra or {}).get("tools") or [],
+        }
+        for t in tasks
+    ]
+    counted = [chat_tokens(b, "o200k_base") for b in bodies]
+    covered = [c for c in counted if not isinstance(c, Uncovered)]
+    assert len(covered) < len(counted)  # a probe whose tools are outside the rule is in the set
+    _requests, prompt, _completion = cost(audit)
+    assert prompt // 2 > sum(covered)  # both routes; the uncovered probe adds its estimate
+    bare = LiveAudit(
+        [t.model_copy(update={"tools": None}) for t in tasks], 1, route, route, "gpt-4o-mini", 1.0, Path("x")
+    )
+    assert cost(bare)[1] < prompt
