@@ -9,6 +9,7 @@ from analyzer import numbers
 from analyzer.audit.audit import Audit
 from analyzer.audit.identity import PART_WORDS
 from analyzer.audit.ledger import OVER, UNDER, Calls, Ledger, Ratio, RouteLedger
+from analyzer.audit.samples import completion_texts
 from analyzer.audit.verdict import DIFFER, INCONCLUSIVE, IdentityVerdict
 from analyzer.log.model import RunLog
 from analyzer.log.table import log_table
@@ -234,7 +235,8 @@ def completions_side_by_side(
     found: dict[str, dict[str, list[str]]] = {t: {"reference": [], "candidate": []} for t in task_ids}
     for name, log in (("reference", reference), ("candidate", candidate)):
         cols = log_table(log).results
-        for task, answer in zip(cols["task_id"], cols["answer"], strict=True):
+        texts = completion_texts(cols["answer"], cols["actions"])
+        for task, answer in zip(cols["task_id"], texts, strict=True):
             tid = str(task)
             if tid in wanted and len(found[tid][name]) < per_route:
                 found[tid][name].append(answer if isinstance(answer, str) else numbers.NONE)

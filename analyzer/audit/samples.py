@@ -74,6 +74,14 @@ class _Groups:
     errors: int
 
 
+def completion_texts(answers: Sequence[Any], actions: Sequence[Any]) -> list[Any]:
+    """Each result's completion as the audit reads it: its answer, or, when it answered with tool
+    calls and no text, its calls (`actions`: each call's name and canonical arguments), so a route that
+    changes the calls it makes differs in wording and opening like one that changes its text."""
+    pairs = zip(answers, actions, strict=True)
+    return [a if (isinstance(a, str) and a) or c is None else c for a, c in pairs]
+
+
 def _groups(log: RunLog, shared: frozenset[str]) -> _Groups:
     cols = log_table(log).results
     ids = np.array(task_ids(log), dtype=object)
@@ -86,6 +94,7 @@ def _groups(log: RunLog, shared: frozenset[str]) -> _Groups:
     counts = np.bincount(codes, minlength=len(names))
     starts = np.concatenate([[0], np.cumsum(counts)[:-1]]).astype(np.int64)
     columns = {c: list(cols[c]) for c in COLUMNS}
+    columns["answer"] = completion_texts(cols["answer"], cols["actions"])
     return _Groups(names, starts, counts, order, columns, int((in_shared & ~ok).sum()))
 
 

@@ -173,3 +173,41 @@ def test_logs_of_different_prompts_are_refused_in_one_line(
     assert main(["audit", str(paths[0]), str(paths[1])]) == 2
     err = capsys.readouterr().err.strip()
     assert "not runs of the same prompts" in err and "q0" in err and len(err.splitlines()) == 1
+
+
+def _tool_log(run_id: str, city_case: str, seed: int) -> RunLog:
+    """25 prompts x 10 samples answered by a tool call alone (no text), with `city` spelled as asked."""
+    import random
+
+    rnd = random.Random(seed)
+    runs = []
+    for r in range(10):
+        results = []
+        for t in TASKS:
+            city = t.prompt.split(" in ")[1].split(" opens")[0]
+            args = {"city": getattr(city, city_case)(), "day": rnd.choice(["mon", "tue"])}
+            step = {"type": "tool_call", "name": "find_office", "arguments": json.dumps(args)}
+            results.append(
+                {
+                    "task_id": t.task_id,
+                    "round": r + 1,
+                    "status": "ok",
+                    "answer": None,
+                    "trajectory": [step],
+                    "completion_tokens": 12,
+                    "prompt_tokens": 40,
+                    "finish_reason": "tool_calls",
+                }
+            )
+        runs.append(results)
+    log = {"format": "altk-runs/2", "run_id": run_id, "tasks": [t.model_dump() for t in TASKS], "runs": runs}
+    return RunLog.model_validate(log)
+
+
+def test_a_route_that_changes_its_tool_calls_differs() -> None:
+    """Completions that are tool calls alone are read as their calls: a candidate that lower-cases
+    every argument differs, in wording, while an honest candidate does not."""
+    reference = _tool_log("ref", "title", seed=1)
+    changed, honest = _tool_log("cand", "lower", seed=2), _tool_log("same", "title", seed=3)
+    assert audit_logs(reference, changed).identity.verdict == "differ"
+    assert audit_logs(reference, honest).identity.verdict != "differ"
