@@ -80,8 +80,10 @@ def _sequential(url: str, token: str, n: int, body: Any = BODY) -> list[float]:
     return out
 
 
-async def _concurrent(url: str, token: str, n: int, concurrency: int) -> tuple[list[float], float]:
-    """Latencies (ms) and requests/s of n requests, `concurrency` at a time."""
+async def _concurrent(
+    url: str, token: str, n: int, concurrency: int, body: Any = BODY
+) -> tuple[list[float], float]:
+    """Latencies (ms) and requests/s of n requests, `concurrency` at a time (`body` as `_sequential`)."""
     limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     headers = {"Authorization": f"Bearer {token}"}
     latencies: list[float] = []
@@ -89,9 +91,10 @@ async def _concurrent(url: str, token: str, n: int, concurrency: int) -> tuple[l
         queue = iter(range(n))
 
         async def worker() -> None:
-            for _ in queue:
+            for i in queue:
+                sent = body(i) if callable(body) else body
                 t0 = time.perf_counter()
-                (await client.post(url, json=BODY)).raise_for_status()
+                (await client.post(url, json=sent)).raise_for_status()
                 latencies.append((time.perf_counter() - t0) * 1000)
 
         t0 = time.perf_counter()
@@ -138,6 +141,12 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _rss_with_children(pid: int) -> float:
+    """Resident memory (MiB) of a process and its children (the proxy's counting process)."""
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    return _rss_mib(pid) + sum(_rss_mib(int(c)) for c in children)
+
+
 def _rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -164,6 +173,15 @@ def main() -> None:
         help="another source tree (e.g. `git archive` of an earlier commit): its proxy is measured "
         "beside this one's, alternating, on a short and an 8,000-token request",
     )
+    parser.add_argument(
+        "--bare-root",
+        type=Path,
+        help="with --baseline-root: a source tree whose proxy counts nothing (e.g. `git archive 2fc70a9`), "
+        "its resident memory shown beside the two others'",
+    )
+    parser.add_argument(
+        "--baseline-only", action="store_true", help="only the figures against --baseline-root"
+    )
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ALTK_"))}
     env |= {"PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY}
@@ -182,11 +200,22 @@ def main() -> None:
         sproxy, se = _start(["proxy", "--base-url", stream_url, "--journal", stream_journal], env)
         servers.append(sproxy)
         if args.baseline_root is not None:
-            base, be = _start(["proxy", "--base-url", sim_url, "--journal", str(work / "0.proxy.jsonl")], env,
-                              args.baseline_root.resolve())  # fmt: skip
-            servers.append(base)
-            routes = {"direct": (sim_url, KEY), "before": _route(be), "after": _route(pe)}
-            _against_baseline(args.requests, routes)
+            trees = {"before": args.baseline_root, "after": ROOT} | (
+                {"bare": args.bare_root} if args.bare_root else {}
+            )
+            routes, pids = {"direct": (sim_url, KEY)}, {}
+            for name, tree in trees.items():
+                journal = str(work / f"{name}.proxy.jsonl")
+                started, exports = (
+                    (proxy, pe)
+                    if tree == ROOT
+                    else _start(["proxy", "--base-url", sim_url, "--journal", journal], env, tree.resolve())
+                )
+                servers += [started] if started is not proxy else []
+                routes[name], pids[name] = _route(exports), started.pid
+            _against_baseline(args.requests, routes, pids)
+            if args.baseline_only:
+                return
         _measure(args, (sim_url, KEY), _route(pe), (sim.pid, proxy.pid))
         n = max(50, args.requests // 10)
         direct_fb = _first_byte(f"{stream_url}/chat/completions", KEY, n)
@@ -222,28 +251,40 @@ def _fresh(i: int) -> dict[str, Any]:
     return {**LONG_BODY, "messages": [LONG_BODY["messages"][0], user]}
 
 
-def _against_baseline(n: int, routes: dict[str, tuple[str, str]]) -> None:
-    """Direct, the baseline tree's proxy and this tree's, alternating in rounds, one request at a time:
-    a short request, an 8,000-token one resent (as an agent resends its conversation each turn) and
-    an 8,000-token one new each time."""
+def _against_baseline(n: int, routes: dict[str, tuple[str, str]], pids: dict[str, int]) -> None:
+    """Direct, the baseline tree's proxy and this tree's, alternating in rounds: a short request, an
+    8,000-token one resent (as an agent resends its conversation each turn) and an 8,000-token one
+    new each time, one at a time; the new one also 4 at a time. Then each proxy's memory (with its
+    counting process) after it all; a `bare` route (a proxy counting nothing) only serves the warm-up."""
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {n} requests per figure")
     cases = (
-        ("short request", BODY),
-        ("8,000-token request, resent", LONG_BODY),
-        ("8,000-token, new", _fresh),
+        ("short request", BODY, 1),
+        ("8,000-token request, resent", LONG_BODY, 1),
+        ("8,000-token, new", _fresh, 1),
+        ("8,000-token, new, 4 at a time", _fresh, 4),
     )
-    for name, body in cases:
-        times: dict[str, list[float]] = {k: [] for k in routes}
+    timed = [k for k in routes if k != "bare"]
+    for name, body, concurrency in cases:
+        times: dict[str, list[float]] = {k: [] for k in timed}
         for url, token in routes.values():
             _sequential(f"{url}/chat/completions", token, 50, body)  # warm up
         for _ in range(4):
-            for k, (url, token) in routes.items():
-                times[k] += _sequential(f"{url}/chat/completions", token, n // 4, body)
+            for k in timed:
+                url, token = routes[k]
+                if concurrency == 1:
+                    times[k] += _sequential(f"{url}/chat/completions", token, n // 4, body)
+                else:
+                    times[k] += asyncio.run(
+                        _concurrent(f"{url}/chat/completions", token, n // 4, concurrency, body)
+                    )[0]
         m = {k: _median(v) for k, v in times.items()}
         print(
             f"  {name}, median of {n}: direct {m['direct']:.2f} ms; added by the proxy before "
             f"{m['before'] - m['direct']:+.2f} ms, after {m['after'] - m['direct']:+.2f} ms "
             f"(after - before {m['after'] - m['before']:+.2f} ms)"
         )
+    memory = ", ".join(f"{k} {_rss_with_children(pid):.1f}" for k, pid in pids.items())
+    print(f"  proxy RSS MiB with its counting process: {memory}; load average {os.getloadavg()[0]:.2f}")
 
 
 def _measure(

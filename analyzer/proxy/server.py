@@ -29,8 +29,8 @@ import uvicorn
 
 from analyzer.errors import RerunLensError
 from analyzer.importers.proxy_record import attempt_record
-from analyzer.metrics.token_count import RunningCount, encoding_name, warm_up
-from analyzer.proxy.counting import attempt_counts
+from analyzer.metrics.token_count import encoding_name
+from analyzer.proxy.counting import HeldText, attempt_counts, start_counting
 from analyzer.proxy.facts import RequestFacts, ResponseFacts, answer_problem, request_facts
 from analyzer.proxy.forwarding import ApiRoot, forwarded_path
 from analyzer.proxy.journal import Journal
@@ -162,7 +162,8 @@ class RecordingProxy:
     def start(self) -> RecordingProxy:
         """Bind 127.0.0.1 and serve in a daemon thread; the journal's start record is written first."""
         self.journal.write("start", self._start_record())
-        warm_up()  # the tokenizer's vocabularies, for the counts each attempt's record carries
+        model = self.config.route.get("model")  # the counting process loads this route's vocabulary
+        start_counting(encoding_name(model) if isinstance(model, str) else None)
         # asyncio sets TCP_NODELAY on accepted sockets only when their protocol says TCP: without it
         # each reply (headers, then body) waited 40 ms for a delayed ACK.
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -312,7 +313,7 @@ class RecordingProxy:
         streaming = response.headers.get("content-type", "").startswith("text/event-stream")
         facts = ResponseFacts(stream=streaming)
         if hop.facts.messages is not None:
-            facts.counting = RunningCount(encoding_name(hop.facts.params.get("model")))
+            facts.counting = HeldText(encoding_name(hop.facts.params.get("model")))
         first_byte: float | None = None
         try:
             if streaming:
