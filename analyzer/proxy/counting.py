@@ -18,7 +18,7 @@ import hashlib
 import multiprocessing
 import threading
 from collections import OrderedDict
-from concurrent.futures import BrokenExecutor, ProcessPoolExecutor
+from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from analyzer.metrics.token_count import MAX_COUNTED_CHARS, RunningCount, count_text, message_parts
@@ -86,35 +86,72 @@ def _answer_texts(answered: ResponseFacts) -> list[str] | None:
     return answered.parts
 
 
+Key = tuple[str, bytes]
+"""A text's encoding and hash."""
+Known = int | tuple["Future[list[int]]", int]
+"""What is known of a text's tokens: its count, or the counting process's call under way and the
+text's place in it."""
+
+
+def count_ahead(asked: RequestFacts, encoding: str) -> None:
+    """Send a chat request's new texts to the counting process as the request goes upstream: they
+    are counted (on another core) while the upstream answers, rather than after the answer."""
+    if asked.messages is not None:
+        _, texts = message_parts(asked.messages)
+        if sum(map(len, texts)) <= MAX_COUNTED_CHARS:
+            _known(texts, encoding)
+
+
+def _known(texts: list[str], encoding: str) -> tuple[list[Key], dict[Key, tuple[str, Known | None]]]:
+    """Each text's key, and for each key the text and what is known of its count; the unknown ones
+    are sent to the counting process in one call (None: it is gone, count them here)."""
+    keys = [_key(text, encoding) for text in texts]
+    out: dict[Key, tuple[str, Known | None]] = {}
+    with _seen_lock:
+        for key, text in zip(keys, texts, strict=True):
+            out[key] = text, _seen.get(key)
+            if out[key][1] is not None:
+                _seen.move_to_end(key)
+        new = {k: text for k, (text, known) in out.items() if known is None}
+        future = _submit(list(new.values()), encoding) if new else None
+        for i, key in enumerate(new):
+            if future is not None:
+                out[key] = new[key], (future, i)
+                _seen[key] = future, i
+        while len(_seen) > SEEN_TEXTS:
+            _seen.popitem(last=False)
+    return keys, out
+
+
 async def _counted(texts: list[str], encoding: str) -> list[int]:
     """Each text's tokens: kept from an earlier turn, else counted by the counting process (here,
     stepwise, when it is gone)."""
-    keys = [_key(t, encoding) for t in texts]
+    keys, known_by_key = _known(texts, encoding)
+    counts: dict[Key, int] = {}
+    for key, (text, known) in known_by_key.items():
+        if isinstance(known, tuple):
+            try:  # shielded: the call may serve other attempts too
+                known = (await asyncio.shield(asyncio.wrap_future(known[0])))[known[1]]
+            except Exception:  # the counting process died (or failed): counted here instead
+                known = None
+        counts[key] = known if known is not None else await _stepwise(text, encoding)
     with _seen_lock:
-        known = [_seen.get(k) for k in keys]
-        for k, n in zip(keys, known, strict=True):
-            if n is not None:
-                _seen.move_to_end(k)
-    new = list(dict.fromkeys(t for t, n in zip(texts, known, strict=True) if n is None))
-    fresh = dict(zip(new, await _count_new(new, encoding), strict=True))
-    with _seen_lock:
-        for text, n in fresh.items():
-            _seen[_key(text, encoding)] = n
-        while len(_seen) > SEEN_TEXTS:
-            _seen.popitem(last=False)
-    return [n if n is not None else fresh[t] for t, n in zip(texts, known, strict=True)]
+        for key, n in counts.items():
+            if key in _seen:
+                _seen[key] = n
+    return [counts[key] for key in keys]
 
 
-async def _count_new(texts: list[str], encoding: str) -> list[int]:
-    if not texts:
-        return []
+def _submit(texts: list[str], encoding: str) -> Future[list[int]] | None:
+    """One call of the counting process, None when it is gone (and forgotten: the next starts anew)."""
     pool = counter()
-    if pool is not None:
-        try:
-            return await asyncio.wrap_future(pool.submit(count_texts, texts, encoding))
-        except BrokenExecutor:
-            _drop_counter(pool)
-    return [await _stepwise(text, encoding) for text in texts]
+    if pool is None:
+        return None
+    try:
+        return pool.submit(count_texts, texts, encoding)
+    except (BrokenExecutor, RuntimeError):
+        _drop_counter(pool)
+        return None
 
 
 def count_texts(texts: list[str], encoding: str) -> list[int]:
@@ -138,11 +175,11 @@ async def _stepwise(text: str, encoding: str) -> int:
     return running.total() or 0
 
 
-_seen: OrderedDict[tuple[str, bytes], int] = OrderedDict()
+_seen: OrderedDict[Key, Known] = OrderedDict()
 _seen_lock = threading.Lock()  # one proxy per event-loop thread, several in one process
 
 
-def _key(text: str, encoding: str) -> tuple[str, bytes]:
+def _key(text: str, encoding: str) -> Key:
     return encoding, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
@@ -165,12 +202,7 @@ def counter() -> ProcessPoolExecutor | None:
 def start_counting(encoding: str | None) -> None:
     """Start the counting process now, loading `encoding`'s vocabulary there (when the route names
     its model; else the vocabulary a request needs is loaded on its first count)."""
-    pool = counter()
-    if pool is not None:
-        try:
-            pool.submit(count_texts, ["warm up"] if encoding else [], encoding or "")
-        except (BrokenExecutor, RuntimeError):
-            _drop_counter(pool)
+    _submit(["warm up"] if encoding else [], encoding or "")
 
 
 def _drop_counter(pool: ProcessPoolExecutor) -> None:
@@ -179,4 +211,4 @@ def _drop_counter(pool: ProcessPoolExecutor) -> None:
     with _counter_lock:
         if _counter is pool:
             _counter = None
-    pool.shutdown(wait=False, cancel_futures=True)
+    pool.shutdown(wait=False)

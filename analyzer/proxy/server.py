@@ -30,7 +30,7 @@ import uvicorn
 from analyzer.errors import RerunLensError
 from analyzer.importers.proxy_record import attempt_record
 from analyzer.metrics.token_count import encoding_name
-from analyzer.proxy.counting import HeldText, attempt_counts, start_counting
+from analyzer.proxy.counting import HeldText, attempt_counts, count_ahead, start_counting
 from analyzer.proxy.facts import RequestFacts, ResponseFacts, answer_problem, request_facts
 from analyzer.proxy.forwarding import ApiRoot, forwarded_path
 from analyzer.proxy.journal import Journal
@@ -247,6 +247,8 @@ class RecordingProxy:
         query = scope.get("query_string", b"").decode("latin-1")
         root = self._roots[(self._serial - 1) % len(self._roots)]  # a rotation in turn
         hop.shown = root.shown
+        counting = encoding_name(hop.facts.params.get("model"))  # started once the request is on its way:
+        asyncio.get_running_loop().call_soon(count_ahead, hop.facts, counting)  # done as the upstream answers
         await self._forward(hop, root.target(path, query), (headers, body), (receive, send))
 
     def _authorized(self, headers: dict[str, str]) -> bool:
