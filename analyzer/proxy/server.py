@@ -56,6 +56,7 @@ MAX_JSON_READ = 8_000_000
 """A body larger than this is relayed but not parsed for its facts (nor judged an error)."""
 MAX_EVENT_BYTES = 8 * 2**20
 """A streamed response is relayed event by event; one event over 8 MiB ends the stream."""
+STOPPED = "the proxy stopped before this attempt's count was done"
 CLIENT_ID_HEADERS = ("x-irid", "x-client-request-id")
 """Request ids a client sends and records in its own log: the exact join key when present."""
 _DROPPED = {"host", "connection", "content-length", "transfer-encoding", "accept-encoding", "keep-alive"}
@@ -135,6 +136,9 @@ class RecordingProxy:
         self._thread: threading.Thread | None = None
         self._client: httpx2.AsyncClient | None = None
         self._sock: socket.socket | None = None
+        self._counting: dict[int, tuple[_Hop, int, float | None, ResponseFacts, float | None]] = {}
+        """Attempts waiting for their counts, by number: what their journal record needs."""
+        self._counting_lock = threading.Lock()
 
     # --- lifetime ------------------------------------------------------------------------------
     @property
@@ -192,14 +196,17 @@ class RecordingProxy:
         assert self._server is not None and self._sock is not None
         asyncio.run(self._server.serve(sockets=[self._sock]))
 
-    def stop(self) -> None:
-        """Stop serving, close the upstream pool and the journal (its end record)."""
+    def stop(self, wait_s: float = 10.0) -> None:
+        """Stop serving (the attempts under way given `wait_s` seconds to end), close the upstream
+        pool and the journal (its end record)."""
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=wait_s)
         if self._sock is not None:
             self._sock.close()
+        for n in list(self._counting):  # counts still under way after the wait: journaled without
+            self._record_counted(n, {"not_counted": STOPPED})
         self.journal.close()
 
     def __enter__(self) -> RecordingProxy:
@@ -332,8 +339,29 @@ class RecordingProxy:
             "request-id"
         )
         hop.ended = now_utc().isoformat(), time.perf_counter()
-        hop.counts = await attempt_counts(hop.facts, facts)
-        self._record(hop, response.status_code, retry_after_seconds(response.headers), facts, first_byte)
+        with self._counting_lock:
+            self._counting[hop.n] = (
+                hop,
+                response.status_code,
+                retry_after_seconds(response.headers),
+                facts,
+                first_byte,
+            )
+        counts: dict[str, Any] = {"not_counted": STOPPED}
+        try:
+            counts = await attempt_counts(hop.facts, facts)
+        finally:  # written even when the server stops under it (without its count then)
+            self._record_counted(hop.n, counts)
+
+    def _record_counted(self, n: int, counts: dict[str, Any]) -> None:
+        """Write an attempt that waited for its count, once: when the count is done, or when the proxy
+        stops before it is (then not counted)."""
+        with self._counting_lock:
+            waiting = self._counting.pop(n, None)
+        if waiting is not None:
+            hop, status, retry_after, facts, first_byte = waiting
+            hop.counts = counts
+            self._record(hop, status, retry_after, facts, first_byte)
 
     def _headers_back(self, response: httpx2.Response) -> _Headers:
         """The upstream's headers for the client: values scrubbed, a header whose name holds a key dropped."""

@@ -9,6 +9,7 @@ import multiprocessing
 import os
 import signal
 import socket
+import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from fake_keys import FAKE_KEY
 
 from analyzer.metrics.token_count import count_messages, count_text
 from analyzer.proxy.counting import ONE_GO_CHARS, count_texts
-from analyzer.proxy.server import ProxyConfig, RecordingProxy
+from analyzer.proxy.server import STOPPED, ProxyConfig, RecordingProxy
 from analyzer.runner.transport import KeyRing
 from analyzer.simulator import Scenario, Simulator
 
@@ -115,3 +116,28 @@ def test_stopping_with_counts_under_way_writes_every_record_whole(tmp_path: Path
     assert records[-1]["attempts"] == 16
     counted = _prompt_counts(tmp_path / "j.proxy.jsonl").values()
     assert sorted(counted) == sorted(count_messages(_messages(i)) for i in range(300, 316))
+
+
+def test_stopping_while_the_counting_process_hangs_journals_the_attempt_as_not_counted(
+    tmp_path: Path,
+) -> None:
+    with Simulator(Scenario(latency_ms=(0.0, 0.5))) as sim:
+        proxy = _proxy(sim.base_url, tmp_path).start()
+        assert _post(proxy, 401).status_code == 200
+        journal = tmp_path / "j.proxy.jsonl"
+        deadline = time.monotonic() + 60
+        while "attempt" not in journal.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)  # its count done: the counting process is up
+        (counting,) = multiprocessing.active_children()
+        os.kill(counting.pid or 0, signal.SIGSTOP)  # it will not answer
+        try:
+            assert _post(proxy, 402).status_code == 200
+            proxy.stop(wait_s=1)
+        finally:
+            os.kill(counting.pid or 0, signal.SIGCONT)
+    records = _records(tmp_path / "j.proxy.jsonl")
+    assert [r["kind"] for r in records] == ["start", "attempt", "attempt", "end"]
+    first, second = records[1:3]
+    assert first["counted"]["prompt_tokens"] == count_messages(_messages(401))
+    assert "counted" not in second and second["not_counted"] == STOPPED
+    assert second["status"] == 200 and records[-1]["attempts"] == 2
