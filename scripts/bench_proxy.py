@@ -1,6 +1,7 @@
 """The recording proxy's cost: what it adds to a request, beside direct calls measured in the same run.
 
     python scripts/bench_proxy.py [--requests 2000] [--memory-requests 20000]
+        [--baseline-root TREE [--variant-root TREE] [--bare-root TREE] [--rounds 8] [--baseline-only]]
 
 The simulator (`rerunlens simulate`, no added latency) and the proxy (`rerunlens proxy` in front of
 it) each run in their own process, as with a real harness; this process is the client (httpx2, kept
@@ -10,7 +11,11 @@ alive connections). Direct and proxied batches alternate, so both see the same m
 - first streamed byte: a small SSE upstream (in this process's sibling) that sends its first event at
   once and the rest 20 ms later, direct and through the proxy;
 - requests/s at concurrency 50, direct and proxied;
-- the proxy's resident memory after a warm-up and every quarter of `--memory-requests`.
+- the proxy's resident memory (with its counting process) after a warm-up and every quarter of
+  `--memory-requests`;
+- with `--baseline-root`: the proxies of other source trees (`git archive` of an earlier commit)
+  beside this one's, all in front of the same simulator, in alternating rounds: a short request, an
+  8,000-token one resent, one new each time (one at a time and 4 at a time); then each one's memory.
 
 Targets (docs: BENCHMARKS.md): <= 2 ms added at the median, <= 5 ms to the first streamed byte,
 >= 500 requests/s, memory flat. Figures only, no assertions.
@@ -143,8 +148,25 @@ def _cpu_s(pid: int) -> float:
 
 def _rss_with_children(pid: int) -> float:
     """Resident memory (MiB) of a process and its children (the proxy's counting process)."""
-    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-    return _rss_mib(pid) + sum(_rss_mib(int(c)) for c in children)
+    return _rss_mib(pid) + sum(_rss_mib(c) for c in _children(pid))
+
+
+def _children(pid: int) -> list[int]:
+    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+def _rss_shown(pid: int) -> str:
+    """A proxy's resident memory, with its counting process's apart when it has one."""
+    own, children = _rss_mib(pid), [_rss_mib(c) for c in _children(pid)]
+    parts = f" (proxy {own:.1f} + counting {sum(children):.1f})" if children else ""
+    return f"{own + sum(children):.1f}{parts}"
+
+
+def _cpu_parts(pid: int | None) -> tuple[float, float]:
+    """CPU seconds of a process and of its living children (0 for none)."""
+    if pid is None:
+        return 0.0, 0.0
+    return _cpu_s(pid), sum(_cpu_s(c) for c in _children(pid))
 
 
 def _rss_mib(pid: int) -> float:
@@ -177,8 +199,14 @@ def main() -> None:
         "--bare-root",
         type=Path,
         help="with --baseline-root: a source tree whose proxy counts nothing (e.g. `git archive 2fc70a9`), "
-        "its resident memory shown beside the two others'",
+        "its resident memory shown beside the others'",
     )
+    parser.add_argument(
+        "--variant-root",
+        type=Path,
+        help="with --baseline-root: a third source tree measured in the same rounds (`variant`)",
+    )
+    parser.add_argument("--rounds", type=int, default=8, help="rounds the routes alternate in (default 8)")
     parser.add_argument(
         "--baseline-only", action="store_true", help="only the figures against --baseline-root"
     )
@@ -200,9 +228,8 @@ def main() -> None:
         sproxy, se = _start(["proxy", "--base-url", stream_url, "--journal", stream_journal], env)
         servers.append(sproxy)
         if args.baseline_root is not None:
-            trees = {"before": args.baseline_root, "after": ROOT} | (
-                {"bare": args.bare_root} if args.bare_root else {}
-            )
+            extra = {"variant": args.variant_root, "bare": args.bare_root}
+            trees = {"before": args.baseline_root, "after": ROOT} | {k: v for k, v in extra.items() if v}
             routes, pids = {"direct": (sim_url, KEY)}, {}
             for name, tree in trees.items():
                 journal = str(work / f"{name}.proxy.jsonl")
@@ -213,7 +240,7 @@ def main() -> None:
                 )
                 servers += [started] if started is not proxy else []
                 routes[name], pids[name] = _route(exports), started.pid
-            _against_baseline(args.requests, routes, pids)
+            _against_baseline(args.requests, routes, pids, args.rounds)
             if args.baseline_only:
                 return
         _measure(args, (sim_url, KEY), _route(pe), (sim.pid, proxy.pid))
@@ -251,7 +278,7 @@ def _fresh(i: int) -> dict[str, Any]:
     return {**LONG_BODY, "messages": [LONG_BODY["messages"][0], user]}
 
 
-def _against_baseline(n: int, routes: dict[str, tuple[str, str]], pids: dict[str, int]) -> None:
+def _against_baseline(n: int, routes: dict[str, tuple[str, str]], pids: dict[str, int], rounds: int) -> None:
     """Direct, the baseline tree's proxy and this tree's, alternating in rounds: a short request, an
     8,000-token one resent (as an agent resends its conversation each turn) and an 8,000-token one
     new each time, one at a time; the new one also 4 at a time. Then each proxy's memory (with its
@@ -266,24 +293,27 @@ def _against_baseline(n: int, routes: dict[str, tuple[str, str]], pids: dict[str
     timed = [k for k in routes if k != "bare"]
     for name, body, concurrency in cases:
         times: dict[str, list[float]] = {k: [] for k in timed}
+        own, counting = dict.fromkeys(pids, 0.0), dict.fromkeys(pids, 0.0)
         for url, token in routes.values():
             _sequential(f"{url}/chat/completions", token, 50, body)  # warm up
-        for _ in range(4):
+        for _ in range(rounds):
             for k in timed:
-                url, token = routes[k]
+                url, token = f"{routes[k][0]}/chat/completions", routes[k][1]
+                cpu0 = _cpu_parts(pids.get(k))
                 if concurrency == 1:
-                    times[k] += _sequential(f"{url}/chat/completions", token, n // 4, body)
+                    times[k] += _sequential(url, token, n // rounds, body)
                 else:
-                    times[k] += asyncio.run(
-                        _concurrent(f"{url}/chat/completions", token, n // 4, concurrency, body)
-                    )[0]
+                    times[k] += asyncio.run(_concurrent(url, token, n // rounds, concurrency, body))[0]
+                cpu1 = _cpu_parts(pids.get(k))
+                if k in pids:
+                    own[k], counting[k] = own[k] + cpu1[0] - cpu0[0], counting[k] + cpu1[1] - cpu0[1]
         m = {k: _median(v) for k, v in times.items()}
-        print(
-            f"  {name}, median of {n}: direct {m['direct']:.2f} ms; added by the proxy before "
-            f"{m['before'] - m['direct']:+.2f} ms, after {m['after'] - m['direct']:+.2f} ms "
-            f"(after - before {m['after'] - m['before']:+.2f} ms)"
-        )
-    memory = ", ".join(f"{k} {_rss_with_children(pid):.1f}" for k, pid in pids.items())
+        added = ", ".join(f"{k} {m[k] - m['direct']:+.2f} ms" for k in timed if k != "direct")
+        print(f"  {name}, median of {n}: direct {m['direct']:.2f} ms; added by the proxy {added}")
+        per = 1000 / (n // rounds * rounds)
+        shown = ", ".join(f"{k} {own[k] * per:.2f} + {counting[k] * per:.2f}" for k in pids if k in timed)
+        print(f"    CPU ms per request, proxy + its counting process: {shown}")
+    memory = ", ".join(f"{k} {_rss_shown(pid)}" for k, pid in pids.items())
     print(f"  proxy RSS MiB with its counting process: {memory}; load average {os.getloadavg()[0]:.2f}")
 
 
@@ -313,10 +343,10 @@ def _measure(
         f"(proxied); proxy {proxy_cpu:.2f} ms, so at most {1000 / max(proxy_cpu, 1e-9):.0f} requests/s "
         "on one free core"
     )
-    rss = [_rss_mib(pid)]
+    rss = [_rss_with_children(pid)]
     for _ in range(4):
         asyncio.run(_concurrent(p_url, proxied[1], args.memory_requests // 4, 50))
-        rss.append(_rss_mib(pid))
+        rss.append(_rss_with_children(pid))
     shown = " -> ".join(f"{r:.1f}" for r in rss)
     print(f"  proxy RSS MiB after warm-up and each {args.memory_requests // 4} requests: {shown}")
 

@@ -1,15 +1,17 @@
-"""The tokens the proxy counts for an attempt, after its answer has gone to the client.
+"""The tokens the proxy counts for each chat attempt: the request's from the moment it goes upstream,
+the answer's once it has gone to the client.
 
 The tokenizer holds the interpreter while it runs (bpe-openai's binding does not release the GIL:
-about 0.5 ms per 8,000 tokens), so the proxy counts in a process of its own (`counter`, one per
-Python process, shared by its proxies; spawned, so the vocabulary lives there and the proxy's event
-loop is never held). The texts go to it whole and are counted in one go. Should that process be
-gone, the proxy counts here instead, in steps of `STEP_CHARS` characters letting the event loop go
-between them (`RunningCount` cuts only where tokens do not change, so the count is the same).
-An agent resends its whole conversation every turn, so each message's count is kept by the hash of
-its text (`SEEN_TEXTS` of them, least recently used dropped): a turn counts only its new messages.
-Only the counts reach the journal, never the texts.
-"""
+about 0.5 ms per 8,000 tokens), so the proxy counts in a process of its own (`counter`: one per
+Python process, shared by its proxies, spawned, so the vocabulary lives there and the proxy's event
+loop is never held). The prompt's texts go to it as the request is forwarded (`count_ahead`), so
+they are counted on the other core while the upstream answers; the answer's after it was relayed
+(a stream's text held as it arrives, up to the counting bound). Each text is counted in one go.
+Should that process be gone, the proxy counts here instead, in steps of `STEP_CHARS` characters
+letting the event loop go between them (`RunningCount` cuts only where tokens do not change, so the
+count is the same). An agent resends its whole conversation every turn, so each message's count is
+kept by the hash of its text (`SEEN_TEXTS` of them, least recently used dropped): a turn counts only
+its new messages. Only the counts reach the journal, never the texts."""
 
 from __future__ import annotations
 
@@ -183,15 +185,20 @@ def _key(text: str, encoding: str) -> Key:
     return encoding, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
+MAX_STARTS = 3
+"""Counting processes started at most in one Python process: one that keeps dying (a main script
+that a spawned process cannot import, say) leaves the counting to the proxy itself."""
 _counter: ProcessPoolExecutor | None = None
 _counter_lock = threading.Lock()
+_starts = 0
 
 
 def counter() -> ProcessPoolExecutor | None:
     """The counting process (started on first need); None when it cannot be started."""
-    global _counter
+    global _counter, _starts
     with _counter_lock:
-        if _counter is None:
+        if _counter is None and _starts < MAX_STARTS:
+            _starts += 1
             try:
                 _counter = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
             except (OSError, ValueError):
