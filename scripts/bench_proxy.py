@@ -152,7 +152,14 @@ def _rss_with_children(pid: int) -> float:
 
 
 def _children(pid: int) -> list[int]:
-    return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    """Children made by any of its threads (the proxy's counting process comes from its server thread)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:  # a thread that just ended
+            continue
+    return found
 
 
 def _rss_shown(pid: int) -> str:

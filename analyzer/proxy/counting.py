@@ -2,37 +2,34 @@
 the answer's once it has gone to the client.
 
 The tokenizer holds the interpreter while it runs (bpe-openai's binding does not release the GIL:
-about 0.5 ms per 8,000 tokens), so the proxy counts in a process of its own (`counter`: one per
-Python process, shared by its proxies, spawned, so the vocabulary lives there and the proxy's event
-loop is never held). The prompt's texts go to it as the request is forwarded (`count_ahead`), so
-they are counted on the other core while the upstream answers; the answer's after it was relayed
-(a stream's text held as it arrives, up to the counting bound). Each text is counted in one go.
-Should that process be gone, the proxy counts here instead, in steps of `STEP_CHARS` characters
-letting the event loop go between them (`RunningCount` cuts only where tokens do not change, so the
-count is the same). An agent resends its whole conversation every turn, so each message's count is
-kept by the hash of its text (`SEEN_TEXTS` of them, least recently used dropped): a turn counts only
-its new messages. Only the counts reach the journal, never the texts."""
+about 0.5 ms per 8,000 tokens), so each proxy counts in a process of its own (`count_process`,
+started and stopped with the proxy's event loop; the vocabulary lives there, the proxy loads none).
+The prompt's new texts go to it as the request is forwarded (`count_ahead`), so they are counted
+on the other core while the upstream answers; the answer's after it was relayed (a stream's text
+held as it arrives, up to the counting bound). Each text is counted in one go. Should that process
+be gone, the proxy counts here instead, in steps of `STEP_CHARS` characters letting the event loop
+go between them (`RunningCount` cuts only where tokens do not change, so the count is the same).
+An agent resends its whole conversation every turn, so each message's count is kept by the hash of
+its text (`SEEN_TEXTS` of them, least recently used dropped): a turn counts only its new messages.
+Only the counts reach the journal, never the texts."""
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
-import multiprocessing
 import threading
 from collections import OrderedDict
-from concurrent.futures import BrokenExecutor, Future, ProcessPoolExecutor
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from analyzer.metrics.token_count import MAX_COUNTED_CHARS, RunningCount, count_text, message_parts
+from analyzer.metrics.token_count import MAX_COUNTED_CHARS, RunningCount, message_parts
+from analyzer.proxy.count_process import MAX_STARTS, Counter, CounterGone
 
-if TYPE_CHECKING:  # not imported at run time: the counting process imports this module, and only it
+if TYPE_CHECKING:
     from analyzer.proxy.facts import RequestFacts, ResponseFacts
 
 STEP_CHARS = 2_000
 """Characters counted between two turns of the event loop (when counting in the proxy itself)."""
-ONE_GO_CHARS = 50_000
-"""The longest text counted in one call: at most 4 bytes a character stays within the tokenizer's
-200,000-token limit per call (a longer one is counted piecewise by `RunningCount`, with the same result)."""
 SEEN_TEXTS = 4_096
 """Counts of this many message texts are kept (by hash: 16 bytes and a number each)."""
 NOT_CHAT = "not a chat completion (or its body is over the counting bound)"
@@ -90,9 +87,50 @@ def _answer_texts(answered: ResponseFacts) -> list[str] | None:
 
 Key = tuple[str, bytes]
 """A text's encoding and hash."""
-Known = int | tuple["Future[list[int]]", int]
+Known = int | tuple["asyncio.Future[list[int]]", int]
 """What is known of a text's tokens: its count, or the counting process's call under way and the
 text's place in it."""
+
+
+@dataclass
+class _Here:
+    """One event loop's (one proxy's) counting process and the calls it has under way."""
+
+    counter: Counter | None = None
+    starts: int = 0
+    pending: dict[Key, tuple[asyncio.Future[list[int]], int]] = field(default_factory=dict)
+
+
+_loops: dict[asyncio.AbstractEventLoop, _Here] = {}
+
+
+async def start_counting(encoding: str | None) -> None:
+    """Start this event loop's counting process, loading `encoding`'s vocabulary there now (when the
+    route names its model; else the vocabulary a request needs is loaded on its first count)."""
+    here = _loops.setdefault(asyncio.get_running_loop(), _Here())
+    await _started(here)
+    if here.counter is not None and encoding:
+        here.counter.submit(["warm up"], encoding)
+
+
+async def stop_counting() -> None:
+    """Stop this event loop's counting process (the calls under way answered first)."""
+    here = _loops.pop(asyncio.get_running_loop(), None)
+    if here is not None and here.counter is not None:
+        await here.counter.close()
+
+
+def counting_pids() -> list[int]:
+    """The process ids of the counting processes running."""
+    return [h.counter.process.pid for h in list(_loops.values()) if h.counter and h.counter.alive]
+
+
+async def _started(here: _Here) -> Counter | None:
+    """The loop's counting process, started anew when it is gone (at most `MAX_STARTS` times)."""
+    if (here.counter is None or not here.counter.alive) and here.starts < MAX_STARTS:
+        here.starts += 1
+        here.counter = await Counter.start()
+    return here.counter if here.counter is not None and here.counter.alive else None
 
 
 def count_ahead(asked: RequestFacts, encoding: str) -> None:
@@ -106,66 +144,59 @@ def count_ahead(asked: RequestFacts, encoding: str) -> None:
 
 def _known(texts: list[str], encoding: str) -> tuple[list[Key], dict[Key, tuple[str, Known | None]]]:
     """Each text's key, and for each key the text and what is known of its count; the unknown ones
-    are sent to the counting process in one call (None: it is gone, count them here)."""
+    are sent to the counting process in one call (None: there is none, count them here)."""
+    here = _loops.get(asyncio.get_running_loop())
     keys = [_key(text, encoding) for text in texts]
     out: dict[Key, tuple[str, Known | None]] = {}
     with _seen_lock:
         for key, text in zip(keys, texts, strict=True):
-            out[key] = text, _seen.get(key)
-            if out[key][1] is not None:
+            count = _seen.get(key)
+            if count is not None:
                 _seen.move_to_end(key)
-        new = {k: text for k, (text, known) in out.items() if known is None}
-        future = _submit(list(new.values()), encoding) if new else None
+            out[key] = text, count if count is not None else here.pending.get(key) if here else None
+    new = {k: text for k, (text, known) in out.items() if known is None}
+    if new and here is not None and here.counter is not None and here.counter.alive:
+        future = here.counter.submit(list(new.values()), encoding)
         for i, key in enumerate(new):
-            if future is not None:
-                out[key] = new[key], (future, i)
-                _seen[key] = future, i
+            here.pending[key] = future, i
+            out[key] = new[key], (future, i)
+        future.add_done_callback(lambda done: _settle(here, list(new), done))
+    return keys, out
+
+
+def _settle(here: _Here, keys: list[Key], done: asyncio.Future[list[int]]) -> None:
+    """A call answered: its counts kept (by text), no longer under way."""
+    for key in keys:
+        here.pending.pop(key, None)
+    if done.cancelled() or done.exception() is not None:
+        return
+    with _seen_lock:
+        _seen.update(zip(keys, done.result(), strict=True))
         while len(_seen) > SEEN_TEXTS:
             _seen.popitem(last=False)
-    return keys, out
 
 
 async def _counted(texts: list[str], encoding: str) -> list[int]:
     """Each text's tokens: kept from an earlier turn, else counted by the counting process (here,
-    stepwise, when it is gone)."""
+    stepwise, when there is none)."""
+    here = _loops.get(asyncio.get_running_loop())
+    if here is not None:
+        await _started(here)
     keys, known_by_key = _known(texts, encoding)
     counts: dict[Key, int] = {}
     for key, (text, known) in known_by_key.items():
         if isinstance(known, tuple):
             try:  # shielded: the call may serve other attempts too
-                known = (await asyncio.shield(asyncio.wrap_future(known[0])))[known[1]]
-            except Exception:  # the counting process died (or failed): counted here instead
+                known = (await asyncio.shield(known[0]))[known[1]]
+            except CounterGone:
                 known = None
         counts[key] = known if known is not None else await _stepwise(text, encoding)
     with _seen_lock:
         for key, n in counts.items():
-            if key in _seen:
-                _seen[key] = n
+            _seen[key] = n
+        while len(_seen) > SEEN_TEXTS:
+            _seen.popitem(last=False)
     return [counts[key] for key in keys]
-
-
-def _submit(texts: list[str], encoding: str) -> Future[list[int]] | None:
-    """One call of the counting process, None when it is gone (and forgotten: the next starts anew)."""
-    pool = counter()
-    if pool is None:
-        return None
-    try:
-        return pool.submit(count_texts, texts, encoding)
-    except (BrokenExecutor, RuntimeError):
-        _drop_counter(pool)
-        return None
-
-
-def count_texts(texts: list[str], encoding: str) -> list[int]:
-    """Each text's tokens, in one go (what the counting process runs)."""
-    return [count_text(t, encoding) if len(t) <= ONE_GO_CHARS else _piecewise(t, encoding) for t in texts]
-
-
-def _piecewise(text: str, encoding: str) -> int:
-    running = RunningCount(encoding)
-    for i in range(0, len(text), ONE_GO_CHARS):
-        running.add(text[i : i + ONE_GO_CHARS])
-    return running.total() or 0
 
 
 async def _stepwise(text: str, encoding: str) -> int:
@@ -177,45 +208,9 @@ async def _stepwise(text: str, encoding: str) -> int:
     return running.total() or 0
 
 
-_seen: OrderedDict[Key, Known] = OrderedDict()
+_seen: OrderedDict[Key, int] = OrderedDict()
 _seen_lock = threading.Lock()  # one proxy per event-loop thread, several in one process
 
 
 def _key(text: str, encoding: str) -> Key:
     return encoding, hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-MAX_STARTS = 3
-"""Counting processes started at most in one Python process: one that keeps dying (a main script
-that a spawned process cannot import, say) leaves the counting to the proxy itself."""
-_counter: ProcessPoolExecutor | None = None
-_counter_lock = threading.Lock()
-_starts = 0
-
-
-def counter() -> ProcessPoolExecutor | None:
-    """The counting process (started on first need); None when it cannot be started."""
-    global _counter, _starts
-    with _counter_lock:
-        if _counter is None and _starts < MAX_STARTS:
-            _starts += 1
-            try:
-                _counter = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
-            except (OSError, ValueError):
-                return None
-        return _counter
-
-
-def start_counting(encoding: str | None) -> None:
-    """Start the counting process now, loading `encoding`'s vocabulary there (when the route names
-    its model; else the vocabulary a request needs is loaded on its first count)."""
-    _submit(["warm up"] if encoding else [], encoding or "")
-
-
-def _drop_counter(pool: ProcessPoolExecutor) -> None:
-    """Forget a broken counting process (the next count starts another)."""
-    global _counter
-    with _counter_lock:
-        if _counter is pool:
-            _counter = None
-    pool.shutdown(wait=False)

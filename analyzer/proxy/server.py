@@ -30,7 +30,7 @@ import uvicorn
 from analyzer.errors import RerunLensError
 from analyzer.importers.proxy_record import attempt_record
 from analyzer.metrics.token_count import encoding_name
-from analyzer.proxy.counting import HeldText, attempt_counts, count_ahead, start_counting
+from analyzer.proxy.counting import HeldText, attempt_counts, count_ahead, start_counting, stop_counting
 from analyzer.proxy.facts import RequestFacts, ResponseFacts, answer_problem, request_facts
 from analyzer.proxy.forwarding import ApiRoot, forwarded_path
 from analyzer.proxy.journal import Journal
@@ -166,8 +166,6 @@ class RecordingProxy:
     def start(self) -> RecordingProxy:
         """Bind 127.0.0.1 and serve in a daemon thread; the journal's start record is written first."""
         self.journal.write("start", self._start_record())
-        model = self.config.route.get("model")  # the counting process loads this route's vocabulary
-        start_counting(encoding_name(model) if isinstance(model, str) else None)
         # asyncio sets TCP_NODELAY on accepted sockets only when their protocol says TCP: without it
         # each reply (headers, then body) waited 40 ms for a delayed ACK.
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -193,8 +191,17 @@ class RecordingProxy:
         return self
 
     def _serve(self) -> None:
+        asyncio.run(self._run())
+
+    async def _run(self) -> None:
+        """Serve, with the counting process beside (loading the route's vocabulary when it names a model)."""
         assert self._server is not None and self._sock is not None
-        asyncio.run(self._server.serve(sockets=[self._sock]))
+        model = self.config.route.get("model")
+        await start_counting(encoding_name(model) if isinstance(model, str) else None)
+        try:
+            await self._server.serve(sockets=[self._sock])
+        finally:
+            await stop_counting()
 
     def stop(self, wait_s: float = 10.0) -> None:
         """Stop serving (the attempts under way given `wait_s` seconds to end), close the upstream

@@ -5,7 +5,6 @@ and when the proxy stops with counts still under way (no record lost or half-wri
 from __future__ import annotations
 
 import json
-import multiprocessing
 import os
 import signal
 import socket
@@ -17,7 +16,8 @@ import httpx2
 from fake_keys import FAKE_KEY
 
 from analyzer.metrics.token_count import count_messages, count_text
-from analyzer.proxy.counting import ONE_GO_CHARS, count_texts
+from analyzer.proxy.count_process import ONE_GO_CHARS, count_texts
+from analyzer.proxy.counting import counting_pids
 from analyzer.proxy.server import STOPPED, ProxyConfig, RecordingProxy
 from analyzer.runner.transport import KeyRing
 from analyzer.simulator import Scenario, Simulator
@@ -92,13 +92,10 @@ def test_a_client_hanging_up_while_its_attempt_is_counted_loses_no_record(tmp_pa
 def test_a_counting_process_that_died_is_replaced_and_no_count_is_lost(tmp_path: Path) -> None:
     with Simulator(Scenario(latency_ms=(0.0, 0.5))) as sim, _proxy(sim.base_url, tmp_path) as proxy:
         assert _post(proxy, 201).status_code == 200
-        counters = multiprocessing.active_children()
-        assert counters  # the counting process, spawned by this one
-        for child in counters:
-            os.kill(child.pid or 0, signal.SIGKILL)
-            child.join(10)
+        (counting,) = counting_pids()  # the proxy's counting process
+        os.kill(counting, signal.SIGKILL)
         replies = [_post(proxy, i) for i in range(202, 206)]  # prompts not counted before
-        assert multiprocessing.active_children()  # another one started
+        assert counting_pids() and counting_pids() != [counting]  # another one started
     assert all(r.status_code == 200 for r in replies)
     expected = {i - 200: count_messages(_messages(i)) for i in range(201, 206)}
     assert _prompt_counts(tmp_path / "j.proxy.jsonl") == expected
@@ -128,13 +125,13 @@ def test_stopping_while_the_counting_process_hangs_journals_the_attempt_as_not_c
         deadline = time.monotonic() + 60
         while "attempt" not in journal.read_text() and time.monotonic() < deadline:
             time.sleep(0.05)  # its count done: the counting process is up
-        (counting,) = multiprocessing.active_children()
-        os.kill(counting.pid or 0, signal.SIGSTOP)  # it will not answer
+        (counting,) = counting_pids()
+        os.kill(counting, signal.SIGSTOP)  # it will not answer
         try:
             assert _post(proxy, 402).status_code == 200
             proxy.stop(wait_s=1)
         finally:
-            os.kill(counting.pid or 0, signal.SIGCONT)
+            os.kill(counting, signal.SIGCONT)
     records = _records(tmp_path / "j.proxy.jsonl")
     assert [r["kind"] for r in records] == ["start", "attempt", "attempt", "end"]
     first, second = records[1:3]
