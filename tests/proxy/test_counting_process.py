@@ -55,6 +55,13 @@ def _prompt_counts(path: Path) -> dict[int, int]:
     return {r["n"]: r["counted"]["prompt_tokens"] for r in _records(path) if r["kind"] == "attempt"}
 
 
+def test_the_counting_process_counts_as_count_text_does_whatever_the_text() -> None:
+    texts = ["<|endoftext|> spelled out", "木卫二有海洋。Europa", "emoji 🙂🙂", "it's we'll", "\n\t  x ", ""]
+    texts += ["lone \udc80 surrogate", "9" * 3000, "a" * 5000]
+    for encoding in ("o200k_base", "cl100k_base"):
+        assert count_texts(texts, encoding) == [count_text(t, encoding) for t in texts]
+
+
 def test_a_text_longer_than_one_call_takes_is_counted_as_in_one_go() -> None:
     text = " ".join(f"word{i} and more" for i in range(ONE_GO_CHARS // 8))
     assert len(text) > 2 * ONE_GO_CHARS
