@@ -212,7 +212,9 @@ class RecordingProxy:
             self._thread.join(timeout=wait_s)
         if self._sock is not None:
             self._sock.close()
-        for n in list(self._counting):  # counts still under way after the wait: journaled without
+        with self._counting_lock:
+            late = list(self._counting)
+        for n in late:  # counts still under way after the wait: journaled without them
             self._record_counted(n, {"not_counted": STOPPED})
         self.journal.close()
 
@@ -261,8 +263,8 @@ class RecordingProxy:
         query = scope.get("query_string", b"").decode("latin-1")
         root = self._roots[(self._serial - 1) % len(self._roots)]  # a rotation in turn
         hop.shown = root.shown
-        counting = encoding_name(hop.facts.params.get("model"))  # started once the request is on its way:
-        asyncio.get_running_loop().call_soon(count_ahead, hop.facts, counting)  # done as the upstream answers
+        counting = encoding_name(hop.facts.params.get("model"))  # the prompt's count runs on the other
+        asyncio.get_running_loop().call_soon(count_ahead, hop.facts, counting)  # core as upstream answers
         await self._forward(hop, root.target(path, query), (headers, body), (receive, send))
 
     def _authorized(self, headers: dict[str, str]) -> bool:
