@@ -1,6 +1,7 @@
 """The recording proxy's cost: what it adds to a request, beside direct calls measured in the same run.
 
     python scripts/bench_proxy.py [--requests 2000] [--memory-requests 20000]
+        [--baseline-root TREE [--variant-root TREE] [--bare-root TREE] [--rounds 8] [--baseline-only]]
 
 The simulator (`rerunlens simulate`, no added latency) and the proxy (`rerunlens proxy` in front of
 it) each run in their own process, as with a real harness; this process is the client (httpx2, kept
@@ -10,7 +11,11 @@ alive connections). Direct and proxied batches alternate, so both see the same m
 - first streamed byte: a small SSE upstream (in this process's sibling) that sends its first event at
   once and the rest 20 ms later, direct and through the proxy;
 - requests/s at concurrency 50, direct and proxied;
-- the proxy's resident memory after a warm-up and every quarter of `--memory-requests`.
+- the proxy's resident memory (with its counting process) after a warm-up and every quarter of
+  `--memory-requests`;
+- with `--baseline-root`: the proxies of other source trees (`git archive` of an earlier commit)
+  beside this one's, all in front of the same simulator, in alternating rounds: a short request, an
+  8,000-token one resent, one new each time (one at a time and 4 at a time); then each one's memory.
 
 Targets (docs: BENCHMARKS.md): <= 2 ms added at the median, <= 5 ms to the first streamed byte,
 >= 500 requests/s, memory flat. Figures only, no assertions.
@@ -80,8 +85,10 @@ def _sequential(url: str, token: str, n: int, body: Any = BODY) -> list[float]:
     return out
 
 
-async def _concurrent(url: str, token: str, n: int, concurrency: int) -> tuple[list[float], float]:
-    """Latencies (ms) and requests/s of n requests, `concurrency` at a time."""
+async def _concurrent(
+    url: str, token: str, n: int, concurrency: int, body: Any = BODY
+) -> tuple[list[float], float]:
+    """Latencies (ms) and requests/s of n requests, `concurrency` at a time (`body` as `_sequential`)."""
     limits = httpx2.Limits(max_connections=concurrency, max_keepalive_connections=concurrency)
     headers = {"Authorization": f"Bearer {token}"}
     latencies: list[float] = []
@@ -89,9 +96,10 @@ async def _concurrent(url: str, token: str, n: int, concurrency: int) -> tuple[l
         queue = iter(range(n))
 
         async def worker() -> None:
-            for _ in queue:
+            for i in queue:
+                sent = body(i) if callable(body) else body
                 t0 = time.perf_counter()
-                (await client.post(url, json=BODY)).raise_for_status()
+                (await client.post(url, json=sent)).raise_for_status()
                 latencies.append((time.perf_counter() - t0) * 1000)
 
         t0 = time.perf_counter()
@@ -138,6 +146,36 @@ def _cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _rss_with_children(pid: int) -> float:
+    """Resident memory (MiB) of a process and its children (the proxy's counting process)."""
+    return _rss_mib(pid) + sum(_rss_mib(c) for c in _children(pid))
+
+
+def _children(pid: int) -> list[int]:
+    """Children made by any of its threads (the proxy's counting process comes from its server thread)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:  # a thread that just ended
+            continue
+    return found
+
+
+def _rss_shown(pid: int) -> str:
+    """A proxy's resident memory, with its counting process's apart when it has one."""
+    own, children = _rss_mib(pid), [_rss_mib(c) for c in _children(pid)]
+    parts = f" (proxy {own:.1f} + counting {sum(children):.1f})" if children else ""
+    return f"{own + sum(children):.1f}{parts}"
+
+
+def _cpu_parts(pid: int | None) -> tuple[float, float]:
+    """CPU seconds of a process and of its living children (0 for none)."""
+    if pid is None:
+        return 0.0, 0.0
+    return _cpu_s(pid), sum(_cpu_s(c) for c in _children(pid))
+
+
 def _rss_mib(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -164,6 +202,21 @@ def main() -> None:
         help="another source tree (e.g. `git archive` of an earlier commit): its proxy is measured "
         "beside this one's, alternating, on a short and an 8,000-token request",
     )
+    parser.add_argument(
+        "--bare-root",
+        type=Path,
+        help="with --baseline-root: a source tree whose proxy counts nothing (e.g. `git archive 2fc70a9`), "
+        "its resident memory shown beside the others'",
+    )
+    parser.add_argument(
+        "--variant-root",
+        type=Path,
+        help="with --baseline-root: a third source tree measured in the same rounds (`variant`)",
+    )
+    parser.add_argument("--rounds", type=int, default=8, help="rounds the routes alternate in (default 8)")
+    parser.add_argument(
+        "--baseline-only", action="store_true", help="only the figures against --baseline-root"
+    )
     args = parser.parse_args()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "ALTK_"))}
     env |= {"PYTHONPATH": str(ROOT), "OPENAI_API_KEY": KEY}
@@ -182,11 +235,21 @@ def main() -> None:
         sproxy, se = _start(["proxy", "--base-url", stream_url, "--journal", stream_journal], env)
         servers.append(sproxy)
         if args.baseline_root is not None:
-            base, be = _start(["proxy", "--base-url", sim_url, "--journal", str(work / "0.proxy.jsonl")], env,
-                              args.baseline_root.resolve())  # fmt: skip
-            servers.append(base)
-            routes = {"direct": (sim_url, KEY), "before": _route(be), "after": _route(pe)}
-            _against_baseline(args.requests, routes)
+            extra = {"variant": args.variant_root, "bare": args.bare_root}
+            trees = {"before": args.baseline_root, "after": ROOT} | {k: v for k, v in extra.items() if v}
+            routes, pids = {"direct": (sim_url, KEY)}, {}
+            for name, tree in trees.items():
+                journal = str(work / f"{name}.proxy.jsonl")
+                started, exports = (
+                    (proxy, pe)
+                    if tree == ROOT
+                    else _start(["proxy", "--base-url", sim_url, "--journal", journal], env, tree.resolve())
+                )
+                servers += [started] if started is not proxy else []
+                routes[name], pids[name] = _route(exports), started.pid
+            _against_baseline(args.requests, routes, pids, args.rounds)
+            if args.baseline_only:
+                return
         _measure(args, (sim_url, KEY), _route(pe), (sim.pid, proxy.pid))
         n = max(50, args.requests // 10)
         direct_fb = _first_byte(f"{stream_url}/chat/completions", KEY, n)
@@ -222,28 +285,43 @@ def _fresh(i: int) -> dict[str, Any]:
     return {**LONG_BODY, "messages": [LONG_BODY["messages"][0], user]}
 
 
-def _against_baseline(n: int, routes: dict[str, tuple[str, str]]) -> None:
-    """Direct, the baseline tree's proxy and this tree's, alternating in rounds, one request at a time:
-    a short request, an 8,000-token one resent (as an agent resends its conversation each turn) and
-    an 8,000-token one new each time."""
+def _against_baseline(n: int, routes: dict[str, tuple[str, str]], pids: dict[str, int], rounds: int) -> None:
+    """Direct, the baseline tree's proxy and this tree's, alternating in rounds: a short request, an
+    8,000-token one resent (as an agent resends its conversation each turn) and an 8,000-token one
+    new each time, one at a time; the new one also 4 at a time. Then each proxy's memory (with its
+    counting process) after it all; a `bare` route (a proxy counting nothing) only serves the warm-up."""
+    print(f"load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; {n} requests per figure")
     cases = (
-        ("short request", BODY),
-        ("8,000-token request, resent", LONG_BODY),
-        ("8,000-token, new", _fresh),
+        ("short request", BODY, 1),
+        ("8,000-token request, resent", LONG_BODY, 1),
+        ("8,000-token, new", _fresh, 1),
+        ("8,000-token, new, 4 at a time", _fresh, 4),
     )
-    for name, body in cases:
-        times: dict[str, list[float]] = {k: [] for k in routes}
+    timed = [k for k in routes if k != "bare"]
+    for name, body, concurrency in cases:
+        times: dict[str, list[float]] = {k: [] for k in timed}
+        own, counting = dict.fromkeys(pids, 0.0), dict.fromkeys(pids, 0.0)
         for url, token in routes.values():
             _sequential(f"{url}/chat/completions", token, 50, body)  # warm up
-        for _ in range(4):
-            for k, (url, token) in routes.items():
-                times[k] += _sequential(f"{url}/chat/completions", token, n // 4, body)
+        for _ in range(rounds):
+            for k in timed:
+                url, token = f"{routes[k][0]}/chat/completions", routes[k][1]
+                cpu0 = _cpu_parts(pids.get(k))
+                if concurrency == 1:
+                    times[k] += _sequential(url, token, n // rounds, body)
+                else:
+                    times[k] += asyncio.run(_concurrent(url, token, n // rounds, concurrency, body))[0]
+                cpu1 = _cpu_parts(pids.get(k))
+                if k in pids:
+                    own[k], counting[k] = own[k] + cpu1[0] - cpu0[0], counting[k] + cpu1[1] - cpu0[1]
         m = {k: _median(v) for k, v in times.items()}
-        print(
-            f"  {name}, median of {n}: direct {m['direct']:.2f} ms; added by the proxy before "
-            f"{m['before'] - m['direct']:+.2f} ms, after {m['after'] - m['direct']:+.2f} ms "
-            f"(after - before {m['after'] - m['before']:+.2f} ms)"
-        )
+        added = ", ".join(f"{k} {m[k] - m['direct']:+.2f} ms" for k in timed if k != "direct")
+        print(f"  {name}, median of {n}: direct {m['direct']:.2f} ms; added by the proxy {added}")
+        per = 1000 / (n // rounds * rounds)
+        shown = ", ".join(f"{k} {own[k] * per:.2f} + {counting[k] * per:.2f}" for k in pids if k in timed)
+        print(f"    CPU ms per request, proxy + its counting process: {shown}")
+    memory = ", ".join(f"{k} {_rss_shown(pid)}" for k, pid in pids.items())
+    print(f"  proxy RSS MiB with its counting process: {memory}; load average {os.getloadavg()[0]:.2f}")
 
 
 def _measure(
@@ -272,10 +350,10 @@ def _measure(
         f"(proxied); proxy {proxy_cpu:.2f} ms, so at most {1000 / max(proxy_cpu, 1e-9):.0f} requests/s "
         "on one free core"
     )
-    rss = [_rss_mib(pid)]
+    rss = [_rss_with_children(pid)]
     for _ in range(4):
         asyncio.run(_concurrent(p_url, proxied[1], args.memory_requests // 4, 50))
-        rss.append(_rss_mib(pid))
+        rss.append(_rss_with_children(pid))
     shown = " -> ".join(f"{r:.1f}" for r in rss)
     print(f"  proxy RSS MiB after warm-up and each {args.memory_requests // 4} requests: {shown}")
 

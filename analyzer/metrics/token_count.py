@@ -46,15 +46,8 @@ _LOADING = threading.Lock()
 
 
 def _encoding(name: str) -> Any:
-    with _LOADING:  # a count waits for a warm-up under way rather than building a second copy
+    with _LOADING:  # a count waits for a vocabulary being built rather than building a second copy
         return _load(name)
-
-
-def warm_up() -> threading.Thread:
-    """Build both vocabularies in a background thread (a server's first count then does not wait)."""
-    thread = threading.Thread(target=lambda: [_encoding(n) for n in (O200K, CL100K)], daemon=True)
-    thread.start()
-    return thread
 
 
 def count_text(text: str, encoding: str = O200K) -> int:

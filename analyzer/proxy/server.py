@@ -29,8 +29,8 @@ import uvicorn
 
 from analyzer.errors import RerunLensError
 from analyzer.importers.proxy_record import attempt_record
-from analyzer.metrics.token_count import RunningCount, encoding_name, warm_up
-from analyzer.proxy.counting import attempt_counts
+from analyzer.metrics.token_count import encoding_name
+from analyzer.proxy.counting import HeldText, attempt_counts, count_ahead, start_counting, stop_counting
 from analyzer.proxy.facts import RequestFacts, ResponseFacts, answer_problem, request_facts
 from analyzer.proxy.forwarding import ApiRoot, forwarded_path
 from analyzer.proxy.journal import Journal
@@ -56,6 +56,7 @@ MAX_JSON_READ = 8_000_000
 """A body larger than this is relayed but not parsed for its facts (nor judged an error)."""
 MAX_EVENT_BYTES = 8 * 2**20
 """A streamed response is relayed event by event; one event over 8 MiB ends the stream."""
+STOPPED = "the proxy stopped before this attempt's count was done"
 CLIENT_ID_HEADERS = ("x-irid", "x-client-request-id")
 """Request ids a client sends and records in its own log: the exact join key when present."""
 _DROPPED = {"host", "connection", "content-length", "transfer-encoding", "accept-encoding", "keep-alive"}
@@ -135,6 +136,9 @@ class RecordingProxy:
         self._thread: threading.Thread | None = None
         self._client: httpx2.AsyncClient | None = None
         self._sock: socket.socket | None = None
+        self._counting: dict[int, tuple[_Hop, int, float | None, ResponseFacts, float | None]] = {}
+        """Attempts waiting for their counts, by number: what their journal record needs."""
+        self._counting_lock = threading.Lock()
 
     # --- lifetime ------------------------------------------------------------------------------
     @property
@@ -162,7 +166,6 @@ class RecordingProxy:
     def start(self) -> RecordingProxy:
         """Bind 127.0.0.1 and serve in a daemon thread; the journal's start record is written first."""
         self.journal.write("start", self._start_record())
-        warm_up()  # the tokenizer's vocabularies, for the counts each attempt's record carries
         # asyncio sets TCP_NODELAY on accepted sockets only when their protocol says TCP: without it
         # each reply (headers, then body) waited 40 ms for a delayed ACK.
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -188,17 +191,31 @@ class RecordingProxy:
         return self
 
     def _serve(self) -> None:
-        assert self._server is not None and self._sock is not None
-        asyncio.run(self._server.serve(sockets=[self._sock]))
+        asyncio.run(self._run())
 
-    def stop(self) -> None:
-        """Stop serving, close the upstream pool and the journal (its end record)."""
+    async def _run(self) -> None:
+        """Serve, with the counting process beside (loading the route's vocabulary when it names a model)."""
+        assert self._server is not None and self._sock is not None
+        model = self.config.route.get("model")
+        await start_counting(encoding_name(model) if isinstance(model, str) else None)
+        try:
+            await self._server.serve(sockets=[self._sock])
+        finally:
+            await stop_counting()
+
+    def stop(self, wait_s: float = 10.0) -> None:
+        """Stop serving (the attempts under way given `wait_s` seconds to end), close the upstream
+        pool and the journal (its end record)."""
         if self._server is not None:
             self._server.should_exit = True
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=wait_s)
         if self._sock is not None:
             self._sock.close()
+        with self._counting_lock:
+            late = list(self._counting)
+        for n in late:  # counts still under way after the wait: journaled without them
+            self._record_counted(n, {"not_counted": STOPPED})
         self.journal.close()
 
     def __enter__(self) -> RecordingProxy:
@@ -246,6 +263,8 @@ class RecordingProxy:
         query = scope.get("query_string", b"").decode("latin-1")
         root = self._roots[(self._serial - 1) % len(self._roots)]  # a rotation in turn
         hop.shown = root.shown
+        counting = encoding_name(hop.facts.params.get("model"))  # the prompt's count runs on the other
+        asyncio.get_running_loop().call_soon(count_ahead, hop.facts, counting)  # core as upstream answers
         await self._forward(hop, root.target(path, query), (headers, body), (receive, send))
 
     def _authorized(self, headers: dict[str, str]) -> bool:
@@ -312,7 +331,7 @@ class RecordingProxy:
         streaming = response.headers.get("content-type", "").startswith("text/event-stream")
         facts = ResponseFacts(stream=streaming)
         if hop.facts.messages is not None:
-            facts.counting = RunningCount(encoding_name(hop.facts.params.get("model")))
+            facts.counting = HeldText(encoding_name(hop.facts.params.get("model")))
         first_byte: float | None = None
         try:
             if streaming:
@@ -329,8 +348,29 @@ class RecordingProxy:
             "request-id"
         )
         hop.ended = now_utc().isoformat(), time.perf_counter()
-        hop.counts = await attempt_counts(hop.facts, facts)
-        self._record(hop, response.status_code, retry_after_seconds(response.headers), facts, first_byte)
+        with self._counting_lock:
+            self._counting[hop.n] = (
+                hop,
+                response.status_code,
+                retry_after_seconds(response.headers),
+                facts,
+                first_byte,
+            )
+        counts: dict[str, Any] = {"not_counted": STOPPED}
+        try:
+            counts = await attempt_counts(hop.facts, facts)
+        finally:  # written even when the server stops under it (without its count then)
+            self._record_counted(hop.n, counts)
+
+    def _record_counted(self, n: int, counts: dict[str, Any]) -> None:
+        """Write an attempt that waited for its count, once: when the count is done, or when the proxy
+        stops before it is (then not counted)."""
+        with self._counting_lock:
+            waiting = self._counting.pop(n, None)
+        if waiting is not None:
+            hop, status, retry_after, facts, first_byte = waiting
+            hop.counts = counts
+            self._record(hop, status, retry_after, facts, first_byte)
 
     def _headers_back(self, response: httpx2.Response) -> _Headers:
         """The upstream's headers for the client: values scrubbed, a header whose name holds a key dropped."""

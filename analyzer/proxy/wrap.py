@@ -128,7 +128,7 @@ def wrap(request: WrapRequest, echo: Callable[[str], None]) -> WrapOutcome:
     with keys_out_of_reach(profile.key_envs(), secrets), proxied(request.proxy, echo, keys) as proxy:
         env = child_env(proxy, profile.key_envs(), secrets)
         code = run_child(request.command, env, request.cwd, to_stderr=request.output_to_stderr)
-        refused, attempts = proxy.refused, proxy.journal.attempts
+    refused, attempts = proxy.refused, proxy.journal.attempts  # stopped: every attempt written, counted
     harness = find_harness_log(request.command, request.harness_log, started, request.cwd)
     outcome = WrapOutcome(code, request.proxy.journal, None, harness)
     if refused:
