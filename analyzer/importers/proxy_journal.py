@@ -115,11 +115,21 @@ def checked_attempts(records: list[dict[str, Any]]) -> tuple[list[dict[str, Any]
     ]
 
 
+def _arrival(attempt: dict[str, Any]) -> tuple[int, int]:
+    """An attempt's place in arrival order: its number, attempts without one last (in line order)."""
+    n = attempt.get("n")
+    return (0, n) if isinstance(n, int) and not isinstance(n, bool) else (1, 0)
+
+
 def group_calls(attempts: list[dict[str, Any]]) -> list[list[dict[str, Any]]]:
-    """Attempts grouped into calls: one with the same messages as an open call that failed is a retry."""
+    """Attempts grouped into calls: one with the same messages as an open call that failed is a retry.
+
+    Taken in the order the proxy received them (their number `n`), not the journal's line order: the
+    proxy writes an attempt once its tokens are counted, so a short one may be written before a long
+    one that arrived first."""
     calls: list[list[dict[str, Any]]] = []
     open_by_hash: dict[Any, list[dict[str, Any]]] = {}
-    for a in attempts:
+    for a in sorted(attempts, key=_arrival):
         key = (a.get("path"), a.get("messages_hash"))
         last = open_by_hash.get(key)
         if last is not None and last[-1].get("outcome") != "ok":
