@@ -16,7 +16,7 @@ import math
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 import openai
 
@@ -30,14 +30,14 @@ from analyzer.audit.live_folder import (
     log_path,
     save_manifest,
 )
-from analyzer.errors import RerunLensError
+from analyzer.errors import RerunLensError, RouteError
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog, TaskSpec
 from analyzer.metrics.token_count import count_text, encoding_name
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.completion_shape import read_completion
 from analyzer.runner.executors import Executor, ExecutorResult
-from analyzer.runner.journal import journal_path
+from analyzer.runner.journal import journal_path, read_journal
 from analyzer.runner.plan import (
     Provenance,
     ResumeRequest,
@@ -64,6 +64,18 @@ SIMULATED_ROUTES: dict[str, Scenario] = {
     ),
 }
 """What the built-in simulator can play for a route with no base URL (an offline audit to try)."""
+
+Surface = Literal["cli", "page"]
+"""Where an audit's user reads a message: the `rerunlens audit` command or the dashboard's Audit view."""
+_TO_CONTINUE: dict[Surface, str] = {
+    "cli": "start the same audit with that folder to continue without sending them again",
+    "page": "press Continue this audit to send only the rest",
+}
+_ELSEWHERE: dict[Surface, str] = {"cli": "or choose another --out", "page": "or start a new live audit"}
+_SET_KEY: dict[Surface, str] = {
+    "cli": "export {env} with that key again to continue",
+    "page": "set {env} to that key in the dashboard server's environment (then restart it) to continue",
+}
 
 
 def audit_executor(task: TaskSpec, client: openai.OpenAI, route: RouteProfile) -> ExecutorResult:
@@ -179,19 +191,22 @@ def run_live(
     cancel: threading.Event | None = None,
     progress: Callable[[int, int], None] | None = None,
     say: Callable[[str], None] | None = None,
+    surface: Surface = "cli",
 ) -> tuple[RunLog, RunLog]:
     """Run both routes at once (one request at a time each) and read back both logs.
 
     Results already written into `audit.out` by the same audit are kept, never sent again.
     `progress(done, total)` hears both routes' results together (kept ones included); setting
-    `cancel` stops both; `say` hears what Ctrl-C left.
+    `cancel` stops both; `say` hears what Ctrl-C left; messages say what to do on `surface`.
 
     Raises:
         RerunLensError: another audit's folder, cancelled, or a route unreachable, before both logs
             were complete (what was written is kept for the same audit to continue).
+        RouteError: a route's key is not the one its results were sent with.
         KeyboardInterrupt: Ctrl-C, once both routes are told to stop.
     """
     done = dict(kept_results(audit))
+    same_keys(audit, surface)
     save_manifest(audit)
     stop = threading.Event()  # set by `cancel`, Ctrl-C or an unreachable route; stops both
     failures = _Failures()
@@ -223,13 +238,13 @@ def run_live(
         for t in threads:  # a request in flight may land (and be kept); a slow one cannot hold the exit
             t.join(timeout=INTERRUPT_WAIT_S)
         if say is not None:
-            say(f"Interrupted: {_left(audit)}")
+            say(f"Interrupted: {left_text(audit, surface)}")
         raise
     if failures.errors:
         raise failures.errors[0]
     if not all(log_path(audit, r).exists() for r in audit.routes):
         why = failures.unreachable[0] if failures.unreachable else "cancelled"
-        raise RerunLensError(f"audit: {why}; {_left(audit)}")
+        raise RerunLensError(f"audit: {why}; {left_text(audit, surface)}")
     return load_path(log_path(audit, audit.reference)).log, load_path(log_path(audit, audit.candidate)).log
 
 
@@ -239,9 +254,34 @@ def kept_text(audit: LiveAudit) -> str:
     return f"{kept:,} of {audit.requests:,} results are kept in {audit.out}"
 
 
-def _left(audit: LiveAudit) -> str:
-    """What an interrupted audit kept and how to continue it."""
-    return f"{kept_text(audit)}; start the same audit with that folder to continue without sending them again"
+def left_text(audit: LiveAudit, surface: Surface) -> str:
+    """What an interrupted audit kept and how to continue it where the user reads it (`surface`)."""
+    return f"{kept_text(audit)}; {_TO_CONTINUE[surface]}"
+
+
+def same_keys(audit: LiveAudit, surface: Surface) -> None:
+    """Refuse to continue a route whose key is not the one its journalled results were sent with
+    (compared by fingerprint): its log would mix two keys.
+
+    Raises:
+        RouteError: in one line naming the folder, the variable and what the user can do on `surface`.
+    """
+    for route in audit.routes:
+        journal = journal_path(log_path(audit, route))
+        if log_path(audit, route).exists() or not journal_begun(journal):
+            continue
+        recorded = read_journal(journal).header.get("route")
+        recorded = recorded if isinstance(recorded, dict) else {}
+        single = recorded.get("key_fingerprint")
+        before = list(recorded.get("key_fingerprints") or ([single] if single else []))
+        keys = read_keys([route.key_env])
+        now = [fp for fp in (keys if route.base_url else keys.for_simulator()).fingerprints if fp]
+        if before and now != before:
+            raise RouteError(
+                f"audit: the {route.label} route's results in {audit.out} were sent with the key "
+                f"{', '.join(before)} and {route.key_env} now holds {', '.join(now) or 'no key'}; "
+                f"{_SET_KEY[surface].format(env=route.key_env)}, {_ELSEWHERE[surface]}"
+            )
 
 
 def kept_sentence(audit: LiveAudit, kept: dict[str, int]) -> str | None:

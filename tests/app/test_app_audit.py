@@ -214,3 +214,22 @@ def test_a_dashboard_bound_beyond_loopback_starts_no_live_audit(
         st_config.set_option("server.address", before)
     assert any("Live audits are off" in e.value and "0\\.0\\.0\\.0" in e.value for e in at.error)
     assert not [b for b in at.button if b.key == "audit.live.start"]
+
+
+def test_a_failed_live_audit_says_what_to_do_on_the_page_beside_its_continue_button(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    with Simulator(Scenario()) as gone:  # a gateway that has gone away: nothing answers at its URL
+        url = gone.base_url
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    at.text_input(key="audit.live.candidate.url").input(url).run()
+    if [b for b in at.button if b.key == "audit.live.confirm.candidate"]:
+        at.button(key="audit.live.confirm.candidate").click().run()
+    at.button(key="audit.live.start").click().run()
+    wait_for(at, lambda a: any("Live audit failed" in w.value for w in a.warning))
+    [said] = [w.value.replace("\\", "") for w in at.warning if "Live audit failed" in w.value]
+    assert "the candidate route could not be reached" in said
+    assert said.endswith("press Continue this audit to send only the rest") and "--out" not in said
+    assert "start the same audit" not in said
+    assert [b for b in at.button if b.label == "Continue this audit"]

@@ -272,3 +272,25 @@ def test_a_journal_killed_while_its_first_line_was_written_starts_that_route_aga
     assert again.returncode == 0, again.stderr
     assert f"kept {len(kept['reference'])} of {TOTAL} results already written" in again.stderr
     assert _sent(ref, cand) - sent == TOTAL - len(kept["reference"])
+
+
+def test_another_key_in_the_same_variable_is_refused_saying_what_the_audit_user_can_do(
+    tmp_path: Path, tasks: Path, routes: tuple[Simulator, Simulator]
+) -> None:
+    ref, cand = routes
+    out = tmp_path / "audit"
+    words = _words(tasks, ref.base_url, cand.base_url, out)
+    assert _start_and_stop(words, out, signal.SIGKILL).returncode == -signal.SIGKILL
+    sent = _settled(ref, cand)
+    other = "sim-audit-another-key"
+    refused = subprocess.run(
+        words, cwd=ROOT, env=_env() | {"AUDIT_KEY": other}, capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode == 2
+    line = refused.stderr.splitlines()[-1]
+    assert line.startswith(f"rerunlens: error: audit: the reference route's results in {out} were sent ")
+    assert line.endswith("; export AUDIT_KEY with that key again to continue, or choose another --out"), line
+    assert "--resume" not in refused.stderr and other not in refused.stderr and KEY not in refused.stderr
+    assert _sent(ref, cand) == sent
+    again = _finish(words)  # the same key again: it continues
+    assert again.returncode == 0, again.stderr
