@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Literal
 
 import openai
@@ -23,6 +25,7 @@ import openai
 from analyzer.audit.audit import LIVE_LABEL
 from analyzer.audit.ledger import COOKBOOK_PROMPT_OVERHEAD, task_prompt
 from analyzer.audit.live_folder import (
+    MANIFEST,
     LiveAudit,
     LiveRoute,
     journal_begun,
@@ -331,6 +334,39 @@ def cost_sentence(audit: LiveAudit) -> str:
         f"about {prompt:,} prompt tokens and at most {completion:,} completion tokens, at temperature "
         f"{audit.temperature:g} (an identity test needs samples from the distribution)."
     )
+
+
+def left_cost_sentence(audit: LiveAudit) -> str:
+    """What continuing an unfinished audit will spend (only what is not yet written), said before it
+    continues, with what is kept."""
+    enc = encoding_name(audit.model)
+    requests = prompt = completion = 0
+    for route in audit.routes:
+        left = _left_samples(audit, route)
+        for task in audit.tasks:
+            n = left.get(str(task.task_id), 0)
+            requests += n
+            prompt += n * _expected_prompt(task, enc)
+            completion += n * (task.max_tokens or DEFAULT_MAX_TOKENS)
+    return (
+        f"Left to send: {requests:,} requests, about {prompt:,} prompt tokens and at most {completion:,} "
+        f"completion tokens, at temperature {audit.temperature:g} ({kept_text(audit)})."
+    )
+
+
+def _left_samples(audit: LiveAudit, route: LiveRoute) -> dict[str, int]:
+    """Samples per prompt `route` has still to send."""
+    out = log_path(audit, route)
+    if out.exists():
+        return {}
+    journal = journal_path(out)
+    done = Counter(task for task, _ in read_journal(journal).results) if journal_begun(journal) else Counter()
+    return {str(t.task_id): audit.samples - done[str(t.task_id)] for t in audit.tasks}
+
+
+def saved_route_subject(label: str, out: Path) -> str:
+    """How the host question names a route an unfinished audit's `audit.json` chose (not the user)."""
+    return f"the {label} route that {out / MANIFEST} names"
 
 
 def routes_from_names(
