@@ -23,6 +23,7 @@ from analyzer.audit.live import (
     cost_sentence,
     left_cost_sentence,
     route_subject,
+    same_keys,
     saved_route_subject,
 )
 from analyzer.audit.live_folder import Unfinished, unfinished_audits
@@ -112,6 +113,7 @@ def _unfinished_one(unfinished: Unfinished, own: RouteProfile) -> None:
                 use_env=False, overrides={"base_url": route.base_url, "key_env": route.key_env}
             )
             check_key_variable(profile.key_env, allowed_key_variables(own.key_envs()))
+            same_keys(live, "page")
         except RerunLensError as exc:
             st.error(escape(exc.message), icon=":material/error:")
             return

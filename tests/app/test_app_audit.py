@@ -264,7 +264,9 @@ def _unfinished(runs: Path, base_url: str = "") -> tuple[Path, dict[str, dict[tu
         }
         for label in ("reference", "candidate")
     }
-    if base_url:
+    if base_url:  # its candidate had sent nothing yet, so no journal disagrees with the edit
+        (out / "audit-candidate.altk_runs.journal.jsonl").unlink()
+        kept["candidate"] = {}
         manifest = json.loads((out / "audit.json").read_text())
         manifest["candidate"] = {"base_url": base_url, "key_env": env}
         (out / "audit.json").write_text(json.dumps(manifest))
@@ -313,4 +315,21 @@ def test_an_unfinished_audit_naming_a_variable_the_user_does_not_is_refused(
     (out / "audit.json").write_text(json.dumps(manifest))
     at = _live_page(groups, tmp_path / "runs", monkeypatch)
     assert any("HOME" in e.value for e in at.error)
+    assert not [b for b in at.button if b.key == f"audit.live.resume.{out.name}"]
+
+
+def test_an_unfinished_audit_whose_key_changed_says_what_to_do_on_the_page(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, _kept = _unfinished(tmp_path / "runs")
+    env = RouteProfile().key_env
+    monkeypatch.setenv(env, "sim-a-key-the-audit-was-not-sent-with")
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    [said] = [e.value.replace("\\", "") for e in at.error]
+    assert said.startswith(f"audit: the reference route's results in {out} were sent with the key sha256:")
+    assert said.endswith(
+        f"set {env} to that key in the dashboard server's environment (then restart it) to continue, "
+        "or start a new live audit"
+    )
+    assert "--" not in said and "sim-a-key" not in said
     assert not [b for b in at.button if b.key == f"audit.live.resume.{out.name}"]
