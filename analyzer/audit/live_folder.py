@@ -169,6 +169,14 @@ def differences(recorded: dict[str, Any], given: dict[str, Any]) -> list[str]:
     return said
 
 
+def routes_shown(audit: LiveAudit) -> str:
+    """What an audit sends, for the page's list: `reference URL with key variable VAR; candidate ...;
+    model M, 12 samples per prompt at temperature 1`."""
+    routes = "; ".join(f"{r.label} {_shown(_route_record(r))}" for r in audit.routes)
+    settings = f"{audit.samples} samples per prompt at temperature {audit.temperature:g}"
+    return f"{routes}; model {audit.model}, {settings}"
+
+
 def _shown(route: Any) -> str:
     if not isinstance(route, dict):
         return "(not recorded)"

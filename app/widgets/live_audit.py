@@ -26,7 +26,7 @@ from analyzer.audit.live import (
     same_keys,
     saved_route_subject,
 )
-from analyzer.audit.live_folder import Unfinished, unfinished_audits
+from analyzer.audit.live_folder import Unfinished, routes_shown, unfinished_audits
 from analyzer.audit.probes import probe_tasks
 from analyzer.errors import RerunLensError
 from analyzer.jobs.audit_jobs import AuditJob, audit_job, cancel_audit, start_audit
@@ -106,6 +106,7 @@ def _unfinished_one(unfinished: Unfinished, own: RouteProfile) -> None:
     if live is None:
         st.caption(escape(f"Cannot be continued here: {unfinished.why_not}"))
         return
+    st.caption(escape(routes_shown(live)))
     confirmed = True
     for route in live.routes:
         try:

@@ -283,6 +283,7 @@ def test_an_unfinished_audit_found_in_the_runs_folder_continues_from_the_page(
     assert f"{out.name}: {n_kept} of 108 results written" in said
     captions = [c.value.replace("\\", "") for c in at.caption]
     assert any(c.startswith(f"Left to send: {108 - n_kept} requests, about ") for c in captions), captions
+    assert any(c.endswith("model gpt-4o-mini, 3 samples per prompt at temperature 1") for c in captions)
     at.button(key=f"audit.live.resume.{out.name}").click().run()
     wait_for(at, lambda a: any("Wrote " in c.value for c in a.caption))
     for label, before in kept.items():
@@ -302,6 +303,8 @@ def test_an_unfinished_audit_naming_another_host_waits_for_the_user_to_confirm_i
     said = [w.value.replace("\\", "") for w in at.warning]
     [question] = [w for w in said if "gateway.example" in w]
     assert question.startswith(f"The candidate route that {out / 'audit.json'} names sends the key in")
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert any("candidate https://gateway.example/v1 with key variable" in c for c in captions)
     at.button(key=f"audit.live.resume.{out.name}.confirm.candidate").click().run()
     assert not at.button(key=f"audit.live.resume.{out.name}").disabled
 
