@@ -90,7 +90,12 @@ def live_audit_panel() -> None:
 def _unfinished(own: RouteProfile) -> None:
     """The runs folder's unfinished live audits (a server restart forgets their jobs), each with what
     it kept and, once every route's host is confirmed as for a new audit, the cost left and Continue."""
-    found = [u for u in unfinished_audits(data.runs_dir(), probe_tasks()) if not _running(u.out)]
+    mine = st.session_state.get(JOB)  # this session's own audit has its Continue under the form
+    found = [
+        u
+        for u in unfinished_audits(data.runs_dir(), probe_tasks())
+        if str(u.out) != mine and not _running(u.out)
+    ]
     if not found:
         return
     st.markdown("**Unfinished live audits in the runs folder**")
@@ -114,12 +119,16 @@ def _unfinished_one(unfinished: Unfinished, own: RouteProfile) -> None:
                 use_env=False, overrides={"base_url": route.base_url, "key_env": route.key_env}
             )
             check_key_variable(profile.key_env, allowed_key_variables(own.key_envs()))
-            same_keys(live, "page")
         except RerunLensError as exc:
             st.error(escape(exc.message), icon=":material/error:")
             return
         subject = saved_route_subject(route.label, live.out)
         confirmed &= log_route.confirmed(profile, PREFIX + f"resume.{name}.confirm.{route.label}", subject)
+    try:
+        same_keys(live, "page")
+    except RerunLensError as exc:
+        st.error(escape(exc.message), icon=":material/key_off:")
+        return
     left, right = st.columns([1, 2])
     right.caption(escape(left_cost_sentence(live)))
     if left.button("Continue", disabled=not confirmed, key=PREFIX + f"resume.{name}"):

@@ -2,7 +2,8 @@
 one serving another model that over-reports its tokens: each host confirmed by a click (the question
 names the audit's route), the cost shown before the start, the progress, then the verdict sentence
 first and the evidence after it; a second audit cancelled mid-way stops sending and says so, and
-continues from what it kept. Screenshots go to artifacts/screenshots/live-audit-*.png."""
+continues from what it kept; one cancelled before a server restart is listed by the next server and
+continues there. Screenshots go to artifacts/screenshots/live-audit-*.png."""
 
 from __future__ import annotations
 
