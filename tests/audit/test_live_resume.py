@@ -184,10 +184,21 @@ def test_ctrl_c_stops_both_routes_and_says_what_it_kept(
     _assert_complete_and_kept(out, kept)
 
 
+@pytest.fixture()
+def slow_reference() -> Iterator[Simulator]:
+    """A reference whose requests outlast the candidate's retries, so it is still journalling when the
+    candidate's loss stops the audit (a fast one may have finished by then)."""
+    ref = Simulator(Scenario(latency_ms=(200.0, 220.0), billing="o200k_base")).start()
+    try:
+        yield ref
+    finally:
+        ref.stop()
+
+
 def test_a_route_that_stops_answering_stops_the_audit_which_then_continues(
-    tmp_path: Path, tasks: Path, routes: tuple[Simulator, Simulator]
+    tmp_path: Path, tasks: Path, routes: tuple[Simulator, Simulator], slow_reference: Simulator
 ) -> None:
-    ref, cand = routes
+    ref, cand = slow_reference, routes[1]
     out = tmp_path / "audit"
     words = _words(tasks, ref.base_url, cand.base_url, out)
     proc = subprocess.Popen(
