@@ -210,6 +210,9 @@ def unfinished_audits(runs_dir: Path, known_tasks: Sequence[TaskSpec]) -> list[U
     for folder in folders[:MAX_UNFINISHED]:
         try:
             recorded = _read_manifest(folder / MANIFEST)
+        except RerunLensError:
+            continue  # an `audit.json` some other tool wrote: not a live audit
+        try:
             audit, why_not = _rebuilt(folder, recorded, known_tasks)
             if audit is None:
                 prompts = (recorded.get("tasks") or {}).get("count")
