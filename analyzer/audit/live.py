@@ -14,15 +14,18 @@ from __future__ import annotations
 import json
 import math
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
 
 import openai
 
 from analyzer.audit.audit import LIVE_LABEL
 from analyzer.audit.ledger import COOKBOOK_PROMPT_OVERHEAD, task_prompt
 from analyzer.audit.live_folder import (
+    MANIFEST,
     LiveAudit,
     LiveRoute,
     journal_begun,
@@ -30,14 +33,14 @@ from analyzer.audit.live_folder import (
     log_path,
     save_manifest,
 )
-from analyzer.errors import RerunLensError
+from analyzer.errors import RerunLensError, RouteError
 from analyzer.log.loader import load_path
 from analyzer.log.model import RunLog, TaskSpec
 from analyzer.metrics.token_count import count_text, encoding_name
 from analyzer.routes.profile import RouteProfile
 from analyzer.runner.completion_shape import read_completion
 from analyzer.runner.executors import Executor, ExecutorResult
-from analyzer.runner.journal import journal_path
+from analyzer.runner.journal import journal_path, read_journal
 from analyzer.runner.plan import (
     Provenance,
     ResumeRequest,
@@ -64,6 +67,18 @@ SIMULATED_ROUTES: dict[str, Scenario] = {
     ),
 }
 """What the built-in simulator can play for a route with no base URL (an offline audit to try)."""
+
+Surface = Literal["cli", "page"]
+"""Where an audit's user reads a message: the `rerunlens audit` command or the dashboard's Audit view."""
+_TO_CONTINUE: dict[Surface, str] = {
+    "cli": "start the same audit with that folder to continue without sending them again",
+    "page": "press Continue this audit to send only the rest",
+}
+_ELSEWHERE: dict[Surface, str] = {"cli": "or choose another --out", "page": "or start a new live audit"}
+_SET_KEY: dict[Surface, str] = {
+    "cli": "export {env} with that key again to continue",
+    "page": "set {env} to that key in the dashboard server's environment (then restart it) to continue",
+}
 
 
 def audit_executor(task: TaskSpec, client: openai.OpenAI, route: RouteProfile) -> ExecutorResult:
@@ -179,19 +194,22 @@ def run_live(
     cancel: threading.Event | None = None,
     progress: Callable[[int, int], None] | None = None,
     say: Callable[[str], None] | None = None,
+    surface: Surface = "cli",
 ) -> tuple[RunLog, RunLog]:
     """Run both routes at once (one request at a time each) and read back both logs.
 
     Results already written into `audit.out` by the same audit are kept, never sent again.
     `progress(done, total)` hears both routes' results together (kept ones included); setting
-    `cancel` stops both; `say` hears what Ctrl-C left.
+    `cancel` stops both; `say` hears what Ctrl-C left; messages say what to do on `surface`.
 
     Raises:
         RerunLensError: another audit's folder, cancelled, or a route unreachable, before both logs
             were complete (what was written is kept for the same audit to continue).
+        RouteError: a route's key is not the one its results were sent with.
         KeyboardInterrupt: Ctrl-C, once both routes are told to stop.
     """
     done = dict(kept_results(audit))
+    same_keys(audit, surface)
     save_manifest(audit)
     stop = threading.Event()  # set by `cancel`, Ctrl-C or an unreachable route; stops both
     failures = _Failures()
@@ -223,13 +241,13 @@ def run_live(
         for t in threads:  # a request in flight may land (and be kept); a slow one cannot hold the exit
             t.join(timeout=INTERRUPT_WAIT_S)
         if say is not None:
-            say(f"Interrupted: {_left(audit)}")
+            say(f"Interrupted: {left_text(audit, surface)}")
         raise
     if failures.errors:
         raise failures.errors[0]
     if not all(log_path(audit, r).exists() for r in audit.routes):
         why = failures.unreachable[0] if failures.unreachable else "cancelled"
-        raise RerunLensError(f"audit: {why}; {_left(audit)}")
+        raise RerunLensError(f"audit: {why}; {left_text(audit, surface)}")
     return load_path(log_path(audit, audit.reference)).log, load_path(log_path(audit, audit.candidate)).log
 
 
@@ -239,9 +257,34 @@ def kept_text(audit: LiveAudit) -> str:
     return f"{kept:,} of {audit.requests:,} results are kept in {audit.out}"
 
 
-def _left(audit: LiveAudit) -> str:
-    """What an interrupted audit kept and how to continue it."""
-    return f"{kept_text(audit)}; start the same audit with that folder to continue without sending them again"
+def left_text(audit: LiveAudit, surface: Surface) -> str:
+    """What an interrupted audit kept and how to continue it where the user reads it (`surface`)."""
+    return f"{kept_text(audit)}; {_TO_CONTINUE[surface]}"
+
+
+def same_keys(audit: LiveAudit, surface: Surface) -> None:
+    """Refuse to continue a route whose key is not the one its journalled results were sent with
+    (compared by fingerprint): its log would mix two keys.
+
+    Raises:
+        RouteError: in one line naming the folder, the variable and what the user can do on `surface`.
+    """
+    for route in audit.routes:
+        journal = journal_path(log_path(audit, route))
+        if log_path(audit, route).exists() or not journal_begun(journal):
+            continue
+        recorded = read_journal(journal).header.get("route")
+        recorded = recorded if isinstance(recorded, dict) else {}
+        single = recorded.get("key_fingerprint")
+        before = list(recorded.get("key_fingerprints") or ([single] if single else []))
+        keys = read_keys([route.key_env])
+        now = [fp for fp in (keys if route.base_url else keys.for_simulator()).fingerprints if fp]
+        if before and now != before:
+            raise RouteError(
+                f"audit: the {route.label} route's results in {audit.out} were sent with the key "
+                f"{', '.join(before)} and {route.key_env} now holds {', '.join(now) or 'no key'}; "
+                f"{_SET_KEY[surface].format(env=route.key_env)}, {_ELSEWHERE[surface]}"
+            )
 
 
 def kept_sentence(audit: LiveAudit, kept: dict[str, int]) -> str | None:
@@ -291,6 +334,39 @@ def cost_sentence(audit: LiveAudit) -> str:
         f"about {prompt:,} prompt tokens and at most {completion:,} completion tokens, at temperature "
         f"{audit.temperature:g} (an identity test needs samples from the distribution)."
     )
+
+
+def left_cost_sentence(audit: LiveAudit) -> str:
+    """What continuing an unfinished audit will spend (only what is not yet written), said before it
+    continues, with what is kept."""
+    enc = encoding_name(audit.model)
+    requests = prompt = completion = 0
+    for route in audit.routes:
+        left = _left_samples(audit, route)
+        for task in audit.tasks:
+            n = left.get(str(task.task_id), 0)
+            requests += n
+            prompt += n * _expected_prompt(task, enc)
+            completion += n * (task.max_tokens or DEFAULT_MAX_TOKENS)
+    return (
+        f"Left to send: {requests:,} requests, about {prompt:,} prompt tokens and at most {completion:,} "
+        f"completion tokens, at temperature {audit.temperature:g} ({kept_text(audit)})."
+    )
+
+
+def _left_samples(audit: LiveAudit, route: LiveRoute) -> dict[str, int]:
+    """Samples per prompt `route` has still to send."""
+    out = log_path(audit, route)
+    if out.exists():
+        return {}
+    journal = journal_path(out)
+    done = Counter(task for task, _ in read_journal(journal).results) if journal_begun(journal) else Counter()
+    return {str(t.task_id): audit.samples - done[str(t.task_id)] for t in audit.tasks}
+
+
+def saved_route_subject(label: str, out: Path) -> str:
+    """How the host question names a route an unfinished audit's `audit.json` chose (not the user)."""
+    return f"the {label} route that {out / MANIFEST} names"
 
 
 def routes_from_names(

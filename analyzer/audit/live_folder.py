@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,12 +20,14 @@ from analyzer.errors import RerunLensError
 from analyzer.log.model import TaskSpec
 from analyzer.runner.journal import journal_path, read_journal
 from analyzer.safety.bounded_read import read_file
-from analyzer.safety.url_secrets import redact_url
+from analyzer.safety.url_secrets import REDACTED, redact_url
 from analyzer.simulator import Scenario
 
 MANIFEST = "audit.json"
 MANIFEST_KIND = "rerunlens live audit"
 MAX_MANIFEST_BYTES = 1 << 20
+MAX_UNFINISHED = 50
+"""Most unfinished audits listed from one runs folder (newest folder names first)."""
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,14 @@ def differences(recorded: dict[str, Any], given: dict[str, Any]) -> list[str]:
     return said
 
 
+def routes_shown(audit: LiveAudit) -> str:
+    """What an audit sends, for the page's list: `reference URL with key variable VAR; candidate ...;
+    model M, 12 samples per prompt at temperature 1`."""
+    routes = "; ".join(f"{r.label} {_shown(_route_record(r))}" for r in audit.routes)
+    settings = f"{audit.samples} samples per prompt at temperature {audit.temperature:g}"
+    return f"{routes}; model {audit.model}, {settings}"
+
+
 def _shown(route: Any) -> str:
     if not isinstance(route, dict):
         return "(not recorded)"
@@ -174,3 +185,90 @@ def _shown(route: Any) -> str:
         played = json.dumps(route["simulated"], sort_keys=True).encode()
         where += f" (scenario {hashlib.sha256(played).hexdigest()[:8]})"
     return f"{where} with key variable {route.get('key_env')}"
+
+
+@dataclass(frozen=True)
+class Unfinished:
+    """An audit folder whose logs are not both written: what it holds, and the audit to continue it."""
+
+    out: Path
+    kept: int
+    total: int
+    audit: LiveAudit | None
+    """Rebuilt from `audit.json` (routes, key variables, settings; never a key), None when it cannot be."""
+    why_not: str | None = None
+    """Why it cannot be continued here, when `audit` is None."""
+
+
+def unfinished_audits(runs_dir: Path, known_tasks: Sequence[TaskSpec]) -> list[Unfinished]:
+    """The live audits in `runs_dir`'s folders whose logs are incomplete. Their prompts are
+    `known_tasks` (the built-in probes) or a journal's when `audit.json`'s digest matches them."""
+    if not runs_dir.is_dir():
+        return []
+    folders = sorted((d for d in runs_dir.iterdir() if (d / MANIFEST).is_file()), reverse=True)
+    found = []
+    for folder in folders[:MAX_UNFINISHED]:
+        try:
+            recorded = _read_manifest(folder / MANIFEST)
+        except RerunLensError:
+            continue  # an `audit.json` some other tool wrote: not a live audit
+        try:
+            audit, why_not = _rebuilt(folder, recorded, known_tasks)
+            if audit is None:
+                prompts = (recorded.get("tasks") or {}).get("count")
+                total = 2 * _whole(recorded.get("samples")) * _whole(prompts)
+                found.append(Unfinished(folder, 0, total, None, why_not))
+            elif not all(log_path(audit, r).exists() for r in audit.routes):
+                found.append(Unfinished(folder, sum(kept_results(audit).values()), audit.requests, audit))
+        except (RerunLensError, ValueError) as err:
+            found.append(Unfinished(folder, 0, 0, None, str(err)))
+    return found
+
+
+def _whole(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+def _rebuilt(
+    folder: Path, recorded: dict[str, Any], known_tasks: Sequence[TaskSpec]
+) -> tuple[LiveAudit | None, str | None]:
+    """The audit `audit.json` describes, or None and why it cannot be continued from the page."""
+    routes = [_route_from(label, recorded.get(label)) for label in ("reference", "candidate")]
+    if None in routes:
+        return None, f"{folder / MANIFEST} does not name both routes' base URL and key variable"
+    if any(r is not None and REDACTED in r.base_url for r in routes):
+        return None, "a base URL held a secret audit.json does not keep; continue it from the CLI"
+    samples, model, temperature = (
+        _whole(recorded.get("samples")),
+        recorded.get("model"),
+        recorded.get("temperature"),
+    )
+    if not (samples >= 2 and isinstance(model, str) and isinstance(temperature, int | float)):
+        return None, f"{folder / MANIFEST} does not record its samples, model and temperature"
+    ref, cand = routes
+    assert ref is not None and cand is not None
+    for tasks in [list(known_tasks), *_journal_tasks(folder)]:
+        audit = LiveAudit(tasks, samples, ref, cand, model, float(temperature), folder)
+        if manifest(audit)["tasks"] == recorded.get("tasks"):
+            return audit, None
+    return None, "its prompts are not the built-in probes nor in a journal; continue it from the CLI"
+
+
+def _route_from(label: str, record: Any) -> LiveRoute | None:
+    if not isinstance(record, dict) or not isinstance(record.get("key_env"), str):
+        return None
+    url = record.get("base_url") or ""
+    if not isinstance(url, str):
+        return None
+    played = record.get("simulated")
+    scenario = Scenario.model_validate(played) if not url and played is not None else None
+    return LiveRoute(label, url, record["key_env"], scenario)
+
+
+def _journal_tasks(folder: Path) -> list[list[TaskSpec]]:
+    """The prompts each begun journal in `folder` was started with."""
+    found = []
+    for journal in sorted(folder.glob("audit-*.altk_runs.journal.jsonl")):
+        if journal_begun(journal):
+            found.append([TaskSpec.model_validate(t) for t in read_journal(journal).header["tasks"]])
+    return found

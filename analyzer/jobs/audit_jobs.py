@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from analyzer.audit import Audit, audit_logs
-from analyzer.audit.live import LiveAudit, kept_text, run_live
+from analyzer.audit.live import LiveAudit, left_text, run_live
 from analyzer.audit.live_folder import log_path
 from analyzer.errors import RerunLensError
 from analyzer.history.on_write import history_wanted, index_written
@@ -46,11 +46,11 @@ def start_audit(live: LiveAudit, runs_dir: Path, alpha: float = 0.05) -> AuditJo
 
     def work(job: AuditJob) -> None:
         try:
-            reference, candidate = run_live(live, job.cancel, job.progress)
+            reference, candidate = run_live(live, job.cancel, job.progress, surface="page")
         except RerunLensError:
             if not job.cancel.is_set():
                 raise
-            job.message, job.state = f"{kept_text(live)}; continuing sends only the rest", "cancelled"
+            job.message, job.state = left_text(live, "page"), "cancelled"
             return
         paths = (log_path(live, live.reference), log_path(live, live.candidate))
         if history_wanted():

@@ -16,7 +16,17 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from analyzer.audit import audit_figures
-from analyzer.audit.live import SIMULATED_ROUTES, LiveAudit, LiveRoute, cost_sentence, route_subject
+from analyzer.audit.live import (
+    SIMULATED_ROUTES,
+    LiveAudit,
+    LiveRoute,
+    cost_sentence,
+    left_cost_sentence,
+    route_subject,
+    same_keys,
+    saved_route_subject,
+)
+from analyzer.audit.live_folder import Unfinished, routes_shown, unfinished_audits
 from analyzer.audit.probes import probe_tasks
 from analyzer.errors import RerunLensError
 from analyzer.jobs.audit_jobs import AuditJob, audit_job, cancel_audit, start_audit
@@ -47,6 +57,7 @@ def live_audit_panel() -> None:
         st.error(escape(f"Live audits are off: {refused}."), icon=":material/lock:")
         return
     own = log_route.own_route()
+    _unfinished(own)
     columns = st.columns(2)
     routes = [_route(label, own, col) for label, col in zip(("reference", "candidate"), columns, strict=True)]
     left, right = st.columns(2)
@@ -74,6 +85,61 @@ def live_audit_panel() -> None:
         st.rerun()  # the whole page again: the form shows the running audit, its button disabled
     if job is not None:
         _job_panel(job)
+
+
+def _unfinished(own: RouteProfile) -> None:
+    """The runs folder's unfinished live audits (a server restart forgets their jobs), each with what
+    it kept and, once every route's host is confirmed as for a new audit, the cost left and Continue."""
+    mine = st.session_state.get(JOB)  # this session's own audit has its Continue under the form
+    found = [
+        u
+        for u in unfinished_audits(data.runs_dir(), probe_tasks())
+        if str(u.out) != mine and not _running(u.out)
+    ]
+    if not found:
+        return
+    st.markdown("**Unfinished live audits in the runs folder**")
+    for unfinished in found:
+        with st.container(border=True):
+            _unfinished_one(unfinished, own)
+
+
+def _unfinished_one(unfinished: Unfinished, own: RouteProfile) -> None:
+    name = unfinished.out.name
+    st.markdown(escape(f"{name}: {unfinished.kept:,} of {unfinished.total:,} results written"))
+    live = unfinished.audit
+    if live is None:
+        st.caption(escape(f"Cannot be continued here: {unfinished.why_not}"))
+        return
+    st.caption(escape(routes_shown(live)))
+    confirmed = True
+    for route in live.routes:
+        try:
+            profile = build_profile(
+                use_env=False, overrides={"base_url": route.base_url, "key_env": route.key_env}
+            )
+            check_key_variable(profile.key_env, allowed_key_variables(own.key_envs()))
+        except RerunLensError as exc:
+            st.error(escape(exc.message), icon=":material/error:")
+            return
+        subject = saved_route_subject(route.label, live.out)
+        confirmed &= log_route.confirmed(profile, PREFIX + f"resume.{name}.confirm.{route.label}", subject)
+    try:
+        same_keys(live, "page")
+    except RerunLensError as exc:
+        st.error(escape(exc.message), icon=":material/key_off:")
+        return
+    left, right = st.columns([1, 2])
+    right.caption(escape(left_cost_sentence(live)))
+    if left.button("Continue", disabled=not confirmed, key=PREFIX + f"resume.{name}"):
+        job = start_audit(live, data.runs_dir())
+        st.session_state[JOB] = str(job.out)
+        st.rerun()
+
+
+def _running(out: Path) -> bool:
+    job = audit_job(out)
+    return job is not None and job.state == "running"
 
 
 def _route(label: str, own: RouteProfile, where: DeltaGenerator) -> tuple[LiveRoute, RouteProfile] | None:

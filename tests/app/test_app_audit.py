@@ -3,6 +3,8 @@ page says the analyzer's verdict sentences first, then shows its evidence."""
 
 from __future__ import annotations
 
+import json
+import threading
 from pathlib import Path
 
 import openai
@@ -214,3 +216,123 @@ def test_a_dashboard_bound_beyond_loopback_starts_no_live_audit(
         st_config.set_option("server.address", before)
     assert any("Live audits are off" in e.value and "0\\.0\\.0\\.0" in e.value for e in at.error)
     assert not [b for b in at.button if b.key == "audit.live.start"]
+
+
+def test_a_failed_live_audit_says_what_to_do_on_the_page_beside_its_continue_button(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    with Simulator(Scenario()) as gone:  # a gateway that has gone away: nothing answers at its URL
+        url = gone.base_url
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    at.text_input(key="audit.live.candidate.url").input(url).run()
+    if [b for b in at.button if b.key == "audit.live.confirm.candidate"]:
+        at.button(key="audit.live.confirm.candidate").click().run()
+    at.button(key="audit.live.start").click().run()
+    wait_for(at, lambda a: any("Live audit failed" in w.value for w in a.warning))
+    [said] = [w.value.replace("\\", "") for w in at.warning if "Live audit failed" in w.value]
+    assert "the candidate route could not be reached" in said
+    assert said.endswith("press Continue this audit to send only the rest") and "--out" not in said
+    assert "start the same audit" not in said
+    assert [b for b in at.button if b.label == "Continue this audit"]
+
+
+def _unfinished(runs: Path, base_url: str = "") -> tuple[Path, dict[str, dict[tuple[str, int], object]]]:
+    """An audit folder left unfinished by a process that is gone (as after a server restart): run
+    in-process, cancelled mid-way, its job never registered with the page. With `base_url`, its
+    `audit.json` is then edited to send the candidate's key there (someone else's folder)."""
+    from analyzer.audit.live import SIMULATED_ROUTES, run_live
+    from analyzer.audit.live_folder import LiveAudit, LiveRoute
+    from analyzer.audit.probes import probe_tasks
+    from analyzer.errors import RerunLensError
+    from analyzer.runner.journal import read_journal
+
+    env = RouteProfile().key_env
+    out = runs / "audit-20260101-000000-000000"
+    routes = [
+        LiveRoute(label, "", env, scenario)
+        for label, scenario in zip(("reference", "candidate"), SIMULATED_ROUTES.values(), strict=True)
+    ]
+    live = LiveAudit(probe_tasks(), 3, *routes, "gpt-4o-mini", 1.0, out)
+    stop = threading.Event()
+    with pytest.raises(RerunLensError, match="cancelled"):
+        run_live(live, stop, lambda done, _total: done >= 30 and stop.set())
+    kept = {
+        label: {
+            k: r.started_at
+            for k, r in read_journal(out / f"audit-{label}.altk_runs.journal.jsonl").results.items()
+        }
+        for label in ("reference", "candidate")
+    }
+    if base_url:  # its candidate had sent nothing yet, so no journal disagrees with the edit
+        (out / "audit-candidate.altk_runs.journal.jsonl").unlink()
+        kept["candidate"] = {}
+        manifest = json.loads((out / "audit.json").read_text())
+        manifest["candidate"] = {"base_url": base_url, "key_env": env}
+        (out / "audit.json").write_text(json.dumps(manifest))
+    return out, kept
+
+
+def test_an_unfinished_audit_found_in_the_runs_folder_continues_from_the_page(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, kept = _unfinished(tmp_path / "runs")
+    n_kept = sum(map(len, kept.values()))
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    said = [m.value.replace("\\", "") for m in at.markdown]
+    assert f"{out.name}: {n_kept} of 108 results written" in said
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert any(c.startswith(f"Left to send: {108 - n_kept} requests, about ") for c in captions), captions
+    assert any(c.endswith("model gpt-4o-mini, 3 samples per prompt at temperature 1") for c in captions)
+    at.button(key=f"audit.live.resume.{out.name}").click().run()
+    wait_for(at, lambda a: any("Wrote " in c.value for c in a.caption))
+    for label, before in kept.items():
+        log = load_path(out / f"audit-{label}.altk_runs.json").log
+        started = {(str(r.task_id), r.round): r.started_at for rnd in log.runs for r in rnd}
+        assert len(started) == 54 and all(started[k] == when for k, when in before.items())
+    assert not [m for m in at.markdown if out.name in m.value]  # finished: no longer listed
+
+
+def test_an_unfinished_audit_naming_another_host_waits_for_the_user_to_confirm_it(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))  # no host confirmed before
+    out, _kept = _unfinished(tmp_path / "runs", base_url="https://gateway.example/v1")
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    assert at.button(key=f"audit.live.resume.{out.name}").disabled
+    said = [w.value.replace("\\", "") for w in at.warning]
+    [question] = [w for w in said if "gateway.example" in w]
+    assert question.startswith(f"The candidate route that {out / 'audit.json'} names sends the key in")
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert any("candidate https://gateway.example/v1 with key variable" in c for c in captions)
+    at.button(key=f"audit.live.resume.{out.name}.confirm.candidate").click().run()
+    assert not at.button(key=f"audit.live.resume.{out.name}").disabled
+
+
+def test_an_unfinished_audit_naming_a_variable_the_user_does_not_is_refused(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, _kept = _unfinished(tmp_path / "runs")
+    manifest = json.loads((out / "audit.json").read_text())
+    manifest["candidate"] = {"base_url": "https://gateway.example/v1", "key_env": "HOME"}
+    (out / "audit.json").write_text(json.dumps(manifest))
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    assert any("HOME" in e.value for e in at.error)
+    assert not [b for b in at.button if b.key == f"audit.live.resume.{out.name}"]
+
+
+def test_an_unfinished_audit_whose_key_changed_says_what_to_do_on_the_page(
+    tmp_path: Path, groups: list[data.Group], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out, _kept = _unfinished(tmp_path / "runs")
+    env = RouteProfile().key_env
+    monkeypatch.setenv(env, "sim-a-key-the-audit-was-not-sent-with")
+    at = _live_page(groups, tmp_path / "runs", monkeypatch)
+    [said] = [e.value.replace("\\", "") for e in at.error]
+    assert said.startswith(f"audit: the reference route's results in {out} were sent with the key sha256:")
+    assert said.endswith(
+        f"set {env} to that key in the dashboard server's environment (then restart it) to continue, "
+        "or start a new live audit"
+    )
+    assert "--" not in said and "sim-a-key" not in said
+    assert not [b for b in at.button if b.key == f"audit.live.resume.{out.name}"]

@@ -97,3 +97,28 @@ def test_the_pair_offered_first_shares_prompts_and_puts_a_live_audits_reference_
         c.model_copy(update={"label": "audit reference"}),
     )
     assert pair_to_audit([agent, candidate, reference]) == (2, 1)
+
+
+def test_unfinished_audits_list_what_can_be_continued_and_say_why_not(tmp_path: Path) -> None:
+    from analyzer.audit.live_folder import LiveAudit, LiveRoute, save_manifest, unfinished_audits
+    from analyzer.audit.probes import probe_tasks
+    from analyzer.log.model import TaskSpec
+
+    runs = tmp_path / "runs"
+    routes = (LiveRoute("reference", "", "OPENAI_API_KEY"), LiveRoute("candidate", "", "OPENAI_API_KEY"))
+    probes = LiveAudit(probe_tasks(), 3, *routes, "gpt-4o-mini", 1.0, runs / "audit-b")
+    own_file = LiveAudit(
+        [TaskSpec(task_id="t", prompt="Hi")], 3, *routes, "gpt-4o-mini", 1.0, runs / "audit-a"
+    )
+    for audit in (probes, own_file):
+        audit.out.mkdir(parents=True)
+        save_manifest(audit)
+    (runs / "other").mkdir()
+    (runs / "other" / "audit.json").write_text('{"name": "some other tool"}')
+
+    found = {u.out.name: u for u in unfinished_audits(runs, probe_tasks())}
+
+    assert sorted(found) == ["audit-a", "audit-b"]  # another tool's audit.json is not a live audit
+    assert found["audit-b"].audit == probes and (found["audit-b"].kept, found["audit-b"].total) == (0, 108)
+    assert found["audit-a"].audit is None and found["audit-a"].total == 6
+    assert "not the built-in probes nor in a journal" in str(found["audit-a"].why_not)

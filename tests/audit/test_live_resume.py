@@ -184,10 +184,21 @@ def test_ctrl_c_stops_both_routes_and_says_what_it_kept(
     _assert_complete_and_kept(out, kept)
 
 
+@pytest.fixture()
+def slow_reference() -> Iterator[Simulator]:
+    """A reference whose requests outlast the candidate's retries, so it is still journalling when the
+    candidate's loss stops the audit (a fast one may have finished by then)."""
+    ref = Simulator(Scenario(latency_ms=(200.0, 220.0), billing="o200k_base")).start()
+    try:
+        yield ref
+    finally:
+        ref.stop()
+
+
 def test_a_route_that_stops_answering_stops_the_audit_which_then_continues(
-    tmp_path: Path, tasks: Path, routes: tuple[Simulator, Simulator]
+    tmp_path: Path, tasks: Path, routes: tuple[Simulator, Simulator], slow_reference: Simulator
 ) -> None:
-    ref, cand = routes
+    ref, cand = slow_reference, routes[1]
     out = tmp_path / "audit"
     words = _words(tasks, ref.base_url, cand.base_url, out)
     proc = subprocess.Popen(
@@ -272,3 +283,25 @@ def test_a_journal_killed_while_its_first_line_was_written_starts_that_route_aga
     assert again.returncode == 0, again.stderr
     assert f"kept {len(kept['reference'])} of {TOTAL} results already written" in again.stderr
     assert _sent(ref, cand) - sent == TOTAL - len(kept["reference"])
+
+
+def test_another_key_in_the_same_variable_is_refused_saying_what_the_audit_user_can_do(
+    tmp_path: Path, tasks: Path, routes: tuple[Simulator, Simulator]
+) -> None:
+    ref, cand = routes
+    out = tmp_path / "audit"
+    words = _words(tasks, ref.base_url, cand.base_url, out)
+    assert _start_and_stop(words, out, signal.SIGKILL).returncode == -signal.SIGKILL
+    sent = _settled(ref, cand)
+    other = "sim-audit-another-key"
+    refused = subprocess.run(
+        words, cwd=ROOT, env=_env() | {"AUDIT_KEY": other}, capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode == 2
+    line = refused.stderr.splitlines()[-1]
+    assert line.startswith(f"rerunlens: error: audit: the reference route's results in {out} were sent ")
+    assert line.endswith("; export AUDIT_KEY with that key again to continue, or choose another --out"), line
+    assert "--resume" not in refused.stderr and other not in refused.stderr and KEY not in refused.stderr
+    assert _sent(ref, cand) == sent
+    again = _finish(words)  # the same key again: it continues
+    assert again.returncode == 0, again.stderr

@@ -2,7 +2,8 @@
 one serving another model that over-reports its tokens: each host confirmed by a click (the question
 names the audit's route), the cost shown before the start, the progress, then the verdict sentence
 first and the evidence after it; a second audit cancelled mid-way stops sending and says so, and
-continues from what it kept. Screenshots go to artifacts/screenshots/live-audit-*.png."""
+continues from what it kept; one cancelled before a server restart is listed by the next server and
+continues there. Screenshots go to artifacts/screenshots/live-audit-*.png."""
 
 from __future__ import annotations
 
@@ -166,3 +167,40 @@ def test_cancel_stops_the_sends_says_so_and_the_audit_continues(
     assert_no_exception(page)
     assert sent(routes) - stopped == 432 - kept  # the kept results were not sent again
     shot(page, "live-audit-continued")
+
+
+def test_after_a_restart_the_unfinished_audit_is_listed_and_continues(
+    page: Any, routes: tuple[Simulator, Simulator], tmp_path: Path
+) -> None:
+    """A cancelled audit outlives its server: the next server lists it (results written of the total,
+    the cost of what is left) and its Continue sends only the rest."""
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    env = {"OPENAI_API_KEY": FAKE_KEY, "XDG_CONFIG_HOME": str(tmp_path / "config")}
+    with streamlit_server(runs, tmp_path / "first.log", env) as first:
+        open_live_audit(page, first, routes, samples=12)
+        page.get_by_role("button", name="Start the live audit").click()
+        page.wait_for_function(PROGRESSED_JS)
+        page.get_by_role("button", name="Cancel").click()
+        page.get_by_text("Live audit cancelled", exact=False).first.wait_for()
+        settle(page)
+    stopped = sent(routes)
+    [folder] = [p.parent for p in runs.glob("audit-*/audit.json")]
+    with streamlit_server(runs, tmp_path / "second.log", env) as second:
+        page.goto(f"{second}/audit")
+        settle(page)
+        listed = page.get_by_text(re.compile(rf"{re.escape(folder.name)}: (\d+) of 432 results written"))
+        kept = int(re.search(r"(\d+) of 432", listed.inner_text()).group(1))  # type: ignore[union-attr]
+        assert 0 < kept < 432
+        page.get_by_text(f"Left to send: {432 - kept} requests", exact=False).wait_for()
+        assert "Unfinished live audits in the runs folder" in body_text(page)
+        shot(page, "live-audit-unfinished-after-restart")
+        page.get_by_role("button", name="Continue", exact=True).click()
+        page.get_by_text("Wrote ", exact=False).first.wait_for()
+        settle(page)
+        assert_no_exception(page)
+        assert sent(routes) - stopped == 432 - kept  # the kept results were not sent again
+        assert "results written" not in body_text(page)  # finished: no longer listed
+        shot(page, "live-audit-continued-after-restart")
+    for log in ("first.log", "second.log"):
+        assert FAKE_KEY not in (tmp_path / log).read_text(errors="replace")
