@@ -13,12 +13,10 @@ proxy then counts in-process). It loads only the vocabularies asked of it.
 from __future__ import annotations
 
 import asyncio
-import functools
 import json
 import os
 import sys
 from collections import deque
-from collections.abc import Callable
 from typing import Any
 
 from analyzer.metrics.token_count import RunningCount, count_text
@@ -37,24 +35,7 @@ class CounterGone(Exception):
 
 def count_texts(texts: list[str], encoding: str) -> list[int]:
     """Each text's tokens, in one go (what the counting process runs per call)."""
-    return [_one_go(t, encoding) if len(t) <= ONE_GO_CHARS else _piecewise(t, encoding) for t in texts]
-
-
-def _one_go(text: str, encoding: str) -> int:
-    """`count_text`'s figure by the tokenizer's own count, which builds no list of tokens (a fifth
-    less time); `count_text` itself for what the binding cannot take (a lone surrogate)."""
-    try:
-        return _native_count(encoding)(text)
-    except UnicodeEncodeError:
-        return count_text(text, encoding)
-
-
-@functools.cache
-def _native_count(encoding: str) -> Callable[[str], int]:
-    from bpe_openai import _bindings  # the binding alone: its wrapper would rebuild the vocabulary in Python
-
-    count: Callable[[str], int] = _bindings.tokenizer_for_encoding(encoding).count
-    return count
+    return [count_text(t, encoding) if len(t) <= ONE_GO_CHARS else _piecewise(t, encoding) for t in texts]
 
 
 def _piecewise(text: str, encoding: str) -> int:
