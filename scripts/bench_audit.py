@@ -7,7 +7,7 @@ run on the same samples and the same permutations. The speed figure times `rerun
 100k-result logs as a whole process (what a user waits for) beside a process that only json.loads
 both, in alternated repetitions of the same run, with each process's peak memory.
 
-    PYTHONPATH=$PWD python scripts/bench_audit.py [--pairs 200] [--speed-only --repeats 7]
+    PYTHONPATH=$PWD python scripts/bench_audit.py [--pairs 200] [--speed-only [--tool-calls] --repeats 7]
 """
 
 from __future__ import annotations
@@ -81,6 +81,29 @@ def pool(distortion: Distortion, seed: int) -> list[list[dict[str, Any]]]:
         jobs = [(p, seed * 10**6 + k * 1000 + j) for k, p in enumerate(PROMPTS) for j in range(POOL)]
         rows = list(ex.map(lambda a: _ask(sim.base_url, *a), jobs))
     return [rows[k * POOL : (k + 1) * POOL] for k in range(len(PROMPTS))]
+
+
+def as_calls(rows: list[list[dict[str, Any]]]) -> list[list[dict[str, Any]]]:
+    """The same results answered with a tool call and no text (an agent's turn, a tool probe): the
+    answer becomes the call's arguments, no task declares the tool (the result objects are built for
+    the ledger alone, the costliest case)."""
+    return [
+        [
+            {
+                **row,
+                "answer": None,
+                "trajectory": [
+                    {
+                        "type": "tool_call",
+                        "name": "reply",
+                        "arguments": json.dumps({"text": row.get("answer")}, ensure_ascii=False),
+                    }
+                ],
+            }
+            for row in prompt_rows
+        ]
+        for prompt_rows in rows
+    ]
 
 
 def draw_pair(
@@ -250,11 +273,14 @@ def main() -> None:
     parser.add_argument("--power-pairs", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=7, help="alternated repetitions of the speed figure")
     parser.add_argument("--speed-only", action="store_true", help="only the speed figure")
+    parser.add_argument("--tool-calls", action="store_true", help="speed on logs answered by tool calls")
     parser.add_argument("--baseline-root", help="also time the audit of the analyzer package in this folder")
     args = parser.parse_args()
     if args.speed_only:  # the same two pools the full run times
         other = pool(VARIANTS["other model (shift 2)"], list(VARIANTS).index("other model (shift 2)") + 1)
-        print("\n".join(speed(pool(Distortion(), 99), other, args.repeats, args.baseline_root)))
+        ref = pool(Distortion(), 99)
+        ref, other = (as_calls(ref), as_calls(other)) if args.tool_calls else (ref, other)
+        print("\n".join(speed(ref, other, args.repeats, args.baseline_root)))
         return
     pools = {name: pool(d, i + 1) for i, (name, d) in enumerate(VARIANTS.items())}
     reference = pool(Distortion(), 99)

@@ -3,8 +3,9 @@
 Counted prompt tokens are the task prompt's tokens plus an overhead per request (the chat format, a
 system prompt the log does not record) learnt from the reference route as the mean of its reported
 minus its prompt's tokens; without reported figures on the reference, the cookbook's rule for one
-user message. Counted completion tokens are the visible answer (or tool call) plus the reference's
-mean extra (hidden reasoning, end tokens). So the reference reads exactly 1 by construction, and the
+user message. Counted completion tokens are the visible answer and each tool call's name and
+arguments text (as the recording proxy counts a completion) plus the reference's mean extra (hidden
+reasoning, end tokens, a call's framing). So the reference reads exactly 1 by construction, and the
 candidate's ratio says how far its bill strays from what the reference's would be for the same text.
 Ratios are sums over results; the 95 % interval is a jackknife over prompts (results of one prompt
 move together). Verdicts: `overbilled` when the interval lies above `OVER`, `underbilled` when it lies
@@ -16,6 +17,7 @@ ledger says how many and why.
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
@@ -23,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analyzer.log.model import RunLog, TaskSpec
+from analyzer.log.model import RunLog, TaskSpec, ToolCallStep
 from analyzer.log.table import log_table
 from analyzer.log.task_set import task_ids
 from analyzer.metrics.prompt_rule import ToolList, Uncovered, tools_tokens
@@ -99,28 +101,71 @@ def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, n
     """Per answered result: its task (a group number), reported and counted prompt and answer tokens,
     and whether its prompt was left out (its task's tools are outside the rule)."""
     cols = log_table(log).results
-
-    def tokens(text: str) -> float:
-        if text not in counted:
-            counted[text] = float(count_text(text, encoding))
-        return counted[text]
-
     prompt_tokens = {str(t.task_id): task_prompt(t, encoding, counted)[0] for t in log.tasks or []}
     ok = np.asarray(pd.Series(cols["status"], dtype=object).eq("ok").to_numpy(), dtype=bool)
     ids = pd.Series(task_ids(log), dtype=object)[ok]
     answers = pd.Series(cols["answer"], dtype=object)[ok]
-    unique = {a: tokens(a) for a in answers.unique() if isinstance(a, str)}
+    unique = {a: _text_tokens(a, encoding, counted) for a in answers.unique() if isinstance(a, str)}
     left_out = {k for k, v in prompt_tokens.items() if np.isnan(v)}
+    answer = answers.map(unique).to_numpy(np.float64, na_value=np.nan)
     return {
         "task": pd.factorize(ids)[0],
         "prompt_reported": _floats(cols["prompt_tokens"], ok),
         "completion_reported": _floats(cols["completion_tokens"], ok),
         "prompt_content": ids.map(prompt_tokens).to_numpy(np.float64, na_value=np.nan),
-        "answer": answers.map(unique).to_numpy(np.float64, na_value=np.nan),
+        "answer": _with_calls(answer, call_tokens(log, ok, encoding, counted)),
         "cached": _floats(cols["cached_tokens"], ok),
         "reasoning": _floats(cols["reasoning_tokens"], ok),
         "left_out": ids.astype(str).isin(left_out).to_numpy(dtype=bool),
     }
+
+
+def _with_calls(answer: np.ndarray, calls: np.ndarray | None) -> np.ndarray:
+    """A completion's tokens: its answer's plus its tool calls'; NaN when it has neither."""
+    if calls is None:
+        return answer
+    return np.where(np.isnan(answer), calls, np.nan_to_num(answer) + np.nan_to_num(calls))
+
+
+def call_tokens(log: RunLog, ok: np.ndarray, encoding: str, counted: dict[str, float]) -> np.ndarray | None:
+    """Per answered result, its tool calls' tokens (each call's name and arguments text, as the proxy
+    counts a completion), NaN where it made none; None when no answered result made a call.
+
+    The `actions` column says which results made calls, so a log without calls never has its result
+    objects built; one with calls has them built once (the recorded arguments text is not a column).
+    """
+    actions = log_table(log).results["actions"]
+    rows = [i for i, (a, keep) in enumerate(zip(actions, ok, strict=True)) if keep and a and a != "[]"]
+    if not rows:
+        return None
+    flat = [r for rnd in log.runs for r in rnd]
+    out = np.full(len(flat), np.nan)
+    for i in rows:
+        out[i] = sum(
+            _text_tokens(step.name, encoding, counted)
+            + _text_tokens(arguments_text(step.arguments), encoding, counted)
+            for step in flat[i].trajectory or []
+            if isinstance(step, ToolCallStep)
+        )
+    return out[ok]
+
+
+def arguments_text(arguments: Any) -> str:
+    """A call's arguments as the model wrote them: the text where the log recorded it (the wire
+    format's string); an object a harness parsed as compact JSON in its recorded key order with its
+    characters unescaped, the form OpenAI's models write arguments in; None as no text."""
+    if isinstance(arguments, str):
+        return arguments
+    return "" if arguments is None else _COMPACT.encode(arguments)
+
+
+_COMPACT = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, default=str)
+
+
+def _text_tokens(text: str, encoding: str, counted: dict[str, float]) -> float:
+    if text not in counted:
+        counted[text] = float(count_text(text, encoding))
+    return counted[text]
 
 
 def task_prompt(task: TaskSpec, encoding: str, counted: dict[str, float]) -> tuple[float, str | None]:

@@ -375,6 +375,7 @@ def _completion(
     if call is not None:  # a scripted tool call, sent as the API sends one
         finish = "tool_calls"
         function = {"name": call[0], "arguments": call[1]}
+        tokens = call_words(function)
         message = {
             **message,
             "content": None,
@@ -431,11 +432,18 @@ def _distorted(
         cut = route_distortion.truncated(message["content"], d, draw)
         if cut is not None:
             message["content"], choice["finish_reason"] = cut, "length"
-    served = count_tokens(message["content"]) if isinstance(message.get("content"), str) else 1
+    served = count_tokens(message["content"]) if isinstance(message.get("content"), str) else 0
+    served += sum(call_words(c.get("function") or {}) for c in message.get("tool_calls") or [])
     honest = scenario.billing == "words" and d == type(d)() and call is None
     if not honest:
         reply["usage"] = route_distortion.usage(scenario, messages, message, served, body)
     return reply
+
+
+def call_words(function: dict[str, Any]) -> int:
+    """A tool call's completion tokens billed by words: its name's and its arguments text's, each
+    counted on its own (the rule the proxy and o200k_base billing follow)."""
+    return count_tokens(str(function.get("name", ""))) + count_tokens(str(function.get("arguments", "")))
 
 
 class _Server(ThreadingHTTPServer):
