@@ -178,11 +178,12 @@ def _process(code: str, paths: list[str], root: str | None = None) -> tuple[floa
     process running `code` (with the analyzer package of `root` when given, else this checkout's)."""
     body = "".join(f"    {line}\n" for line in code.splitlines())
     script = f"import json, runpy, sys\ntry:\n{body}{PEAK}"
-    env = os.environ | ({"PYTHONPATH": root} if root else {})
+    # -P: no working folder on sys.path, so the analyzer imported is the one PYTHONPATH names
+    env = os.environ | {"PYTHONPATH": root or str(Path(__file__).resolve().parents[1])}
     with tempfile.TemporaryFile("w+") as err:
         start = time.perf_counter()
         proc = subprocess.Popen(
-            [sys.executable, "-c", script, *paths], stdout=subprocess.DEVNULL, stderr=err, env=env
+            [sys.executable, "-P", "-c", script, *paths], stdout=subprocess.DEVNULL, stderr=err, env=env
         )
         _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - start

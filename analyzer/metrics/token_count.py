@@ -12,9 +12,13 @@ prompt (tool definitions, the Responses API, what cannot be counted offline and 
 from __future__ import annotations
 
 import functools
+import importlib
+import importlib.util
 import json
+import sys
 import threading
 import warnings
+from pathlib import Path
 from typing import Any
 
 PER_MESSAGE = 3
@@ -44,9 +48,26 @@ def _load(name: str) -> Any:
 
 @functools.cache
 def _load_native(name: str) -> Any:
-    from bpe_openai import _bindings  # the binding alone: its wrapper rebuilds the vocabulary in Python
+    return _bindings_module().tokenizer_for_encoding(name)
 
-    return _bindings.tokenizer_for_encoding(name)
+
+def _bindings_module() -> Any:
+    """bpe-openai's compiled binding, loaded without running the package's `__init__`, whose import
+    decodes three vocabularies in Python (about a second of CPU) to read their special tokens. The
+    module is registered under its own name, so a later import of the package reuses it."""
+    name = "bpe_openai._bindings"
+    if name in sys.modules:
+        return sys.modules[name]
+    package = importlib.util.find_spec("bpe_openai")  # finds the folder; runs nothing
+    folders = list(package.submodule_search_locations or []) if package else []
+    for path in (p for folder in folders for p in sorted(Path(folder).glob("_bindings*.so"))):
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is not None and spec.loader is not None:
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+            sys.modules[name] = module
+            return module
+    return importlib.import_module(name)  # another layout: the ordinary import
 
 
 _LOADING = threading.Lock()
