@@ -219,3 +219,16 @@ def test_explicit_choices_run_exactly_what_was_chosen(parent: Analysis, flagged:
     named = RerunRequest(load_path(SAMPLE_A).log, DEFAULT_SELECTION, SAMPLE_A, analysis=parent)
     assert planned_rerun(named, 4).rounds() == dict.fromkeys(flagged, 4)
     assert len(planned_rerun(named).ids()) < len(flagged)
+
+
+def test_a_default_rerun_with_nothing_to_decide_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The format-1 sample's 3-round parents: no pinned rounds decide any task, so nothing is sent and
+    the one line names them with the re-run that could."""
+    out = tmp_path / "never.altk_runs.json"
+    log = SAMPLE_A.with_name("format1_plain_script.json")
+    assert main(["rerun", str(log), "--simulator", "--yes", "--out", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert err.startswith("rerunlens: error: nothing to re-run:") and err.count("\n") == 1
+    assert "--with-parent-route" in err and not list(tmp_path.iterdir())
