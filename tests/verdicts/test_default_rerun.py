@@ -153,7 +153,7 @@ def test_rerun_dry_run_of_a_harness_log_says_the_plan_is_the_prompt_only_one(
 
 
 def test_sample_a_default_sends_no_round_that_cannot_decide(
-    parent: Analysis, capsys: pytest.CaptureFixture[str]
+    parent: Analysis, flagged: list[str], capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The CLI's default re-run of sample A: no pinned round for a task the plan calls undecidable or
     one with a single answer and no error, each of them said with what would run it, and the figures it
@@ -163,7 +163,7 @@ def test_sample_a_default_sends_no_round_that_cannot_decide(
     runs = {t["task_id"]: t["rounds"] for t in printed["tasks"]}
     assert runs and all(t["decides"] is True for t in printed["tasks"])  # every task it runs can decide
     tasks = parent.tasks.assign(task_id=parent.tasks["task_id"].astype(str)).set_index("task_id")
-    undecidable = [t.task_id for t in rerun_plan_of(parent, flagged_of(parent)).tasks if t.rounds is None]
+    undecidable = [t.task_id for t in rerun_plan_of(parent, flagged).tasks if t.rounds is None]
     single = [t for t in tasks.index if tasks.at[t, "flagged"] and tasks.at[t, "n_clusters"] < 2]
     assert undecidable and single  # sample A has both kinds
     left = {t["task_id"]: t for t in printed["left_out"]}
@@ -174,10 +174,6 @@ def test_sample_a_default_sends_no_round_that_cannot_decide(
     per_result = tasks["tokens_mean"].astype(float)
     assert printed["tokens"] == round(sum(per_result[t] * n for t, n in runs.items()))
     assert f"= {sum(runs.values()):,} requests" in " ".join(printed["sentences"])
-
-
-def flagged_of(parent: Analysis) -> list[str]:
-    return [str(t) for t in parent.tasks.loc[parent.tasks["flagged"].astype(bool), "task_id"]]
 
 
 def test_with_the_parent_route_the_default_runs_the_proposals_and_not_the_hopeless(
