@@ -20,11 +20,14 @@ cause is known per task because the log is generated from it (not from a model o
 - model noise: keys in rotation, 20 % of calls retried after a 429 or a 5xx; answers 0.6 / 0.3 / 0.1
   over three, whatever the route.
 
-The re-run is what `rerunlens rerun` would run, at the rounds it chooses (`decisive_rounds`): the
-parent's inconsistent tasks on one key and one base URL. `--rerun-retries recorded` (the CLI's
-default: the SDK still retries, and each attempt is recorded) or `off` (`--max-retries 0`: a call
-that would have been retried errors and has no answer). What the route cannot pin stays as it was:
-backends, redirects and the provider's 429s and timeouts are the provider's, so they keep happening.
+The re-run is what `rerunlens rerun --only inconsistent` runs (`default_rerun`): each of the parent's
+inconsistent tasks its own planned rounds on one key and one base URL, a task no rounds can decide
+left out (it counts as `not run`, a miss); with `--with-parent-route`, a task with a proposal also
+runs its proposed rounds on the parent's own key rotation beside its pinned ones.
+`--rerun-retries recorded` (the CLI's default: the SDK still retries, and each attempt is recorded)
+or `off` (`--max-retries 0`: a call that would have been retried errors and has no answer). What the
+route cannot pin stays as it was: backends, redirects and the provider's 429s and timeouts are the
+provider's, so they keep happening.
 Its verdicts go through `compare_before_after` (Benjamini-Hochberg over the re-run's tasks).
 
 Printed: per number of parent rounds, the confusion matrix (cause x verdict, counts over seeds) of
@@ -49,7 +52,8 @@ sys.path.insert(0, str(ROOT))
 
 from analyzer.analysis import analyze  # noqa: E402
 from analyzer.log.model import RunLog  # noqa: E402
-from analyzer.verdicts.before_after import compare_before_after, decisive_rounds  # noqa: E402
+from analyzer.verdicts.before_after import compare_before_after  # noqa: E402
+from analyzer.verdicts.default_rerun import default_rerun  # noqa: E402
 
 CAUSES = (
     "key",
@@ -64,7 +68,7 @@ CAUSES = (
 )
 ROUTE_CAUSES = CAUSES[:7]
 LOG_VERDICTS = ("route", "both", "model", "inconclusive", "unmeasured")
-RERUN_VERDICTS = ("route", "both", "model", "inconclusive", "regressed", "stable", "unmeasured")
+RERUN_VERDICTS = ("route", "both", "model", "inconclusive", "regressed", "stable", "unmeasured", "not run")
 KEYS = ("sha256:aaaaaaaaaaaa", "sha256:bbbbbbbbbbbb")
 URLS = ("https://llm.example/v1", "https://llm-eu.example/v1")
 OTHER_ORIGIN = "https://elsewhere.example/v1/chat/completions"
@@ -147,36 +151,51 @@ def _result(
     return row
 
 
-def make_log(seed: int, rounds: int, tasks: int, pinned: str = "", only: set[str] | None = None) -> RunLog:
-    """A log of `tasks` tasks per cause (or only the task ids in `only`); `pinned`: "" for a parent,
-    else the re-run's retries (`recorded` or `off`)."""
+def make_log(
+    seed: int, rounds: int, tasks: int, pinned: str = "", only: dict[str, int] | set[str] | None = None
+) -> RunLog:
+    """A log of `tasks` tasks per cause (or only the task ids in `only`, each for its own rounds when
+    `only` maps them to rounds); `pinned`: "" for a parent's route, else the re-run's retries
+    (`recorded` or `off`)."""
     rng, answers = random.Random(seed), np.random.default_rng(seed)
     ids = [(f"{c}#{i}", c) for c in CAUSES for i in range(tasks)]
     ids = [(t, c) for t, c in ids if only is None or t in only]
     offset = {t: rng.randrange(2) for t, _ in ids}  # where each task's calls fall in the rotation
-    runs = [[_result(rng, answers, t, c, pinned, r + offset[t]) for t, c in ids] for r in range(rounds)]
+    own = only if isinstance(only, dict) else {}
+    runs = [
+        [_result(rng, answers, t, c, pinned, r + offset[t]) for t, c in ids if r < own.get(t, rounds)]
+        for r in range(rounds)
+    ]
     return RunLog.model_validate(
         {"format": "altk-runs/2", "run_id": f"truth-{seed}-{rounds}-{pinned}", "runs": runs}
     )
 
 
 def one(
-    seed: int, rounds: int, tasks: int, retries: str
-) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]], int]:
-    """Log and re-run confusion counts (cause, verdict) over the parent's inconsistent tasks, and K."""
+    seed: int, rounds: int, tasks: int, retries: str, with_parent_route: bool = False
+) -> tuple[Counter[tuple[str, str]], Counter[tuple[str, str]], int, int]:
+    """Log and re-run confusion counts (cause, verdict) over the parent's inconsistent tasks, the most
+    pinned rounds any task runs and the requests the re-run sends (the parent's own route's included)."""
     parent = make_log(seed, rounds, tasks)
     analysis = analyze(parent)
     log_counts: Counter[tuple[str, str]] = Counter(
         (a.task_id.split("#")[0], a.cause) for a in analysis.headline.attribution
     )
     ids = [a.task_id for a in analysis.headline.attribution]
-    k = decisive_rounds(parent, ids)
-    rerun = make_log(seed + 10_000, k, tasks, pinned=retries, only=set(ids))
-    frame = compare_before_after(parent, rerun, ids)
+    planned = default_rerun(analysis, ids, with_parent_route=with_parent_route, leave_out=True)
+    runs, more = planned.rounds(), planned.parent_route_rounds()
     rerun_counts: Counter[tuple[str, str]] = Counter(
+        (t.split("#")[0], "not run") for t in ids if t not in runs
+    )
+    if not runs:
+        return log_counts, rerun_counts, 0, 0
+    rerun = make_log(seed + 10_000, max(runs.values()), tasks, pinned=retries, only=runs)
+    beside = make_log(seed + 20_000, max(more.values()), tasks, only=more) if more else None
+    frame = compare_before_after(parent, rerun, list(runs), parent_analysis=analysis, beside=beside)
+    rerun_counts += Counter(
         (str(t).split("#")[0], str(v)) for t, v in zip(frame["task_id"], frame["verdict"], strict=True)
     )
-    return log_counts, rerun_counts, k
+    return log_counts, rerun_counts, max(runs.values()), planned.requests
 
 
 def _matrix(title: str, counts: Counter[tuple[str, str]], verdicts: tuple[str, ...]) -> list[str]:
@@ -203,19 +222,24 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, nargs="+", default=[3, 5, 10])
     ap.add_argument("--tasks", type=int, default=30)
     ap.add_argument("--rerun-retries", choices=("recorded", "off"), default="recorded")
+    ap.add_argument("--with-parent-route", action="store_true", help="run the planner's proposals too")
     args = ap.parse_args()
     for rounds in args.rounds:
         log_total: Counter[tuple[str, str]] = Counter()
         rerun_total: Counter[tuple[str, str]] = Counter()
-        ks = []
+        ks, sent = [], []
         for seed in args.seeds:
-            log_counts, rerun_counts, k = one(seed * 1000 + rounds, rounds, args.tasks, args.rerun_retries)
+            log_counts, rerun_counts, k, requests = one(
+                seed * 1000 + rounds, rounds, args.tasks, args.rerun_retries, args.with_parent_route
+            )
             log_total += log_counts
             rerun_total += rerun_counts
             ks.append(k)
+            sent.append(requests)
         print(
             f"\n=== {rounds}-round parents, seeds {args.seeds}, {args.tasks} tasks per cause; re-run "
-            f"(retries {args.rerun_retries}) rounds chosen: {ks}"
+            f"(retries {args.rerun_retries}{', with the parent route' if args.with_parent_route else ''}) "
+            f"most pinned rounds: {ks}; requests sent: {sent}"
         )
         print("\n".join(_matrix("Log attribution (parent's inconsistent tasks):", log_total, LOG_VERDICTS)))
         print("\n".join(_matrix("Re-run verdict:", rerun_total, RERUN_VERDICTS)))

@@ -33,9 +33,9 @@ from analyzer.runner.pinned_rerun import (
     RerunReport,
     RerunRequest,
     default_rerun_path,
+    planned_rerun,
     rerun_plan,
     resume_rerun_plan,
-    select_tasks,
 )
 from analyzer.runner.pinned_rerun import rerun as rerun_request
 from analyzer.runner.plan import (
@@ -131,7 +131,7 @@ def rerun(args: argparse.Namespace) -> int:
             request, profile, out, rounds=args.rounds, executor=args.executor, simulation=Simulation(scenario)
         )
     beside = _beside(args, request, plan) if args.with_parent_route else None
-    _confirm_cost(request, plan, args.max_requests, beside)
+    _confirm_cost(request, plan, args.rounds, args.max_requests, beside)
     report = rerun_request(request, plan, _controls(args, again), beside)
     if report.outcome.cancelled:
         return 130
@@ -172,23 +172,22 @@ def _dry_run(request: RerunRequest, rounds: int | None, as_json: bool, through: 
             "one through the harness runs its own rounds",
             file=sys.stderr,
         )
-    ids = select_tasks(
-        request.parent, request.selection, request.answer_key, request.semantic, request.parent_analysis
-    )
-    if not ids:
-        raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
-    planned = default_rerun(request.parent_analysis, ids, rounds, request.with_parent_route)
+    planned = planned_rerun(request, rounds)
     print(json_text(planned.to_json()) if as_json else visible_lines(planned.lines()))
     return 0
 
 
-def _confirm_cost(request: RerunRequest, plan: RunPlan, limit: int | None, beside: RunPlan | None) -> None:
+def _confirm_cost(
+    request: RerunRequest, plan: RunPlan, given: int | None, limit: int | None, beside: RunPlan | None
+) -> None:
     """The plan and the requests and expected tokens on stderr before anything is sent
-    (`default_rerun`'s sentences, as `--dry-run` and the Re-run page show them); past `limit`, a y/N
-    question on a terminal, else a one-line refusal."""
-    ids = [str(t.task_id) for t in plan.tasks]
-    rounds = plan.rounds if plan.task_rounds is None else _per_task(plan)
-    planned = default_rerun(request.parent_analysis, ids, rounds, beside is not None)
+    (`default_rerun`'s sentences, as `--dry-run` and the Re-run page show them, `given` the rounds
+    asked for); past `limit`, a y/N question on a terminal, else a one-line refusal."""
+    planned = planned_rerun(replace(request, with_parent_route=beside is not None), given)
+    if planned.rounds() != _per_task(plan):  # a resumed journal's own tasks and rounds
+        ids = [str(t.task_id) for t in plan.tasks]
+        rounds = plan.rounds if plan.task_rounds is None else _per_task(plan)
+        planned = default_rerun(request.parent_analysis, ids, rounds, beside is not None)
     for sentence in planned.sentences():
         print(visible(sentence), file=sys.stderr)
     if limit is None or planned.requests <= limit:

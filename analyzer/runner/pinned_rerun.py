@@ -48,7 +48,13 @@ from analyzer.runner.rerun_route import (
 from analyzer.runner.run import RunOutcome, run_plan
 from analyzer.safety.keys import RunKeys, read_keys
 from analyzer.verdicts.before_after import compare_before_after, tasks_with
-from analyzer.verdicts.default_rerun import DEFAULT_SELECTION, default_rerun, selected_ids
+from analyzer.verdicts.default_rerun import (
+    DEFAULT_SELECTION,
+    DefaultRerun,
+    default_rerun,
+    left_out_sentences,
+    selected_ids,
+)
 from analyzer.verdicts.rerun_sentences import VerdictLine, before_after_lines, verdict_sentences
 
 Selection = str | Sequence[str]
@@ -81,6 +87,15 @@ class RerunRequest:
     with_parent_route: bool = False
     """Run the planner's proposals on the parent's own route beside the pinned rounds
     (`runner.parent_route`); the pinned rounds per task are then the ones that go with them."""
+    leave_out: bool | None = None
+    """At the planner's rounds, leave out the tasks they cannot decide (`default_rerun`); None: for a
+    selection by name (`flagged`, `inconsistent`), not for task ids."""
+
+    def leaves_out(self) -> bool:
+        """Whether the default re-run's rule of leaving out what cannot be decided applies."""
+        if self.leave_out is not None:
+            return self.leave_out
+        return isinstance(self.selection, str) and self.selection in ("flagged", "inconsistent")
 
     @cached_property
     def parent_analysis(self) -> Analysis:
@@ -222,9 +237,11 @@ def rerun_plan(
         RerunLensError: nothing to re-run, unknown task ids, no task definitions.
     """
     log = request.parent
-    ids = _request_tasks(request)
+    planned = planned_rerun(request, rounds)
+    ids = planned.ids()
     if not ids:
-        raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
+        said = " ".join(left_out_sentences(planned.left_out))
+        raise RerunLensError(f"nothing to re-run: no rounds of these tasks can decide anything. {said}")
     specs = task_specs(log, ids, request.tasks_file)
     pinned = pinned_profile(profile)
     require_same_provider(log, pinned, request.allow_simulator)
@@ -232,9 +249,7 @@ def rerun_plan(
     simulation = simulation or Simulation()
     if pinned.uses_simulator and simulation.scenario is None:
         simulation = replace(simulation, scenario=parent_scenario(log))
-    per_task: dict[str, int] = {}
-    if not isinstance(rounds, int):
-        per_task = default_rerun(request.parent_analysis, ids, rounds, request.with_parent_route).rounds()
+    per_task = {} if isinstance(rounds, int) else planned.rounds()
     pid = parent_id(log, request.source)
     simulated = " (simulated)" if parent_provider(log).real and pinned.uses_simulator else ""
     provenance = Provenance(
@@ -259,8 +274,22 @@ def rerun_plan(
 
 def resume_rerun_plan(request: RerunRequest, out: str | Path, resume: ResumeRequest) -> RunPlan:
     """The plan that finishes an interrupted re-run: its journal's, for the same tasks of the parent."""
-    specs = task_specs(request.parent, _request_tasks(request), request.tasks_file)
+    specs = task_specs(request.parent, planned_rerun(request, resume.rounds).ids(), request.tasks_file)
     return plan_from_journal(out, replace(resume, tasks=specs))
+
+
+def planned_rerun(request: RerunRequest, rounds: int | Mapping[str, int] | None = None) -> DefaultRerun:
+    """The re-run the request makes at `rounds` (`verdicts.default_rerun`): the tasks it runs, their
+    rounds, the ones it leaves out and its cost; what `rerun_plan` runs and `rerun --dry-run` prints.
+
+    Raises:
+        RerunLensError: nothing to re-run, or nothing whose rounds can decide anything.
+    """
+    ids = _request_tasks(request)
+    if not ids:
+        raise RerunLensError(f"no {request.selection} tasks in the log: nothing to re-run")
+    analysis = request.parent_analysis
+    return default_rerun(analysis, ids, rounds, request.with_parent_route, leave_out=request.leaves_out())
 
 
 def _request_tasks(request: RerunRequest) -> list[str]:

@@ -181,6 +181,7 @@ def render(selection: data.Selection | None = None) -> None:
         sel.key,
         allow_simulator=allow_simulator,
         analysis=group.analysis,
+        leave_out=st.session_state.get("rerun.selection", DEFAULT_SELECTION) != "pick",  # as the CLI's named
     )
     job = _run_button(request, ids, choice, job, sendable=defined is not None and not blocked) or job
     if job is None:
@@ -259,15 +260,19 @@ def _run_button(
         rounds = route_editor.optional_rounds_input(
             "rerun.rounds", PLANNER_ROUNDS, ROUNDS_HELP, fixed, frozen=running and not one_number
         )
-    offered = default_rerun(request.parent_analysis, ids, rounds)
+    leave_out = request.leaves_out()
+    offered = default_rerun(request.parent_analysis, ids, rounds, leave_out=leave_out)
     beside, allowed = _parent_route_choice(request, offered, choice, disabled=running)
-    planned = default_rerun(request.parent_analysis, ids, rounds, True) if beside is not None else offered
+    if beside is not None:
+        planned = default_rerun(request.parent_analysis, ids, rounds, True, leave_out=leave_out)
+    else:
+        planned = offered
     _plan_table(planned)
-    label = f"Re-run {len(ids)} tasks x {planned.rounds_text()} rounds on this route"
+    label = f"Re-run {len(planned.tasks)} tasks x {planned.rounds_text()} rounds on this route"
     if job is not None and running:
         each = str(job.rounds) if one_number else f"up to {job.rounds}"
         label = f"Re-running {len(job.task_ids)} tasks x {each} rounds on this route…"
-    ready = choice is not None and bool(ids) and sendable and not running and allowed
+    ready = choice is not None and bool(planned.tasks) and sendable and not running and allowed
     ready = ready and choice is not None and log_route.confirmed(choice.profile, "rerun.confirm_host")
     ready = ready and (beside is None or log_route.confirmed(beside, "rerun.confirm_parent_host"))
     for sentence in planned.cost_sentences():  # the cost right above the button, its label in full
@@ -278,19 +283,23 @@ def _run_button(
 
 
 def _plan_table(planned: DefaultRerun) -> None:
-    """The plan's sentences and, per task, its pinned rounds and what they can decide."""
+    """The plan's sentences and, per task, its pinned rounds and what they can decide; a task left out
+    reads "not run", with why and what would run it."""
     for sentence in planned.plan_sentences():
         st.caption(escape(sentence))
-    if not planned.tasks:
+    if not planned.tasks and not planned.left_out:
         return
     decides = {True: "yes", False: "no", None: fmt.NONE}
+    left = planned.left_out
     table = pd.DataFrame(
         {
-            "task_id": [t.task_id for t in planned.tasks],
-            "rounds": [t.rounds for t in planned.tasks],
-            "parent_route_rounds": [t.parent_route_rounds for t in planned.tasks],
-            "decides": [decides[t.decides] for t in planned.tasks],
-            "needs": [t.needs for t in planned.tasks],
+            "task_id": [t.task_id for t in planned.tasks] + [t.task_id for t in left],
+            "rounds": pd.array([t.rounds for t in planned.tasks] + [None] * len(left), dtype="Int64"),
+            "parent_route_rounds": pd.array(
+                [t.parent_route_rounds for t in planned.tasks] + [None] * len(left), dtype="Int64"
+            ),
+            "decides": [decides[t.decides] for t in planned.tasks] + ["not run"] * len(left),
+            "needs": [t.needs for t in planned.tasks] + [f"{t.why}; {t.runs_it}" for t in left],
         }
     )
     if not planned.parent_route_rounds():  # no rounds on the parent's route: room for what each needs
@@ -311,7 +320,7 @@ def _parent_route_choice(
     """`rerun --with-parent-route` as a checkbox, when the plan proposes rounds on the parent's own
     route: the route those rounds take (None: not asked for) and False when refused (said why on the
     page). Their cost stands beside the button with the pinned rounds'."""
-    if not offered.plan.parent_route_rounds() or choice is None:
+    if not offered.proposes_parent_route() or choice is None:
         return None, True
     on = st.checkbox(
         "Also run the planner's proposals on the parent's own route",

@@ -196,9 +196,12 @@ def test_a_format1_log_picks_the_task_file_beside_it_and_reruns_with_another(run
     shipped = runs / "format1_plain_script.tasks.json"  # shipped beside the sample: picked for you
     assert at.selectbox(key="rerun.tasks_pick").value == str(shipped)
     at.toggle(key="rerun.allow_simulator").set_value(True).run()  # the sample came from OpenAI
+    planned = default_rerun(analyze(load_path(runs / FORMAT1).log), flagged, leave_out=True)  # the CLI's
+    assert not planned.tasks and planned.left_out  # 3-round parents: no pinned rounds decide them
+    assert start_button(at).label.startswith("Re-run 0 tasks") and start_button(at).disabled
+    at.number_input(key="rerun.rounds").set_value(2).run()  # one number for all: exactly what was chosen
     assert not start_button(at).disabled
-    decide = default_rerun(analyze(load_path(runs / FORMAT1).log), flagged).rounds_text()  # the CLI's rounds
-    assert start_button(at).label == f"Re-run {len(flagged)} tasks x {decide} rounds on this route"
+    assert start_button(at).label == f"Re-run {len(flagged)} tasks x 2 rounds on this route"
 
     tasks = [{"task_id": t, "prompt": f"Answer for {t}."} for t in flagged[:-1]]
     (runs / "plain_tasks.json").write_text(json.dumps(tasks), encoding="utf-8")
@@ -225,6 +228,7 @@ def test_a_providers_log_reruns_on_its_provider_unless_the_simulator_is_switched
     switch = at.toggle(key="rerun.allow_simulator")
     assert switch.label == "Re-run on the built-in simulator instead" and switch.value is False
     assert at.text_input(key="route.base_url").value == "https://api.openai.com/v1"  # the same provider
+    at.number_input(key="rerun.rounds").set_value(2).run()  # by default no pinned rounds decide its tasks
     assert start_button(at).disabled  # the log chose that host: the key goes there after a click only
     at.button(key="rerun.confirm_host").click().run()
     assert not start_button(at).disabled
@@ -267,11 +271,13 @@ def test_the_choice_of_tasks_matches_the_cli(runs: Path) -> None:
     assert 0 < len(inconsistent) < len(flagged)  # sample A: 30 flagged, 13 inconsistent
     at = open_view()
     assert at.radio(key="rerun.selection").value == "flagged"  # `rerun` without --only
-    assert start_button(at).label.startswith(f"Re-run {len(flagged)} tasks")
+    runs_flagged = default_rerun(analyze(parent), flagged, leave_out=True).tasks
+    assert start_button(at).label.startswith(f"Re-run {len(runs_flagged)} tasks")
     at.radio(key="rerun.selection").set_value("inconsistent").run()
-    assert start_button(at).label.startswith(f"Re-run {len(inconsistent)} tasks")
+    expected = default_rerun(analyze(parent), inconsistent, leave_out=True)  # as `rerun --only inconsistent`
+    assert start_button(at).label.startswith(f"Re-run {len(expected.tasks)} tasks")
     plan = next(df.value for df in at.dataframe if "needs" in df.value.columns)  # the plan follows the choice
-    expected = default_rerun(analyze(parent), inconsistent)  # as `rerun --only inconsistent` plans it
+    plan = plan[plan["decides"] != "not run"]
     assert dict(zip(plan["task_id"], plan["rounds"].astype(int), strict=True)) == expected.rounds()
     assert escape(cost_sentence(expected.cost)) in [c.value for c in at.caption]
     at.radio(key="rerun.selection").set_value("pick").run()
@@ -352,18 +358,19 @@ def test_the_plan_and_its_cost_stand_beside_the_button_and_follow_the_rounds(run
     at = open_view()
     ids = default_ids(runs / PARENT)
     parent = analyze(load_path(runs / PARENT).log)
-    planned = default_rerun(parent, ids)
+    planned = default_rerun(parent, ids, leave_out=True)
     captions = [c.value for c in at.caption]
     for sentence in planned.sentences():  # the CLI's sentences, escaped for markdown
         assert escape(sentence) in captions
     table = next(df.value for df in at.dataframe if "needs" in df.value.columns)
-    assert dict(zip(table["task_id"], table["rounds"], strict=True)) == planned.rounds()
-    undecided = table.loc[table["decides"] == "no", "task_id"].tolist()
-    assert undecided == [t.task_id for t in planned.undecidable()] and undecided  # sample A has some
-    assert dict(zip(table["task_id"], table["needs"], strict=True)) == {
-        t.task_id: t.needs for t in planned.tasks
+    run = table[table["decides"] != "not run"]
+    assert dict(zip(run["task_id"], run["rounds"], strict=True)) == planned.rounds()
+    left = table[table["decides"] == "not run"]  # sample A: left out, each with why and what runs it
+    assert left["task_id"].tolist() == [t.task_id for t in planned.left_out] and len(left)
+    assert dict(zip(left["task_id"], left["needs"], strict=True)) == {
+        t.task_id: f"{t.why}; {t.runs_it}" for t in planned.left_out
     }
-    assert any("rounds more on the parent's own route" in t.needs for t in planned.undecidable())  # and why
+    assert any("rounds more on the parent's own route" in t.why for t in planned.left_out)  # and why
     at.number_input(key="rerun.rounds").set_value(3).run()
     cost = default_rerun(parent, ids, 3).cost
     assert cost.requests == 3 * len(ids)

@@ -72,6 +72,8 @@ def test_a_key_variable_the_users_route_does_not_name_blocks_the_button(
 ) -> None:
     monkeypatch.delenv("RERUNLENS_KEY_VARIABLES", raising=False)
     at = app_kit.open_view("views/rerun.py", PARENT, "Re-run")
+    assert at.button(key="rerun.start").disabled  # by default no pinned rounds decide its tasks: none run
+    at.number_input(key="rerun.rounds").set_value(5).run()  # one number for all: exactly what was chosen
     assert not at.button(key="rerun.start").disabled
     at.checkbox(key="rerun.with_parent_route").check().run()
     assert any(escape(KEY_A) in e.value for e in at.error)  # named, one line, nothing sent

@@ -23,6 +23,7 @@ from analyzer.simulator import Scenario
 from analyzer.simulator.app_tasks import SAMPLE_KEYS, app_scenario, app_task_specs
 from analyzer.simulator.scenario import Faults
 from analyzer.verdicts.before_after import rerun_plan_of
+from analyzer.verdicts.default_rerun import default_rerun
 from analyzer.verdicts.rerun_cost import rerun_cost
 
 
@@ -54,10 +55,15 @@ def test_the_planners_rounds_run_on_the_simulator_decide_what_it_said(
     code = main(["rerun", str(parent), "--only", "inconsistent", "--out", str(out), "--quiet", "--json"])
     assert code == 0
     captured = capsys.readouterr()
-    # cost first: the plan and the requests and expected tokens, on stderr, before the report
-    named = plan.pinned_rounds()
-    cost = rerun_cost(analysis, ids, named)
-    assert f"{len(decidable)} of {len(plan.tasks)} tested tasks can be decided" in captured.err
+    # cost first: the plan and the requests and expected tokens, on stderr, before the report; the
+    # default leaves out what no pinned rounds decide and plans the rest again (BH counts fewer tasks)
+    planned = default_rerun(analysis, ids, leave_out=True)
+    named, plan = planned.rounds(), planned.plan
+    decidable = [t.task_id for t in plan.decidable()]
+    assert set(named) == set(decidable) and {t.task_id for t in planned.left_out} == set(ids) - set(named)
+    cost = rerun_cost(analysis, list(named), named)
+    assert planned.cost == cost
+    assert f"{len(decidable)} of {len(decidable)} tested tasks can be decided" in captured.err
     assert f"= {cost.requests:,} requests, about {cost.tokens:,} tokens" in captured.err
     verdicts = {t["task_id"]: t for t in json.loads(captured.out)["tasks"]}
     assert {verdicts[t]["verdict"] for t in decidable} == {"route"}, [verdicts[t] for t in decidable]
@@ -65,7 +71,7 @@ def test_the_planners_rounds_run_on_the_simulator_decide_what_it_said(
     log = load_path(out).log
     ran = Counter(str(r.task_id) for _rnd, r in log.results())
     assert ran == named and len(set(named.values())) > 1, (ran, named)
-    assert sum(ran.values()) == cost.requests == sum(named.values()) < len(ids) * plan.rounds
+    assert sum(ran.values()) == cost.requests == sum(named.values()) < len(named) * plan.rounds
 
 
 def test_past_max_requests_with_no_terminal_the_rerun_is_refused_in_one_line(

@@ -16,6 +16,7 @@ from analyzer.routes.profile import RouteProfile
 from analyzer.runner import default_rerun_path, select_tasks
 from analyzer.runner.pinned_rerun import RerunRequest, rerun_plan
 from analyzer.verdicts.before_after import rerun_plan_of
+from analyzer.verdicts.default_rerun import default_rerun
 
 SAMPLE_A = Path("sample_runs/A_baseline.altk_runs.json")
 SAMPLE_C = Path("sample_runs/C_pinned.altk_runs.json")
@@ -71,8 +72,8 @@ def test_selection_by_ids_and_errors(tmp_path: Path) -> None:
 
 def test_format1_parent_needs_a_task_file(tmp_path: Path) -> None:
     parent = load_path(FORMAT1).log
-    with pytest.raises(RerunLensError, match="--tasks"):
-        rerun(parent, "inconsistent", profile=RouteProfile(), out=tmp_path / "x.json")
+    with pytest.raises(RerunLensError, match="--tasks"):  # its ids: no pinned rounds decide them by default
+        rerun(parent, select_tasks(parent, "inconsistent"), profile=RouteProfile(), out=tmp_path / "x.json")
 
 
 def test_default_rerun_path() -> None:
@@ -197,9 +198,14 @@ def test_a_rerun_without_rounds_runs_the_rounds_that_could_decide(tmp_path: Path
     parent = load_path(SAMPLE_A).log
     ids = select_tasks(parent, "inconsistent")
     plan = rerun_plan(RerunRequest(parent, "inconsistent", SAMPLE_A), RouteProfile(), tmp_path / "r.json")
-    planned = rerun_plan_of(analyze(parent), ids)
-    needed = [n for n in planned.by_task().values() if n is not None]
-    assert plan.rounds == planned.rounds == (max(needed) if needed else planned.rounds)
+    planned = default_rerun(analyze(parent), ids, leave_out=True)  # what no pinned rounds decide is left out
+    assert plan.task_rounds == planned.rounds() and planned.left_out
+    assert plan.rounds == planned.plan.rounds == max(planned.rounds().values())
+    assert (
+        {str(t.task_id) for t in plan.tasks}
+        == set(planned.rounds())
+        < set(rerun_plan_of(analyze(parent), ids).by_task())
+    )
     assert plan.rounds != RouteProfile().rounds  # not the profile's
     given = rerun_plan(
         RerunRequest(parent, "inconsistent", SAMPLE_A), RouteProfile(), tmp_path / "g.json", rounds=4

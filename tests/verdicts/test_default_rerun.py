@@ -18,9 +18,16 @@ from analyzer.analysis import Analysis, analyze
 from analyzer.cli import main
 from analyzer.log.loader import load_path
 from analyzer.routes.profile import RouteProfile
-from analyzer.runner.pinned_rerun import RerunRequest, rerun_plan, select_tasks
+from analyzer.runner.pinned_rerun import RerunRequest, planned_rerun, rerun_plan, select_tasks
 from analyzer.verdicts.before_after import rerun_plan_of
-from analyzer.verdicts.default_rerun import DEFAULT_SELECTION, NOT_TESTED, default_rerun
+from analyzer.verdicts.default_rerun import (
+    DEFAULT_SELECTION,
+    ERRORED,
+    NOT_TESTED,
+    RUN_BY_ID,
+    RUN_NONE,
+    default_rerun,
+)
 from analyzer.verdicts.planner import plan_sentence
 from analyzer.verdicts.rerun_cost import rerun_cost
 
@@ -64,12 +71,12 @@ def test_the_runner_runs_the_plan_the_cli_and_the_page_show(
     request = RerunRequest(load_path(SAMPLE_A).log, DEFAULT_SELECTION, SAMPLE_A, analysis=parent)
     run = rerun_plan(request, RouteProfile(), tmp_path / "x.altk_runs.json")
     assert {str(t.task_id): run.rounds_of(str(t.task_id)) for t in run.tasks} == default_rerun(
-        parent, flagged
+        parent, flagged, leave_out=True
     ).rounds()
     asked = replace(request, with_parent_route=True)
     beside = rerun_plan(asked, RouteProfile(), tmp_path / "y.altk_runs.json")
     assert {str(t.task_id): beside.rounds_of(str(t.task_id)) for t in beside.tasks} == default_rerun(
-        parent, flagged, with_parent_route=True
+        parent, flagged, with_parent_route=True, leave_out=True
     ).rounds()
 
 
@@ -113,7 +120,7 @@ def test_rerun_dry_run_prints_the_plan_and_sends_nothing(
     out = tmp_path / "never.altk_runs.json"
     assert main(["rerun", str(SAMPLE_A), "--dry-run", "--json", "--out", str(out)]) == 0
     printed = json.loads(capsys.readouterr().out)
-    planned = default_rerun(parent, flagged)
+    planned = default_rerun(parent, flagged, leave_out=True)
     assert {t["task_id"]: t["rounds"] for t in printed["tasks"]} == planned.rounds()
     assert printed["requests"] == planned.requests and printed["sentences"] == planned.sentences()
     assert not out.exists() and not list(tmp_path.iterdir())
@@ -143,3 +150,81 @@ def test_rerun_dry_run_of_a_harness_log_says_the_plan_is_the_prompt_only_one(
     assert err.startswith("rerunlens: the log was made by inspect") and "--through prompt" in err
     assert main(["rerun", str(inspect_log), "--dry-run", "--through", "prompt"]) == 0
     assert capsys.readouterr().out == out and out  # the same plan, said without the note
+
+
+def test_sample_a_default_sends_no_round_that_cannot_decide(
+    parent: Analysis, flagged: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The CLI's default re-run of sample A: no pinned round for a task the plan calls undecidable or
+    one with a single answer and no error, each of them said with what would run it, and the figures it
+    prints are the sum over the tasks it runs."""
+    assert main(["rerun", str(SAMPLE_A), "--dry-run", "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    runs = {t["task_id"]: t["rounds"] for t in printed["tasks"]}
+    assert runs and all(t["decides"] is True for t in printed["tasks"])  # every task it runs can decide
+    tasks = parent.tasks.assign(task_id=parent.tasks["task_id"].astype(str)).set_index("task_id")
+    undecidable = [t.task_id for t in rerun_plan_of(parent, flagged).tasks if t.rounds is None]
+    single = [t for t in tasks.index if tasks.at[t, "flagged"] and tasks.at[t, "n_clusters"] < 2]
+    assert undecidable and single  # sample A has both kinds
+    left = {t["task_id"]: t for t in printed["left_out"]}
+    assert not set(runs) & {*undecidable, *single} and set(left) == {*undecidable, *single}
+    assert {left[t]["runs_it"] for t in single} == {RUN_BY_ID}
+    assert any(s.startswith("Not run (") and "--with-parent-route" in s for s in printed["sentences"])
+    assert printed["requests"] == sum(runs.values())
+    per_result = tasks["tokens_mean"].astype(float)
+    assert printed["tokens"] == round(sum(per_result[t] * n for t, n in runs.items()))
+    assert f"= {sum(runs.values()):,} requests" in " ".join(printed["sentences"])
+
+
+def test_with_the_parent_route_the_default_runs_the_proposals_and_not_the_hopeless(
+    parent: Analysis, flagged: list[str]
+) -> None:
+    planned = default_rerun(parent, flagged, with_parent_route=True, leave_out=True)
+    hopeless = [
+        t.task_id
+        for t in rerun_plan_of(parent, flagged).tasks
+        if t.rounds is None and t.more_parent_rounds is None
+    ]
+    assert hopeless and not set(hopeless) & set(planned.rounds())
+    assert {t.task_id for t in planned.left_out if t.runs_it == RUN_NONE} == set(hopeless)
+    proposals = planned.plan.parent_route_rounds()
+    assert proposals and set(proposals) <= set(planned.rounds())
+    assert all(t.decides is True for t in planned.tasks)
+
+
+def test_a_single_answer_task_that_errored_runs_the_parents_rounds() -> None:
+    log = load_path(SAMPLE_A.with_name("B_one_key.altk_runs.json")).log
+    analysis = analyze(log)
+    tasks = analysis.tasks.assign(task_id=analysis.tasks["task_id"].astype(str)).set_index("task_id")
+    planned = default_rerun(analysis, select_tasks(log, DEFAULT_SELECTION), leave_out=True)
+    errored = [
+        t
+        for t in tasks.index
+        if tasks.at[t, "flagged"] and tasks.at[t, "n_clusters"] < 2 and tasks.at[t, "n_errors"] > 0
+    ]
+    assert errored  # sample B: pay-003 answered once and errored
+    for task in errored:
+        assert planned.rounds()[task] == tasks.at[task, "n_results"]
+        assert next(t for t in planned.tasks if t.task_id == task).needs == ERRORED
+
+
+def test_explicit_choices_run_exactly_what_was_chosen(parent: Analysis, flagged: list[str]) -> None:
+    """Task ids, or one number of rounds, leave nothing out (the plan warns what cannot decide)."""
+    request = RerunRequest(load_path(SAMPLE_A).log, flagged, SAMPLE_A, analysis=parent)
+    assert planned_rerun(request).ids() == flagged and not planned_rerun(request).left_out
+    named = RerunRequest(load_path(SAMPLE_A).log, DEFAULT_SELECTION, SAMPLE_A, analysis=parent)
+    assert planned_rerun(named, 4).rounds() == dict.fromkeys(flagged, 4)
+    assert len(planned_rerun(named).ids()) < len(flagged)
+
+
+def test_a_default_rerun_with_nothing_to_decide_is_refused_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The format-1 sample's 3-round parents: no pinned rounds decide any task, so nothing is sent and
+    the one line names them with the re-run that could."""
+    out = tmp_path / "never.altk_runs.json"
+    log = SAMPLE_A.with_name("format1_plain_script.json")
+    assert main(["rerun", str(log), "--simulator", "--yes", "--out", str(out)]) != 0
+    err = capsys.readouterr().err
+    assert err.startswith("rerunlens: error: nothing to re-run:") and err.count("\n") == 1
+    assert "--with-parent-route" in err and not list(tmp_path.iterdir())
