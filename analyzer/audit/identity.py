@@ -22,6 +22,7 @@ import numpy as np
 from analyzer.audit.kernels import PARTS, Features, bandwidths
 from analyzer.audit.permutation import permutation_count, permutation_stats
 from analyzer.audit.samples import Samples
+from analyzer.numbers import natural_key
 
 MIN_SAMPLES = 20
 """Samples each route needs, over prompts with two or more on each side, before the test is run."""
@@ -171,7 +172,7 @@ def run_test(
         float(rank_p(stat)),
         float(rank_p(stats.met)),
         {part: float(z[k, 0]) for k, part in enumerate(PARTS)},
-        sorted(prompts, key=lambda r: r.p_value),
+        sorted(prompts, key=lambda r: (r.p_value, natural_key(r.task_id))),  # ties in natural order
         count,
     )
 

@@ -84,7 +84,7 @@ def oracle_figures(audit: Audit) -> dict[str, Any]:
     """What must not move: the verdicts, every p-value, the parts' z, the power and the ledger."""
     figures = audit_figures(audit)
     identity = {k: v for k, v in figures["identity"].items() if k not in ("prompts", "differs_most")}
-    identity["prompts"] = [[p.task_id, p.p_value, p.differs] for p in audit.identity.prompts]
+    identity["prompts"] = sorted([p.task_id, p.p_value, p.differs] for p in audit.identity.prompts)
     later = ("candidate", "reference", "not_counted", "not_counted_why")  # the last two came after the golden
     tokens = {k: v for k, v in figures["tokens"].items() if k not in later}
     for route in ("candidate", "reference"):
@@ -92,6 +92,14 @@ def oracle_figures(audit: Audit) -> dict[str, Any]:
             tokens[f"{route} {kind}"] = figures["tokens"][route][kind]
     kept = {"identity": identity, "tokens": tokens, "tool_calls": figures["tool_calls"]}
     return json.loads(json.dumps(kept))
+
+
+def _golden() -> dict[str, Any]:
+    """The golden figures, each pair's prompts in the order `oracle_figures` lists them."""
+    golden = json.loads(GOLDEN.read_text())
+    for name in PAIRS:
+        golden[name]["identity"]["prompts"] = sorted(golden[name]["identity"]["prompts"])
+    return golden
 
 
 def _all_figures() -> dict[str, Any]:
@@ -105,7 +113,7 @@ def figures() -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", list(PAIRS))
 def test_the_audit_gives_the_figures_it_gave_before_its_speed_work(name: str, figures: dict) -> None:
-    golden = json.loads(GOLDEN.read_text())
+    golden = _golden()
     assert figures[name] == golden[name]
 
 
@@ -113,7 +121,7 @@ def test_prompts_combined_in_small_blocks_give_the_same_figures(monkeypatch: pyt
     """The per-prompt combination runs a block of prompts at a time; blocks of 64 (five for the
     300 prompts) give what one block gave."""
     monkeypatch.setattr(identity, "PROMPT_BLOCK", 64)
-    golden = json.loads(GOLDEN.read_text())
+    golden = _golden()
     assert oracle_figures(audit_logs(*generated_pair(*PAIRS["shifted"]))) == golden["shifted"]
 
 
@@ -125,6 +133,15 @@ def test_the_generated_pairs_reach_both_verdicts_and_several_chunks(figures: dic
     assert figures["shifted, 20 prompts"]["identity"]["prompts_differing"] > 0
     assert honest["verdict"] == "no difference found" and honest["power"]["draws"] > 0
     assert figures["shifted"]["tokens"]["verdict"] == "overbilled"
+
+
+def test_prompts_of_equal_p_are_listed_in_natural_order() -> None:
+    """p1, p2, ..., p10 rather than p1, p10, p100: the prompts shown first among ties."""
+    from analyzer.numbers import natural_key
+
+    prompts = audit_logs(*generated_pair(*PAIRS["shifted"])).identity.prompts
+    keys = [(p.p_value, natural_key(p.task_id)) for p in prompts]
+    assert keys == sorted(keys) and len({p.p_value for p in prompts}) < len(prompts)
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--write"]:
