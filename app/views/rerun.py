@@ -269,6 +269,8 @@ def _run_button(
         planned = offered
     _plan_table(planned)
     label = f"Re-run {len(planned.tasks)} tasks x {planned.rounds_text()} rounds on this route"
+    if not planned.tasks:  # every task left out: the plan above says why and what would run them
+        label = "Nothing to re-run on this route"
     if job is not None and running:
         each = str(job.rounds) if one_number else f"up to {job.rounds}"
         label = f"Re-running {len(job.task_ids)} tasks x {each} rounds on this route…"
