@@ -24,12 +24,9 @@ from typing import Any
 import numpy as np
 
 from analyzer.audit.ledger import (
-    AS_COUNTED,
-    OVERBILLED,
-    UNDERBILLED,
-    UNMEASURED,
     Calls,
     Ratio,
+    combined_verdict,
     reported_total,
     sum_ratio,
 )
@@ -62,8 +59,7 @@ class JournalLedger:
 
     @property
     def verdict(self) -> str:
-        verdicts = {self.prompt.verdict, self.completion.verdict}
-        return next((v for v in (OVERBILLED, UNDERBILLED, AS_COUNTED) if v in verdicts), UNMEASURED)
+        return combined_verdict(self.prompt, self.completion)
 
 
 def is_journal_file(path: str | os.PathLike[str]) -> bool:

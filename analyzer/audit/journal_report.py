@@ -7,12 +7,17 @@ from typing import Any
 
 from analyzer import numbers
 from analyzer.audit.journal_ledger import JournalLedger
-from analyzer.audit.ledger import OVER, UNDER
+from analyzer.audit.ledger import OVER, UNDER, UNMEASURED
 from analyzer.audit.report import calls_text, ratio_json, ratio_text, reported_text
 from analyzer.safety.terminal_text import visible
 
 SHOWN_REASONS = 3
 """The most frequent reasons a sentence names for prompts left out (the figures carry all)."""
+
+
+def _route_is(verdict: str) -> str:
+    """ "the route is overbilled", but "unmeasured for the route" (nothing is said of it)."""
+    return f"{verdict} for the route" if verdict == UNMEASURED else f"the route is {verdict}"
 
 
 def journal_sentence(ledger: JournalLedger) -> str:
@@ -24,7 +29,7 @@ def journal_sentence(ledger: JournalLedger) -> str:
         else ""
     )
     return (
-        f"Tokens (counted by the proxy, {ledger.encoding or 'no encoding'}): the route is {ledger.verdict}: "
+        f"Tokens (counted by the proxy, {ledger.encoding or 'no encoding'}): {_route_is(ledger.verdict)}: "
         f"{ratio_text('prompt', ledger.prompt)}, "
         f"{ratio_text('completion (less reported reasoning)', ledger.completion)} "
         f"(overbilled above {OVER:g}, underbilled below {UNDER:g}, on the 95 % interval); kept apart: "

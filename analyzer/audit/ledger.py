@@ -51,6 +51,12 @@ class Ratio:
     share_under: float | None = None
     """Share of results whose own reported / counted is below `UNDER`."""
 
+    @property
+    def undecided(self) -> bool:
+        """A figure whose interval does not settle it: it reaches past a threshold (or there is no
+        interval: fewer than two prompts), so no verdict is said."""
+        return self.ratio is not None and self.verdict == UNMEASURED
+
 
 @dataclass(frozen=True)
 class Calls:
@@ -90,11 +96,19 @@ class Ledger:
 
     @property
     def verdict(self) -> str:
-        verdicts = {self.candidate.prompt.verdict, self.candidate.completion.verdict}
-        for v in (OVERBILLED, UNDERBILLED, AS_COUNTED):
-            if v in verdicts:
-                return v
+        return combined_verdict(self.candidate.prompt, self.candidate.completion)
+
+
+def combined_verdict(*ratios: Ratio) -> str:
+    """A route's verdict over its ratios: overbilled or underbilled when one is; `as counted` only when
+    no ratio that has a figure is undecided (its interval reaching past a threshold); else unmeasured."""
+    verdicts = {r.verdict for r in ratios}
+    for v in (OVERBILLED, UNDERBILLED):
+        if v in verdicts:
+            return v
+    if any(r.undecided for r in ratios):
         return UNMEASURED
+    return AS_COUNTED if AS_COUNTED in verdicts else UNMEASURED
 
 
 def _texts(log: RunLog, encoding: str, counted: dict[str, float]) -> dict[str, np.ndarray]:
@@ -205,11 +219,24 @@ def sum_ratio(reported: np.ndarray, counted: np.ndarray, tasks: np.ndarray) -> R
     r_sum, c_sum = np.bincount(group, r), np.bincount(group, c)
     ratio = float(r.sum() / c.sum())
     interval = _interval(r_sum, c_sum, ratio)
-    low, high = interval if interval is not None else (-np.inf, np.inf)
-    verdict = OVERBILLED if low > OVER else UNDERBILLED if high < UNDER else AS_COUNTED
+    verdict = ratio_verdict(interval)
     own = r / np.maximum(c, 1e-9)
     over, under = float((own > OVER).mean()), float((own < UNDER).mean())
     return Ratio(int(r.sum()), int(round(c.sum())), ratio, interval, int(both.sum()), verdict, over, under)
+
+
+def ratio_verdict(interval: tuple[float, float] | None) -> str:
+    """`overbilled` when the 95 % interval lies above `OVER`, `underbilled` when below `UNDER`,
+    `as counted` when it lies between them; else `unmeasured`: the interval reaches past a threshold
+    (too few prompts, or too much spread, to tell), or there is none (fewer than two prompts)."""
+    if interval is None:
+        return UNMEASURED
+    low, high = interval
+    if low > OVER:
+        return OVERBILLED
+    if high < UNDER:
+        return UNDERBILLED
+    return AS_COUNTED if low >= UNDER and high <= OVER else UNMEASURED
 
 
 T_975 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262)
@@ -241,7 +268,7 @@ def _interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float
     sd = float(np.sqrt((t - 1) / t * ((loo - loo.mean()) ** 2).sum()))
     effective = total_c**2 / (c_sum**2).sum()
     q = t_quantile(max(float(effective) - 1, 1.0))
-    return ratio - q * sd, ratio + q * sd
+    return max(ratio - q * sd, 0.0), ratio + q * sd  # a ratio of token counts is never below 0
 
 
 def _mean_gap(reported: np.ndarray, counted: np.ndarray) -> float | None:

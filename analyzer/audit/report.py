@@ -8,7 +8,7 @@ from typing import Any
 from analyzer import numbers
 from analyzer.audit.audit import Audit
 from analyzer.audit.identity import PART_WORDS
-from analyzer.audit.ledger import OVER, UNDER, Calls, Ledger, Ratio, RouteLedger
+from analyzer.audit.ledger import OVER, UNDER, UNMEASURED, Calls, Ledger, Ratio, RouteLedger
 from analyzer.audit.samples import completion_texts
 from analyzer.audit.verdict import DIFFER, INCONCLUSIVE, IdentityVerdict
 from analyzer.log.model import RunLog
@@ -60,10 +60,21 @@ def _identity_sentence(v: IdentityVerdict) -> str:
     return f"{found}; not proof of the same model: {could}."
 
 
+def _route_verdict(verdict: str) -> str:
+    """ "the candidate is overbilled", but "unmeasured for the candidate" (nothing is said of it)."""
+    return f"{verdict} for the candidate" if verdict == UNMEASURED else f"the candidate is {verdict}"
+
+
 def ratio_text(name: str, r: Ratio) -> str:
     if r.ratio is None:
         return f"{name} tokens not recorded"
-    return f"{name} tokens reported / counted {numbers.num_ci(r.ratio, r.interval, 3)} ({r.verdict})"
+    verdict = r.verdict
+    if r.undecided:  # a figure, but not enough to say which side of a threshold it is on
+        if r.interval is None:
+            verdict = f"{r.verdict}: one prompt, too few to tell"
+        else:
+            verdict = f"{r.verdict}: the interval reaches past {UNDER:g} or {OVER:g}, too few prompts to tell"
+    return f"{name} tokens reported / counted {numbers.num_ci(r.ratio, r.interval, 3)} ({verdict})"
 
 
 def reported_text(name: str, total: int | None) -> str:
@@ -95,7 +106,7 @@ def _sentences(audit: Audit) -> list[str]:
     t, c = audit.tokens, audit.tool_calls
     how = "learnt from the reference route" if t.learnt else "the OpenAI cookbook's rule"
     tokens = (
-        f"Tokens: the candidate is {t.verdict}: {ratio_text('prompt', t.candidate.prompt)}, "
+        f"Tokens: {_route_verdict(t.verdict)}: {ratio_text('prompt', t.candidate.prompt)}, "
         f"{ratio_text('completion', t.candidate.completion)}; the reference reads "
         f"{ratio_text('prompt', t.reference.prompt)}, {ratio_text('completion', t.reference.completion)} "
         f"({t.encoding}, overhead {how}; overbilled above {OVER:g}, underbilled below {UNDER:g}, "

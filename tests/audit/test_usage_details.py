@@ -74,3 +74,31 @@ def test_a_usage_detail_that_is_not_a_count_is_left_out_and_the_answer_stands() 
     data["usage"] |= {"prompt_tokens_details": {"cached_tokens": True}, "completion_tokens_details": "x"}
     read = read_completion(data)
     assert read["answer"] == "Paris" and "cached_tokens" not in read and "reasoning_tokens" not in read
+
+
+def test_a_ratio_is_as_counted_only_when_its_interval_lies_between_both_thresholds() -> None:
+    """A wide interval (few prompts) settles nothing: `unmeasured`, said with why, never `as counted`;
+    and a ratio of token counts is never given a lower bound below 0."""
+    from analyzer.audit.ledger import ratio_verdict
+
+    assert ratio_verdict((0.97, 1.03)) == "as counted"
+    assert ratio_verdict((1.06, 1.2)) == "overbilled" and ratio_verdict((0.8, 0.94)) == "underbilled"
+    assert ratio_verdict((0.57, 1.43)) == "unmeasured" and ratio_verdict((1.01, 1.18)) == "unmeasured"
+    assert ratio_verdict(None) == "unmeasured"
+
+
+def test_two_real_inspect_logs_of_three_prompts_do_not_read_as_counted() -> None:
+    from pathlib import Path
+
+    from analyzer.audit import audit_figures, audit_logs, audit_text
+    from analyzer.importers import load_any
+
+    here = Path(__file__).parents[1] / "fixtures" / "foreign" / "inspect_ai"
+    audit = audit_logs(
+        load_any(here / "versions_0.3.100.json").log, load_any(here / "versions_0.3.285.json").log
+    )
+    tokens = audit_figures(audit)["tokens"]
+    assert tokens["verdict"] == "unmeasured"
+    low, _high = tokens["candidate"]["completion"]["interval"]
+    assert low >= 0
+    assert "too few prompts to tell" in audit_text(audit)
