@@ -8,6 +8,7 @@ run on the same samples and the same permutations. The speed figure times `rerun
 both, in alternated repetitions of the same run, with each process's peak memory.
 
     PYTHONPATH=$PWD python scripts/bench_audit.py [--pairs 200] [--speed-only [--tool-calls] --repeats 7]
+        [--ledger-only --ledger-runs 2000]
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ import numpy as np
 from analyzer.audit import audit_figures, audit_logs
 from analyzer.audit.identity import run_test
 from analyzer.audit.kernels import features
-from analyzer.audit.ledger import sum_ratio
+from analyzer.audit.ledger import OVERBILLED, UNDERBILLED, _interval, ratio_verdict, t_quantile
 from analyzer.audit.samples import COLUMNS, Samples, padded
 from analyzer.metrics.exchange_count import count_exchange
 from analyzer.simulator import Scenario, Simulator
@@ -250,21 +251,83 @@ def proxy_cost(repeats: int = 2000) -> tuple[float, float, int]:
     return float(np.median(counted)) * 1e6, float(np.median(parsed)) * 1e6, size
 
 
+LEDGER_REGIMES = [(n, s, "lognormal") for n in (2, 3, 4, 5, 25, 100) for s in (0.1, 0.4, 0.8)] + [
+    (n, s, kind) for n in (5, 25, 100) for s, kind in ((0.4, "long"), (0.8, "long"), (0.0, "mix"))
+]
+"""Prompts, spread and shape of the billing factors: lognormal (sigma), `long` (lognormal, and one
+prompt in ten, at least one, 20x longer than the rest), `mix` (each prompt billed 1.0 or 1.3, even odds)."""
+
+
+def _old_interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float, float] | None:
+    """The ledger's interval before: jackknife standard error, t on the prompts' effective number."""
+    t = len(r_sum)
+    if t < 2:
+        return None
+    loo = (r_sum.sum() - r_sum) / np.maximum(c_sum.sum() - c_sum, 1e-9)
+    sd = float(np.sqrt((t - 1) / t * ((loo - loo.mean()) ** 2).sum()))
+    q = t_quantile(max(float(c_sum.sum() ** 2 / (c_sum**2).sum()) - 1, 1.0))
+    return max(ratio - q * sd, 0.0), ratio + q * sd
+
+
+def _billing(
+    rng: np.random.Generator, prompts: int, sigma: float, kind: str, mean: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Counted and reported tokens per prompt (50 to 2,000 counted) of a route whose true ratio of
+    sums over prompts from this source is `mean`."""
+    counted = rng.integers(5, 200, size=prompts).astype(np.float64) * 10
+    if kind == "long":
+        counted[: max(1, prompts // 10)] *= 20
+    if kind == "mix":
+        factor = np.where(rng.random(prompts) < 0.5, 1.0, 1.3) / 1.15
+    else:
+        factor = np.exp(rng.normal(0, sigma, size=prompts) - sigma**2 / 2)
+    return counted * mean * factor, counted
+
+
+def _regime(
+    rng: np.random.Generator, regime: tuple[int, float, str], runs: int, interval: Any
+) -> dict[str, float]:
+    """Coverage and median width at a true 1.1, false verdicts at 1.0, `overbilled` at 1.2."""
+    hits, widths, false_over, false_under, power = 0, [], 0, 0, 0
+    for _ in range(runs):
+        for mean in (1.1, 1.0, 1.2):
+            reported, counted = _billing(rng, regime[0], regime[1], regime[2], mean)
+            got = interval(reported, counted, float(reported.sum() / counted.sum()))
+            verdict = ratio_verdict(got)
+            if mean == 1.1:
+                hits += got is not None and got[0] <= mean <= got[1]
+                widths.append(got[1] - got[0] if got else np.inf)
+            false_over += mean == 1.0 and verdict == OVERBILLED
+            false_under += mean == 1.0 and verdict == UNDERBILLED
+            power += mean == 1.2 and verdict == OVERBILLED
+    figures = {"coverage": hits, "false over": false_over, "false under": false_under, "power": power}
+    return {k: v / runs for k, v in figures.items()} | {"width": float(np.median(widths))}
+
+
 def ledger_coverage(runs: int = 2000) -> list[str]:
-    """Coverage of the ledger's 95 % interval: routes billing 1.1x on average, per-prompt factors
-    lognormal (spread sigma), prompts of 50 to 2,000 tokens."""
-    rng = np.random.default_rng(0)
-    lines = []
-    for prompts in (5, 25, 100):
-        for sigma in (0.1, 0.4, 0.8):
-            hits = 0
-            for _ in range(runs):
-                counted = rng.integers(5, 200, size=prompts).astype(np.float64) * 10
-                reported = counted * 1.1 * np.exp(rng.normal(0, sigma, size=prompts))
-                r = sum_ratio(reported, counted, np.arange(prompts))
-                true = 1.1 * np.exp(sigma**2 / 2)
-                hits += r.interval is not None and r.interval[0] <= true <= r.interval[1]
-            lines.append(f"{prompts} prompts, sigma {sigma}: {hits / runs:.3f}")
+    """The ledger's 95 % interval, now beside before, in each regime of `LEDGER_REGIMES` (the same
+    draws for both: one seed per regime), and its time on 10,000 prompts."""
+    se = np.sqrt(0.95 * 0.05 / runs)
+    lines = [f"ledger interval ({runs} draws per regime; Monte Carlo se of a coverage of 0.95: {se:.4f}):"]
+    for i, regime in enumerate(LEDGER_REGIMES):
+        new, old = (_regime(np.random.default_rng(i), regime, runs, f) for f in (_interval, _old_interval))
+        name = f"{regime[0]} prompts, {regime[2]}" + (f" sigma {regime[1]}" if regime[2] != "mix" else "")
+        lines.append(
+            f"  {name}: coverage {new['coverage']:.3f} (before {old['coverage']:.3f}), median width "
+            f"{new['width']:.3f} ({old['width']:.3f}); at 1.0 false overbilled {new['false over']:.3f} "
+            f"({old['false over']:.3f}), underbilled {new['false under']:.3f} ({old['false under']:.3f}); "
+            f"overbilled at 1.2 {new['power']:.3f} ({old['power']:.3f})"
+        )
+    reported, counted = _billing(np.random.default_rng(1), 10_000, 0.4, "lognormal", 1.1)
+    times = {}
+    for f in (_interval, _old_interval):
+        runs_t = []
+        for _ in range(200):
+            t = time.perf_counter()
+            f(reported, counted, 1.1)
+            runs_t.append(time.perf_counter() - t)
+        times[f] = float(np.median(runs_t)) * 1e6
+    lines.append(f"  10,000 prompts: median {times[_interval]:.0f} us (before {times[_old_interval]:.0f} us)")
     return lines
 
 
@@ -276,7 +339,12 @@ def main() -> None:
     parser.add_argument("--speed-only", action="store_true", help="only the speed figure")
     parser.add_argument("--tool-calls", action="store_true", help="speed on logs answered by tool calls")
     parser.add_argument("--baseline-root", help="also time the audit of the analyzer package in this folder")
+    parser.add_argument("--ledger-runs", type=int, default=2000, help="draws per ledger regime")
+    parser.add_argument("--ledger-only", action="store_true", help="only the ledger interval's figures")
     args = parser.parse_args()
+    if args.ledger_only:
+        print("\n".join(ledger_coverage(args.ledger_runs)))
+        return
     if args.speed_only:  # the same two pools the full run times
         other = pool(VARIANTS["other model (shift 2)"], list(VARIANTS).index("other model (shift 2)") + 1)
         ref = pool(Distortion(), 99)
@@ -297,7 +365,7 @@ def main() -> None:
         fig = audit_figures(audit_logs(*pair))["tokens"]
         ratios = f"prompt {fig['prompt_ratio']:.3f}, completion {fig['completion_ratio']:.3f}"
         print(f"tokens, {name}: {ratios} ({fig['verdict']})")
-    print("ledger interval coverage (95 % stated):", "; ".join(ledger_coverage()))
+    print("\n".join(ledger_coverage(args.ledger_runs)))
     counted, parsed, size = proxy_cost()
     print(
         f"count_exchange ({size:,} prompt tokens and a 2,000-character reply): median {counted:.0f} us; "

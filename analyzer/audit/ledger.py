@@ -7,9 +7,10 @@ user message. Counted completion tokens are the visible answer and each tool cal
 arguments text (as the recording proxy counts a completion) plus the reference's mean extra (hidden
 reasoning, end tokens, a call's framing). So the reference reads exactly 1 by construction, and the
 candidate's ratio says how far its bill strays from what the reference's would be for the same text.
-Ratios are sums over results; the 95 % interval is a jackknife over prompts (results of one prompt
-move together). Verdicts: `overbilled` when the interval lies above `OVER`, `underbilled` when it lies
-below `UNDER`, `as counted` otherwise, `unmeasured` when no result has both figures.
+Ratios are sums over results; the 95 % interval is over prompts (results of one prompt move
+together), on the log of the ratio with a small-sample t (`_interval`). Verdicts: `overbilled`
+when the interval lies above `OVER`, `underbilled` when it lies below `UNDER`, `as counted` otherwise,
+`unmeasured` when no result has both figures.
 A task that carries tool definitions has them counted by the cookbook's rule (`prompt_rule`) with
 its prompt; where the rule does not cover them, its results are left out of the prompt ratio, and the
 ledger says how many and why.
@@ -257,18 +258,41 @@ def t_quantile(df: float, z: float = 1.959963984540054) -> float:
 
 
 def _interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float, float] | None:
-    """95 % interval of a ratio of sums over prompts: the jackknife (leave one prompt out) standard
-    error with a t quantile on the prompts' effective number (their counted tokens as weights);
-    None with fewer than 2 prompts. Its coverage is measured in scripts/bench_audit.py."""
-    t = len(r_sum)
-    if t < 2:
+    """95 % interval of a ratio of sums over prompts, on the log of the ratio (a ratio of sums is
+    skewed: its upper side is the longer one): the ratio's standard error as a weighted mean of the
+    prompts' own ratios, weights their counted tokens, with the CR2 small-sample correction and
+    Bell-McCaffrey degrees of freedom (`_spread`; below 1 they read as 1, a fraction is rounded
+    down). None with fewer than 2 prompts. Its coverage is
+    measured in scripts/bench_audit.py and tests/audit/test_ledger_interval.py."""
+    if len(r_sum) < 2:
         return None
-    total_r, total_c = r_sum.sum(), c_sum.sum()
-    loo = (total_r - r_sum) / np.maximum(total_c - c_sum, 1e-9)
-    sd = float(np.sqrt((t - 1) / t * ((loo - loo.mean()) ** 2).sum()))
-    effective = total_c**2 / (c_sum**2).sum()
-    q = t_quantile(max(float(effective) - 1, 1.0))
-    return max(ratio - q * sd, 0.0), ratio + q * sd  # a ratio of token counts is never below 0
+    se, df = _spread(r_sum, c_sum, ratio)
+    if ratio <= 0:  # nothing reported: every prompt reads 0, so the spread is 0 too
+        return 0.0, 0.0
+    half = t_quantile(max(df, 1.0)) * se / ratio
+    return float(ratio * np.exp(-half)), float(ratio * np.exp(half))
+
+
+def _spread(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float, float]:
+    """Standard error and degrees of freedom of the ratio of sums, a mean of the prompts' ratios
+    weighted by their counted tokens w. The CR2 variance sum(u^2 / (1 - w)) (u a prompt's weighted
+    residual) is scaled so it is unbiased when the prompts' ratios spread alike, and the degrees of
+    freedom are Satterthwaite's for it (Bell and McCaffrey 2002): tr(B)^2 / tr(B^2) with
+    B = M' A M, M = I - 1 w', A = diag(w^2 / (1 - w)); few prompts, or a few long ones that carry
+    the sum, give few degrees of freedom. Written out in O(prompts): B = A - a w' - w a' + S w w'."""
+    total = c_sum.sum()
+    w = c_sum / total
+    a = w**2 / np.maximum(1 - w, 1e-12)
+    u = (r_sum - ratio * c_sum) / total
+    s, ww, aw, aa = a.sum(), (w * w).sum(), (a * w).sum(), (a * a).sum()
+    trace = s * (1 + ww) - 2 * aw
+    # tr(B^2) = tr(A^2) + 2 tr(A L) + tr((K G)^2): L = U K U' the low-rank rest of B, U = (a, w),
+    # K = [[0, -1], [-1, S]], G = U'U
+    cross = (a * (s * w**2 - 2 * a * w)).sum()
+    kg = np.array([[-aw, -ww], [s * aw - aa, s * ww - aw]])
+    df = trace**2 / (aa + 2 * cross + float(np.trace(kg @ kg)))
+    variance = float((u**2 / np.maximum(1 - w, 1e-12)).sum()) * ww / trace
+    return float(np.sqrt(max(variance, 0.0))), float(df)
 
 
 def _mean_gap(reported: np.ndarray, counted: np.ndarray) -> float | None:

@@ -2,8 +2,10 @@
 
 The golden file `tests/fixtures/audit/oracle.json` holds the figures the audit at commit dc1de7b
 computed on the pairs `generated_pair` builds (its SOURCE line says how); every verdict, p-value,
-per-prompt p-value and ledger ratio must stay exactly as it was. Regenerate it only from a commit
-whose figures are known right: `PYTHONPATH=$PWD python tests/audit/test_audit_oracle.py --write`.
+per-prompt p-value and ledger ratio, sum and count must stay exactly as it was (the ratios'
+intervals and per-route verdicts are left out: their method changed after the golden). Regenerate
+it only from a commit whose figures are known right:
+`PYTHONPATH=$PWD python tests/audit/test_audit_oracle.py --write`.
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ WORDS = ["the", "office", "opens", "first", "at", "nine", "on", "Monday", "in", 
 PAIRS = {"shifted": (1.5, 300), "shifted, 20 prompts": (1.5, 20), "honest": (0.0, 300)}
 """Each pair's shift and prompts (300 prompts are several blocks of the permutation engine; with
 20, Benjamini-Hochberg can pick a prompt at 999 permutations)."""
+LATER_RATIO_KEYS = ("interval", "verdict")
+"""A route's ratio figures left out of the comparison: computed by a method changed after the golden."""
 
 
 def _options(rng: np.random.Generator) -> list[str]:
@@ -89,10 +93,10 @@ def oracle_figures(audit: Audit) -> dict[str, Any]:
     tokens = {k: v for k, v in figures["tokens"].items() if k not in later}
     for route in ("candidate", "reference"):
         for kind in ("prompt", "completion"):
-            # the verdict follows from the interval compared here, by a rule changed after the golden
-            # (`as counted` only when the interval lies between both thresholds)
+            # the interval's method and the verdict rule it feeds changed after the golden (its
+            # coverage is checked by simulation in test_ledger_interval.py); ratios, sums, counts stay
             tokens[f"{route} {kind}"] = {
-                k: v for k, v in figures["tokens"][route][kind].items() if k != "verdict"
+                k: v for k, v in figures["tokens"][route][kind].items() if k not in LATER_RATIO_KEYS
             }
     kept = {"identity": identity, "tokens": tokens, "tool_calls": figures["tool_calls"]}
     return json.loads(json.dumps(kept))
@@ -105,7 +109,8 @@ def _golden() -> dict[str, Any]:
         golden[name]["identity"]["prompts"] = sorted(golden[name]["identity"]["prompts"])
         for value in golden[name]["tokens"].values():
             if isinstance(value, dict):
-                value.pop("verdict", None)
+                for key in LATER_RATIO_KEYS:
+                    value.pop(key, None)
     return golden
 
 
