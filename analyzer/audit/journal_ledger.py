@@ -4,7 +4,7 @@ the journal a wrapped run's log names).
 The proxy counted every chat attempt's prompt and visible completion tokens itself, offline, after
 the answer had gone out (`counted` in each attempt record). So no reference route is needed: each
 answered call's reported tokens are read against the proxy's own counts, with the same ratio of sums,
-jackknife interval over prompts (a prompt is a distinct request: its messages' hash) and thresholds
+95 % interval over prompts (a prompt is a distinct request: its messages' hash) and thresholds
 as the two-log ledger. Reported completion tokens include hidden reasoning: where the usage details
 give reasoning tokens they are taken out before the comparison and shown apart, as are cached prompt
 tokens (part of the prompt, at another price). Billed attempts are every attempt that reached the
