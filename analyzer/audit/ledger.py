@@ -262,13 +262,13 @@ def _interval(r_sum: np.ndarray, c_sum: np.ndarray, ratio: float) -> tuple[float
     skewed: its upper side is the longer one): the ratio's standard error as a weighted mean of the
     prompts' own ratios, weights their counted tokens, with the CR2 small-sample correction and
     Bell-McCaffrey degrees of freedom (`_spread`; below 1 they read as 1, a fraction is rounded
-    down). None with fewer than 2 prompts. Its coverage is
-    measured in scripts/bench_audit.py and tests/audit/test_ledger_interval.py."""
+    down). None with fewer than 2 prompts. Its coverage by regime is measured in
+    scripts/bench_audit.py (`--ledger-only`) and checked in tests/audit/test_ledger_interval.py."""
     if len(r_sum) < 2:
         return None
-    se, df = _spread(r_sum, c_sum, ratio)
-    if ratio <= 0:  # nothing reported: every prompt reads 0, so the spread is 0 too
+    if ratio <= 0:  # nothing reported: every prompt reads 0, so there is no spread either
         return 0.0, 0.0
+    se, df = _spread(r_sum, c_sum, ratio)
     half = t_quantile(max(df, 1.0)) * se / ratio
     return float(ratio * np.exp(-half)), float(ratio * np.exp(half))
 
