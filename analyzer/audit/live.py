@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import threading
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
@@ -58,8 +59,9 @@ from analyzer.simulator.scenario import Distortion, Substitute
 ASK_ABOVE_REQUESTS = 500
 """A live audit of more requests than this asks before it starts."""
 DEFAULT_MAX_TOKENS = 200
-INTERRUPT_WAIT_S = 2.0
-"""How long Ctrl-C waits for each route's request in flight before it exits (it is sent again later)."""
+INTERRUPT_WAIT_S = 10.0
+"""How long Ctrl-C waits, in all, for the routes' requests in flight to land (and be kept) before it
+exits; one still in flight then is sent again when the audit continues."""
 SIMULATED_ROUTES: dict[str, Scenario] = {
     "honest": Scenario(billing="o200k_base"),
     "another model, 1.3 x the tokens reported": Scenario(
@@ -238,10 +240,12 @@ def run_live(
                     stop.set()
     except KeyboardInterrupt:
         stop.set()
+        deadline = time.monotonic() + INTERRUPT_WAIT_S
         for t in threads:  # a request in flight may land (and be kept); a slow one cannot hold the exit
-            t.join(timeout=INTERRUPT_WAIT_S)
+            t.join(timeout=max(deadline - time.monotonic(), 0.0))
         if say is not None:
-            say(f"Interrupted: {left_text(audit, surface)}")
+            landing = any(t.is_alive() for t in threads)  # its result may still be written: "at least"
+            say(f"Interrupted: {'at least ' if landing else ''}{left_text(audit, surface)}")
         raise
     if failures.errors:
         raise failures.errors[0]
