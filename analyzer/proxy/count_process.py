@@ -24,6 +24,10 @@ from analyzer.metrics.token_count import RunningCount, count_text
 ONE_GO_CHARS = 50_000
 """The longest text counted in one call: at most 4 bytes a character stays within the tokenizer's
 200,000-token limit per call (a longer one is counted piecewise by `RunningCount`, with the same result)."""
+KEPT_VARIABLES = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "SYSTEMROOT")
+"""The only environment variables the counting process gets."""
+MAX_ANSWER_LINE = 64 * 1024 * 1024
+"""The longest answer line read back (a call of many texts answers one count per text)."""
 MAX_STARTS = 3
 """Counting processes started at most for one proxy: one that keeps dying leaves the counting to
 the proxy itself."""
@@ -68,11 +72,14 @@ class Counter:
     @classmethod
     async def start(cls) -> Counter | None:
         """A new counting process (None when none can be started); its imports run meanwhile."""
-        env = os.environ | {"PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        # it needs no secret: only what starts Python, never the proxy's environment (a key in it)
+        env = {k: os.environ[k] for k in KEPT_VARIABLES if k in os.environ}
+        env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         try:
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "analyzer.proxy.count_process",
                 stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, env=env,
+                limit=MAX_ANSWER_LINE,
             )  # fmt: skip
         except OSError:
             return None
@@ -95,15 +102,19 @@ class Counter:
 
     async def _read(self) -> None:
         assert self.process.stdout is not None
-        while line := await self.process.stdout.readline():
-            future = self._waiting.popleft()
-            counts = json.loads(line)
-            if not future.done():
-                future.set_result(counts) if counts is not None else future.set_exception(CounterGone())
-        while self._waiting:
-            future = self._waiting.popleft()
-            if not future.done():
-                future.set_exception(CounterGone())
+        try:
+            while line := await self.process.stdout.readline():
+                future = self._waiting.popleft()
+                counts = json.loads(line)
+                if not future.done():
+                    future.set_result(counts) if counts is not None else future.set_exception(CounterGone())
+        finally:  # the process ended, or its answer could not be read: no call is left waiting
+            while self._waiting:
+                future = self._waiting.popleft()
+                if not future.done():
+                    future.set_exception(CounterGone())
+            if self.process.returncode is None:
+                self.process.kill()
 
     async def close(self) -> None:
         """End the process once the calls under way are answered (killed after 5 s)."""

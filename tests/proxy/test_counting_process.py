@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx2
+import pytest
 from fake_keys import FAKE_KEY
 
 from analyzer.metrics.token_count import count_messages, count_text
@@ -145,3 +146,28 @@ def test_stopping_while_the_counting_process_hangs_journals_the_attempt_as_not_c
     assert first["counted"]["prompt_tokens"] == count_messages(_messages(401))
     assert "counted" not in second and second["not_counted"] == STOPPED
     assert second["status"] == 200 and records[-1]["attempts"] == 2
+
+
+def test_the_counting_process_holds_no_secret_and_answers_a_call_of_many_texts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its environment is only what starts Python (the proxy's may hold a key), and a call whose answer
+    line is longer than a stream reader's default limit (64 KiB) is answered, not left waiting."""
+    import asyncio
+
+    from analyzer.proxy.count_process import Counter
+
+    monkeypatch.setenv("SOME_ROUTE_KEY", FAKE_KEY)
+    texts = [f"text number {i}" for i in range(30_000)]
+
+    async def run() -> tuple[bytes, list[int]]:
+        counter = await Counter.start()
+        assert counter is not None
+        environ = Path(f"/proc/{counter.process.pid}/environ").read_bytes()
+        counts = await asyncio.wait_for(counter.submit(texts, "o200k_base"), 60)
+        await counter.close()
+        return environ, counts
+
+    environ, counts = asyncio.run(run())
+    assert FAKE_KEY.encode() not in environ and b"SOME_ROUTE_KEY" not in environ
+    assert counts == [count_text(t) for t in texts]
