@@ -59,11 +59,17 @@ class RequestFacts:
     not_counted: str | None = None
     """Why a request's tokens will not be counted, known from its endpoint or size alone."""
 
+    _parts: PromptParts | Uncovered | None = field(default=None, init=False, repr=False, compare=False)
+
     def prompt_parts(self) -> PromptParts | Uncovered:
-        """The prompt by the cookbook's rules (chat completions, Responses), or why it is not counted."""
-        if self.body is None:
-            return Uncovered(self.not_counted or "not a chat completion or a response")
-        return responses_prompt(self.body) if self.responses else chat_prompt(self.body)
+        """The prompt by the cookbook's rules (chat completions, Responses), or why it is not counted.
+        Read once: the proxy needs it as the request goes upstream and again when it is journaled."""
+        if self._parts is None:
+            if self.body is None:
+                self._parts = Uncovered(self.not_counted or "not a chat completion or a response")
+            else:
+                self._parts = responses_prompt(self.body) if self.responses else chat_prompt(self.body)
+        return self._parts
 
 
 def request_facts(path: str, raw: bytes) -> RequestFacts:
